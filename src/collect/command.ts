@@ -1,0 +1,364 @@
+/**
+ * Reading command lines: shell words, which tool ran, and the flags of redis-benchmark /
+ * valkey-benchmark that change what a result means (clients, payload, pipeline, …).
+ *
+ * @module
+ */
+
+/** The tools whose command lines kvlab understands. */
+export type ToolName =
+  | "redis-benchmark"
+  | "valkey-benchmark"
+  | "memtier_benchmark"
+  | "redis-cli"
+  | "valkey-cli"
+  | "docker";
+
+/** How a benchmark client reaches the server. */
+export type Transport = "tcp" | "tls" | "unix" | "rdma";
+
+/**
+ * Splits a shell command line into words, honouring single and double quotes and backslash
+ * escapes. It does not expand variables or globs.
+ *
+ * @example
+ * ```ts
+ * import { shellWords } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(shellWords(`redis-cli -a 'p w' --user "x y" a\\ b`), [
+ *   "redis-cli", "-a", "p w", "--user", "x y", "a b",
+ * ]);
+ * ```
+ */
+export function shellWords(line: string): string[] {
+  const words: string[] = [];
+  let cur = "";
+  let inWord = false;
+  let i = 0;
+  while (i < line.length) {
+    const c = line[i];
+    if (c === "'") {
+      const end = line.indexOf("'", i + 1);
+      cur += end < 0 ? line.slice(i + 1) : line.slice(i + 1, end);
+      inWord = true;
+      i = end < 0 ? line.length : end + 1;
+    } else if (c === '"') {
+      i++;
+      while (i < line.length && line[i] !== '"') {
+        if (line[i] === "\\" && i + 1 < line.length && '"\\$`'.includes(line[i + 1])) i++;
+        cur += line[i++];
+      }
+      i++;
+      inWord = true;
+    } else if (c === "\\" && i + 1 < line.length) {
+      cur += line[i + 1];
+      inWord = true;
+      i += 2;
+    } else if (c === " " || c === "\t") {
+      if (inWord) words.push(cur);
+      cur = "";
+      inWord = false;
+      i++;
+    } else {
+      cur += c;
+      inWord = true;
+      i++;
+    }
+  }
+  if (inWord) words.push(cur);
+  return words;
+}
+
+/** A command line read into the tool that ran and its arguments. */
+export interface ParsedCommand {
+  /** The tool, when it is one kvlab knows. */
+  tool: ToolName | undefined;
+  /** The program word as written (`./src/valkey-benchmark`). */
+  program: string;
+  /** Arguments after the program word. */
+  args: string[];
+}
+
+const WRAPPERS = new Set(["sudo", "time", "nice", "nohup", "stdbuf", "taskset", "numactl", "env"]);
+
+/**
+ * Finds the tool in a command line, skipping `VAR=value` prefixes and wrappers such as
+ * `sudo`, `time`, `taskset -c 0-3` or `numactl …`.
+ *
+ * @example
+ * ```ts
+ * import { parseCommand } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * const c = parseCommand("sudo taskset -c 0 ./src/valkey-benchmark -q -n 10");
+ * assert.equal(c.tool, "valkey-benchmark");
+ * assert.deepEqual(c.args, ["-q", "-n", "10"]);
+ * ```
+ */
+export function parseCommand(line: string): ParsedCommand {
+  const words = shellWords(line.trim());
+  let i = 0;
+  while (i < words.length) {
+    const w = words[i];
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) {
+      i++;
+      continue;
+    }
+    const base = basename(w);
+    if (WRAPPERS.has(base)) {
+      i++;
+      // wrapper options and their values: skip words until one looks like a program
+      while (i < words.length && (words[i].startsWith("-") || /^[0-9,-]+$/.test(words[i]))) i++;
+      continue;
+    }
+    break;
+  }
+  const program = words[i] ?? "";
+  const rest = words.slice(i + 1);
+  // Stop at the first shell operator: `| grep human`, `> out.txt`, `2>&1`, `&& …`.
+  const op = rest.findIndex((w) => /^(\||\|\||&&|;|&|\d?>>?.*|<.*)$/.test(w));
+  return { tool: toolOf(program), program, args: op < 0 ? rest : rest.slice(0, op) };
+}
+
+function basename(p: string): string {
+  const s = p.lastIndexOf("/");
+  return s < 0 ? p : p.slice(s + 1);
+}
+
+/**
+ * The kvlab tool name of a program word, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * import { toolOf } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * assert.equal(toolOf("/usr/bin/redis-benchmark"), "redis-benchmark");
+ * assert.equal(toolOf("ls"), undefined);
+ * ```
+ */
+export function toolOf(program: string): ToolName | undefined {
+  const b = basename(program);
+  switch (b) {
+    case "redis-benchmark":
+    case "valkey-benchmark":
+    case "memtier_benchmark":
+    case "redis-cli":
+    case "valkey-cli":
+    case "docker":
+      return b;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * What a redis-benchmark / valkey-benchmark command line says about the runs it makes.
+ * Fields are `undefined` when the flag is absent; {@link BENCHMARK_DEFAULTS} gives the tool's
+ * defaults.
+ */
+export interface BenchmarkArgs {
+  host?: string;
+  port?: number;
+  socket?: string;
+  clients?: number;
+  requests?: number;
+  dataSizeBytes?: number;
+  pipeline?: number;
+  threads?: number;
+  keyspace?: number;
+  /** Test names given with `-t`, lower-cased as written. */
+  tests?: string[];
+  quiet: boolean;
+  csv: boolean;
+  loop: boolean;
+  keepAlive?: boolean;
+  transport: Transport;
+  /** `--rps` (valkey-benchmark 8.1+): requested requests per second. */
+  requestedOpsPerSec?: number;
+  /** A custom command given after the options (`redis-benchmark … SET k v`). */
+  customCommand?: string[];
+  /** Options kvlab did not recognize, kept for the record. */
+  unknown: string[];
+}
+
+/** The defaults redis-benchmark and valkey-benchmark use when a flag is absent. */
+export const BENCHMARK_DEFAULTS = {
+  clients: 50,
+  requests: 100000,
+  dataSizeBytes: 3,
+  pipeline: 1,
+  threads: 1,
+} as const;
+
+// Options that take a value, and those that do not, as redis-benchmark 7.x / valkey-benchmark 8.x
+// define them.
+const WITH_VALUE = new Set([
+  "-h",
+  "-p",
+  "-s",
+  "-a",
+  "--user",
+  "-u",
+  "-c",
+  "-n",
+  "-d",
+  "--dbnum",
+  "--threads",
+  "-k",
+  "-r",
+  "-P",
+  "-t",
+  "--precision",
+  "--sni",
+  "--cacert",
+  "--cacertdir",
+  "--cert",
+  "--key",
+  "--tls-ciphers",
+  "--tls-ciphersuites",
+  "--rps",
+  "--seed",
+  "--num-functions",
+  "--num-keys-in-fcall",
+  "--warmup",
+  "--duration",
+  "-x",
+]);
+
+/**
+ * Reads the arguments of a redis-benchmark / valkey-benchmark command line.
+ *
+ * @param args The words after the program name.
+ * @returns What the flags say; see {@link BenchmarkArgs}.
+ * @throws {TypeError} When a flag that takes a number is given something else.
+ *
+ * @example
+ * ```ts
+ * import { parseBenchmarkArgs } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * const a = parseBenchmarkArgs(["-c", "30", "-d", "512", "--threads", "8", "-t", "ping,set", "--rdma"]);
+ * assert.equal(a.clients, 30);
+ * assert.equal(a.dataSizeBytes, 512);
+ * assert.equal(a.threads, 8);
+ * assert.deepEqual(a.tests, ["ping", "set"]);
+ * assert.equal(a.transport, "rdma");
+ * ```
+ */
+export function parseBenchmarkArgs(args: readonly string[]): BenchmarkArgs {
+  const out: BenchmarkArgs = {
+    quiet: false,
+    csv: false,
+    loop: false,
+    transport: "tcp",
+    unknown: [],
+  };
+  let tls = false;
+  let rdma = false;
+  let i = 0;
+  for (; i < args.length; i++) {
+    let a = args[i];
+    let value: string | undefined;
+    const eq = a.startsWith("--") ? a.indexOf("=") : -1;
+    if (eq > 0) {
+      value = a.slice(eq + 1);
+      a = a.slice(0, eq);
+    }
+    if (!a.startsWith("-") || a === "-") break; // the custom command starts here
+    if (a === "--") {
+      i++;
+      break;
+    }
+    if (WITH_VALUE.has(a) && value === undefined) value = args[++i];
+    const num = (): number => {
+      const n = Number(value);
+      if (value === undefined || value === "" || !Number.isFinite(n)) {
+        throw new TypeError(`invalid value for ${a}: expected a number, got ${String(value)}`);
+      }
+      return n;
+    };
+    switch (a) {
+      case "-h":
+        out.host = value;
+        break;
+      case "-p":
+        out.port = num();
+        break;
+      case "-s":
+        out.socket = value;
+        break;
+      case "-c":
+        out.clients = num();
+        break;
+      case "-n":
+        out.requests = num();
+        break;
+      case "-d":
+        out.dataSizeBytes = num();
+        break;
+      case "-P":
+        out.pipeline = num();
+        break;
+      case "--threads":
+        out.threads = num();
+        break;
+      case "-r":
+        out.keyspace = num();
+        break;
+      case "-k":
+        out.keepAlive = num() !== 0;
+        break;
+      case "-t":
+        out.tests = (value ?? "").split(",").map((t) => t.trim().toLowerCase()).filter(Boolean);
+        break;
+      case "-q":
+        out.quiet = true;
+        break;
+      case "--csv":
+        out.csv = true;
+        break;
+      case "-l":
+        out.loop = true;
+        break;
+      case "--tls":
+        tls = true;
+        break;
+      case "--rdma":
+        rdma = true;
+        break;
+      case "--rps":
+        out.requestedOpsPerSec = num();
+        break;
+      case "-u": {
+        // -u <uri>: redis[s]://[user[:pass]@]host[:port][/db] or unix:// paths
+        const uri = value ?? "";
+        if (uri.startsWith("rediss://") || uri.startsWith("valkeys://")) tls = true;
+        const m = /^[a-z]+:\/\/(?:[^@/]*@)?([^:/]+)(?::(\d+))?/.exec(uri);
+        if (m) {
+          out.host = m[1];
+          if (m[2]) out.port = Number(m[2]);
+        }
+        break;
+      }
+      default:
+        if (!WITH_VALUE.has(a)) {
+          if (!KNOWN_SWITCHES.has(a)) out.unknown.push(args[i]);
+        }
+    }
+  }
+  if (i < args.length) out.customCommand = args.slice(i);
+  out.transport = rdma ? "rdma" : tls ? "tls" : out.socket ? "unix" : "tcp";
+  return out;
+}
+
+const KNOWN_SWITCHES = new Set([
+  "-e",
+  "-I",
+  "-3",
+  "--cluster",
+  "--enable-tracking",
+  "--insecure",
+  "--help",
+  "--version",
+  "-v",
+  "--mptcp",
+  "--sequential",
+]);

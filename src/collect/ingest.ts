@@ -1,0 +1,472 @@
+/**
+ * `kvlab ingest`: reads raw outputs and transcripts from disk, streams them through the pure
+ * parsers, and writes one run per benchmark command into a dataset. Files are claimed by
+ * content hash, so ingesting the same bytes twice is reported and skipped.
+ *
+ * @module
+ */
+
+import { ParseError, UnknownFormatError } from "../errors.ts";
+import type { Row } from "../schema.ts";
+import { type ByteLine, readLines, readRange, sha256File } from "./_read_lines.ts";
+import { type BenchmarkArgs, parseBenchmarkArgs } from "./command.ts";
+import { describeKind, detectKind, KNOWN_FORMATS } from "./detect.ts";
+import { redactCommandLine, redactUrl } from "./redact.ts";
+import { RedisBenchmarkParser, type RedisBenchmarkRun } from "./redis_benchmark.ts";
+import { claimSource, completeClaim, newRunId, releaseClaim, type RunRecord, writeRun } from "./store.ts";
+import { type TranscriptCommand, TranscriptSplitter } from "./transcript.ts";
+
+/** Options of {@link ingestFile} and {@link ingestPaths}. */
+export interface IngestOptions {
+  /** Dataset directory. */
+  data: string;
+  /** Label stored on every run. */
+  label?: string;
+  /**
+   * Server name (redis, valkey, dragonfly, keydb, …) stored on every run.
+   * @default {"unknown"}
+   */
+  server?: string;
+  /** Server version stored on every run. */
+  serverVersion?: string;
+  /** Tool name, for outputs whose command is not known (otherwise taken from the file name). */
+  tool?: string;
+  /** Tool version. */
+  toolVersion?: string;
+  /** User tags stored as JSON on every run. */
+  tags?: Record<string, string>;
+  /**
+   * The clock, for `ingested_at` and run ids.
+   * @default {() => new Date()}
+   */
+  now?: () => Date;
+}
+
+/** One run written from a file. */
+export interface IngestedRun {
+  runId: string;
+  status: "complete" | "incomplete" | "failed";
+  tool: string;
+  tests: number;
+  /** First line of the run's block in the file. */
+  line: number;
+  warnings: number;
+}
+
+/** What happened to one file. */
+export interface FileOutcome {
+  path: string;
+  status: "ingested" | "duplicate" | "error";
+  runs: IngestedRun[];
+  /** Blocks of a transcript that made no run, and why. */
+  skipped: { line: number; reason: string }[];
+  /** For duplicates: the runs the same bytes were ingested as before. */
+  duplicateOf?: string[];
+  error?: Error;
+}
+
+/**
+ * Lists the files under the given paths: files as given, folders walked recursively in name
+ * order, skipping hidden entries.
+ *
+ * @throws {Deno.errors.NotFound} When a path does not exist.
+ */
+export async function* expandPaths(paths: readonly string[]): AsyncGenerator<string> {
+  for (const p of paths) {
+    const info = await Deno.stat(p);
+    if (info.isDirectory) {
+      const entries: Deno.DirEntry[] = [];
+      for await (const e of Deno.readDir(p)) if (!e.name.startsWith(".")) entries.push(e);
+      entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+      for (const e of entries) {
+        const child = `${p.replace(/\/+$/, "")}/${e.name}`;
+        if (e.isDirectory) yield* expandPaths([child]);
+        else if (e.isFile) yield child;
+      }
+    } else {
+      yield p;
+    }
+  }
+}
+
+/**
+ * Ingests every file under the paths. A file that fails does not stop the others.
+ *
+ * @param onFile Called after each file, for progress output.
+ */
+export async function ingestPaths(
+  paths: readonly string[],
+  options: IngestOptions,
+  onFile?: (outcome: FileOutcome) => void,
+): Promise<FileOutcome[]> {
+  const out: FileOutcome[] = [];
+  for await (const file of expandPaths(paths)) {
+    const outcome = await ingestFile(file, options);
+    onFile?.(outcome);
+    out.push(outcome);
+  }
+  return out;
+}
+
+/**
+ * Ingests one file into the dataset.
+ *
+ * @returns The outcome; errors in the file are returned (status `"error"`), not thrown.
+ */
+export async function ingestFile(path: string, options: IngestOptions): Promise<FileOutcome> {
+  const now = options.now ?? (() => new Date());
+  const outcome: FileOutcome = { path, status: "ingested", runs: [], skipped: [] };
+  let sha: string;
+  try {
+    sha = await sha256File(path);
+  } catch (e) {
+    return { ...outcome, status: "error", error: e as Error };
+  }
+  const claim = await claimSource(options.data, sha, path, now());
+  if (!claim.claimed) {
+    return { ...outcome, status: "duplicate", duplicateOf: claim.existing.run_ids };
+  }
+  try {
+    await ingestClaimed(path, sha, options, now, outcome);
+  } catch (e) {
+    outcome.status = "error";
+    outcome.error = e as Error;
+  }
+  if (outcome.runs.length === 0) {
+    await releaseClaim(options.data, sha);
+    if (outcome.status === "ingested") {
+      outcome.status = "error";
+      outcome.error ??= new ParseError(`expected ${KNOWN_FORMATS}; no benchmark command made a run`, {
+        file: path,
+        line: 1,
+        column: 1,
+        text: "",
+      });
+    }
+  } else {
+    await completeClaim(options.data, sha, path, outcome.runs.map((r) => r.runId), now());
+  }
+  return outcome;
+}
+
+type BlockKind = "benchmark" | "capture" | "implicit" | "skip";
+
+interface Block {
+  kind: BlockKind;
+  command: TranscriptCommand | undefined;
+  args: BenchmarkArgs | undefined;
+  parser: RedisBenchmarkParser | undefined;
+  firstLine: number;
+  lastLine: number;
+  byteStart: number;
+  byteEnd: number;
+  nonBlank: number;
+  sample: string[];
+  startedAt: Date | null;
+  skipReason?: string;
+}
+
+async function ingestClaimed(
+  path: string,
+  sha: string,
+  options: IngestOptions,
+  now: () => Date,
+  outcome: FileOutcome,
+): Promise<void> {
+  const splitter = new TranscriptSplitter();
+  let block: Block | undefined;
+  let blocks = 0;
+  let sawCommand = false;
+  let lastByte = 0;
+
+  const finishBlock = async (b: Block) => {
+    blocks++;
+    const made = await finishBlockToRun(b, path, sha, options, now, sawCommand);
+    if (made === undefined) return;
+    if ("skip" in made) {
+      outcome.skipped.push({ line: b.firstLine, reason: made.skip });
+      return;
+    }
+    outcome.runs.push(made);
+  };
+
+  for await (const l of readLines(path)) {
+    lastByte = l.byteEnd;
+    const e = splitter.push(l);
+    if (e.kind === "command") {
+      sawCommand = true;
+      if (block) await finishBlock(block);
+      block = startBlock(e.command, l, path);
+    } else if (e.kind === "continuation") {
+      if (block) {
+        block.lastLine = l.line;
+        block.byteEnd = l.byteEnd;
+        Object.assign(block, classify(e.command, path));
+      }
+    } else {
+      block ??= startBlock(undefined, l, path);
+      feed(block, l);
+    }
+  }
+  if (block) await finishBlock(block);
+  if (blocks === 0 || (lastByte === 0)) {
+    throw new ParseError(`expected ${KNOWN_FORMATS}, found an empty file`, {
+      file: path,
+      line: 1,
+      column: 1,
+      text: "",
+    });
+  }
+}
+
+function classify(
+  command: TranscriptCommand | undefined,
+  path: string,
+): Pick<Block, "kind" | "args" | "parser" | "skipReason" | "command"> {
+  if (command === undefined) {
+    return { kind: "implicit", command, args: undefined, parser: new RedisBenchmarkParser({ file: path }) };
+  }
+  const tool = command.parsed.tool;
+  switch (tool) {
+    case "redis-benchmark":
+    case "valkey-benchmark": {
+      try {
+        const args = parseBenchmarkArgs(command.parsed.args);
+        return { kind: "benchmark", command, args, parser: new RedisBenchmarkParser({ file: path, args }) };
+      } catch (e) {
+        return {
+          kind: "skip",
+          command,
+          args: undefined,
+          parser: undefined,
+          skipReason: `${path}:${command.line}: ${(e as Error).message}`,
+        };
+      }
+    }
+    case "redis-cli":
+    case "valkey-cli":
+      return { kind: "capture", command, args: undefined, parser: undefined };
+    case "docker":
+      if (command.parsed.args[0] === "stats") {
+        return { kind: "capture", command, args: undefined, parser: undefined };
+      }
+      return { kind: "skip", command, args: undefined, parser: undefined, skipReason: "docker command other than stats" };
+    case "memtier_benchmark":
+      return {
+        kind: "skip",
+        command,
+        args: undefined,
+        parser: undefined,
+        skipReason: "memtier_benchmark output is not ingested yet",
+      };
+    default:
+      return { kind: "skip", command, args: undefined, parser: undefined, skipReason: "" };
+  }
+}
+
+function startBlock(command: TranscriptCommand | undefined, l: ByteLine, path: string): Block {
+  return {
+    ...classify(command, path),
+    firstLine: l.line,
+    lastLine: l.line,
+    byteStart: l.byteStart,
+    byteEnd: command ? l.byteEnd : l.byteStart,
+    nonBlank: 0,
+    sample: [],
+    startedAt: null,
+  };
+}
+
+function feed(b: Block, l: ByteLine): void {
+  b.lastLine = l.line;
+  b.byteEnd = l.byteEnd;
+  if (l.text.trim() === "") return;
+  b.nonBlank++;
+  if (b.sample.length < 50) b.sample.push(l.text);
+  if (b.startedAt === null && l.text.startsWith("Script started on ")) {
+    const m = /^Script started on (\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)([+-]\d\d:?\d\d|Z)?/.exec(l.text);
+    if (m) {
+      const d = new Date(`${m[1]}T${m[2]}${m[3] ?? "Z"}`);
+      if (!Number.isNaN(d.getTime())) b.startedAt = d;
+    }
+  }
+  b.parser?.push(l.text, l.line, l.terminated);
+}
+
+function basename(p: string): string {
+  const s = p.lastIndexOf("/");
+  return s < 0 ? p : p.slice(s + 1);
+}
+
+/** Tool and version from a file name such as `valkey-benchmark_8.0.1_…` or `redis-benchmark-7.0.15-csv.txt`. */
+function toolFromFileName(path: string): { tool?: string; version?: string } {
+  const m = /(redis-benchmark|valkey-benchmark)(?:[_-]v?(\d+\.\d+(?:\.\d+)?))?/.exec(basename(path));
+  return m ? { tool: m[1], version: m[2] } : {};
+}
+
+async function finishBlockToRun(
+  b: Block,
+  path: string,
+  sha: string,
+  options: IngestOptions,
+  now: () => Date,
+  sawCommand: boolean,
+): Promise<IngestedRun | { skip: string } | undefined> {
+  if (b.kind === "skip") return b.skipReason ? { skip: b.skipReason } : undefined;
+  if (b.kind === "capture") {
+    if (b.nonBlank === 0) return undefined;
+    return await writeBlockRun(b, path, sha, options, now, undefined);
+  }
+  let parsed: RedisBenchmarkRun;
+  try {
+    parsed = b.parser!.finish();
+  } catch (e) {
+    if (!(e instanceof ParseError)) throw e;
+    if (b.kind === "implicit") {
+      if (sawCommand) return undefined; // prose before the first command of a transcript
+      const kind = detectKind(b.sample.join("\n"));
+      throw new UnknownFormatError(
+        `expected ${KNOWN_FORMATS}; this looks like ${describeKind(kind)}` +
+          (kind === "memtier_benchmark" || kind === "memtier_benchmark-json"
+            ? ", which kvlab does not ingest yet"
+            : ""),
+        { file: path, line: e.line, column: 1, text: e.text },
+      );
+    }
+    if (b.nonBlank === 0) return { skip: `${path}:${b.firstLine}: command printed no output` };
+    return { skip: `${path}:${b.firstLine}: ${e.message}` };
+  }
+  return await writeBlockRun(b, path, sha, options, now, parsed);
+}
+
+async function writeBlockRun(
+  b: Block,
+  path: string,
+  sha: string,
+  options: IngestOptions,
+  now: () => Date,
+  parsed: RedisBenchmarkRun | undefined,
+): Promise<IngestedRun> {
+  const ingestedAt = now();
+  const runId = newRunId(ingestedAt);
+  const fromName = toolFromFileName(path);
+  const cmd = b.command;
+  const tool = cmd?.parsed.tool ?? options.tool ?? fromName.tool ?? "unknown";
+  const args = b.args;
+  const status: IngestedRun["status"] = parsed === undefined
+    ? "complete"
+    : parsed.tests.length === 0
+    ? "failed"
+    : parsed.complete
+    ? "complete"
+    : "incomplete";
+  const warnings = parsed?.warnings ?? [];
+  const run: Row = {
+    run_id: runId,
+    tool,
+    tool_version: options.toolVersion ?? (cmd ? null : fromName.version ?? null),
+    command: cmd ? redactCommandLine(cmd.text) : null,
+    server: options.server ?? "unknown",
+    server_version: options.serverVersion ?? null,
+    host: cmd?.host ?? null,
+    target: args ? targetOf(args) : null,
+    transport: args?.transport ?? "tcp",
+    label: options.label ?? null,
+    tags: JSON.stringify(options.tags ?? {}),
+    started_at: b.startedAt,
+    ingested_at: ingestedAt,
+    status,
+    output_format: parsed?.format ?? "raw",
+    error: parsed && parsed.errors.length > 0 ? parsed.errors.map((e) => e.text).join("\n") : null,
+    warning_count: warnings.length,
+    source_path: path,
+    source_sha256: sha,
+    source_line_start: b.firstLine,
+    source_line_end: b.lastLine,
+  };
+  const results: Row[] = [];
+  const dist: Row[] = [];
+  parsed?.tests.forEach((t, i) => {
+    results.push({
+      run_id: runId,
+      test_index: i,
+      test: t.test,
+      test_title: t.testTitle,
+      clients: t.clients,
+      threads: t.threads,
+      pipeline: t.pipeline,
+      data_size_bytes: t.dataSizeBytes,
+      requests: t.requests,
+      keyspace: t.keyspace,
+      duration_s: t.durationS,
+      ops_per_sec: t.complete ? t.opsPerSec : null,
+      avg_latency_ms: t.avgLatencyMs,
+      min_latency_ms: t.minLatencyMs,
+      p50_latency_ms: t.p50LatencyMs,
+      p95_latency_ms: t.p95LatencyMs,
+      p99_latency_ms: t.p99LatencyMs,
+      p999_latency_ms: null,
+      max_latency_ms: t.maxLatencyMs,
+      keep_alive: t.keepAlive,
+      host_config_save: t.hostConfigSave,
+      host_config_appendonly: t.hostConfigAppendonly,
+      cluster_nodes: t.clusterNodes,
+      requested_ops_per_sec: t.requestedOpsPerSec,
+      rate_avg_ops_per_sec: t.rpsAvg,
+      rate_min_ops_per_sec: t.rpsMin,
+      rate_p50_ops_per_sec: t.rpsP50,
+      rate_p95_ops_per_sec: t.rpsP95,
+      rate_p99_ops_per_sec: t.rpsP99,
+      rate_max_ops_per_sec: t.rpsMax,
+      hits_per_sec: null,
+      misses_per_sec: null,
+      throughput_kb_per_sec: null,
+      aggregate: null,
+      run_index: null,
+      last_progress_ops_per_sec: t.lastProgressOpsPerSec,
+      complete: t.complete,
+      source_line: t.sourceLine,
+    });
+    for (const d of t.distribution) {
+      dist.push({
+        run_id: runId,
+        test_index: i,
+        test: t.test,
+        distribution: d.distribution,
+        percentile: d.percentile,
+        latency_ms: d.latencyMs,
+        count: d.count,
+        source_line: d.sourceLine,
+      });
+    }
+  });
+  const size = (await Deno.stat(path)).size;
+  const whole = b.byteStart === 0 && b.byteEnd === size;
+  const rawName = whole ? basename(path) : `${basename(path)}.L${b.firstLine}-L${b.lastLine}`;
+  const record: RunRecord = {
+    run: run,
+    tables: { results, latency_distribution: dist },
+    raw: [{ name: rawName, bytes: await readRange(path, b.byteStart, b.byteEnd) }],
+    manifest: {
+      raw_line_offset: b.firstLine - 1,
+      prompt: cmd?.prompt ?? null,
+      tool_errors: parsed?.errors ?? [],
+      progress_updates_skipped: parsed?.progressUpdates ?? 0,
+      warnings,
+    },
+  };
+  await writeRun(options.data, record);
+  return {
+    runId,
+    status,
+    tool,
+    tests: results.length,
+    line: b.firstLine,
+    warnings: warnings.length,
+  };
+}
+
+function targetOf(args: BenchmarkArgs): string {
+  if (args.socket) return `unix:${args.socket}`;
+  return redactUrl(`${args.host ?? "127.0.0.1"}:${args.port ?? 6379}`);
+}

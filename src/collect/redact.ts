@@ -1,0 +1,163 @@
+/**
+ * Redaction of secrets in command lines, URLs and config values, so that no password is ever
+ * written to a dataset.
+ *
+ * @module
+ */
+
+/** What a redacted secret is replaced with. */
+export const REDACTED = "***";
+
+// Flags whose value is a secret, for redis-benchmark, valkey-benchmark, redis-cli, valkey-cli and
+// memtier_benchmark.
+const SECRET_FLAGS = new Set([
+  "-a",
+  "--pass",
+  "--user",
+  "--authenticate",
+  "--askpass",
+  "--masterauth",
+  "--requirepass",
+  "--password",
+]);
+const SECRET_CONFIG_KEYS = /^(requirepass|masterauth|masteruser|tls-key-file-pass|tls-client-key-file-pass|sentinel-pass|user)$/i;
+
+/**
+ * Replaces `user:password@` in URLs (redis://, rediss://, valkey://, http:// …) with `***:***@`.
+ *
+ * @example
+ * ```ts
+ * import { redactUrl } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * assert.equal(redactUrl("redis://bob:s3cret@10.0.0.1:6379/0"), "redis://***:***@10.0.0.1:6379/0");
+ * assert.equal(redactUrl("redis://:s3cret@h"), "redis://:***@h");
+ * assert.equal(redactUrl("redis://h:6379"), "redis://h:6379");
+ * ```
+ */
+export function redactUrl(text: string): string {
+  return text.replace(
+    /\b([a-z][a-z0-9+.-]*:\/\/)([^\s:@/]*)(?::([^\s@/]*))?@/gi,
+    (_m, scheme: string, user: string, pass: string | undefined) => {
+      if (pass === undefined) return `${scheme}${user === "" ? "" : REDACTED}@`;
+      return `${scheme}${user === "" ? "" : REDACTED}:${REDACTED}@`;
+    },
+  );
+}
+
+/**
+ * Redacts secrets in an argument vector: values of `-a`, `--pass`, `--user`, … (also in the
+ * `--flag=value` form), credentials in URLs, `AUTH` arguments, `CONFIG SET requirepass …` and
+ * `VAR=value` environment prefixes whose name mentions AUTH, PASS, SECRET or TOKEN.
+ *
+ * @example
+ * ```ts
+ * import { redactArgv } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(
+ *   redactArgv(["redis-benchmark", "-a", "pw", "--user=bob", "-u", "redis://a:b@h"]),
+ *   ["redis-benchmark", "-a", "***", "--user=***", "-u", "redis://***:***@h"],
+ * );
+ * assert.deepEqual(redactArgv(["redis-cli", "AUTH", "u", "pw"]), ["redis-cli", "AUTH", "***", "***"]);
+ * ```
+ */
+export function redactArgv(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const eq = a.indexOf("=");
+    if (a.startsWith("-") && eq > 0 && SECRET_FLAGS.has(a.slice(0, eq))) {
+      out.push(`${a.slice(0, eq + 1)}${REDACTED}`);
+    } else if (SECRET_FLAGS.has(a) && i + 1 < argv.length) {
+      out.push(a, REDACTED);
+      i++;
+    } else if (/^AUTH$/i.test(a) && i > 0) {
+      out.push(a);
+      while (i + 1 < argv.length && !argv[i + 1].startsWith("-")) {
+        out.push(REDACTED);
+        i++;
+      }
+    } else if (SECRET_CONFIG_KEYS.test(a) && i > 0 && /^SET$/i.test(argv[i - 1])) {
+      out.push(a);
+      if (i + 1 < argv.length) {
+        out.push(REDACTED);
+        i++;
+      }
+    } else if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(a) && /AUTH|PASS|SECRET|TOKEN/i.test(a.slice(0, eq))) {
+      out.push(`${a.slice(0, eq + 1)}${REDACTED}`);
+    } else {
+      out.push(redactUrl(a));
+    }
+  }
+  return out;
+}
+
+/**
+ * Redacts a command line given as one string (as typed in a transcript). Quoting is kept as
+ * far as possible: the line is only rewritten where a secret is found.
+ *
+ * @example
+ * ```ts
+ * import { redactCommandLine } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   redactCommandLine("redis-benchmark -h db -a 'my pw' -q"),
+ *   "redis-benchmark -h db -a *** -q",
+ * );
+ * assert.equal(redactCommandLine("REDISCLI_AUTH=x redis-cli ping"), "REDISCLI_AUTH=*** redis-cli ping");
+ * ```
+ */
+export function redactCommandLine(line: string): string {
+  // Walk the words keeping their original spelling, replacing the secret ones.
+  const parts: string[] = [];
+  const re = /(?:[^\s'"\\]+|'[^']*'?|"(?:\\.|[^"\\])*"?|\\.)+|\s+/g;
+  for (const m of line.matchAll(re)) parts.push(m[0]);
+  const words = parts.filter((p) => !/^\s+$/.test(p));
+  const plain = words.map(unquote);
+  const red = redactArgv(plain);
+  let w = 0;
+  return parts.map((p) => {
+    if (/^\s+$/.test(p)) return p;
+    const i = w++;
+    return red[i] === plain[i] ? p : red[i];
+  }).join("");
+}
+
+function unquote(word: string): string {
+  let out = "";
+  for (let i = 0; i < word.length; i++) {
+    const c = word[i];
+    if (c === "'") {
+      const end = word.indexOf("'", i + 1);
+      out += word.slice(i + 1, end < 0 ? undefined : end);
+      i = end < 0 ? word.length : end;
+    } else if (c === '"') {
+      i++;
+      while (i < word.length && word[i] !== '"') {
+        if (word[i] === "\\" && i + 1 < word.length) i++;
+        out += word[i++];
+      }
+    } else if (c === "\\" && i + 1 < word.length) {
+      out += word[++i];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+/**
+ * Redacts a server config value when its key names a secret (`requirepass`, `masterauth`, …).
+ *
+ * @example
+ * ```ts
+ * import { redactConfigValue } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * assert.equal(redactConfigValue("requirepass", "pw"), "***");
+ * assert.equal(redactConfigValue("requirepass", ""), "");
+ * assert.equal(redactConfigValue("maxmemory", "0"), "0");
+ * ```
+ */
+export function redactConfigValue(key: string, value: string): string {
+  if (SECRET_CONFIG_KEYS.test(key) && value !== "") return REDACTED;
+  return redactUrl(value);
+}

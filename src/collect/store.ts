@@ -1,0 +1,190 @@
+/**
+ * Writing runs into a dataset directory: one folder per run, written under `tmp/` and renamed
+ * into `runs/` in one step, so readers never see half a run and no run is ever overwritten.
+ * Sources are claimed with one small file per content hash (`sources/<sha256>.json`, created
+ * exclusively), so many writers on different hosts can share a dataset with no index file to
+ * contend on.
+ *
+ * @module
+ */
+
+import { DatasetError } from "../errors.ts";
+import { type Row, SCHEMA_VERSION, type TableName } from "../schema.ts";
+import { tableFrame } from "../frame.ts";
+
+/** kvlab's own version, stored with every run. */
+export const KVLAB_VERSION = "0.1.0";
+
+/** A raw file to keep with a run. */
+export interface RawFile {
+  /** File name inside `raw/` (no slashes). */
+  name: string;
+  /** Its bytes, exactly. */
+  bytes: Uint8Array;
+}
+
+/** Everything one run folder holds. */
+export interface RunRecord {
+  /** The `runs` row (run_id, schema_version and kvlab_version are filled in if missing). */
+  run: Row;
+  /** Rows of the other tables, by table name. */
+  tables: Partial<Record<Exclude<TableName, "runs">, Row[]>>;
+  /** Raw files, byte for byte. */
+  raw: RawFile[];
+  /** Extra manifest content for run.json (warnings, block lines, …). */
+  manifest?: Record<string, unknown>;
+}
+
+/**
+ * A new run id: the UTC time to the second and 12 random hex digits, so ids sort by time and
+ * two writers never make the same one.
+ *
+ * @example
+ * ```ts
+ * import { newRunId } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * const id = newRunId(new Date("2026-11-29T21:12:35Z"));
+ * assert.match(id, /^20261129T211235Z-[0-9a-f]{12}$/);
+ * ```
+ */
+export function newRunId(now: Date): string {
+  const stamp = now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+  const rand = crypto.getRandomValues(new Uint8Array(6));
+  return `${stamp}-${[...rand].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+/**
+ * Writes one run folder into a dataset, atomically: the folder is built under `DIR/tmp/` and
+ * renamed to `DIR/runs/<run_id>`. An existing run is never overwritten.
+ *
+ * @param dataDir The dataset directory (created if missing).
+ * @param record What the run holds.
+ * @returns The run id.
+ * @throws {DatasetError} If a run with that id already exists.
+ */
+export async function writeRun(dataDir: string, record: RunRecord): Promise<string> {
+  const run: Row = {
+    schema_version: SCHEMA_VERSION,
+    kvlab_version: KVLAB_VERSION,
+    ...record.run,
+  };
+  const runId = String(run.run_id ?? "");
+  if (!/^[\w.-]+$/.test(runId)) throw new TypeError(`invalid run_id: ${runId}`);
+  const tmp = `${dataDir}/tmp/${runId}`;
+  const final = `${dataDir}/runs/${runId}`;
+  await Deno.mkdir(`${tmp}/raw`, { recursive: true });
+  await Deno.mkdir(`${dataDir}/runs`, { recursive: true });
+  try {
+    for (const f of record.raw) {
+      if (!/^[^/\\]+$/.test(f.name) || f.name === "." || f.name === "..") {
+        throw new TypeError(`invalid raw file name: ${f.name}`);
+      }
+      await Deno.writeFile(`${tmp}/raw/${f.name}`, f.bytes);
+    }
+    tableFrame("runs", [run]).writeParquet(`${tmp}/runs.parquet`);
+    for (const [name, rows] of Object.entries(record.tables) as [TableName, Row[]][]) {
+      if (rows.length > 0) tableFrame(name, rows).writeParquet(`${tmp}/${name}.parquet`);
+    }
+    const manifest = {
+      ...jsonSafe(run),
+      raw_files: record.raw.map((f) => f.name),
+      tables: ["runs", ...Object.entries(record.tables).filter(([, r]) => r.length > 0).map(([n]) => n)],
+      ...record.manifest,
+    };
+    await Deno.writeTextFile(`${tmp}/run.json`, JSON.stringify(manifest, null, 2) + "\n");
+    try {
+      await Deno.stat(final);
+      throw new DatasetError(`${final} already exists; runs are never overwritten`);
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+    }
+    await Deno.rename(tmp, final);
+  } catch (e) {
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+    throw e;
+  }
+  return runId;
+}
+
+function jsonSafe(row: Row): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(row)) out[k] = v instanceof Date ? v.toISOString() : v;
+  return out;
+}
+
+/** What `sources/<sha256>.json` says about an ingested file. */
+export interface SourceClaim {
+  sha256: string;
+  source_path: string;
+  state: "claimed" | "done";
+  claimed_at: string;
+  run_ids: string[];
+}
+
+/**
+ * Claims a source file by content hash. Exactly one writer wins a claim; the others get the
+ * existing claim back.
+ *
+ * @returns `{ claimed: true }`, or `{ claimed: false, existing }` when the hash is already
+ * claimed (ingested, or being ingested by another writer).
+ */
+export async function claimSource(
+  dataDir: string,
+  sha256: string,
+  sourcePath: string,
+  now: Date,
+): Promise<{ claimed: true } | { claimed: false; existing: SourceClaim }> {
+  if (!/^[0-9a-f]{64}$/.test(sha256)) throw new TypeError(`invalid sha256: ${sha256}`);
+  await Deno.mkdir(`${dataDir}/sources`, { recursive: true });
+  const path = `${dataDir}/sources/${sha256}.json`;
+  const claim: SourceClaim = {
+    sha256,
+    source_path: sourcePath,
+    state: "claimed",
+    claimed_at: now.toISOString(),
+    run_ids: [],
+  };
+  try {
+    const f = await Deno.open(path, { write: true, createNew: true });
+    try {
+      await f.write(new TextEncoder().encode(JSON.stringify(claim, null, 2) + "\n"));
+    } finally {
+      f.close();
+    }
+    return { claimed: true };
+  } catch (e) {
+    if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+    try {
+      return { claimed: false, existing: JSON.parse(await Deno.readTextFile(path)) };
+    } catch {
+      // The other writer has created the file but not written it yet.
+      return { claimed: false, existing: { ...claim, source_path: "?", run_ids: [] } };
+    }
+  }
+}
+
+/** Marks a claim done with the runs it produced (atomic replace of the claim file). */
+export async function completeClaim(
+  dataDir: string,
+  sha256: string,
+  sourcePath: string,
+  runIds: string[],
+  now: Date,
+): Promise<void> {
+  const path = `${dataDir}/sources/${sha256}.json`;
+  const claim: SourceClaim = {
+    sha256,
+    source_path: sourcePath,
+    state: "done",
+    claimed_at: now.toISOString(),
+    run_ids: runIds,
+  };
+  const tmp = `${path}.${crypto.randomUUID()}.tmp`;
+  await Deno.writeTextFile(tmp, JSON.stringify(claim, null, 2) + "\n");
+  await Deno.rename(tmp, path);
+}
+
+/** Drops a claim (after a failed ingest, so the file can be tried again). */
+export async function releaseClaim(dataDir: string, sha256: string): Promise<void> {
+  await Deno.remove(`${dataDir}/sources/${sha256}.json`).catch(() => {});
+}

@@ -1,0 +1,9 @@
+/**
+ * kvlab: collect, ingest and analyze Redis-family benchmark results.
+ *
+ * @module
+ */
+
+export * from "./errors.ts";
+export * from "./schema.ts";
+export * from "./frame.ts";

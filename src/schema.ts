@@ -1,0 +1,161 @@
+/**
+ * The kvlab dataset schema: the tables, their columns and types. This is the only contract
+ * between `collect` (which writes datasets) and `analyze` (which reads them). SCHEMA.md says
+ * the same in prose; a test keeps the two in step.
+ *
+ * A dataset is a directory:
+ *
+ * ```text
+ * DIR/
+ *   runs/<run_id>/run.json                    manifest (facts, warnings, raw file names)
+ *   runs/<run_id>/raw/<file>                  the raw output, byte for byte
+ *   runs/<run_id>/<table>.parquet             one file per table that has rows
+ *   sources/<sha256>.json                     one claim per ingested source file
+ *   tmp/                                      runs being written (never read)
+ * ```
+ *
+ * @module
+ */
+
+/** Version of the schema written by this kvlab. Readers accept any `1.x`. */
+export const SCHEMA_VERSION = "1.0";
+
+/** Major version readers of this kvlab accept. */
+export const SCHEMA_MAJOR = 1;
+
+/** Logical column types; each maps to one Parquet / polars type. */
+export type ColumnType = "string" | "int" | "float" | "bool" | "timestamp";
+
+/** One column of a table. */
+export interface ColumnSpec {
+  readonly name: string;
+  readonly type: ColumnType;
+  /** Whether the column may hold nulls. */
+  readonly nullable: boolean;
+  readonly doc: string;
+}
+
+const c = (name: string, type: ColumnType, nullable: boolean, doc: string): ColumnSpec => ({
+  name,
+  type,
+  nullable,
+  doc,
+});
+
+/** `runs`: one row per run. */
+export const RUNS: readonly ColumnSpec[] = [
+  c("run_id", "string", false, "Unique id made by the writer: `<UTC yyyymmddThhmmssZ>-<12 hex>`."),
+  c("schema_version", "string", false, "Schema version the run was written with."),
+  c("kvlab_version", "string", false, "kvlab version that wrote the run."),
+  c("tool", "string", false, "redis-benchmark, valkey-benchmark, redis-cli, docker, … or unknown."),
+  c("tool_version", "string", true, "Version of the tool, when known."),
+  c("command", "string", true, "The exact command line, secrets redacted as ***."),
+  c("server", "string", false, "redis, valkey, dragonfly, keydb, … or unknown."),
+  c("server_version", "string", true, "Server version, when known."),
+  c("host", "string", true, "Machine the tool ran on (from the prompt or the host snapshot)."),
+  c("target", "string", true, "Server address as given to the tool (-h/-p, -s, -u), redacted."),
+  c("transport", "string", false, "tcp, tls, unix or rdma."),
+  c("label", "string", true, "User label for the run (e.g. a study arm)."),
+  c("tags", "string", false, "JSON object of user tags (k=v)."),
+  c("started_at", "timestamp", true, "When the run started (UTC), when known."),
+  c("ingested_at", "timestamp", false, "When kvlab wrote the run (UTC)."),
+  c("status", "string", false, "complete, incomplete (cut or interrupted) or failed."),
+  c("output_format", "string", false, "full, full-legacy, quiet, quiet-legacy, csv, csv-legacy, mixed, none, raw."),
+  c("error", "string", true, "Error printed by the tool, for failed runs."),
+  c("warning_count", "int", false, "Number of parse warnings (listed in run.json)."),
+  c("source_path", "string", true, "Path of the ingested file, as given."),
+  c("source_sha256", "string", true, "SHA-256 of the whole ingested file."),
+  c("source_line_start", "int", true, "First line of this run's block in the source file."),
+  c("source_line_end", "int", true, "Last line of this run's block in the source file."),
+];
+
+/** `results`: one row per test per run. */
+export const RESULTS: readonly ColumnSpec[] = [
+  c("run_id", "string", false, "The run."),
+  c("test_index", "int", false, "0-based order of the test in the run's output."),
+  c("test", "string", false, "Normalized test: SET, LRANGE_100, LPUSH_FOR_LRANGE, MSET, …"),
+  c("test_title", "string", false, "The title as printed: `LRANGE_100 (first 100 elements)`."),
+  c("clients", "int", true, "Parallel clients (-c)."),
+  c("threads", "int", true, "Client threads (--threads; 1 when multi-thread: no)."),
+  c("pipeline", "int", true, "Pipeline depth (-P)."),
+  c("data_size_bytes", "int", true, "Value size in bytes (-d)."),
+  c("requests", "int", true, "Requests (-n, or `N requests completed`)."),
+  c("keyspace", "int", true, "Random keyspace length (-r); null when not randomized."),
+  c("duration_s", "float", true, "Test duration, seconds."),
+  c("ops_per_sec", "float", true, "Throughput, requests per second. Null for incomplete tests."),
+  c("avg_latency_ms", "float", true, "Mean latency, ms."),
+  c("min_latency_ms", "float", true, "Minimum latency, ms."),
+  c("p50_latency_ms", "float", true, "Median latency, ms."),
+  c("p95_latency_ms", "float", true, "95th percentile latency, ms."),
+  c("p99_latency_ms", "float", true, "99th percentile latency, ms."),
+  c("p999_latency_ms", "float", true, "99.9th percentile latency, ms (memtier)."),
+  c("max_latency_ms", "float", true, "Maximum latency, ms."),
+  c("keep_alive", "bool", true, "keep alive: 1 (true) or 0."),
+  c("host_config_save", "string", true, 'host configuration "save" as printed.'),
+  c("host_config_appendonly", "string", true, 'host configuration "appendonly" as printed.'),
+  c("cluster_nodes", "int", true, "Cluster nodes in --cluster mode."),
+  c("requested_ops_per_sec", "float", true, "Requested rate of a rate-limited run."),
+  c("rate_avg_ops_per_sec", "float", true, "Valkey --rps summary: mean achieved rate."),
+  c("rate_min_ops_per_sec", "float", true, "Valkey --rps summary: minimum."),
+  c("rate_p50_ops_per_sec", "float", true, "Valkey --rps summary: median."),
+  c("rate_p95_ops_per_sec", "float", true, "Valkey --rps summary: p95."),
+  c("rate_p99_ops_per_sec", "float", true, "Valkey --rps summary: p99."),
+  c("rate_max_ops_per_sec", "float", true, "Valkey --rps summary: maximum."),
+  c("hits_per_sec", "float", true, "GET hits per second (memtier)."),
+  c("misses_per_sec", "float", true, "GET misses per second (memtier)."),
+  c("throughput_kb_per_sec", "float", true, "Network throughput, KB/sec (memtier)."),
+  c("aggregate", "string", true, "For tools that summarize repetitions: best, worst, average."),
+  c("run_index", "int", true, "Repetition inside one tool invocation (memtier --run-count)."),
+  c("last_progress_ops_per_sec", "float", true, "Last live-progress rate of a test cut off: never a result."),
+  c("complete", "bool", false, "Whether the tool finished printing this test."),
+  c("source_line", "int", false, "Line of the raw file the row was read from."),
+];
+
+/** `latency_distribution`: rows of the distribution blocks. */
+export const LATENCY_DISTRIBUTION: readonly ColumnSpec[] = [
+  c("run_id", "string", false, "The run."),
+  c("test_index", "int", false, "Joins results.test_index."),
+  c("test", "string", false, "Normalized test."),
+  c("distribution", "string", false, "percentile, cumulative or legacy (≤6.0 `x% <= N milliseconds`)."),
+  c("percentile", "float", false, "Percent of requests at or below latency_ms (0–100)."),
+  c("latency_ms", "float", false, "Latency bound, ms."),
+  c("count", "int", true, "Cumulative count of requests at or below latency_ms; null in ≤6.0 output."),
+  c("source_line", "int", false, "Line of the raw file."),
+];
+
+/** The tables of schema 1.x, by name. */
+export const TABLES = {
+  runs: RUNS,
+  results: RESULTS,
+  latency_distribution: LATENCY_DISTRIBUTION,
+} as const;
+
+/** Name of a table. */
+export type TableName = keyof typeof TABLES;
+
+/**
+ * The column specs of a table.
+ *
+ * @throws {TypeError} For an unknown table name.
+ *
+ * @example
+ * ```ts
+ * import { tableSpec } from "@kvlab/kvlab/schema";
+ * import assert from "node:assert/strict";
+ * assert.equal(tableSpec("results")[0].name, "run_id");
+ * assert.throws(() => tableSpec("nope"), /invalid table: nope/);
+ * ```
+ */
+export function tableSpec(name: string): readonly ColumnSpec[] {
+  switch (name) {
+    case "runs":
+    case "results":
+    case "latency_distribution":
+      return TABLES[name];
+    default:
+      throw new TypeError(`invalid table: ${name} (known: ${Object.keys(TABLES).join(", ")})`);
+  }
+}
+
+/** A row of a table: values keyed by column name. */
+export type Row = Record<string, string | number | boolean | Date | null>;
