@@ -21,7 +21,9 @@ function describe(o: FileOutcome): string {
   switch (o.status) {
     case "duplicate":
       return `duplicate ${o.path}: same bytes already ingested` +
-        (o.duplicateOf?.length ? ` as run ${o.duplicateOf.join(", ")}` : " (claimed by another writer)");
+        (o.duplicateOf?.length
+          ? ` as run ${o.duplicateOf.join(", ")}`
+          : " (claimed by another writer)");
     case "error":
       return `error ${o.error?.message ?? o.path}`;
     case "ingested": {
@@ -35,7 +37,8 @@ function describe(o: FileOutcome): string {
       }
       const st = [...byStatus].map(([k, v]) => `${v} ${k}`).join(", ");
       return `ingested ${o.path}: ${o.runs.length} run${o.runs.length === 1 ? "" : "s"} (${st}), ` +
-        `${tests} test${tests === 1 ? "" : "s"}` + (warnings ? `, ${warnings} warnings in run.json` : "") +
+        `${tests} test${tests === 1 ? "" : "s"}` +
+        (warnings ? `, ${warnings} warnings in run.json` : "") +
         (o.skipped.length ? `, ${o.skipped.length} blocks skipped` : "");
     }
   }

@@ -6,7 +6,7 @@
  */
 
 import pl from "nodejs-polars";
-import { type ColumnSpec, type Row, TABLES, type TableName } from "./schema.ts";
+import { type ColumnSpec, type Row, type TableName, TABLES } from "./schema.ts";
 
 /** The polars type of a schema column type. */
 export function dtype(t: ColumnSpec["type"]) {
@@ -47,4 +47,3 @@ export function tableFrame(table: TableName, rows: readonly Row[]): pl.DataFrame
   });
   return pl.DataFrame(series);
 }
-

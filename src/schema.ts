@@ -60,7 +60,12 @@ export const RUNS: readonly ColumnSpec[] = [
   c("started_at", "timestamp", true, "When the run started (UTC), when known."),
   c("ingested_at", "timestamp", false, "When kvlab wrote the run (UTC)."),
   c("status", "string", false, "complete, incomplete (cut or interrupted) or failed."),
-  c("output_format", "string", false, "full, full-legacy, quiet, quiet-legacy, csv, csv-legacy, mixed, none, raw."),
+  c(
+    "output_format",
+    "string",
+    false,
+    "full, full-legacy, quiet, quiet-legacy, csv, csv-legacy, mixed, none, raw.",
+  ),
   c("error", "string", true, "Error printed by the tool, for failed runs."),
   c("warning_count", "int", false, "Number of parse warnings (listed in run.json)."),
   c("source_path", "string", true, "Path of the ingested file, as given."),
@@ -106,7 +111,12 @@ export const RESULTS: readonly ColumnSpec[] = [
   c("throughput_kb_per_sec", "float", true, "Network throughput, KB/sec (memtier)."),
   c("aggregate", "string", true, "For tools that summarize repetitions: best, worst, average."),
   c("run_index", "int", true, "Repetition inside one tool invocation (memtier --run-count)."),
-  c("last_progress_ops_per_sec", "float", true, "Last live-progress rate of a test cut off: never a result."),
+  c(
+    "last_progress_ops_per_sec",
+    "float",
+    true,
+    "Last live-progress rate of a test cut off: never a result.",
+  ),
   c("complete", "bool", false, "Whether the tool finished printing this test."),
   c("source_line", "int", false, "Line of the raw file the row was read from."),
 ];
@@ -116,10 +126,20 @@ export const LATENCY_DISTRIBUTION: readonly ColumnSpec[] = [
   c("run_id", "string", false, "The run."),
   c("test_index", "int", false, "Joins results.test_index."),
   c("test", "string", false, "Normalized test."),
-  c("distribution", "string", false, "percentile, cumulative or legacy (≤6.0 `x% <= N milliseconds`)."),
+  c(
+    "distribution",
+    "string",
+    false,
+    "percentile, cumulative or legacy (≤6.0 `x% <= N milliseconds`).",
+  ),
   c("percentile", "float", false, "Percent of requests at or below latency_ms (0–100)."),
   c("latency_ms", "float", false, "Latency bound, ms."),
-  c("count", "int", true, "Cumulative count of requests at or below latency_ms; null in ≤6.0 output."),
+  c(
+    "count",
+    "int",
+    true,
+    "Cumulative count of requests at or below latency_ms; null in ≤6.0 output.",
+  ),
   c("source_line", "int", false, "Line of the raw file."),
 ];
 

@@ -28,7 +28,9 @@ export function tableFormat(name: string): TableFormat {
 function cell(v: unknown): string {
   if (v === null || v === undefined) return "";
   if (v instanceof Date) return v.toISOString();
-  if (typeof v === "number") return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(12)));
+  if (typeof v === "number") {
+    return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(12)));
+  }
   return String(v);
 }
 
@@ -68,7 +70,10 @@ export function formatTable(df: pl.DataFrame, format: TableFormat): string {
     }
     case "csv": {
       const q = (s: string) => /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-      return [cols.map(q).join(","), ...records.map((r) => cols.map((c) => q(cell(r[c]))).join(","))]
+      return [
+        cols.map(q).join(","),
+        ...records.map((r) => cols.map((c) => q(cell(r[c]))).join(",")),
+      ]
         .join("\n") + "\n";
     }
     case "json":
@@ -77,7 +82,11 @@ export function formatTable(df: pl.DataFrame, format: TableFormat): string {
           const o: Record<string, unknown> = {};
           for (const c of cols) {
             const v = r[c];
-            o[c] = v instanceof Date ? v.toISOString() : typeof v === "bigint" ? Number(v) : v ?? null;
+            o[c] = v instanceof Date
+              ? v.toISOString()
+              : typeof v === "bigint"
+              ? Number(v)
+              : v ?? null;
           }
           return o;
         }),

@@ -48,7 +48,8 @@ function stripCr(s: string): string {
 }
 
 // deno-lint-ignore no-control-regex
-const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>]/g;
+const ANSI =
+  /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>]/g;
 
 /**
  * Removes ANSI escape sequences (colors, cursor moves, line clears) from a line.

@@ -58,7 +58,10 @@ export function detectKind(sample: string): DetectedKind {
       if (/^"?(ALL STATS|configuration|run information)"?\s*:/.test(t)) {
         return "memtier_benchmark-json";
       }
-      if (/^Value\s+Percentile\s+TotalCount/.test(t) || /^#\[(StartTime:|Histogram log format)/.test(t)) {
+      if (
+        /^Value\s+Percentile\s+TotalCount/.test(t) ||
+        /^#\[(StartTime:|Histogram log format)/.test(t)
+      ) {
         return "hdr-histogram";
       }
       if (/^# (Server|Memory|Clients|Keyspace|Stats)$/.test(t) || /^redis_version:/.test(t)) {

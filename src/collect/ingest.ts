@@ -11,10 +11,17 @@ import type { Row } from "../schema.ts";
 import { type ByteLine, readLines, readRange, sha256File } from "./_read_lines.ts";
 import { type BenchmarkArgs, parseBenchmarkArgs } from "./command.ts";
 import { describeKind, detectKind, KNOWN_FORMATS } from "./detect.ts";
-import { redactCommandLine, redactUrl } from "./redact.ts";
+import { redactCommandLine, redactRawText, redactUrl } from "./redact.ts";
 import { RedisBenchmarkParser, type RedisBenchmarkRun } from "./redis_benchmark.ts";
-import { claimSource, completeClaim, newRunId, releaseClaim, type RunRecord, writeRun } from "./store.ts";
-import { type TranscriptCommand, TranscriptSplitter } from "./transcript.ts";
+import {
+  claimSource,
+  completeClaim,
+  newRunId,
+  releaseClaim,
+  type RunRecord,
+  writeRun,
+} from "./store.ts";
+import { readPrompt, type TranscriptCommand, TranscriptSplitter } from "./transcript.ts";
 
 /** Options of {@link ingestFile} and {@link ingestPaths}. */
 export interface IngestOptions {
@@ -136,12 +143,15 @@ export async function ingestFile(path: string, options: IngestOptions): Promise<
     await releaseClaim(options.data, sha);
     if (outcome.status === "ingested") {
       outcome.status = "error";
-      outcome.error ??= new ParseError(`expected ${KNOWN_FORMATS}; no benchmark command made a run`, {
-        file: path,
-        line: 1,
-        column: 1,
-        text: "",
-      });
+      outcome.error ??= new ParseError(
+        `expected ${KNOWN_FORMATS}; no benchmark command made a run`,
+        {
+          file: path,
+          line: 1,
+          column: 1,
+          text: "",
+        },
+      );
     }
   } else {
     await completeClaim(options.data, sha, path, outcome.runs.map((r) => r.runId), now());
@@ -224,7 +234,12 @@ function classify(
   path: string,
 ): Pick<Block, "kind" | "args" | "parser" | "skipReason" | "command"> {
   if (command === undefined) {
-    return { kind: "implicit", command, args: undefined, parser: new RedisBenchmarkParser({ file: path }) };
+    return {
+      kind: "implicit",
+      command,
+      args: undefined,
+      parser: new RedisBenchmarkParser({ file: path }),
+    };
   }
   const tool = command.parsed.tool;
   switch (tool) {
@@ -232,7 +247,12 @@ function classify(
     case "valkey-benchmark": {
       try {
         const args = parseBenchmarkArgs(command.parsed.args);
-        return { kind: "benchmark", command, args, parser: new RedisBenchmarkParser({ file: path, args }) };
+        return {
+          kind: "benchmark",
+          command,
+          args,
+          parser: new RedisBenchmarkParser({ file: path, args }),
+        };
       } catch (e) {
         return {
           kind: "skip",
@@ -250,7 +270,13 @@ function classify(
       if (command.parsed.args[0] === "stats") {
         return { kind: "capture", command, args: undefined, parser: undefined };
       }
-      return { kind: "skip", command, args: undefined, parser: undefined, skipReason: "docker command other than stats" };
+      return {
+        kind: "skip",
+        command,
+        args: undefined,
+        parser: undefined,
+        skipReason: "docker command other than stats",
+      };
     case "memtier_benchmark":
       return {
         kind: "skip",
@@ -284,7 +310,20 @@ function feed(b: Block, l: ByteLine): void {
   b.nonBlank++;
   if (b.sample.length < 50) b.sample.push(l.text);
   if (b.startedAt === null && l.text.startsWith("Script started on ")) {
-    const m = /^Script started on (\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)([+-]\d\d:?\d\d|Z)?/.exec(l.text);
+    const cmd = /\[COMMAND="((?:[^"\\]|\\.)*)"/.exec(l.text);
+    if (cmd && b.kind === "implicit" && b.command === undefined) {
+      const c = readPrompt(`$ ${cmd[1].replace(/\\(.)/g, "$1")}`, l.line);
+      if (c && (c.parsed.tool === "redis-benchmark" || c.parsed.tool === "valkey-benchmark")) {
+        try {
+          b.args = parseBenchmarkArgs(c.parsed.args);
+          b.parser!.setArgs(b.args);
+          b.command = { ...c, prompt: "script" };
+        } catch { /* a command kvlab cannot read: keep the output without it */ }
+      }
+    }
+    const m = /^Script started on (\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)([+-]\d\d:?\d\d|Z)?/.exec(
+      l.text,
+    );
     if (m) {
       const d = new Date(`${m[1]}T${m[2]}${m[3] ?? "Z"}`);
       if (!Number.isNaN(d.getTime())) b.startedAt = d;
@@ -300,7 +339,9 @@ function basename(p: string): string {
 
 /** Tool and version from a file name such as `valkey-benchmark_8.0.1_…` or `redis-benchmark-7.0.15-csv.txt`. */
 function toolFromFileName(path: string): { tool?: string; version?: string } {
-  const m = /(redis-benchmark|valkey-benchmark)(?:[_-]v?(\d+\.\d+(?:\.\d+)?))?/.exec(basename(path));
+  const m = /(redis-benchmark|valkey-benchmark)(?:[_-]v?(\d+\.\d+(?:\.\d+)?))?/.exec(
+    basename(path),
+  );
   return m ? { tool: m[1], version: m[2] } : {};
 }
 
@@ -443,11 +484,14 @@ async function writeBlockRun(
   const size = (await Deno.stat(path)).size;
   const whole = b.byteStart === 0 && b.byteEnd === size;
   const rawName = whole ? basename(path) : `${basename(path)}.L${b.firstLine}-L${b.lastLine}`;
+  const original = await readRange(path, b.byteStart, b.byteEnd);
+  const raw = redactBytes(original);
   const record: RunRecord = {
     run: run,
     tables: { results, latency_distribution: dist },
-    raw: [{ name: rawName, bytes: await readRange(path, b.byteStart, b.byteEnd) }],
+    raw: [{ name: rawName, bytes: raw.bytes }],
     manifest: {
+      raw_redacted: raw.redacted,
       raw_line_offset: b.firstLine - 1,
       prompt: cmd?.prompt ?? null,
       tool_errors: parsed?.errors ?? [],
@@ -464,6 +508,14 @@ async function writeBlockRun(
     line: b.firstLine,
     warnings: warnings.length,
   };
+}
+
+/** Redacts secrets in raw bytes; bytes with no secret are kept exactly as they were. */
+function redactBytes(bytes: Uint8Array): { bytes: Uint8Array; redacted: boolean } {
+  const text = new TextDecoder().decode(bytes);
+  const red = redactRawText(text);
+  if (red === text) return { bytes, redacted: false };
+  return { bytes: new TextEncoder().encode(red), redacted: true };
 }
 
 function targetOf(args: BenchmarkArgs): string {

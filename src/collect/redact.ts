@@ -20,7 +20,8 @@ const SECRET_FLAGS = new Set([
   "--requirepass",
   "--password",
 ]);
-const SECRET_CONFIG_KEYS = /^(requirepass|masterauth|masteruser|tls-key-file-pass|tls-client-key-file-pass|sentinel-pass|user)$/i;
+const SECRET_CONFIG_KEYS =
+  /^(requirepass|masterauth|masteruser|tls-key-file-pass|tls-client-key-file-pass|sentinel-pass|user)$/i;
 
 /**
  * Replaces `user:password@` in URLs (redis://, rediss://, valkey://, http:// …) with `***:***@`.
@@ -82,7 +83,9 @@ export function redactArgv(argv: readonly string[]): string[] {
         out.push(REDACTED);
         i++;
       }
-    } else if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(a) && /AUTH|PASS|SECRET|TOKEN/i.test(a.slice(0, eq))) {
+    } else if (
+      /^[A-Za-z_][A-Za-z0-9_]*=/.test(a) && /AUTH|PASS|SECRET|TOKEN/i.test(a.slice(0, eq))
+    ) {
       out.push(`${a.slice(0, eq + 1)}${REDACTED}`);
     } else {
       out.push(redactUrl(a));
@@ -160,4 +163,57 @@ function unquote(word: string): string {
 export function redactConfigValue(key: string, value: string): string {
   if (SECRET_CONFIG_KEYS.test(key) && value !== "") return REDACTED;
   return redactUrl(value);
+}
+
+const RAW_PROMPT = /^(\s*(?:\[[^\]]+\][$#]|[\w.-]+@[\w.-]+(?::[^$#\s]*)?[$#]|\$)\s+)(\S.*)$/;
+const RAW_BARE =
+  /^(\s*)((?:\S*\/)?(?:redis|valkey)-(?:benchmark|cli)\s.*|(?:\S*\/)?memtier_benchmark\s.*)$/;
+const SCRIPT_COMMAND = /(\[COMMAND=")((?:[^"\\]|\\.)*)(")/;
+
+/**
+ * Redacts secrets in a raw capture while keeping its lines where they were: command lines at
+ * prompts, `script(1)` banners (`[COMMAND="… -a pw …"]`), credentials in URLs, and
+ * `requirepass` / `masterauth` values in INFO-style or config lines.
+ *
+ * @returns The text with secrets replaced; the same string when there was nothing to redact.
+ *
+ * @example
+ * ```ts
+ * import { redactRawText } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   redactRawText('Script started on 2026 [COMMAND="redis-benchmark -a pw -q"]\r\nSET: 1.00\r\n'),
+ *   'Script started on 2026 [COMMAND="redis-benchmark -a *** -q"]\r\nSET: 1.00\r\n',
+ * );
+ * assert.equal(redactRawText("$ redis-cli -a pw ping\nPONG\n"), "$ redis-cli -a *** ping\nPONG\n");
+ * assert.equal(redactRawText('1) "requirepass"\n2) "pw"\n'), '1) "requirepass"\n2) "***"\n');
+ * ```
+ */
+export function redactRawText(text: string): string {
+  let secretNext = false; // CONFIG GET prints the key on one line and its value on the next
+  return text.replace(/[^\n]*/g, (line) => {
+    if (line === "") return line;
+    const cr = line.endsWith("\r") ? "\r" : "";
+    let l = cr ? line.slice(0, -1) : line;
+    if (secretNext) {
+      secretNext = false;
+      const v = /^(\s*(?:\d+\)\s*)?"?)(.*?)("?\s*)$/.exec(l)!;
+      if (v[2] !== "") return v[1] + REDACTED + v[3] + cr;
+    }
+    if (
+      /^\s*(?:\d+\)\s*)?"?(requirepass|masterauth|masteruser|tls-key-file-pass|tls-client-key-file-pass)"?\s*$/i
+        .test(l)
+    ) {
+      secretNext = true;
+      return line;
+    }
+    const s = SCRIPT_COMMAND.exec(l);
+    if (s) l = l.replace(SCRIPT_COMMAND, (_m, a, cmd, b) => `${a}${redactCommandLine(cmd)}${b}`);
+    const p = RAW_PROMPT.exec(l) ?? RAW_BARE.exec(l);
+    if (p) l = p[1] + redactCommandLine(p[2]);
+    const cfg = /^(\s*(?:requirepass|masterauth|masteruser)[\s:=]+)(\S.*)$/i.exec(l);
+    if (cfg) l = cfg[1] + REDACTED;
+    l = redactUrl(l);
+    return l + cr;
+  });
 }

@@ -166,7 +166,9 @@ export function parseRedisBenchmark(
   options: ParseRedisBenchmarkOptions = {},
 ): RedisBenchmarkRun {
   const parser = new RedisBenchmarkParser(options);
-  for (const l of splitLines(text, options.firstLine ?? 1)) parser.push(l.text, l.line, l.terminated);
+  for (const l of splitLines(text, options.firstLine ?? 1)) {
+    parser.push(l.text, l.line, l.terminated);
+  }
   return parser.finish();
 }
 
@@ -219,7 +221,7 @@ const RE_PROGRESS_LEGACY = /^(.+?): ([\d.]+|-?nan|inf)\s*$/;
 const RE_IDLE = /^clients: \d+\s*$/;
 // Error messages redis-benchmark / valkey-benchmark print (stdout or stderr captured together).
 const RE_TOOL_ERROR =
-  /^(Could not connect to (Redis|server) at|Could not negotiate a TLS connection|Error from server:|Error writing to the server|Error:|ERROR:|ERR |NOAUTH|WRONGPASS|Invalid option|Unrecognized option|Invalid value|Writing to socket|Reading from socket|Failed to fetch cluster configuration|Failed to update cluster slots|Cluster node .* unreachable|FATAL:)/;
+  /^(Node \S+ replied with error|Could not connect to (Redis|server) at|Could not negotiate a TLS connection|Error from server:|Error writing to the server|Error:|ERROR:|ERR |NOAUTH|WRONGPASS|Invalid option|Unrecognized option|Invalid value|Writing to socket|Reading from socket|Failed to fetch cluster configuration|Failed to update cluster slots|Cluster node .* unreachable|FATAL:)/;
 const RE_WARNING = /^(WARNING|WARN)\b:?\s*(.*)$/;
 
 type Section = "header" | "rps" | "percentile" | "cumulative" | "legacy" | "summary" | "done";
@@ -284,7 +286,7 @@ function emptyTest(title: string, sourceLine: number): RedisBenchmarkTest {
  */
 export class RedisBenchmarkParser {
   readonly #file: string;
-  readonly #args: BenchmarkArgs | undefined;
+  #args: BenchmarkArgs | undefined;
   readonly #tests: RedisBenchmarkTest[] = [];
   readonly #warnings: ParseWarning[] = [];
   readonly #errors: { line: number; text: string }[] = [];
@@ -304,6 +306,11 @@ export class RedisBenchmarkParser {
   constructor(options: ParseRedisBenchmarkOptions = {}) {
     this.#file = options.file ?? "<text>";
     this.#args = options.args;
+  }
+
+  /** Sets the command's flags (when they are learnt after parsing began, e.g. from a banner). */
+  setArgs(args: BenchmarkArgs): void {
+    this.#args = args;
   }
 
   /**
@@ -355,6 +362,13 @@ export class RedisBenchmarkParser {
     }
     m = RE_PROGRESS_LEGACY.exec(trimmed);
     if (m && this.#looksLikeTitle(m[1])) return this.#progressLine(m[1], num(m[2]), line);
+    // The last line, cut while the tool printed a result: the test did not finish.
+    m = /^(.+?): [\d.]+( |$)/.exec(trimmed);
+    if (!terminated && m && this.#looksLikeTitle(m[1])) {
+      this.#cutLine(line, s);
+      this.#progress = { title: m[1], opsPerSec: null, line };
+      return;
+    }
     // A report header cut before its last `======`.
     if (!terminated && trimmed.startsWith("======")) return this.#cutLine(line, s);
     this.#warn(line, "unrecognized line", s);
@@ -366,7 +380,9 @@ export class RedisBenchmarkParser {
   }
 
   #warn(line: number, message: string, text: string): void {
-    if (this.#warnings.length < 1000) this.#warnings.push({ line, message, text: text.slice(0, 200) });
+    if (this.#warnings.length < 1000) {
+      this.#warnings.push({ line, message, text: text.slice(0, 200) });
+    }
   }
 
   #cutLine(line: number, text: string): void {
@@ -682,7 +698,18 @@ export class RedisBenchmarkParser {
         { file: this.#file, line: first?.line ?? 1, column: 1, text: first?.text ?? "" },
       );
     }
-    if (this.#args) for (const t of this.#tests) applyBenchmarkArgs(t, this.#args, this.#warnings);
+    if (this.#args) {
+      for (const t of this.#tests) applyBenchmarkArgs(t, this.#args, this.#warnings);
+      const missing = missingTests(this.#args, this.#tests.map((t) => t.test));
+      if (missing.length > 0) {
+        this.#cut = true;
+        this.#warn(
+          this.#lastLine,
+          `tests asked for with -t but not in the output: ${missing.join(", ")}`,
+          "",
+        );
+      }
+    }
     const formats = [...this.#formats];
     const format: RedisBenchmarkFormat = formats.length === 0
       ? "none"
@@ -701,6 +728,57 @@ export class RedisBenchmarkParser {
       progressUpdates: this.#progressUpdates,
     };
   }
+}
+
+// What each -t name runs, as redis-benchmark / valkey-benchmark select tests (test_is_selected).
+const T_FLAG_TESTS: Record<string, string[]> = {
+  ping: ["PING_INLINE", "PING_MBULK"],
+  ping_inline: ["PING_INLINE"],
+  ping_mbulk: ["PING_MBULK"],
+  lrange: ["LPUSH_FOR_LRANGE", "LRANGE_100", "LRANGE_300", "LRANGE_500", "LRANGE_600"],
+  lrange_100: ["LPUSH_FOR_LRANGE", "LRANGE_100"],
+  lrange_300: ["LPUSH_FOR_LRANGE", "LRANGE_300"],
+  lrange_500: ["LPUSH_FOR_LRANGE", "LRANGE_500"],
+  lrange_600: ["LPUSH_FOR_LRANGE", "LRANGE_600"],
+};
+const SIMPLE_TESTS = new Set([
+  "set",
+  "get",
+  "incr",
+  "lpush",
+  "rpush",
+  "lpop",
+  "rpop",
+  "sadd",
+  "hset",
+  "spop",
+  "zadd",
+  "zpopmin",
+  "mset",
+  "xadd",
+]);
+
+/**
+ * The tests a `-t` list asks for that are not in the output (in loop mode, or with a custom
+ * command, nothing is expected).
+ *
+ * @example
+ * ```ts
+ * import { missingTests, parseBenchmarkArgs } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * const args = parseBenchmarkArgs(["-t", "set,get,lrange_100"]);
+ * assert.deepEqual(missingTests(args, ["SET", "GET", "LPUSH_FOR_LRANGE"]), ["LRANGE_100"]);
+ * ```
+ */
+export function missingTests(args: BenchmarkArgs, found: readonly string[]): string[] {
+  if (!args.tests || args.loop || args.customCommand) return [];
+  const want = new Set<string>();
+  for (const name of args.tests) {
+    if (T_FLAG_TESTS[name]) T_FLAG_TESTS[name].forEach((t) => want.add(t));
+    else if (SIMPLE_TESTS.has(name)) want.add(name.toUpperCase());
+  }
+  const have = new Set(found);
+  return [...want].filter((t) => !have.has(t));
 }
 
 /**

@@ -88,7 +88,10 @@ export async function writeRun(dataDir: string, record: RunRecord): Promise<stri
     const manifest = {
       ...jsonSafe(run),
       raw_files: record.raw.map((f) => f.name),
-      tables: ["runs", ...Object.entries(record.tables).filter(([, r]) => r.length > 0).map(([n]) => n)],
+      tables: [
+        "runs",
+        ...Object.entries(record.tables).filter(([, r]) => r.length > 0).map(([n]) => n),
+      ],
       ...record.manifest,
     };
     await Deno.writeTextFile(`${tmp}/run.json`, JSON.stringify(manifest, null, 2) + "\n");

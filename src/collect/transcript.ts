@@ -46,7 +46,7 @@ const PROMPTS: RegExp[] = [
 ];
 // A line that is just a tool invocation: ./src/redis-benchmark -q …, redis-benchmark -t set …
 const BARE =
-  /^\s*((?:\.{0,2}\/)?(?:[\w.-]+\/)*(?:redis-benchmark|valkey-benchmark|memtier_benchmark)|(?:\.{0,2}\/)?(?:[\w.-]+\/)*(?:redis-cli|valkey-cli))(\s+-[ -~]*)?\s*$/;
+  /^\s*((?:\.{0,2}\/)?(?:[\w.-]+\/)*(?:redis-benchmark|valkey-benchmark|memtier_benchmark)|(?:\.{0,2}\/)?(?:[\w.-]+\/)*(?:redis-cli|valkey-cli))(\s+-[ -~]*)\s*$/;
 
 /**
  * Reads a line as a command at a prompt, or returns `undefined`.
@@ -79,7 +79,14 @@ export function readPrompt(text: string, line: number): TranscriptCommand | unde
   }
   const b = BARE.exec(t);
   if (b) {
-    return { text: t.trim(), prompt: "", host: undefined, parsed: parseCommand(t), line, lastLine: line };
+    return {
+      text: t.trim(),
+      prompt: "",
+      host: undefined,
+      parsed: parseCommand(t),
+      line,
+      lastLine: line,
+    };
   }
   return undefined;
 }
