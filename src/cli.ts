@@ -44,9 +44,11 @@ function describe(o: FileOutcome): string {
   }
 }
 
+const REPO = new URL("../", import.meta.url).pathname;
+
 const SUMMARY_COLUMNS = [
-  "label",
   "server",
+  "server_version",
   "tool",
   "output_format",
   "test",
@@ -54,6 +56,7 @@ const SUMMARY_COLUMNS = [
   "threads",
   "pipeline",
   "data_size_bytes",
+  "requests",
   "ops_per_sec",
   "avg_latency_ms",
   "p50_latency_ms",
@@ -125,14 +128,30 @@ export function buildCli(print: (s: string) => void, printErr: (s: string) => vo
     });
 
   program.command("demo")
-    .description("Ingest the bundled sample outputs into data/demo and print the results table.")
-    .option("--data <dir>", "dataset directory", "data/demo")
-    .option("--samples <dir>", "raw outputs to ingest", "data/samples")
+    .description(
+      "Ingest the bundled sample outputs (data/samples/<server>-<version>/) into a dataset and " +
+        "print the results table.",
+    )
+    .option("--data <dir>", "dataset directory", REPO + "data/demo")
+    .option("--samples <dir>", "folder of <server>-<version>/ folders", REPO + "data/samples")
     .action(async (opts) => {
-      const outcomes = await ingestPaths([opts.samples], { data: opts.data }, (o) => {
-        print(describe(o) + "\n");
-      });
-      const df = loadResults(opts.data).sort(["source_path", "test_index"]);
+      const outcomes: FileOutcome[] = [];
+      const folders = [...Deno.readDirSync(opts.samples)].filter((e) => e.isDirectory).map((e) =>
+        e.name
+      ).sort();
+      for (const folder of folders) {
+        const m = /^([a-z]+)-(\d[\w.]*)$/.exec(folder);
+        await ingestPaths([`${opts.samples}/${folder}`], {
+          data: opts.data,
+          server: m?.[1] ?? folder,
+          serverVersion: m?.[2],
+          label: "demo",
+        }, (o) => {
+          outcomes.push(o);
+          print(describe(o) + "\n");
+        });
+      }
+      const df = loadResults(opts.data).sort(["server", "output_format", "test_index"]);
       print(`\nresults in ${opts.data} (${df.height} tests):\n\n`);
       print(formatTable(df.select(...SUMMARY_COLUMNS), "md"));
       if (outcomes.some((o) => o.status === "error")) throw new CommanderError(1, "kvlab.demo", "");

@@ -9,7 +9,7 @@ import pl from "nodejs-polars";
 import { type ColumnSpec, type Row, type TableName, TABLES } from "./schema.ts";
 
 /** The polars type of a schema column type. */
-export function dtype(t: ColumnSpec["type"]) {
+export function dtype(t: ColumnSpec["type"]): pl.DataType {
   switch (t) {
     case "string":
       return pl.Utf8;

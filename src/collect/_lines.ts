@@ -47,8 +47,8 @@ function stripCr(s: string): string {
   return s.endsWith("\r") ? s.slice(0, -1) : s;
 }
 
-// deno-lint-ignore no-control-regex
 const ANSI =
+  // deno-lint-ignore no-control-regex
   /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>]/g;
 
 /**

@@ -1,0 +1,97 @@
+import assert from "node:assert/strict";
+
+const ROOT = new URL("../", import.meta.url).pathname;
+const DATA = ROOT + "test/testdata/";
+
+async function kvlab(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-read",
+      "--allow-write",
+      "--allow-env",
+      "--allow-ffi",
+      "--allow-sys",
+      ROOT + "src/cli.ts",
+      ...args,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+    cwd: ROOT,
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+Deno.test("kvlab ingest: one clear line per bad file, a non-zero exit, the others ingested", async () => {
+  const dir = Deno.makeTempDirSync();
+  Deno.writeTextFileSync(`${dir}/bad.txt`, "not a benchmark\n");
+  const r = await kvlab(
+    "ingest",
+    `${dir}/bad.txt`,
+    DATA + "corpus/valkey-benchmark_8.0.1_valkey-8.0.1_quiet.txt",
+    "--data",
+    `${dir}/ds`,
+    "--server",
+    "valkey",
+    "--tag",
+    "host=lab1",
+  );
+  assert.equal(r.code, 1);
+  const errLines = r.stderr.trim().split("\n");
+  assert.equal(errLines.length, 2);
+  assert.match(
+    errLines[0],
+    new RegExp(
+      `^error ${dir}/bad\\.txt:1:1: expected redis-benchmark / valkey-benchmark output .*--csv.*found "not a benchmark"`,
+    ),
+  );
+  assert.match(errLines[1], /^1 file could not be ingested$/);
+  assert.match(
+    r.stdout,
+    /^ingested .*valkey-benchmark_8\.0\.1_valkey-8\.0\.1_quiet\.txt: 1 run \(1 complete\), 6 tests$/m,
+  );
+
+  const t = await kvlab(
+    "table",
+    "results",
+    "--data",
+    `${dir}/ds`,
+    "--format",
+    "csv",
+    "--columns",
+    "test,ops_per_sec,p50_latency_ms",
+  );
+  assert.equal(t.code, 0);
+  assert.equal(
+    t.stdout,
+    "test,ops_per_sec,p50_latency_ms\nSET,71428.57,0.415\nGET,81300.81,0.383\nINCR,79681.28,0.439\n" +
+      "LPUSH,64724.92,0.423\nLPUSH_FOR_LRANGE,58309.04,0.455\nLRANGE_100,42105.27,0.543\n",
+  );
+  const runs = await kvlab("table", "runs", "--data", `${dir}/ds`, "--format", "json");
+  const rows = JSON.parse(runs.stdout);
+  assert.equal(rows[0].server, "valkey");
+  assert.deepEqual(JSON.parse(rows[0].tags), { host: "lab1" });
+  const again = await kvlab(
+    "ingest",
+    DATA + "corpus/valkey-benchmark_8.0.1_valkey-8.0.1_quiet.txt",
+    "--data",
+    `${dir}/ds`,
+  );
+  assert.equal(again.code, 0);
+  assert.match(again.stdout, /^duplicate .*: same bytes already ingested as run \S+/);
+});
+
+Deno.test("kvlab --help and bad arguments", async () => {
+  for (const cmd of [[], ["ingest"], ["table"], ["demo"]]) {
+    const h = await kvlab(...cmd, "--help");
+    assert.equal(h.code, 0, cmd.join(" "));
+    assert.match(h.stdout, /Usage: kvlab/);
+  }
+  const bad = await kvlab("table", "results", "--data", "/nonexistent-kvlab", "--format", "xml");
+  assert.notEqual(bad.code, 0);
+  assert.match(bad.stderr, /invalid format: xml/);
+  const tag = await kvlab("ingest", "x", "--data", "/tmp/x", "--tag", "novalue");
+  assert.notEqual(tag.code, 0);
+  assert.match(tag.stderr, /expected k=v/);
+});
