@@ -8,19 +8,16 @@
 
 import { ParseError, UnknownFormatError } from "../errors.ts";
 import type { Row } from "../schema.ts";
-import { type ByteLine, readLines, readRange, sha256File } from "./_read_lines.ts";
+import { type ByteLine, copyRangeSync, readLineBatches, sha256File } from "./_read_lines.ts";
 import { type BenchmarkArgs, parseBenchmarkArgs } from "./command.ts";
 import { describeKind, detectKind, KNOWN_FORMATS } from "./detect.ts";
-import { redactCommandLine, redactRawText, redactUrl } from "./redact.ts";
-import { RedisBenchmarkParser, type RedisBenchmarkRun } from "./redis_benchmark.ts";
+import { redactCommandLine, redactRawText, type RedactState, redactUrl } from "./redact.ts";
 import {
-  claimSource,
-  completeClaim,
-  newRunId,
-  releaseClaim,
-  type RunRecord,
-  writeRun,
-} from "./store.ts";
+  RedisBenchmarkParser,
+  type RedisBenchmarkRun,
+  type RedisBenchmarkTest,
+} from "./redis_benchmark.ts";
+import { claimSource, completeClaim, newRunId, releaseClaim, RunWriter } from "./store.ts";
 import { readPrompt, type TranscriptCommand, TranscriptSplitter } from "./transcript.ts";
 
 /** Options of {@link ingestFile} and {@link ingestPaths}. */
@@ -174,6 +171,23 @@ interface Block {
   sample: string[];
   startedAt: Date | null;
   skipReason?: string;
+  /** Set once the block streams parts to storage (very long outputs). */
+  writer?: RunWriter;
+  /** Tests already written as parts. */
+  written: number;
+}
+
+/** Rows kept in memory per run before they are written as a Parquet part. */
+const PART_ROWS = 20_000;
+
+/** What one ingest of one file shares between its blocks. */
+interface FileContext {
+  path: string;
+  sha: string;
+  size: number;
+  file: Deno.FsFile;
+  options: IngestOptions;
+  now: () => Date;
 }
 
 async function ingestClaimed(
@@ -187,11 +201,12 @@ async function ingestClaimed(
   let block: Block | undefined;
   let blocks = 0;
   let sawCommand = false;
-  let lastByte = 0;
+  const file = await Deno.open(path, { read: true });
+  const ctx: FileContext = { path, sha, size: (await file.stat()).size, file, options, now };
 
-  const finishBlock = async (b: Block) => {
+  const finishBlock = (b: Block) => {
     blocks++;
-    const made = await finishBlockToRun(b, path, sha, options, now, sawCommand);
+    const made = finishBlockToRun(b, ctx, sawCommand);
     if (made === undefined) return;
     if ("skip" in made) {
       outcome.skipped.push({ line: b.firstLine, reason: made.skip });
@@ -200,26 +215,35 @@ async function ingestClaimed(
     outcome.runs.push(made);
   };
 
-  for await (const l of readLines(path)) {
-    lastByte = l.byteEnd;
-    const e = splitter.push(l);
-    if (e.kind === "command") {
-      sawCommand = true;
-      if (block) await finishBlock(block);
-      block = startBlock(e.command, l, path);
-    } else if (e.kind === "continuation") {
-      if (block) {
-        block.lastLine = l.line;
-        block.byteEnd = l.byteEnd;
-        Object.assign(block, classify(e.command, path));
+  try {
+    for await (const batch of readLineBatches(path)) {
+      for (const l of batch) {
+        const e = splitter.push(l);
+        if (e.kind === "command") {
+          sawCommand = true;
+          if (block) finishBlock(block);
+          block = startBlock(e.command, l, path);
+        } else if (e.kind === "continuation") {
+          if (block) {
+            block.lastLine = l.line;
+            block.byteEnd = l.byteEnd;
+            Object.assign(block, classify(e.command, path));
+          }
+        } else {
+          block ??= startBlock(undefined, l, path);
+          feed(block, l);
+        }
       }
-    } else {
-      block ??= startBlock(undefined, l, path);
-      feed(block, l);
+      if (block?.parser && block.parser.pendingRows > PART_ROWS) flushPart(block, ctx);
     }
+    if (block) finishBlock(block);
+  } catch (e) {
+    block?.writer?.abort();
+    throw e;
+  } finally {
+    file.close();
   }
-  if (block) await finishBlock(block);
-  if (blocks === 0 || (lastByte === 0)) {
+  if (blocks === 0 || ctx.size === 0) {
     throw new ParseError(`expected ${KNOWN_FORMATS}, found an empty file`, {
       file: path,
       line: 1,
@@ -227,6 +251,16 @@ async function ingestClaimed(
       text: "",
     });
   }
+}
+
+/** Writes the tests a long block has finished so far as a Parquet part. */
+function flushPart(b: Block, ctx: FileContext): void {
+  b.writer ??= new RunWriter(ctx.options.data, newRunId(ctx.now()));
+  const tests = b.parser!.takeCompleted();
+  const rows = testRows(b.writer.runId, tests, b.written);
+  b.writer.writePart("results", rows.results);
+  b.writer.writePart("latency_distribution", rows.distribution);
+  b.written += tests.length;
 }
 
 function classify(
@@ -300,6 +334,7 @@ function startBlock(command: TranscriptCommand | undefined, l: ByteLine, path: s
     nonBlank: 0,
     sample: [],
     startedAt: null,
+    written: 0,
   };
 }
 
@@ -345,23 +380,22 @@ function toolFromFileName(path: string): { tool?: string; version?: string } {
   return m ? { tool: m[1], version: m[2] } : {};
 }
 
-async function finishBlockToRun(
+function finishBlockToRun(
   b: Block,
-  path: string,
-  sha: string,
-  options: IngestOptions,
-  now: () => Date,
+  ctx: FileContext,
   sawCommand: boolean,
-): Promise<IngestedRun | { skip: string } | undefined> {
+): IngestedRun | { skip: string } | undefined {
+  const path = ctx.path;
   if (b.kind === "skip") return b.skipReason ? { skip: b.skipReason } : undefined;
   if (b.kind === "capture") {
     if (b.nonBlank === 0) return undefined;
-    return await writeBlockRun(b, path, sha, options, now, undefined);
+    return writeBlockRun(b, ctx, undefined);
   }
   let parsed: RedisBenchmarkRun;
   try {
     parsed = b.parser!.finish();
   } catch (e) {
+    b.writer?.abort();
     if (!(e instanceof ParseError)) throw e;
     if (b.kind === "implicit") {
       if (sawCommand) return undefined; // prose before the first command of a transcript
@@ -377,57 +411,19 @@ async function finishBlockToRun(
     if (b.nonBlank === 0) return { skip: `${path}:${b.firstLine}: command printed no output` };
     return { skip: `${path}:${b.firstLine}: ${e.message}` };
   }
-  return await writeBlockRun(b, path, sha, options, now, parsed);
+  return writeBlockRun(b, ctx, parsed);
 }
 
-async function writeBlockRun(
-  b: Block,
-  path: string,
-  sha: string,
-  options: IngestOptions,
-  now: () => Date,
-  parsed: RedisBenchmarkRun | undefined,
-): Promise<IngestedRun> {
-  const ingestedAt = now();
-  const runId = newRunId(ingestedAt);
-  const fromName = toolFromFileName(path);
-  const cmd = b.command;
-  const tool = cmd?.parsed.tool ?? options.tool ?? fromName.tool ?? "unknown";
-  const args = b.args;
-  const status: IngestedRun["status"] = parsed === undefined
-    ? "complete"
-    : parsed.tests.length === 0
-    ? "failed"
-    : parsed.complete
-    ? "complete"
-    : "incomplete";
-  const warnings = parsed?.warnings ?? [];
-  const run: Row = {
-    run_id: runId,
-    tool,
-    tool_version: options.toolVersion ?? (cmd ? null : fromName.version ?? null),
-    command: cmd ? redactCommandLine(cmd.text) : null,
-    server: options.server ?? "unknown",
-    server_version: options.serverVersion ?? null,
-    host: cmd?.host ?? null,
-    target: args ? targetOf(args) : null,
-    transport: args?.transport ?? "tcp",
-    label: options.label ?? null,
-    tags: JSON.stringify(options.tags ?? {}),
-    started_at: b.startedAt,
-    ingested_at: ingestedAt,
-    status,
-    output_format: parsed?.format ?? "raw",
-    error: parsed && parsed.errors.length > 0 ? parsed.errors.map((e) => e.text).join("\n") : null,
-    warning_count: warnings.length,
-    source_path: path,
-    source_sha256: sha,
-    source_line_start: b.firstLine,
-    source_line_end: b.lastLine,
-  };
+/** The `results` and `latency_distribution` rows of tests, numbered from `firstIndex`. */
+function testRows(
+  runId: string,
+  tests: readonly RedisBenchmarkTest[],
+  firstIndex: number,
+): { results: Row[]; distribution: Row[] } {
   const results: Row[] = [];
-  const dist: Row[] = [];
-  parsed?.tests.forEach((t, i) => {
+  const distribution: Row[] = [];
+  tests.forEach((t, k) => {
+    const i = firstIndex + k;
     results.push({
       run_id: runId,
       test_index: i,
@@ -469,7 +465,7 @@ async function writeBlockRun(
       source_line: t.sourceLine,
     });
     for (const d of t.distribution) {
-      dist.push({
+      distribution.push({
         run_id: runId,
         test_index: i,
         test: t.test,
@@ -481,39 +477,90 @@ async function writeBlockRun(
       });
     }
   });
-  const size = (await Deno.stat(path)).size;
-  const whole = b.byteStart === 0 && b.byteEnd === size;
+  return { results, distribution };
+}
+
+function writeBlockRun(
+  b: Block,
+  ctx: FileContext,
+  parsed: RedisBenchmarkRun | undefined,
+): IngestedRun {
+  const { path, options } = ctx;
+  const writer = b.writer ?? new RunWriter(options.data, newRunId(ctx.now()));
+  const runId = writer.runId;
+  const fromName = toolFromFileName(path);
+  const cmd = b.command;
+  const tool = cmd?.parsed.tool ?? options.tool ?? fromName.tool ?? "unknown";
+  const args = b.args;
+  const status: IngestedRun["status"] = parsed === undefined
+    ? "complete"
+    : parsed.testCount === 0
+    ? "failed"
+    : parsed.complete
+    ? "complete"
+    : "incomplete";
+  const warnings = parsed?.warnings ?? [];
+  const run: Row = {
+    run_id: runId,
+    tool,
+    tool_version: options.toolVersion ?? (cmd ? null : fromName.version ?? null),
+    command: cmd ? redactCommandLine(cmd.text) : null,
+    server: options.server ?? "unknown",
+    server_version: options.serverVersion ?? null,
+    host: cmd?.host ?? null,
+    target: args ? targetOf(args) : null,
+    transport: args?.transport ?? "tcp",
+    label: options.label ?? null,
+    tags: JSON.stringify(options.tags ?? {}),
+    started_at: b.startedAt,
+    ingested_at: ctx.now(),
+    status,
+    output_format: parsed?.format ?? "raw",
+    error: parsed && parsed.errors.length > 0 ? parsed.errors.map((e) => e.text).join("\n") : null,
+    warning_count: warnings.length,
+    source_path: path,
+    source_sha256: ctx.sha,
+    source_line_start: b.firstLine,
+    source_line_end: b.lastLine,
+  };
+  const rows = testRows(runId, parsed?.tests ?? [], b.written);
+  const whole = b.byteStart === 0 && b.byteEnd === ctx.size;
   const rawName = whole ? basename(path) : `${basename(path)}.L${b.firstLine}-L${b.lastLine}`;
-  const original = await readRange(path, b.byteStart, b.byteEnd);
-  const raw = redactBytes(original);
-  const record: RunRecord = {
-    run: run,
-    tables: { results, latency_distribution: dist },
-    raw: [{ name: rawName, bytes: raw.bytes }],
+  // The raw block, copied in chunks (a long output is never held whole), secrets redacted.
+  const state: RedactState = { secretNext: false };
+  let redacted = false;
+  copyRangeSync(ctx.file, b.byteStart, b.byteEnd, writer.rawPath(rawName), (chunk) => {
+    const r = redactBytes(chunk, state);
+    redacted ||= r.redacted;
+    return r.bytes;
+  });
+  writer.commit({
+    run,
+    tables: { results: rows.results, latency_distribution: rows.distribution },
+    raw: [],
     manifest: {
-      raw_redacted: raw.redacted,
+      raw_redacted: redacted,
       raw_line_offset: b.firstLine - 1,
       prompt: cmd?.prompt ?? null,
       tool_errors: parsed?.errors ?? [],
       progress_updates_skipped: parsed?.progressUpdates ?? 0,
       warnings,
     },
-  };
-  await writeRun(options.data, record);
+  });
   return {
     runId,
     status,
     tool,
-    tests: results.length,
+    tests: parsed?.testCount ?? 0,
     line: b.firstLine,
     warnings: warnings.length,
   };
 }
 
 /** Redacts secrets in raw bytes; bytes with no secret are kept exactly as they were. */
-function redactBytes(bytes: Uint8Array): { bytes: Uint8Array; redacted: boolean } {
+function redactBytes(bytes: Uint8Array, state: RedactState): { bytes: Uint8Array; redacted: boolean } {
   const text = new TextDecoder().decode(bytes);
-  const red = redactRawText(text);
+  const red = redactRawText(text, state);
   if (red === text) return { bytes, redacted: false };
   return { bytes: new TextEncoder().encode(red), redacted: true };
 }

@@ -189,9 +189,11 @@ const SCRIPT_COMMAND = /(\[COMMAND=")((?:[^"\\]|\\.)*)(")/;
  * assert.equal(redactRawText('1) "requirepass"\n2) "pw"\n'), '1) "requirepass"\n2) "***"\n');
  * ```
  */
-export function redactRawText(text: string): string {
-  let secretNext = false; // CONFIG GET prints the key on one line and its value on the next
-  return text.replace(/[^\n]*/g, (line) => {
+export function redactRawText(text: string, state: RedactState = { secretNext: false }): string {
+  // Fast path: most outputs hold nothing that could be a secret.
+  if (!state.secretNext && !MAYBE_SECRET.test(text)) return text;
+  let secretNext = state.secretNext; // CONFIG GET prints the key on one line, the value on the next
+  const out = text.replace(/[^\n]*/g, (line) => {
     if (line === "") return line;
     const cr = line.endsWith("\r") ? "\r" : "";
     let l = cr ? line.slice(0, -1) : line;
@@ -216,4 +218,15 @@ export function redactRawText(text: string): string {
     l = redactUrl(l);
     return l + cr;
   });
+  state.secretNext = secretNext;
+  return out;
 }
+
+/** What {@link redactRawText} carries from one chunk of a text to the next. */
+export interface RedactState {
+  /** The last line was a `CONFIG GET` key whose value (next line) is a secret. */
+  secretNext: boolean;
+}
+
+// Anything that may need redacting; texts without a match are returned untouched.
+const MAYBE_SECRET = /-a\s|--(pass|user|askpass|authenticate|masterauth|requirepass|password)\b|:\/\/[^\s/]*@|requirepass|masterauth|masteruser|tls-key-file-pass|tls-client-key-file-pass|\bAUTH\b|COMMAND=|PASS|SECRET|TOKEN/i;

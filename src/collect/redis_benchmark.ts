@@ -108,7 +108,10 @@ export interface ParseWarning {
 /** What a redis-benchmark output holds. */
 export interface RedisBenchmarkRun {
   format: RedisBenchmarkFormat;
+  /** The tests (those not already taken with {@link RedisBenchmarkParser.takeCompleted}). */
   tests: RedisBenchmarkTest[];
+  /** Number of tests in the whole output, taken ones included. */
+  testCount: number;
   /** True when every test finished and nothing was cut. */
   complete: boolean;
   /** Error messages printed by the tool (connection refused, server errors …). */
@@ -300,12 +303,40 @@ export class RedisBenchmarkParser {
   #lastLine = 0;
   #sawAny = false;
   #cut = false;
+  #anyIncomplete = false;
+  #testCount = 0;
+  #pendingRows = 0;
+  readonly #names = new Set<string>();
   #firstText: { line: number; text: string } | undefined;
 
   /** @param options Only `file` and `args` are used here. */
   constructor(options: ParseRedisBenchmarkOptions = {}) {
     this.#file = options.file ?? "<text>";
     this.#args = options.args;
+  }
+
+  #push(t: RedisBenchmarkTest): void {
+    this.#tests.push(t);
+    this.#names.add(t.test);
+    this.#testCount++;
+    this.#pendingRows += 1 + t.distribution.length;
+    if (!t.complete) this.#anyIncomplete = true;
+  }
+
+  /** Rows (tests and distribution rows) finished and not yet taken with {@link takeCompleted}. */
+  get pendingRows(): number {
+    return this.#pendingRows;
+  }
+
+  /**
+   * Takes the tests finished so far, for callers that stream a very long output (`-l` loops)
+   * to storage. {@link finish} then returns only the tests not taken.
+   */
+  takeCompleted(): RedisBenchmarkTest[] {
+    const out = this.#tests.splice(0);
+    this.#pendingRows = 0;
+    if (this.#args) { for (const t of out) applyBenchmarkArgs(t, this.#args, this.#warnings); }
+    return out;
   }
 
   /** Sets the command's flags (when they are learnt after parsing began, e.g. from a banner). */
@@ -394,7 +425,7 @@ export class RedisBenchmarkParser {
   #closeCurrent(): void {
     const cur = this.#current;
     if (cur) {
-      this.#tests.push(cur);
+      this.#push(cur);
       this.#current = undefined;
     }
     this.#section = "done";
@@ -606,7 +637,7 @@ export class RedisBenchmarkParser {
     t.p50LatencyMs = num(p50);
     t.complete = true;
     this.#formats.add(p50 === undefined ? "quiet-legacy" : "quiet");
-    this.#tests.push(t);
+    this.#push(t);
   }
 
   #csvLine(s: string, line: number, terminated: boolean): void {
@@ -657,7 +688,7 @@ export class RedisBenchmarkParser {
       });
       t.complete = true;
       this.#formats.add("csv");
-      this.#tests.push(t);
+      this.#push(t);
       return;
     }
     if (f.length === 2 && /^(\d+(\.\d*)?|-?nan|inf)$/.test(f[1])) {
@@ -667,7 +698,7 @@ export class RedisBenchmarkParser {
       t.opsPerSec = num(f[1]);
       t.complete = t.opsPerSec !== null;
       this.#formats.add("csv-legacy");
-      this.#tests.push(t);
+      this.#push(t);
       return;
     }
     this.#warn(line, "expected a CSV header or a 2-field legacy CSV row", s);
@@ -684,7 +715,7 @@ export class RedisBenchmarkParser {
       // The tool was stopped while this test ran: keep it, marked incomplete.
       const t = emptyTest(this.#progress.title, this.#progress.line);
       t.lastProgressOpsPerSec = this.#progress.opsPerSec;
-      this.#tests.push(t);
+      this.#push(t);
       this.#cut = true;
       this.#progress = undefined;
     }
@@ -700,7 +731,7 @@ export class RedisBenchmarkParser {
     }
     if (this.#args) {
       for (const t of this.#tests) applyBenchmarkArgs(t, this.#args, this.#warnings);
-      const missing = missingTests(this.#args, this.#tests.map((t) => t.test));
+      const missing = missingTests(this.#args, [...this.#names]);
       if (missing.length > 0) {
         this.#cut = true;
         this.#warn(
@@ -718,10 +749,11 @@ export class RedisBenchmarkParser {
       : formats.every((f) => f.startsWith("full"))
       ? "full-legacy"
       : "mixed";
-    const complete = !this.#cut && this.#tests.length > 0 && this.#tests.every((t) => t.complete);
+    const complete = !this.#cut && this.#testCount > 0 && !this.#anyIncomplete;
     return {
       format,
       tests: this.#tests,
+      testCount: this.#testCount,
       complete,
       errors: this.#errors,
       warnings: this.#warnings,

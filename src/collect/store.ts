@@ -54,59 +54,138 @@ export function newRunId(now: Date): string {
 }
 
 /**
- * Writes one run folder into a dataset, atomically: the folder is built under `DIR/tmp/` and
- * renamed to `DIR/runs/<run_id>`. An existing run is never overwritten.
+ * Writes one run folder, atomically: the folder is built under `DIR/tmp/<run_id>/` and renamed
+ * to `DIR/runs/<run_id>` by {@link RunWriter.commit}. A long run can write its tables in parts
+ * (`<table>.part-NNNN.parquet`) as it goes, so memory stays flat; a short one writes
+ * `<table>.parquet`.
+ */
+export class RunWriter {
+  readonly dataDir: string;
+  readonly runId: string;
+  readonly #tmp: string;
+  readonly #parts = new Map<string, number>();
+  #done = false;
+
+  /**
+   * @param dataDir The dataset directory (created if missing).
+   * @param runId A new run id (see {@link newRunId}).
+   * @throws {TypeError} For an id that is not a plain name.
+   */
+  constructor(dataDir: string, runId: string) {
+    if (!/^[\w.-]+$/.test(runId) || runId.startsWith(".")) {
+      throw new TypeError(`invalid run_id: ${runId}`);
+    }
+    this.dataDir = dataDir;
+    this.runId = runId;
+    this.#tmp = `${dataDir}/tmp/${runId}`;
+    Deno.mkdirSync(`${this.#tmp}/raw`, { recursive: true });
+  }
+
+  /**
+   * The path of a raw file inside the run being written, for callers that stream a large raw
+   * output into it (it must then not be listed again in {@link commit}'s `raw`).
+   *
+   * @throws {TypeError} For a name with a slash or `.`/`..`.
+   */
+  rawPath(name: string): string {
+    if (!/^[^/\\]+$/.test(name) || name === "." || name === "..") {
+      throw new TypeError(`invalid raw file name: ${name}`);
+    }
+    this.#rawNames.push(name);
+    return `${this.#tmp}/raw/${name}`;
+  }
+  readonly #rawNames: string[] = [];
+
+  /** Writes one part of a table (call again for the next part). Empty row lists are ignored. */
+  writePart(table: Exclude<TableName, "runs">, rows: readonly Row[]): void {
+    if (rows.length === 0) return;
+    const n = this.#parts.get(table) ?? 0;
+    this.#parts.set(table, n + 1);
+    tableFrame(table, rows).writeParquet(
+      `${this.#tmp}/${table}.part-${String(n).padStart(4, "0")}.parquet`,
+    );
+  }
+
+  /**
+   * Writes the last rows, the runs row, raw files and run.json, then moves the folder into
+   * `runs/` in one rename.
+   *
+   * @throws {DatasetError} If the run already exists (it is never overwritten).
+   */
+  commit(record: RunRecord): string {
+    if (this.#done) throw new DatasetError(`run ${this.runId} was already committed or aborted`);
+    const final = `${this.dataDir}/runs/${this.runId}`;
+    try {
+      const run: Row = {
+        schema_version: SCHEMA_VERSION,
+        kvlab_version: KVLAB_VERSION,
+        ...record.run,
+      };
+      if (run.run_id !== this.runId) {
+        throw new TypeError(`run_id ${String(run.run_id)} is not ${this.runId}`);
+      }
+      for (const f of record.raw) {
+        if (!/^[^/\\]+$/.test(f.name) || f.name === "." || f.name === "..") {
+          throw new TypeError(`invalid raw file name: ${f.name}`);
+        }
+        Deno.writeFileSync(`${this.#tmp}/raw/${f.name}`, f.bytes);
+      }
+      tableFrame("runs", [run]).writeParquet(`${this.#tmp}/runs.parquet`);
+      for (
+        const [name, rows] of Object.entries(record.tables) as [Exclude<TableName, "runs">, Row[]][]
+      ) {
+        if (rows.length === 0) continue;
+        if (this.#parts.has(name)) this.writePart(name, rows);
+        else tableFrame(name, rows).writeParquet(`${this.#tmp}/${name}.parquet`);
+      }
+      const tables = new Set(["runs", ...this.#parts.keys()]);
+      for (const [n, r] of Object.entries(record.tables)) if (r.length > 0) tables.add(n);
+      const manifest = {
+        ...jsonSafe(run),
+        raw_files: [...this.#rawNames, ...record.raw.map((f) => f.name)],
+        tables: [...tables],
+        ...record.manifest,
+      };
+      Deno.writeTextFileSync(`${this.#tmp}/run.json`, JSON.stringify(manifest, null, 2) + "\n");
+      Deno.mkdirSync(`${this.dataDir}/runs`, { recursive: true });
+      try {
+        Deno.statSync(final);
+        throw new DatasetError(`${final} already exists; runs are never overwritten`);
+      } catch (e) {
+        if (!(e instanceof Deno.errors.NotFound)) throw e;
+      }
+      Deno.renameSync(this.#tmp, final);
+      this.#done = true;
+      return this.runId;
+    } catch (e) {
+      this.abort();
+      throw e;
+    }
+  }
+
+  /** Drops what was written (after an error). */
+  abort(): void {
+    this.#done = true;
+    try {
+      Deno.removeSync(this.#tmp, { recursive: true });
+    } catch { /* already gone */ }
+  }
+}
+
+/**
+ * Writes one run folder into a dataset in one step (see {@link RunWriter}).
  *
  * @param dataDir The dataset directory (created if missing).
- * @param record What the run holds.
+ * @param record What the run holds; `record.run.run_id` names the folder.
  * @returns The run id.
  * @throws {DatasetError} If a run with that id already exists.
  */
-export async function writeRun(dataDir: string, record: RunRecord): Promise<string> {
-  const run: Row = {
-    schema_version: SCHEMA_VERSION,
-    kvlab_version: KVLAB_VERSION,
-    ...record.run,
-  };
-  const runId = String(run.run_id ?? "");
-  if (!/^[\w.-]+$/.test(runId)) throw new TypeError(`invalid run_id: ${runId}`);
-  const tmp = `${dataDir}/tmp/${runId}`;
-  const final = `${dataDir}/runs/${runId}`;
-  await Deno.mkdir(`${tmp}/raw`, { recursive: true });
-  await Deno.mkdir(`${dataDir}/runs`, { recursive: true });
+export function writeRun(dataDir: string, record: RunRecord): Promise<string> {
   try {
-    for (const f of record.raw) {
-      if (!/^[^/\\]+$/.test(f.name) || f.name === "." || f.name === "..") {
-        throw new TypeError(`invalid raw file name: ${f.name}`);
-      }
-      await Deno.writeFile(`${tmp}/raw/${f.name}`, f.bytes);
-    }
-    tableFrame("runs", [run]).writeParquet(`${tmp}/runs.parquet`);
-    for (const [name, rows] of Object.entries(record.tables) as [TableName, Row[]][]) {
-      if (rows.length > 0) tableFrame(name, rows).writeParquet(`${tmp}/${name}.parquet`);
-    }
-    const manifest = {
-      ...jsonSafe(run),
-      raw_files: record.raw.map((f) => f.name),
-      tables: [
-        "runs",
-        ...Object.entries(record.tables).filter(([, r]) => r.length > 0).map(([n]) => n),
-      ],
-      ...record.manifest,
-    };
-    await Deno.writeTextFile(`${tmp}/run.json`, JSON.stringify(manifest, null, 2) + "\n");
-    try {
-      await Deno.stat(final);
-      throw new DatasetError(`${final} already exists; runs are never overwritten`);
-    } catch (e) {
-      if (!(e instanceof Deno.errors.NotFound)) throw e;
-    }
-    await Deno.rename(tmp, final);
+    return Promise.resolve(new RunWriter(dataDir, String(record.run.run_id ?? "")).commit(record));
   } catch (e) {
-    await Deno.remove(tmp, { recursive: true }).catch(() => {});
-    throw e;
+    return Promise.reject(e);
   }
-  return runId;
 }
 
 function jsonSafe(row: Row): Record<string, unknown> {

@@ -96,3 +96,47 @@ Deno.test("loadResults() is lazy over many runs and keeps Parquet types", async 
   const byLabel = df.groupBy("label").agg(pl.col("ops_per_sec").count().alias("n")).sort("label");
   assert.deepEqual(byLabel.getColumn("n").toArray(), [6, 6, 6]);
 });
+
+Deno.test("tableFrame() gives every table the schema's exact types, nulls included", async () => {
+  const { tableFrame } = await import("../../src/frame.ts");
+  const { TABLES } = await import("../../src/schema.ts");
+  const { dtype } = await import("../../src/frame.ts");
+  for (const [name, spec] of Object.entries(TABLES)) {
+    for (const rows of [[], [{ run_id: "r" }]]) {
+      const filled = rows.map((r) => {
+        const o: Record<string, unknown> = { ...r };
+        for (const c of spec) {
+          if (!c.nullable && o[c.name] === undefined) {
+            o[c.name] = c.type === "string" ? "x" : c.type === "bool" ? true : c.type === "timestamp" ? new Date(0) : 1;
+          }
+        }
+        return o;
+      });
+      const df = tableFrame(name as keyof typeof TABLES, filled as never);
+      assert.deepEqual(df.columns, spec.map((c) => c.name));
+      spec.forEach((c) => assert.ok(df.getColumn(c.name).dtype.equals(dtype(c.type)), `${name}.${c.name}`));
+    }
+  }
+  assert.throws(() => tableFrame("results", [{ run_id: "r" }]), /results\.test_index must not be null/);
+});
+
+Deno.test("tableFrame() builds the same frame from few rows and from many", async () => {
+  const { tableFrame } = await import("../../src/frame.ts");
+  const row = (i: number) => ({
+    run_id: "r",
+    test_index: i,
+    test: "SET",
+    test_title: "SET",
+    complete: i % 3 !== 0,
+    source_line: i + 1,
+    ops_per_sec: i % 5 === 0 ? null : i * 1.25,
+    clients: i % 2 ? 50 : null,
+    keep_alive: i % 4 === 0 ? null : i % 2 === 0,
+  });
+  const many = Array.from({ length: 200 }, (_, i) => row(i));
+  const big = tableFrame("results", many);
+  const small = pl.concat(Array.from({ length: 10 }, (_, k) => tableFrame("results", many.slice(k * 20, k * 20 + 20))));
+  assert.deepEqual(big.toRecords(), small.toRecords());
+  assert.deepEqual(big.schema, small.schema);
+  assert.equal(big.getColumn("p999_latency_ms").nullCount(), 200);
+});

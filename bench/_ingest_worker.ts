@@ -1,0 +1,68 @@
+// deno-lint-ignore-file no-console
+/**
+ * One measurement in its own process (so peak memory is its own): `ingest FILE DATA`,
+ * `read FILE` (plain chunked read), `lines FILE` (kvlab's line reader), `load DATA`.
+ * Prints one JSON line: { seconds, peakRssBytes, ... }.
+ *
+ * @module
+ */
+
+import { ingestPaths } from "../src/collect/ingest.ts";
+import { readLines } from "../src/collect/_read_lines.ts";
+import { loadResults } from "../src/analyze/load.ts";
+
+function peakRss(): number {
+  const status = Deno.readTextFileSync("/proc/self/status");
+  const m = /VmHWM:\s+(\d+) kB/.exec(status);
+  return m ? Number(m[1]) * 1024 : NaN;
+}
+
+const [mode, a, b] = Deno.args;
+const t0 = performance.now();
+const extra: Record<string, unknown> = {};
+switch (mode) {
+  case "read": {
+    const f = await Deno.open(a);
+    const buf = new Uint8Array(1 << 20);
+    let n = 0;
+    for (let r; (r = await f.read(buf)) !== null;) n += r;
+    f.close();
+    extra.bytes = n;
+    break;
+  }
+  case "textlines": {
+    // What a Deno program reading the same bytes as text does: TextDecoderStream + line split.
+    const f = await Deno.open(a);
+    let n = 0;
+    let rest = "";
+    for await (const chunk of f.readable.pipeThrough(new TextDecoderStream())) {
+      const parts = (rest + chunk).split("\n");
+      rest = parts.pop()!;
+      n += parts.length;
+    }
+    extra.lines = n + (rest ? 1 : 0);
+    break;
+  }
+  case "lines": {
+    let n = 0;
+    for await (const _ of readLines(a)) n++;
+    extra.lines = n;
+    break;
+  }
+  case "ingest": {
+    const out = await ingestPaths([a], { data: b });
+    extra.runs = out.reduce((n, o) => n + o.runs.length, 0);
+    extra.files = out.length;
+    extra.errors = out.filter((o) => o.status === "error").map((o) => o.error?.message);
+    break;
+  }
+  case "load": {
+    const df = loadResults(a);
+    extra.rows = df.height;
+    break;
+  }
+  default:
+    throw new TypeError(`invalid mode: ${mode}`);
+}
+const seconds = (performance.now() - t0) / 1000;
+console.log(JSON.stringify({ mode, seconds, peakRssBytes: peakRss(), ...extra }));

@@ -1,0 +1,97 @@
+// deno-lint-ignore-file no-console
+/**
+ * Ingest benchmark (`deno task bench`). Every measurement runs in its own process, so peak
+ * memory (VmHWM) is its own, and every ratio is against a baseline measured in the same run:
+ *
+ * (a) large files, 50 / 100 / 200 MB, of two shapes:
+ *     - a transcript of many commands mixing every format (6.2+ report, -q, --csv, ≤6.0 report,
+ *       headerless CSV), so ~11 k runs per 100 MB;
+ *     - a few very long outputs (`-l` loops) in each of those formats.
+ *     Printed: ingest MB/s, Deno's plain read of the same bytes (MB/s), Deno reading the same
+ *     bytes as text lines (TextDecoderStream + line split), the ratios, and peak RSS.
+ * (b) 1,000 small real files: files per second, and the time to load the dataset with
+ *     `loadResults`.
+ *
+ * Usage: deno task bench [--sizes 50,100,200] [--files 1000] [--dir PARENT] [--keep DIR]
+ *   --dir: where the temporary inputs and datasets go (the filesystem matters: file creation
+ *   dominates the cost of many small runs).
+ *
+ * @module
+ */
+
+import { writeLoops, writeSmallFiles, writeTranscript } from "./_corpus.ts";
+
+const args = Deno.args;
+const opt = (name: string, dflt: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : dflt;
+};
+const sizesMb = opt("sizes", "50,100,200").split(",").map(Number);
+const nFiles = Number(opt("files", "1000"));
+const work = opt("keep", "") || Deno.makeTempDirSync({ prefix: "kvlab-bench-", dir: opt("dir", undefined as unknown as string) });
+const WORKER = new URL("./_ingest_worker.ts", import.meta.url).pathname;
+const CONFIG = new URL("../deno.json", import.meta.url).pathname;
+
+interface Measure {
+  seconds: number;
+  peakRssBytes: number;
+  [k: string]: unknown;
+}
+
+async function measure(...a: string[]): Promise<Measure> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--config", CONFIG, WORKER, ...a],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  if (!out.success) throw new Error(`worker failed: ${a.join(" ")}`);
+  return JSON.parse(new TextDecoder().decode(out.stdout).trim().split("\n").at(-1)!);
+}
+
+const mb = (b: number) => b / 1e6;
+const fmt = (x: number, d = 1) => x.toFixed(d);
+
+console.log(`kvlab ingest benchmark — ${new Date().toISOString()}, Deno ${Deno.version.deno}, work dir ${work}\n`);
+console.log("(a) large files");
+console.log(
+  "| shape | size MB | runs | ingest MB/s | plain read MB/s | text-lines read MB/s | ingest / plain read | ingest / text lines | peak RSS MB (ingest) |",
+);
+console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+for (const shape of ["transcript", "loops"] as const) {
+  for (const size of sizesMb) {
+    const file = `${work}/${shape}-${size}MB.txt`;
+    const bytes = shape === "transcript"
+      ? await writeTranscript(file, size * 1e6)
+      : await writeLoops(file, size * 1e6);
+    // Baselines and ingest interleaved in one run; the page cache is warm for all three.
+    const read = await measure("read", file);
+    const lines = await measure("textlines", file);
+    const data = `${work}/data-${shape}-${size}`;
+    const ing = await measure("ingest", file, data);
+    if ((ing.errors as string[]).length) throw new Error(String(ing.errors));
+    const ingestRate = mb(bytes) / ing.seconds;
+    const readRate = mb(bytes) / read.seconds;
+    const linesRate = mb(bytes) / lines.seconds;
+    console.log(
+      `| ${shape} | ${fmt(mb(bytes))} | ${ing.runs} | ${fmt(ingestRate)} | ${fmt(readRate)} | ${fmt(linesRate)} | ` +
+        `${fmt(ingestRate / readRate, 4)} | ${fmt(ingestRate / linesRate, 3)} | ${fmt(mb(ing.peakRssBytes))} |`,
+    );
+    Deno.removeSync(data, { recursive: true });
+    Deno.removeSync(file);
+  }
+}
+
+console.log(`\n(b) ${nFiles} small files`);
+const dir = `${work}/small`;
+writeSmallFiles(dir, nFiles);
+const data = `${work}/data-small`;
+const ing = await measure("ingest", dir, data);
+const load = await measure("load", data);
+console.log("| files | runs | ingest s | files/s | load s (loadResults) | rows | peak RSS MB (ingest) |");
+console.log("|---:|---:|---:|---:|---:|---:|---:|");
+console.log(
+  `| ${ing.files} | ${ing.runs} | ${fmt(ing.seconds, 2)} | ${fmt((ing.files as number) / ing.seconds, 0)} | ` +
+    `${fmt(load.seconds, 2)} | ${load.rows} | ${fmt(mb(ing.peakRssBytes))} |`,
+);
+console.log(`\ntargets: (a) ingest ≥ 0.3× plain read, peak memory flat as size grows; (b) ${nFiles} files ≤ 10 s, load ≤ 2 s`);
+if (!opt("keep", "")) Deno.removeSync(work, { recursive: true });
