@@ -9,12 +9,31 @@ const TESTDATA = new URL("../test/testdata/", import.meta.url).pathname;
 
 /** Real outputs with the command that produced them. */
 export const SOURCES: { command: string; file: string }[] = [
-  { command: "redis-benchmark -h 127.0.0.1 -p 6379 -n 20000 -t set,get,incr,lpush,lrange_100", file: "corpus/redis-benchmark_7.0.15_redis-7.0.15_full.txt" },
-  { command: "redis-benchmark -h 127.0.0.1 -p 6379 -n 20000 -t set,get,incr,lpush,lrange_100 -q", file: "corpus/redis-benchmark_7.0.15_redis-7.0.15_quiet.txt" },
-  { command: "redis-benchmark -h 127.0.0.1 -p 6379 -n 20000 -t set,get,incr,lpush,lrange_100 --csv", file: "corpus/redis-benchmark_7.0.15_redis-7.0.15_csv.csv" },
-  { command: "redis-benchmark -h 127.0.0.1 -p 6379 -n 20000 -t set,get,incr,lpush,lrange_100 --threads 2", file: "corpus/redis-benchmark_7.0.15_redis-7.0.15_threads2.txt" },
-  { command: "valkey-benchmark -h 127.0.0.1 -p 6380 -n 20000 -t set,get,incr,lpush,lrange_100", file: "corpus/valkey-benchmark_8.0.1_valkey-8.0.1_full.txt" },
-  { command: "redis-benchmark -p 6379 -n 100000 -t ping,set,get", file: "handmade/redis-benchmark-6.0.16_full-cut-during-get.txt" },
+  {
+    command: "redis-benchmark -h 127.0.0.1 -p 6379 -n 20000 -t set,get,incr,lpush,lrange_100",
+    file: "corpus/redis-benchmark_7.0.15_redis-7.0.15_full.txt",
+  },
+  {
+    command: "redis-benchmark -h 127.0.0.1 -p 6379 -n 20000 -t set,get,incr,lpush,lrange_100 -q",
+    file: "corpus/redis-benchmark_7.0.15_redis-7.0.15_quiet.txt",
+  },
+  {
+    command: "redis-benchmark -h 127.0.0.1 -p 6379 -n 20000 -t set,get,incr,lpush,lrange_100 --csv",
+    file: "corpus/redis-benchmark_7.0.15_redis-7.0.15_csv.csv",
+  },
+  {
+    command:
+      "redis-benchmark -h 127.0.0.1 -p 6379 -n 20000 -t set,get,incr,lpush,lrange_100 --threads 2",
+    file: "corpus/redis-benchmark_7.0.15_redis-7.0.15_threads2.txt",
+  },
+  {
+    command: "valkey-benchmark -h 127.0.0.1 -p 6380 -n 20000 -t set,get,incr,lpush,lrange_100",
+    file: "corpus/valkey-benchmark_8.0.1_valkey-8.0.1_full.txt",
+  },
+  {
+    command: "redis-benchmark -p 6379 -n 100000 -t ping,set,get",
+    file: "handmade/redis-benchmark-6.0.16_full-cut-during-get.txt",
+  },
   { command: "redis-benchmark -h db -p 6379 -c 100 -n 100000 -t set,get --csv", file: "" },
 ];
 
@@ -23,7 +42,10 @@ const LEGACY_CSV = '"SET","41562.76"\n"GET","38491.14"\n';
 /** The text of each source, numbers varied by `k` so that no two copies are the same. */
 export function variant(text: string, k: number): string {
   // change the last two digits of decimals: same format, other values
-  return text.replace(/(\d\.\d)(\d)(\d)\b/g, (_m, a, b, c) => `${a}${(Number(b) + k) % 10}${(Number(c) + 3 * k) % 10}`);
+  return text.replace(
+    /(\d\.\d)(\d)(\d)\b/g,
+    (_m, a, b, c) => `${a}${(Number(b) + k) % 10}${(Number(c) + 3 * k) % 10}`,
+  );
 }
 
 /** Loads the texts of {@link SOURCES}. */
@@ -71,7 +93,10 @@ export async function writeLoops(path: string, bytes: number): Promise<number> {
     { command: s[0].command + " -l", text: s[0].text.replace(/\n\n$/, "\n") },
     { command: s[1].command + " -l", text: s[1].text.replace(/\n\n$/, "\n") },
     { command: s[2].command + " -l", text: s[2].text.split("\n").slice(1).join("\n") },
-    { command: "redis-benchmark -p 6379 -n 100000 -t ping,set -l", text: s[5].text.slice(0, s[5].text.indexOf("GET: 0.00")) },
+    {
+      command: "redis-benchmark -p 6379 -n 100000 -t ping,set -l",
+      text: s[5].text.slice(0, s[5].text.indexOf("GET: 0.00")),
+    },
   ];
   const file = await Deno.open(path, { write: true, create: true, truncate: true });
   const enc = new TextEncoder();
@@ -101,6 +126,9 @@ export function writeSmallFiles(dir: string, n: number): void {
   for (let i = 0; i < n; i++) {
     const src = s[i % s.length];
     const name = `${String(i).padStart(4, "0")}-${src.command.split(" ")[0]}.txt`;
-    Deno.writeTextFileSync(`${dir}/${name}`, `[bench@host${i} ~]$ ${src.command}\n${variant(src.text, Math.floor(i / s.length))}`);
+    Deno.writeTextFileSync(
+      `${dir}/${name}`,
+      `[bench@host${i} ~]$ ${src.command}\n${variant(src.text, Math.floor(i / s.length))}`,
+    );
   }
 }

@@ -28,7 +28,8 @@ const opt = (name: string, dflt: string) => {
 };
 const sizesMb = opt("sizes", "50,100,200").split(",").map(Number);
 const nFiles = Number(opt("files", "1000"));
-const work = opt("keep", "") || Deno.makeTempDirSync({ prefix: "kvlab-bench-", dir: opt("dir", undefined as unknown as string) });
+const work = opt("keep", "") ||
+  Deno.makeTempDirSync({ prefix: "kvlab-bench-", dir: opt("dir", undefined as unknown as string) });
 const WORKER = new URL("./_ingest_worker.ts", import.meta.url).pathname;
 const CONFIG = new URL("../deno.json", import.meta.url).pathname;
 
@@ -51,7 +52,11 @@ async function measure(...a: string[]): Promise<Measure> {
 const mb = (b: number) => b / 1e6;
 const fmt = (x: number, d = 1) => x.toFixed(d);
 
-console.log(`kvlab ingest benchmark — ${new Date().toISOString()}, Deno ${Deno.version.deno}, work dir ${work}\n`);
+console.log(
+  `kvlab ingest benchmark — ${
+    new Date().toISOString()
+  }, Deno ${Deno.version.deno}, work dir ${work}\n`,
+);
 console.log("(a) large files");
 console.log(
   "| shape | size MB | runs | ingest MB/s | plain read MB/s | text-lines read MB/s | ingest / plain read | ingest / text lines | peak RSS MB (ingest) |",
@@ -73,8 +78,12 @@ for (const shape of ["transcript", "loops"] as const) {
     const readRate = mb(bytes) / read.seconds;
     const linesRate = mb(bytes) / lines.seconds;
     console.log(
-      `| ${shape} | ${fmt(mb(bytes))} | ${ing.runs} | ${fmt(ingestRate)} | ${fmt(readRate)} | ${fmt(linesRate)} | ` +
-        `${fmt(ingestRate / readRate, 4)} | ${fmt(ingestRate / linesRate, 3)} | ${fmt(mb(ing.peakRssBytes))} |`,
+      `| ${shape} | ${fmt(mb(bytes))} | ${ing.runs} | ${fmt(ingestRate)} | ${fmt(readRate)} | ${
+        fmt(linesRate)
+      } | ` +
+        `${fmt(ingestRate / readRate, 4)} | ${fmt(ingestRate / linesRate, 3)} | ${
+          fmt(mb(ing.peakRssBytes))
+        } |`,
     );
     Deno.removeSync(data, { recursive: true });
     Deno.removeSync(file);
@@ -87,11 +96,17 @@ writeSmallFiles(dir, nFiles);
 const data = `${work}/data-small`;
 const ing = await measure("ingest", dir, data);
 const load = await measure("load", data);
-console.log("| files | runs | ingest s | files/s | load s (loadResults) | rows | peak RSS MB (ingest) |");
+console.log(
+  "| files | runs | ingest s | files/s | load s (loadResults) | rows | peak RSS MB (ingest) |",
+);
 console.log("|---:|---:|---:|---:|---:|---:|---:|");
 console.log(
-  `| ${ing.files} | ${ing.runs} | ${fmt(ing.seconds, 2)} | ${fmt((ing.files as number) / ing.seconds, 0)} | ` +
+  `| ${ing.files} | ${ing.runs} | ${fmt(ing.seconds, 2)} | ${
+    fmt((ing.files as number) / ing.seconds, 0)
+  } | ` +
     `${fmt(load.seconds, 2)} | ${load.rows} | ${fmt(mb(ing.peakRssBytes))} |`,
 );
-console.log(`\ntargets: (a) ingest ≥ 0.3× plain read, peak memory flat as size grows; (b) ${nFiles} files ≤ 10 s, load ≤ 2 s`);
+console.log(
+  `\ntargets: (a) ingest ≥ 0.3× plain read, peak memory flat as size grows; (b) ${nFiles} files ≤ 10 s, load ≤ 2 s`,
+);
 if (!opt("keep", "")) Deno.removeSync(work, { recursive: true });

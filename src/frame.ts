@@ -71,8 +71,12 @@ function byColumns(table: TableName, rows: readonly Row[]): pl.DataFrame {
       values[i] = v;
       if (v === null) nulls++;
     }
-    if (nulls === n) return pl.Series(col.name, [null], dtype(col.type)).extendConstant(null, n - 1);
-    if (col.type === "float" && nulls === 0) return pl.Series(col.name, Float64Array.from(values), pl.Float64);
+    if (nulls === n) {
+      return pl.Series(col.name, [null], dtype(col.type)).extendConstant(null, n - 1);
+    }
+    if (col.type === "float" && nulls === 0) {
+      return pl.Series(col.name, Float64Array.from(values), pl.Float64);
+    }
     return pl.Series(col.name, values, dtype(col.type));
   }));
 }

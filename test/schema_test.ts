@@ -11,9 +11,10 @@ Deno.test("SCHEMA.md documents every column of src/schema.ts, with its type", ()
     const start = doc.indexOf(`### \`${table}\``);
     assert.ok(start >= 0, `SCHEMA.md has no section for ${table}`);
     const section = doc.slice(start, doc.indexOf("\n### ", start + 1) >>> 0 || undefined);
-    const documented = [...section.matchAll(/^\|\s*`(\w+)`\s*\|\s*(\w+)\s*\|\s*(yes|no)\s*\|/gm)].map((
-      m,
-    ) => [m[1], m[2], m[3]]);
+    const documented = [...section.matchAll(/^\|\s*`(\w+)`\s*\|\s*(\w+)\s*\|\s*(yes|no)\s*\|/gm)]
+      .map((
+        m,
+      ) => [m[1], m[2], m[3]]);
     assert.deepEqual(
       documented,
       cols.map((c) => [c.name, c.type, c.nullable ? "yes" : "no"]),

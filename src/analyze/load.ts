@@ -43,11 +43,13 @@ export function listRuns(dataDir: string): string[] {
  */
 export function scanTable(dataDir: string, table: TableName | string): pl.LazyDataFrame {
   tableSpec(table);
-  const files = listRuns(dataDir)
-    .map((id) => `${dataDir}/runs/${id}/${table}.parquet`)
-    .filter(exists);
-  if (files.length === 0) return tableFrame(table as TableName, []).lazy();
-  return pl.scanParquet(`${dataDir}/runs/*/${table}.parquet`);
+  // A run holds `<table>.parquet`, or `<table>.part-NNNN.parquet` parts for long outputs.
+  const any = listRuns(dataDir).some((id) =>
+    exists(`${dataDir}/runs/${id}/${table}.parquet`) ||
+    exists(`${dataDir}/runs/${id}/${table}.part-0000.parquet`)
+  );
+  if (!any) return tableFrame(table as TableName, []).lazy();
+  return pl.scanParquet(`${dataDir}/runs/*/${table}.*parquet`);
 }
 
 function exists(path: string): boolean {

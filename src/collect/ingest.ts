@@ -558,7 +558,10 @@ function writeBlockRun(
 }
 
 /** Redacts secrets in raw bytes; bytes with no secret are kept exactly as they were. */
-function redactBytes(bytes: Uint8Array, state: RedactState): { bytes: Uint8Array; redacted: boolean } {
+function redactBytes(
+  bytes: Uint8Array,
+  state: RedactState,
+): { bytes: Uint8Array; redacted: boolean } {
   const text = new TextDecoder().decode(bytes);
   const red = redactRawText(text, state);
   if (red === text) return { bytes, redacted: false };

@@ -229,4 +229,5 @@ export interface RedactState {
 }
 
 // Anything that may need redacting; texts without a match are returned untouched.
-const MAYBE_SECRET = /-a\s|--(pass|user|askpass|authenticate|masterauth|requirepass|password)\b|:\/\/[^\s/]*@|requirepass|masterauth|masteruser|tls-key-file-pass|tls-client-key-file-pass|\bAUTH\b|COMMAND=|PASS|SECRET|TOKEN/i;
+const MAYBE_SECRET =
+  /-a\s|--(pass|user|askpass|authenticate|masterauth|requirepass|password)\b|:\/\/[^\s/]*@|requirepass|masterauth|masteruser|tls-key-file-pass|tls-client-key-file-pass|\bAUTH\b|COMMAND=|PASS|SECRET|TOKEN/i;

@@ -6,6 +6,22 @@ import { DatasetError } from "../../src/errors.ts";
 
 const DATA = new URL("../testdata/", import.meta.url).pathname;
 
+/** The smallest valid `runs` row. */
+function minimalRun(runId: string, schemaVersion?: string) {
+  return {
+    run_id: runId,
+    ...(schemaVersion ? { schema_version: schemaVersion } : {}),
+    tool: "redis-benchmark",
+    server: "redis",
+    transport: "tcp",
+    tags: "{}",
+    ingested_at: new Date(),
+    status: "complete",
+    output_format: "quiet",
+    warning_count: 0,
+  };
+}
+
 Deno.test("loadTable() on an empty or missing dataset", () => {
   const dir = Deno.makeTempDirSync();
   assert.equal(loadTable(dir, "runs").height, 0);
@@ -22,22 +38,7 @@ Deno.test("loadTable() refuses runs of another schema major version, naming them
   await ingestFile(DATA + "corpus/redis-benchmark_7.0.15_redis-7.0.15_quiet.txt", { data: dir });
   assert.equal(loadTable(dir, "runs").height, 1);
   const id = newRunId(new Date("2030-01-01T00:00:00Z"));
-  await writeRun(dir, {
-    run: {
-      run_id: id,
-      schema_version: "2.0",
-      tool: "redis-benchmark",
-      server: "redis",
-      transport: "tcp",
-      tags: "{}",
-      ingested_at: new Date(),
-      status: "complete",
-      output_format: "quiet",
-      warning_count: 0,
-    },
-    tables: {},
-    raw: [],
-  });
+  await writeRun(dir, { run: minimalRun(id, "2.0"), tables: {}, raw: [] });
   assert.throws(
     () => loadTable(dir, "runs"),
     (e: unknown) =>
@@ -48,17 +49,7 @@ Deno.test("loadTable() refuses runs of another schema major version, naming them
 
 Deno.test("writeRun() never overwrites a run", async () => {
   const dir = Deno.makeTempDirSync();
-  const run = {
-    run_id: "20300101T000000Z-000000000000",
-    tool: "redis-benchmark",
-    server: "redis",
-    transport: "tcp",
-    tags: "{}",
-    ingested_at: new Date(),
-    status: "complete",
-    output_format: "quiet",
-    warning_count: 0,
-  };
+  const run = minimalRun("20300101T000000Z-000000000000");
   await writeRun(dir, {
     run,
     tables: {},
@@ -107,17 +98,28 @@ Deno.test("tableFrame() gives every table the schema's exact types, nulls includ
         const o: Record<string, unknown> = { ...r };
         for (const c of spec) {
           if (!c.nullable && o[c.name] === undefined) {
-            o[c.name] = c.type === "string" ? "x" : c.type === "bool" ? true : c.type === "timestamp" ? new Date(0) : 1;
+            o[c.name] = c.type === "string"
+              ? "x"
+              : c.type === "bool"
+              ? true
+              : c.type === "timestamp"
+              ? new Date(0)
+              : 1;
           }
         }
         return o;
       });
       const df = tableFrame(name as keyof typeof TABLES, filled as never);
       assert.deepEqual(df.columns, spec.map((c) => c.name));
-      spec.forEach((c) => assert.ok(df.getColumn(c.name).dtype.equals(dtype(c.type)), `${name}.${c.name}`));
+      spec.forEach((c) =>
+        assert.ok(df.getColumn(c.name).dtype.equals(dtype(c.type)), `${name}.${c.name}`)
+      );
     }
   }
-  assert.throws(() => tableFrame("results", [{ run_id: "r" }]), /results\.test_index must not be null/);
+  assert.throws(
+    () => tableFrame("results", [{ run_id: "r" }]),
+    /results\.test_index must not be null/,
+  );
 });
 
 Deno.test("tableFrame() builds the same frame from few rows and from many", async () => {
@@ -135,7 +137,9 @@ Deno.test("tableFrame() builds the same frame from few rows and from many", asyn
   });
   const many = Array.from({ length: 200 }, (_, i) => row(i));
   const big = tableFrame("results", many);
-  const small = pl.concat(Array.from({ length: 10 }, (_, k) => tableFrame("results", many.slice(k * 20, k * 20 + 20))));
+  const small = pl.concat(
+    Array.from({ length: 10 }, (_, k) => tableFrame("results", many.slice(k * 20, k * 20 + 20))),
+  );
   assert.deepEqual(big.toRecords(), small.toRecords());
   assert.deepEqual(big.schema, small.schema);
   assert.equal(big.getColumn("p999_latency_ms").nullCount(), 200);

@@ -280,3 +280,33 @@ Deno.test("parse → Parquet → load round trip (property)", async () => {
     { numRuns: 25 },
   );
 });
+
+Deno.test("a very long output (-l loop) is written in Parquet parts and loads whole", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "kvlab-parts-" });
+  const q = "GET: 51282.05 requests per second, p50=0.487 msec\n";
+  // 25,000 results: more than one part (20,000 rows)
+  Deno.writeTextFileSync(`${dir}/loop.txt`, "$ redis-benchmark -q -t get -l\n" + q.repeat(25_000));
+  const o = await ingestFile(`${dir}/loop.txt`, { data: `${dir}/data` });
+  assert.equal(o.status, "ingested");
+  const runDir = `${dir}/data/runs/${o.runs[0].runId}`;
+  const files = [...Deno.readDirSync(runDir)].map((e) => e.name).sort();
+  assert.deepEqual(files.filter((f) => f.startsWith("results")), [
+    "results.part-0000.parquet",
+    "results.part-0001.parquet",
+  ]);
+  const df = loadResults(`${dir}/data`).sort("test_index");
+  assert.equal(df.height, 25_000);
+  assert.deepEqual(df.getColumn("test_index").toArray().slice(19_998, 20_002), [
+    19_998,
+    19_999,
+    20_000,
+    20_001,
+  ]);
+  assert.equal(df.getColumn("source_line").get(24_999), 25_001);
+  assert.equal(o.runs[0].tests, 25_000);
+  // the raw copy is the whole file, byte for byte
+  assert.deepEqual(
+    Deno.readFileSync(`${runDir}/raw/loop.txt`),
+    Deno.readFileSync(`${dir}/loop.txt`),
+  );
+});
