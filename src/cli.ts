@@ -10,6 +10,12 @@ import { type FileOutcome, ingestPaths } from "./collect/ingest.ts";
 import { formatTable, tableFormat } from "./analyze/format.ts";
 import { loadResults, loadTable } from "./analyze/load.ts";
 import { TABLES } from "./schema.ts";
+import { parsePlan, type StudyPlan } from "./collect/plan.ts";
+import { runPlan, type StudyResult } from "./collect/study.ts";
+import { ToolNotFoundError } from "./collect/process.ts";
+import { startLocalServer } from "./collect/redis_server.ts";
+import { parseServerUrl } from "./collect/target.ts";
+import { studyProgress } from "./cli_progress.ts";
 
 function collectTag(value: string, previous: Record<string, string>): Record<string, string> {
   const eq = value.indexOf("=");
@@ -45,6 +51,63 @@ function describe(o: FileOutcome): string {
 }
 
 const REPO = new URL("../", import.meta.url).pathname;
+
+const LIVE_COLUMNS = [
+  "server",
+  "server_version",
+  "tool_version",
+  "repetition",
+  "test",
+  "clients",
+  "requests",
+  "ops_per_sec",
+  "avg_latency_ms",
+  "p50_latency_ms",
+  "p99_latency_ms",
+  "status",
+];
+
+/** Runs a plan with progress output and signal handling; prints a one-line summary. */
+async function runStudy(plan: StudyPlan, data: string, dryRun: boolean, print: (s: string) => void): Promise<StudyResult> {
+  const ac = new AbortController();
+  const onSignal = () => ac.abort();
+  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
+  for (const s of signals) Deno.addSignalListener(s, onSignal);
+  try {
+    const result = await runPlan(plan, {
+      data,
+      dryRun,
+      signal: ac.signal,
+      onEvent: studyProgress(print, Deno.stdout.isTerminal()),
+    });
+    print(
+      dryRun
+        ? `${result.cells} cells (dry run: nothing was run)\n`
+        : `${result.cells} cells: ${result.complete} complete, ${result.skipped} skipped (already complete), ` +
+          `${result.incomplete} incomplete, ${result.failed} failed` + (result.interrupted ? ", interrupted" : "") + "\n",
+    );
+    return result;
+  } finally {
+    for (const s of signals) Deno.removeSignalListener(s, onSignal);
+  }
+}
+
+/** The demo without redis-server: ingest data/samples/<server>-<version>/. */
+async function demoFromSamples(data: string, samples: string, print: (s: string) => void): Promise<void> {
+  const folders = [...Deno.readDirSync(samples)].filter((e) => e.isDirectory).map((e) => e.name).sort();
+  for (const folder of folders) {
+    const m = /^([a-z]+)-(\d[\w.]*)$/.exec(folder);
+    await ingestPaths([`${samples}/${folder}`], {
+      data,
+      server: m?.[1] ?? folder,
+      serverVersion: m?.[2],
+      label: "demo",
+    }, (o) => print(describe(o) + "\n"));
+  }
+  const df = loadResults(data).sort(["server", "output_format", "test_index"]);
+  print(`\nresults in ${data} (${df.height} tests):\n\n`);
+  print(formatTable(df.select(...SUMMARY_COLUMNS), "md"));
+}
 
 const SUMMARY_COLUMNS = [
   "server",
@@ -127,34 +190,61 @@ export function buildCli(print: (s: string) => void, printErr: (s: string) => vo
       print(formatTable(df, format));
     });
 
+  program.command("run")
+    .description(
+      "Run a study plan (YAML or JSON; see examples/plan.yaml) against live servers, storing one " +
+        "run per cell. Re-running skips complete cells and redoes incomplete or failed ones.",
+    )
+    .argument("<plan>", "plan file")
+    .requiredOption("--data <dir>", "dataset directory (created if missing)")
+    .option("--dry-run", "print every command, run nothing")
+    .action(async (planPath: string, opts) => {
+      const plan = parsePlan(Deno.readTextFileSync(planPath), planPath);
+      const result = await runStudy(plan, opts.data, Boolean(opts.dryRun), print);
+      if (result.interrupted) throw new CommanderError(130, "kvlab.run", "");
+      if (result.failed > 0 || result.incomplete > 0) throw new CommanderError(1, "kvlab.run", "");
+    });
+
   program.command("demo")
     .description(
-      "Ingest the bundled sample outputs (data/samples/<server>-<version>/) into a dataset and " +
-        "print the results table.",
+      "Start a throwaway redis-server on a free loopback port, run the bundled small plan " +
+        "(data/plans/demo.yaml), stop the server, and print the results table. Without " +
+        "redis-server, ingest the bundled sample outputs instead.",
     )
     .option("--data <dir>", "dataset directory", REPO + "data/demo")
     .option("--samples <dir>", "folder of <server>-<version>/ folders", REPO + "data/samples")
     .action(async (opts) => {
-      const outcomes: FileOutcome[] = [];
-      const folders = [...Deno.readDirSync(opts.samples)].filter((e) => e.isDirectory).map((e) =>
-        e.name
-      ).sort();
-      for (const folder of folders) {
-        const m = /^([a-z]+)-(\d[\w.]*)$/.exec(folder);
-        await ingestPaths([`${opts.samples}/${folder}`], {
-          data: opts.data,
-          server: m?.[1] ?? folder,
-          serverVersion: m?.[2],
-          label: "demo",
-        }, (o) => {
-          outcomes.push(o);
-          print(describe(o) + "\n");
-        });
+      let server;
+      try {
+        server = await startLocalServer();
+      } catch (e) {
+        if (!(e instanceof ToolNotFoundError)) throw e;
+        printErr(
+          "redis-server is not installed, so the demo cannot run live. Install it with\n" +
+            "  sudo apt-get update && sudo apt-get install -y redis-server redis-tools\n" +
+            "Ingesting the bundled sample outputs instead.\n\n",
+        );
+        await demoFromSamples(opts.data, opts.samples, print);
+        return;
       }
-      const df = loadResults(opts.data).sort(["server", "output_format", "test_index"]);
-      print(`\nresults in ${opts.data} (${df.height} tests):\n\n`);
-      print(formatTable(df.select(...SUMMARY_COLUMNS), "md"));
-      if (outcomes.some((o) => o.status === "error")) throw new CommanderError(1, "kvlab.demo", "");
+      let result: StudyResult;
+      const plan = parsePlan(Deno.readTextFileSync(REPO + "data/plans/demo.yaml"), "data/plans/demo.yaml");
+      // a fresh dataset each time: the demo measures this machine now
+      const data = `${opts.data}/${new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}`;
+      try {
+        const target = parseServerUrl(server.url);
+        const live: StudyPlan = { ...plan, servers: [{ name: "redis", url: target.display, target }] };
+        print(`redis-server started on 127.0.0.1:${server.port} (pid ${server.pid}); dataset ${data}\n`);
+        result = await runStudy(live, data, false, print);
+      } finally {
+        await server.stop();
+        print(`redis-server (pid ${server.pid}) stopped\n`);
+      }
+      const df = loadResults(data).sort(["test_index", "run_id"]);
+      print(`\nresults (${df.height} tests):\n\n`);
+      print(formatTable(df.select(...LIVE_COLUMNS), "md"));
+      if (result.interrupted) throw new CommanderError(130, "kvlab.demo", "");
+      if (result.failed > 0 || result.incomplete > 0) throw new CommanderError(1, "kvlab.demo", "");
     });
 
   return program;

@@ -18,7 +18,7 @@
  */
 
 /** Version of the schema written by this kvlab. Readers accept any `1.x`. */
-export const SCHEMA_VERSION = "1.0";
+export const SCHEMA_VERSION = "1.1";
 
 /** Major version readers of this kvlab accept. */
 export const SCHEMA_MAJOR = 1;
@@ -72,6 +72,21 @@ export const RUNS: readonly ColumnSpec[] = [
   c("source_sha256", "string", true, "SHA-256 of the whole ingested file."),
   c("source_line_start", "int", true, "First line of this run's block in the source file."),
   c("source_line_end", "int", true, "Last line of this run's block in the source file."),
+  // 1.1: live collection
+  c("finished_at", "timestamp", true, "When the run ended (UTC), for collected runs."),
+  c("tool_exit_code", "int", true, "Exit code of the tool (null when killed by a signal)."),
+  c("plan_name", "string", true, "Study plan that made the run."),
+  c("plan_cell", "string", true, "Id of the plan cell (server × parameters × repetition)."),
+  c("repetition", "int", true, "1-based repetition of the plan cell."),
+  c("server_io_threads", "int", true, "Server io-threads (CONFIG or INFO), when known."),
+  c("server_maxmemory_bytes", "int", true, "Server maxmemory (0 = no limit), when known."),
+  c("server_config_status", "string", true, "CONFIG GET: ok, refused (managed services) or error."),
+  c("host_cpu_model", "string", true, "CPU model of the machine the tool ran on."),
+  c("host_cpu_count", "int", true, "Logical CPUs of that machine."),
+  c("host_memory_bytes", "int", true, "Memory of that machine."),
+  c("host_kernel", "string", true, "Kernel release of that machine."),
+  c("host_os", "string", true, "Operating system of that machine."),
+  c("deno_version", "string", true, "Deno version kvlab ran on."),
 ];
 
 /** `results`: one row per test per run. */
@@ -143,11 +158,31 @@ export const LATENCY_DISTRIBUTION: readonly ColumnSpec[] = [
   c("source_line", "int", false, "Line of the raw file."),
 ];
 
+/** `server_info` (1.1): INFO of the server before and after a run, one row per field. */
+export const SERVER_INFO: readonly ColumnSpec[] = [
+  c("run_id", "string", false, "The run."),
+  c("phase", "string", false, "before or after the run."),
+  c("section", "string", false, "INFO section (Server, Memory, Keyspace, …)."),
+  c("key", "string", false, "Field name (keyspace lines: `db0.keys`, `db0.expires`, …)."),
+  c("value", "string", false, "Value as printed."),
+  c("value_num", "float", true, "The value as a number, when it is one."),
+];
+
+/** `server_config` (1.1): CONFIG GET * before and after a run (secrets redacted). */
+export const SERVER_CONFIG: readonly ColumnSpec[] = [
+  c("run_id", "string", false, "The run."),
+  c("phase", "string", false, "before or after the run."),
+  c("key", "string", false, "Config parameter."),
+  c("value", "string", false, "Value (requirepass, masterauth, … as ***)."),
+];
+
 /** The tables of schema 1.x, by name. */
 export const TABLES = {
   runs: RUNS,
   results: RESULTS,
   latency_distribution: LATENCY_DISTRIBUTION,
+  server_info: SERVER_INFO,
+  server_config: SERVER_CONFIG,
 } as const;
 
 /** Name of a table. */
@@ -171,6 +206,8 @@ export function tableSpec(name: string): readonly ColumnSpec[] {
     case "runs":
     case "results":
     case "latency_distribution":
+    case "server_info":
+    case "server_config":
       return TABLES[name];
     default:
       throw new TypeError(`invalid table: ${name} (known: ${Object.keys(TABLES).join(", ")})`);

@@ -8,7 +8,7 @@
 
 import pl from "nodejs-polars";
 import { DatasetError } from "../errors.ts";
-import { tableFrame } from "../frame.ts";
+import { schemaOf, tableFrame } from "../frame.ts";
 import { SCHEMA_MAJOR, type TableName, tableSpec } from "../schema.ts";
 
 /** The run folders of a dataset (finished runs only; `tmp/` is never read). */
@@ -49,7 +49,12 @@ export function scanTable(dataDir: string, table: TableName | string): pl.LazyDa
     exists(`${dataDir}/runs/${id}/${table}.part-0000.parquet`)
   );
   if (!any) return tableFrame(table as TableName, []).lazy();
-  return pl.scanParquet(`${dataDir}/runs/*/${table}.*parquet`);
+  // Runs written by an older 1.x lack the newer columns: they read as nulls.
+  return pl.scanParquet(`${dataDir}/runs/*/${table}.*parquet`, {
+    schema: schemaOf(table as TableName),
+    missingColumns: "insert",
+    extraColumns: "ignore",
+  } as never);
 }
 
 function exists(path: string): boolean {

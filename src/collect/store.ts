@@ -91,7 +91,7 @@ export class RunWriter {
     if (!/^[^/\\]+$/.test(name) || name === "." || name === "..") {
       throw new TypeError(`invalid raw file name: ${name}`);
     }
-    this.#rawNames.push(name);
+    if (!this.#rawNames.includes(name)) this.#rawNames.push(name);
     return `${this.#tmp}/raw/${name}`;
   }
   readonly #rawNames: string[] = [];

@@ -144,3 +144,22 @@ Deno.test("tableFrame() builds the same frame from few rows and from many", asyn
   assert.deepEqual(big.schema, small.schema);
   assert.equal(big.getColumn("p999_latency_ms").nullCount(), 200);
 });
+
+Deno.test("runs written with schema 1.0 load under 1.1, new columns as null", async () => {
+  const dir = Deno.makeTempDirSync();
+  await ingestFile(DATA + "corpus/redis-benchmark_7.0.15_redis-7.0.15_quiet.txt", { data: dir });
+  // a 1.0 run: the runs.parquet of that time had no 1.1 columns
+  const id = "20250101T000000Z-00000000aaaa";
+  Deno.mkdirSync(`${dir}/runs/${id}`, { recursive: true });
+  pl.DataFrame({
+    run_id: [id],
+    schema_version: ["1.0"],
+    tool: ["redis-benchmark"],
+    status: ["complete"],
+  }).writeParquet(`${dir}/runs/${id}/runs.parquet`);
+  const runs = loadTable(dir, "runs").sort("run_id");
+  assert.equal(runs.height, 2);
+  assert.equal(runs.getColumn("plan_name").get(0), null);
+  assert.equal(runs.getColumn("schema_version").get(0), "1.0");
+  assert.equal(runs.getColumn("schema_version").get(1), "1.1");
+});

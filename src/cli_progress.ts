@@ -1,0 +1,73 @@
+/**
+ * Progress output of `kvlab run` (CLI only): on a terminal, one progress bar per test from the
+ * tool's own `rps=… (overall: …)` lines; in a pipe or CI, plain lines.
+ *
+ * @module
+ */
+
+import cliProgress from "cli-progress";
+import process from "node:process";
+import type { StudyEvent } from "./collect/study.ts";
+
+/** Renders study events; `write` receives plain text lines. */
+export function studyProgress(write: (s: string) => void, tty: boolean): (e: StudyEvent) => void {
+  let bar: cliProgress.SingleBar | undefined;
+  let barTest = "";
+  let lastLine = 0;
+  const fmt = (n: number | null) => (n === null ? "-" : Math.round(n).toLocaleString("en-US"));
+  const stopBar = () => {
+    bar?.stop();
+    bar = undefined;
+  };
+  return (e) => {
+    switch (e.kind) {
+      case "skip":
+        write(`[${e.index}/${e.total}] ${e.cell.id}: already complete (run ${e.runId}), skipped\n`);
+        break;
+      case "start":
+        write(`[${e.index}/${e.total}] ${e.cell.id}\n  $ ${e.command}\n`);
+        break;
+      case "warmup":
+        write(`  warm-up run (not stored)\n`);
+        break;
+      case "progress": {
+        const ev = e.event;
+        if (tty) {
+          if (ev.kind === "progress") {
+            if (!bar || barTest !== ev.test) {
+              stopBar();
+              barTest = ev.test;
+              bar = new cliProgress.SingleBar({
+                format: `  ${ev.test.padEnd(18)} {bar} {rps} rps (overall {overall})`,
+                stream: process.stderr,
+                hideCursor: true,
+                clearOnComplete: false,
+              }, cliProgress.Presets.shades_classic);
+              bar.start(1, 0, { rps: "-", overall: "-" });
+            }
+            // No request count in the tool's progress: the bar pulses with the rate.
+            bar.update(0.5, { rps: fmt(ev.opsPerSec), overall: fmt(ev.overallOpsPerSec) });
+          } else {
+            if (bar && barTest === ev.test) bar.update(1, {});
+            stopBar();
+          }
+        } else {
+          const now = Date.now();
+          if (ev.kind === "done") write(`  ${ev.test}: done\n`);
+          else if (now - lastLine >= 1000) {
+            lastLine = now;
+            write(`  ${ev.test}: rps=${fmt(ev.opsPerSec)} (overall: ${fmt(ev.overallOpsPerSec)})\n`);
+          }
+        }
+        break;
+      }
+      case "end":
+        stopBar();
+        write(
+          `  → ${e.run.status}: ${e.run.tests} test${e.run.tests === 1 ? "" : "s"}, run ${e.run.runId}` +
+            (e.run.reason ? ` (${e.run.reason})` : "") + "\n",
+        );
+        break;
+    }
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * Server snapshots over a Redis client (ioredis): `INFO everything` (falling back to `INFO all`
+ * and `INFO`), `CONFIG GET *` where the server allows it, and `DBSIZE`. A managed service that
+ * refuses CONFIG is recorded as such, not treated as an error.
+ *
+ * @module
+ */
+
+import { Redis } from "ioredis";
+import { type InfoField, parseInfo, type ServerIdentity, serverIdentity } from "./info.ts";
+import { redactConfigValue } from "./redact.ts";
+import type { ServerTarget } from "./target.ts";
+
+/** The server could not be reached (down, wrong port, refused auth). */
+export class ServerUnreachableError extends Error {
+  /** @param message What failed, naming the (redacted) server URL. */
+  constructor(message: string) {
+    super(message);
+    this.name = "ServerUnreachableError";
+  }
+}
+
+/** What a server said about itself at one moment. */
+export interface ServerSnapshot {
+  /** The raw INFO reply. */
+  infoText: string;
+  info: InfoField[];
+  identity: ServerIdentity;
+  /** CONFIG GET * pairs, secrets redacted; empty when refused. */
+  config: [string, string][];
+  configStatus: "ok" | "refused" | "error";
+  /** The server's reply when CONFIG was refused or failed. */
+  configError: string | null;
+  dbsize: number | null;
+}
+
+/** Options of {@link snapshotServer}. */
+export interface SnapshotOptions {
+  /**
+   * Connect and command timeout.
+   * @default {5000}
+   */
+  timeoutMs?: number;
+}
+
+/** Opens an ioredis client that fails fast instead of retrying. */
+export async function connect(target: ServerTarget, timeoutMs = 5000): Promise<Redis> {
+  let lastError: Error | undefined;
+  const client = new Redis({
+    ...(target.socket ? { path: target.socket } : { host: target.host, port: target.port }),
+    username: target.user,
+    password: target.password,
+    db: target.db,
+    tls: target.tls ? {} : undefined,
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    commandTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
+  client.on("error", (e: Error) => {
+    lastError = e;
+  });
+  try {
+    await client.connect();
+  } catch (e) {
+    client.disconnect();
+    const why = (lastError ?? (e as Error)).message;
+    throw new ServerUnreachableError(`cannot connect to ${target.display}: ${why}`);
+  }
+  return client;
+}
+
+/**
+ * Takes a snapshot of a server.
+ *
+ * @throws {ServerUnreachableError} When the server cannot be reached or INFO fails.
+ */
+export async function snapshotServer(
+  target: ServerTarget,
+  options: SnapshotOptions = {},
+): Promise<ServerSnapshot> {
+  const client = await connect(target, options.timeoutMs ?? 5000);
+  try {
+    let infoText: string | undefined;
+    for (const args of [["everything"], ["all"], []]) {
+      try {
+        infoText = await client.info(...args);
+        break;
+      } catch (e) {
+        if (args.length === 0) {
+          throw new ServerUnreachableError(`INFO failed on ${target.display}: ${(e as Error).message}`);
+        }
+      }
+    }
+    const info = parseInfo(infoText!);
+    let config: [string, string][] = [];
+    let configStatus: ServerSnapshot["configStatus"] = "ok";
+    let configError: string | null = null;
+    try {
+      const flat = await client.call("CONFIG", "GET", "*") as string[];
+      for (let i = 0; i + 1 < flat.length; i += 2) {
+        config.push([String(flat[i]), redactConfigValue(String(flat[i]), String(flat[i + 1]))]);
+      }
+      config = config.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    } catch (e) {
+      configError = (e as Error).message;
+      configStatus = /unknown command|NOPERM|not allowed|disabled|permission/i.test(configError) ? "refused" : "error";
+    }
+    let dbsize: number | null = null;
+    try {
+      dbsize = await client.dbsize();
+    } catch { /* some proxies refuse DBSIZE */ }
+    return { infoText: infoText!, info, identity: serverIdentity(info), config, configStatus, configError, dbsize };
+  } finally {
+    client.disconnect();
+  }
+}

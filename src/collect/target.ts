@@ -1,0 +1,60 @@
+/**
+ * Server addresses as study plans give them: `redis://[user:password@]host[:port][/db]`,
+ * `rediss://…` (TLS), `valkey://…`, or `unix:///path/to.sock`.
+ *
+ * @module
+ */
+
+import { redactUrl } from "./redact.ts";
+
+/** A server to benchmark. */
+export interface ServerTarget {
+  host: string;
+  port: number;
+  /** Unix socket path, when the URL is `unix://`. */
+  socket?: string;
+  tls: boolean;
+  user?: string;
+  password?: string;
+  db: number;
+  /** The URL with credentials redacted, safe to store and print. */
+  display: string;
+}
+
+/**
+ * Reads a server URL.
+ *
+ * @throws {TypeError} `invalid server URL: …` for anything else.
+ *
+ * @example
+ * ```ts
+ * import { parseServerUrl } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * const t = parseServerUrl("redis://alice:pw@127.0.0.1:6380/2");
+ * assert.deepEqual([t.host, t.port, t.user, t.password, t.db, t.tls], ["127.0.0.1", 6380, "alice", "pw", 2, false]);
+ * assert.equal(t.display, "redis://***:***@127.0.0.1:6380/2");
+ * assert.equal(parseServerUrl("unix:///run/redis.sock").socket, "/run/redis.sock");
+ * assert.throws(() => parseServerUrl("http://x"), /invalid server URL/);
+ * ```
+ */
+export function parseServerUrl(url: string): ServerTarget {
+  const display = redactUrl(url);
+  const unix = /^unix:\/\/(\/.+)$/.exec(url);
+  if (unix) return { host: "localhost", port: 0, socket: unix[1], tls: false, db: 0, display };
+  const m = /^(redis|rediss|valkey|valkeys):\/\/(?:([^:@/]*)(?::([^@/]*))?@)?(\[[^\]]+\]|[^:/]+)(?::(\d+))?(?:\/(\d+))?\/?$/.exec(url);
+  if (!m) {
+    throw new TypeError(
+      `invalid server URL: ${display} (expected redis://[user:password@]host[:port][/db], rediss://…, or unix:///path)`,
+    );
+  }
+  const dec = (s: string | undefined) => (s === undefined || s === "" ? undefined : decodeURIComponent(s));
+  return {
+    host: m[4].replace(/^\[|\]$/g, ""),
+    port: m[5] ? Number(m[5]) : 6379,
+    tls: m[1] === "rediss" || m[1] === "valkeys",
+    user: dec(m[2]),
+    password: dec(m[3]),
+    db: m[6] ? Number(m[6]) : 0,
+    display,
+  };
+}
