@@ -68,7 +68,12 @@ const LIVE_COLUMNS = [
 ];
 
 /** Runs a plan with progress output and signal handling; prints a one-line summary. */
-async function runStudy(plan: StudyPlan, data: string, dryRun: boolean, print: (s: string) => void): Promise<StudyResult> {
+async function runStudy(
+  plan: StudyPlan,
+  data: string,
+  dryRun: boolean,
+  print: (s: string) => void,
+): Promise<StudyResult> {
   const ac = new AbortController();
   const onSignal = () => ac.abort();
   const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
@@ -84,7 +89,8 @@ async function runStudy(plan: StudyPlan, data: string, dryRun: boolean, print: (
       dryRun
         ? `${result.cells} cells (dry run: nothing was run)\n`
         : `${result.cells} cells: ${result.complete} complete, ${result.skipped} skipped (already complete), ` +
-          `${result.incomplete} incomplete, ${result.failed} failed` + (result.interrupted ? ", interrupted" : "") + "\n",
+          `${result.incomplete} incomplete, ${result.failed} failed` +
+          (result.interrupted ? ", interrupted" : "") + "\n",
     );
     return result;
   } finally {
@@ -93,8 +99,13 @@ async function runStudy(plan: StudyPlan, data: string, dryRun: boolean, print: (
 }
 
 /** The demo without redis-server: ingest data/samples/<server>-<version>/. */
-async function demoFromSamples(data: string, samples: string, print: (s: string) => void): Promise<void> {
-  const folders = [...Deno.readDirSync(samples)].filter((e) => e.isDirectory).map((e) => e.name).sort();
+async function demoFromSamples(
+  data: string,
+  samples: string,
+  print: (s: string) => void,
+): Promise<void> {
+  const folders = [...Deno.readDirSync(samples)].filter((e) => e.isDirectory).map((e) => e.name)
+    .sort();
   for (const folder of folders) {
     const m = /^([a-z]+)-(\d[\w.]*)$/.exec(folder);
     await ingestPaths([`${samples}/${folder}`], {
@@ -228,13 +239,23 @@ export function buildCli(print: (s: string) => void, printErr: (s: string) => vo
         return;
       }
       let result: StudyResult;
-      const plan = parsePlan(Deno.readTextFileSync(REPO + "data/plans/demo.yaml"), "data/plans/demo.yaml");
+      const plan = parsePlan(
+        Deno.readTextFileSync(REPO + "data/plans/demo.yaml"),
+        "data/plans/demo.yaml",
+      );
       // a fresh dataset each time: the demo measures this machine now
-      const data = `${opts.data}/${new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}`;
+      const data = `${opts.data}/${
+        new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")
+      }`;
       try {
         const target = parseServerUrl(server.url);
-        const live: StudyPlan = { ...plan, servers: [{ name: "redis", url: target.display, target }] };
-        print(`redis-server started on 127.0.0.1:${server.port} (pid ${server.pid}); dataset ${data}\n`);
+        const live: StudyPlan = {
+          ...plan,
+          servers: [{ name: "redis", url: target.display, target }],
+        };
+        print(
+          `redis-server started on 127.0.0.1:${server.port} (pid ${server.pid}); dataset ${data}\n`,
+        );
         result = await runStudy(live, data, false, print);
       } finally {
         await server.stop();

@@ -56,7 +56,9 @@ export function studyProgress(write: (s: string) => void, tty: boolean): (e: Stu
           if (ev.kind === "done") write(`  ${ev.test}: done\n`);
           else if (now - lastLine >= 1000) {
             lastLine = now;
-            write(`  ${ev.test}: rps=${fmt(ev.opsPerSec)} (overall: ${fmt(ev.overallOpsPerSec)})\n`);
+            write(
+              `  ${ev.test}: rps=${fmt(ev.opsPerSec)} (overall: ${fmt(ev.overallOpsPerSec)})\n`,
+            );
           }
         }
         break;
@@ -64,7 +66,9 @@ export function studyProgress(write: (s: string) => void, tty: boolean): (e: Stu
       case "end":
         stopBar();
         write(
-          `  → ${e.run.status}: ${e.run.tests} test${e.run.tests === 1 ? "" : "s"}, run ${e.run.runId}` +
+          `  → ${e.run.status}: ${e.run.tests} test${
+            e.run.tests === 1 ? "" : "s"
+          }, run ${e.run.runId}` +
             (e.run.reason ? ` (${e.run.reason})` : "") + "\n",
         );
         break;

@@ -72,4 +72,3 @@ export function testRows(
   });
   return { results, distribution };
 }
-

@@ -56,7 +56,9 @@ export function parseInfo(text: string): InfoField[] {
     const key = line.slice(0, colon);
     const value = line.slice(colon + 1);
     out.push({ section, key, value, valueNum: NUMBER.test(value) ? Number(value) : null });
-    if (/^[\w.-]+=[^,]*(,[\w.-]+=[^,]*)+$|^[\w.-]+=[^,]*$/.test(value) && !/^[\w.-]+=$/.test(value)) {
+    if (
+      /^[\w.-]+=[^,]*(,[\w.-]+=[^,]*)+$|^[\w.-]+=[^,]*$/.test(value) && !/^[\w.-]+=$/.test(value)
+    ) {
       for (const part of value.split(",")) {
         const eq = part.indexOf("=");
         const v = part.slice(eq + 1);

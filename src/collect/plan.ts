@@ -70,7 +70,10 @@ export class PlanError extends ParseError {
    * @param expected What the field should be.
    * @param where Location and the offending text.
    */
-  constructor(expected: string, where: { file: string; line: number; column: number; text: string }) {
+  constructor(
+    expected: string,
+    where: { file: string; line: number; column: number; text: string },
+  ) {
     super(expected, where);
     this.name = "PlanError";
   }
@@ -122,7 +125,7 @@ export function parsePlan(text: string, file: string): StudyPlan {
       file,
       line: at.line,
       column: at.col,
-      text: value === undefined ? "" : JSON.stringify(value),
+      text: value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value),
     });
   };
   const root = doc.toJS() as Record<string, unknown> | null;
@@ -131,10 +134,22 @@ export function parsePlan(text: string, file: string): StudyPlan {
   }
   const r = root!;
   const known = new Set([
-    "name", "kind", "tool", "servers", "tests", "requests", "matrix", "repetitions",
-    "warmup_requests", "pause_s", "timeout_s", "tags",
+    "name",
+    "kind",
+    "tool",
+    "servers",
+    "tests",
+    "requests",
+    "matrix",
+    "repetitions",
+    "warmup_requests",
+    "pause_s",
+    "timeout_s",
+    "tags",
   ]);
-  for (const k of Object.keys(r)) if (!known.has(k)) fail([k], `unknown field (known: ${[...known].join(", ")})`);
+  for (const k of Object.keys(r)) {
+    if (!known.has(k)) fail([k], `unknown field (known: ${[...known].join(", ")})`);
+  }
 
   const str = (path: string[], v: unknown, dflt?: string): string => {
     if (v === undefined && dflt !== undefined) return dflt;
@@ -143,7 +158,9 @@ export function parsePlan(text: string, file: string): StudyPlan {
   };
   const posInt = (path: (string | number)[], v: unknown, dflt?: number, min = 1): number => {
     if (v === undefined && dflt !== undefined) return dflt;
-    if (typeof v !== "number" || !Number.isInteger(v) || v < min) fail(path, `expected an integer ≥ ${min}`);
+    if (typeof v !== "number" || !Number.isInteger(v) || v < min) {
+      fail(path, `expected an integer ≥ ${min}`);
+    }
     return v as number;
   };
   const num = (path: string[], v: unknown, dflt: number): number => {
@@ -155,9 +172,13 @@ export function parsePlan(text: string, file: string): StudyPlan {
   const name = str(["name"], r.name);
   if (!/^[\w.-]+$/.test(name)) fail(["name"], "expected letters, digits, '.', '_' or '-'");
   const kind = str(["kind"], r.kind, "redis-benchmark");
-  if (kind !== "redis-benchmark") fail(["kind"], "expected redis-benchmark (memory plans come later)");
+  if (kind !== "redis-benchmark") {
+    fail(["kind"], "expected redis-benchmark (memory plans come later)");
+  }
 
-  if (!Array.isArray(r.servers) || r.servers.length === 0) fail(["servers"], "expected at least one server");
+  if (!Array.isArray(r.servers) || r.servers.length === 0) {
+    fail(["servers"], "expected at least one server");
+  }
   const names = new Set<string>();
   const servers = (r.servers as unknown[]).map((s, i): PlanServer => {
     if (s === null || typeof s !== "object") fail(["servers", i], "expected { name, url }");
@@ -175,19 +196,38 @@ export function parsePlan(text: string, file: string): StudyPlan {
     return { name: n, url: target.display, target };
   });
 
-  if (!Array.isArray(r.tests) || r.tests.length === 0) fail(["tests"], "expected a list of tests (set, get, …)");
+  if (!Array.isArray(r.tests) || r.tests.length === 0) {
+    fail(["tests"], "expected a list of tests (set, get, …)");
+  }
   const tests = (r.tests as unknown[]).map((t, i) => str(["tests", String(i)], t).toLowerCase());
 
   const m = (r.matrix ?? {}) as Record<string, unknown>;
   if (typeof m !== "object" || Array.isArray(m)) fail(["matrix"], "expected a mapping of lists");
   const mKnown = new Set(["clients", "data_size_bytes", "pipeline", "threads", "keyspace"]);
-  for (const k of Object.keys(m)) if (!mKnown.has(k)) fail(["matrix", k], `unknown parameter (known: ${[...mKnown].join(", ")})`);
-  const list = (k: string, dflt: (number | null)[], min: number, nullable = false): (number | null)[] => {
+  for (const k of Object.keys(m)) {
+    if (!mKnown.has(k)) {
+      fail(["matrix", k], `unknown parameter (known: ${[...mKnown].join(", ")})`);
+    }
+  }
+  const list = (
+    k: string,
+    dflt: (number | null)[],
+    min: number,
+    nullable = false,
+  ): (number | null)[] => {
     const v = m[k];
     if (v === undefined) return dflt;
     const arr = Array.isArray(v) ? v : [v];
     if (arr.length === 0) fail(["matrix", k], "expected at least one value");
-    return arr.map((x, i) => (nullable && x === null ? null : posInt(["matrix", k, Array.isArray(v) ? i : 0].slice(0, Array.isArray(v) ? 3 : 2), x, undefined, min)));
+    return arr.map((
+      x,
+      i,
+    ) => (nullable && x === null ? null : posInt(
+      ["matrix", k, Array.isArray(v) ? i : 0].slice(0, Array.isArray(v) ? 3 : 2),
+      x,
+      undefined,
+      min,
+    )));
   };
   const matrix: PlanMatrix = {
     clients: list("clients", [50], 1) as number[],
@@ -199,7 +239,9 @@ export function parsePlan(text: string, file: string): StudyPlan {
 
   const tags: Record<string, string> = {};
   if (r.tags !== undefined) {
-    if (r.tags === null || typeof r.tags !== "object" || Array.isArray(r.tags)) fail(["tags"], "expected a mapping");
+    if (r.tags === null || typeof r.tags !== "object" || Array.isArray(r.tags)) {
+      fail(["tags"], "expected a mapping");
+    }
     for (const [k, v] of Object.entries(r.tags as Record<string, unknown>)) tags[k] = String(v);
   }
 
@@ -249,7 +291,10 @@ export function planCells(plan: StudyPlan): PlanCell[] {
             for (const keyspace of m.keyspace) {
               for (const server of plan.servers) {
                 cells.push({
-                  id: `${plan.name}/${server.name}/c${clients}-d${dataSizeBytes}-P${pipeline}-t${threads}-r${keyspace ?? 0}/rep${rep}`,
+                  id:
+                    `${plan.name}/${server.name}/c${clients}-d${dataSizeBytes}-P${pipeline}-t${threads}-r${
+                      keyspace ?? 0
+                    }/rep${rep}`,
                   server,
                   clients,
                   dataSizeBytes,

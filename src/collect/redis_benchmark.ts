@@ -876,18 +876,34 @@ export type ProgressEvent =
 export function progressEvent(segment: string): ProgressEvent | undefined {
   const t = segment.trim();
   let m = RE_PROGRESS.exec(t);
-  if (m) return { kind: "progress", test: normalizeTestName(m[1]), opsPerSec: num(m[2]), overallOpsPerSec: num(m[3]) };
+  if (m) {
+    return {
+      kind: "progress",
+      test: normalizeTestName(m[1]),
+      opsPerSec: num(m[2]),
+      overallOpsPerSec: num(m[3]),
+    };
+  }
   m = RE_HEADER.exec(t);
   if (m) return { kind: "done", test: normalizeTestName(m[1]), opsPerSec: null };
   m = RE_QUIET.exec(t);
-  if (m && m[1] !== "throughput summary") return { kind: "done", test: normalizeTestName(m[1]), opsPerSec: num(m[2]) };
+  if (m && m[1] !== "throughput summary") {
+    return { kind: "done", test: normalizeTestName(m[1]), opsPerSec: num(m[2]) };
+  }
   if (t.startsWith('"') && !t.startsWith('"test"')) {
     const f = splitCsvLine(t);
-    if (f && f.length >= 2 && /^[\d.]+$/.test(f[1])) return { kind: "done", test: normalizeTestName(f[0]), opsPerSec: num(f[1]) };
+    if (f && f.length >= 2 && /^[\d.]+$/.test(f[1])) {
+      return { kind: "done", test: normalizeTestName(f[0]), opsPerSec: num(f[1]) };
+    }
   }
   m = RE_PROGRESS_LEGACY.exec(t);
   if (m && /^[A-Z][A-Z0-9_]*( \(.*\))?$/.test(m[1])) {
-    return { kind: "progress", test: normalizeTestName(m[1]), opsPerSec: num(m[2]), overallOpsPerSec: num(m[2]) };
+    return {
+      kind: "progress",
+      test: normalizeTestName(m[1]),
+      opsPerSec: num(m[2]),
+      overallOpsPerSec: num(m[2]),
+    };
   }
   return undefined;
 }

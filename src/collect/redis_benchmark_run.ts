@@ -12,10 +12,15 @@ import type { Row } from "../schema.ts";
 import { testRows } from "./_rows.ts";
 import { parseBenchmarkArgs } from "./command.ts";
 import { type HostFacts, hostFacts } from "./host.ts";
-import type { ProcessRunner, ProcessResult } from "./process.ts";
-import { REDACTED, redactArgv, redactRawText } from "./redact.ts";
-import { type ProgressEvent, ProgressReader, RedisBenchmarkParser, type RedisBenchmarkRun } from "./redis_benchmark.ts";
-import { type ServerSnapshot, snapshotServer, ServerUnreachableError } from "./server.ts";
+import type { ProcessResult, ProcessRunner } from "./process.ts";
+import { redactArgv, REDACTED, redactRawText } from "./redact.ts";
+import {
+  type ProgressEvent,
+  ProgressReader,
+  RedisBenchmarkParser,
+  type RedisBenchmarkRun,
+} from "./redis_benchmark.ts";
+import { type ServerSnapshot, ServerUnreachableError, snapshotServer } from "./server.ts";
 import { newRunId, RunWriter } from "./store.ts";
 import type { ServerTarget } from "./target.ts";
 
@@ -88,7 +93,9 @@ export function redisBenchmarkArgv(p: RedisBenchmarkParams): string[] {
 
 /** Shell-quotes an argv for display and storage (after redaction). */
 export function argvToCommand(argv: readonly string[]): string {
-  return argv.map((a) => (/^[\w@%+=:,./*-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(" ");
+  return argv.map((a) => (/^[\w@%+=:,./*-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(
+    " ",
+  );
 }
 
 /** Options of {@link collectRedisBenchmark}. */
@@ -243,12 +250,28 @@ export async function collectRedisBenchmark(options: CollectOptions): Promise<Co
   for (const [phase, snap] of [["before", before], ["after", after]] as const) {
     if (!snap) continue;
     for (const f of snap.info) {
-      infoRows.push({ run_id: writer.runId, phase, section: f.section, key: f.key, value: f.value, value_num: f.valueNum });
+      infoRows.push({
+        run_id: writer.runId,
+        phase,
+        section: f.section,
+        key: f.key,
+        value: f.value,
+        value_num: f.valueNum,
+      });
     }
     if (snap.dbsize !== null) {
-      infoRows.push({ run_id: writer.runId, phase, section: "DBSIZE", key: "dbsize", value: String(snap.dbsize), value_num: snap.dbsize });
+      infoRows.push({
+        run_id: writer.runId,
+        phase,
+        section: "DBSIZE",
+        key: "dbsize",
+        value: String(snap.dbsize),
+        value_num: snap.dbsize,
+      });
     }
-    for (const [key, value] of snap.config) configRows.push({ run_id: writer.runId, phase, key, value });
+    for (const [key, value] of snap.config) {
+      configRows.push({ run_id: writer.runId, phase, key, value });
+    }
   }
   writer.commit({
     run,
@@ -262,7 +285,14 @@ export async function collectRedisBenchmark(options: CollectOptions): Promise<Co
     manifest: {
       argv_redacted: redactArgv(argv),
       process: result
-        ? { exit_code: result.code, signal: result.signal, timed_out: result.timedOut, interrupted: result.interrupted, duration_ms: Math.round(result.durationMs), pid: result.pid }
+        ? {
+          exit_code: result.code,
+          signal: result.signal,
+          timed_out: result.timedOut,
+          interrupted: result.interrupted,
+          duration_ms: Math.round(result.durationMs),
+          pid: result.pid,
+        }
         : null,
       host,
       server_config_error: before?.configError ?? null,
@@ -285,7 +315,11 @@ function toolName(tool: string | undefined): string {
   return b === "valkey-benchmark" || b === "redis-benchmark" ? b : b || "redis-benchmark";
 }
 
-function describeEnd(r: ProcessResult, parsed: RedisBenchmarkRun | undefined, stderr: string): string | null {
+function describeEnd(
+  r: ProcessResult,
+  parsed: RedisBenchmarkRun | undefined,
+  stderr: string,
+): string | null {
   const errText = [...(parsed?.errors.map((e) => e.text) ?? []), ...stderr.split("\n")]
     .map((l) => l.trim())
     .filter((l) => l && !/^Warning: Using a password/.test(l))
@@ -294,7 +328,9 @@ function describeEnd(r: ProcessResult, parsed: RedisBenchmarkRun | undefined, st
   if (r.interrupted) return "interrupted (Ctrl-C / SIGTERM); partial output kept";
   if (r.timedOut) return `timed out; partial output kept${errText ? `: ${errText}` : ""}`;
   if (r.code !== 0) return `exited with ${r.code ?? r.signal}${errText ? `: ${errText}` : ""}`;
-  if (!parsed || parsed.testCount === 0) return `no result in the output${errText ? `: ${errText}` : ""}`;
+  if (!parsed || parsed.testCount === 0) {
+    return `no result in the output${errText ? `: ${errText}` : ""}`;
+  }
   if (!parsed.complete) return "output incomplete";
   return null;
 }

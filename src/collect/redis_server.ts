@@ -48,14 +48,27 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = freePort();
     const args = [
-      "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-      "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "warning",
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      "--daemonize",
+      "no",
+      "--protected-mode",
+      "yes",
+      "--loglevel",
+      "warning",
       ...(options.password ? ["--requirepass", options.password] : []),
       ...(options.args ?? []),
     ];
     let child: Deno.ChildProcess;
     try {
-      child = new Deno.Command(program, { args, stdin: "null", stdout: "null", stderr: "piped" }).spawn();
+      child = new Deno.Command(program, { args, stdin: "null", stdout: "null", stderr: "piped" })
+        .spawn();
     } catch (e) {
       if (e instanceof Deno.errors.NotFound) throw new ToolNotFoundError(program);
       throw e;
@@ -95,9 +108,14 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       Deno.kill(child.pid, "SIGKILL");
     } catch { /* gone */ }
     await child.status;
-    const { value } = await Promise.race([stderr.read(), new Promise<{ value: string }>((r) => setTimeout(() => r({ value: "" }), 200))]);
+    const { value } = await Promise.race([
+      stderr.read(),
+      new Promise<{ value: string }>((r) => setTimeout(() => r({ value: "" }), 200)),
+    ]);
     await stderr.cancel().catch(() => {});
-    if (attempt === 2) throw new Error(`${program} did not start on port ${port}: ${value ?? ""}`.trim());
+    if (attempt === 2) {
+      throw new Error(`${program} did not start on port ${port}: ${value ?? ""}`.trim());
+    }
   }
   throw new Error("unreachable");
 }

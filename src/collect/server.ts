@@ -90,7 +90,9 @@ export async function snapshotServer(
         break;
       } catch (e) {
         if (args.length === 0) {
-          throw new ServerUnreachableError(`INFO failed on ${target.display}: ${(e as Error).message}`);
+          throw new ServerUnreachableError(
+            `INFO failed on ${target.display}: ${(e as Error).message}`,
+          );
         }
       }
     }
@@ -106,13 +108,23 @@ export async function snapshotServer(
       config = config.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
     } catch (e) {
       configError = (e as Error).message;
-      configStatus = /unknown command|NOPERM|not allowed|disabled|permission/i.test(configError) ? "refused" : "error";
+      configStatus = /unknown command|NOPERM|not allowed|disabled|permission/i.test(configError)
+        ? "refused"
+        : "error";
     }
     let dbsize: number | null = null;
     try {
       dbsize = await client.dbsize();
     } catch { /* some proxies refuse DBSIZE */ }
-    return { infoText: infoText!, info, identity: serverIdentity(info), config, configStatus, configError, dbsize };
+    return {
+      infoText: infoText!,
+      info,
+      identity: serverIdentity(info),
+      config,
+      configStatus,
+      configError,
+      dbsize,
+    };
   } finally {
     client.disconnect();
   }

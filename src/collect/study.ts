@@ -17,8 +17,8 @@ import {
   argvToCommand,
   type CollectedRun,
   collectRedisBenchmark,
-  type RedisBenchmarkParams,
   redisBenchmarkArgv,
+  type RedisBenchmarkParams,
 } from "./redis_benchmark_run.ts";
 
 /** What happens while a plan runs, for progress output. */
@@ -57,7 +57,11 @@ export interface StudyResult {
 }
 
 /** The params of a cell. */
-export function cellParams(plan: StudyPlan, cell: PlanCell, requests = plan.requests): RedisBenchmarkParams {
+export function cellParams(
+  plan: StudyPlan,
+  cell: PlanCell,
+  requests = plan.requests,
+): RedisBenchmarkParams {
   return {
     tool: plan.tool,
     target: cell.server.target,
@@ -75,7 +79,10 @@ export function cellParams(plan: StudyPlan, cell: PlanCell, requests = plan.requ
  * The plan cells already in a dataset, with the status of their latest run. Reads
  * `runs/<id>/run.json` (no index file).
  */
-export function storedCells(dataDir: string, planName: string): Map<string, { runId: string; status: string }> {
+export function storedCells(
+  dataDir: string,
+  planName: string,
+): Map<string, { runId: string; status: string }> {
   const out = new Map<string, { runId: string; status: string }>();
   let entries: Deno.DirEntry[];
   try {
@@ -89,7 +96,9 @@ export function storedCells(dataDir: string, planName: string): Map<string, { ru
       if (m.plan_name !== planName || !m.plan_cell) continue;
       const prev = out.get(m.plan_cell);
       // a complete run of the cell wins; otherwise the latest one
-      if (!prev || prev.status !== "complete") out.set(m.plan_cell, { runId: m.run_id, status: m.status });
+      if (!prev || prev.status !== "complete") {
+        out.set(m.plan_cell, { runId: m.run_id, status: m.status });
+      }
     } catch { /* not a run folder */ }
   }
   return out;
@@ -114,7 +123,14 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
   const runner = options.runner ?? new DenoProcessRunner();
   const sleep = options.sleep ?? defaultSleep;
   const cells = planCells(plan);
-  const result: StudyResult = { cells: cells.length, complete: 0, skipped: 0, incomplete: 0, failed: 0, interrupted: false };
+  const result: StudyResult = {
+    cells: cells.length,
+    complete: 0,
+    skipped: 0,
+    incomplete: 0,
+    failed: 0,
+    interrupted: false,
+  };
   const stored = options.dryRun ? new Map() : storedCells(options.data, plan.name);
   let version: string | null = null;
   const host = hostFacts();
@@ -132,7 +148,13 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
     const prev = stored.get(cell.id);
     if (prev?.status === "complete") {
       result.skipped++;
-      options.onEvent?.({ kind: "skip", cell, index: i + 1, total: cells.length, runId: prev.runId });
+      options.onEvent?.({
+        kind: "skip",
+        cell,
+        index: i + 1,
+        total: cells.length,
+        runId: prev.runId,
+      });
       continue;
     }
     const params = cellParams(plan, cell);

@@ -41,13 +41,17 @@ export function parseServerUrl(url: string): ServerTarget {
   const display = redactUrl(url);
   const unix = /^unix:\/\/(\/.+)$/.exec(url);
   if (unix) return { host: "localhost", port: 0, socket: unix[1], tls: false, db: 0, display };
-  const m = /^(redis|rediss|valkey|valkeys):\/\/(?:([^:@/]*)(?::([^@/]*))?@)?(\[[^\]]+\]|[^:/]+)(?::(\d+))?(?:\/(\d+))?\/?$/.exec(url);
+  const m =
+    /^(redis|rediss|valkey|valkeys):\/\/(?:([^:@/]*)(?::([^@/]*))?@)?(\[[^\]]+\]|[^:/]+)(?::(\d+))?(?:\/(\d+))?\/?$/
+      .exec(url);
   if (!m) {
     throw new TypeError(
       `invalid server URL: ${display} (expected redis://[user:password@]host[:port][/db], rediss://…, or unix:///path)`,
     );
   }
-  const dec = (s: string | undefined) => (s === undefined || s === "" ? undefined : decodeURIComponent(s));
+  const dec = (
+    s: string | undefined,
+  ) => (s === undefined || s === "" ? undefined : decodeURIComponent(s));
   return {
     host: m[4].replace(/^\[|\]$/g, ""),
     port: m[5] ? Number(m[5]) : 6379,

@@ -1,0 +1,67 @@
+/**
+ * Test support: real redis-servers on free loopback ports, and fake tools on PATH that replay
+ * a recorded output.
+ *
+ * @module
+ */
+
+import { type LocalServer, startLocalServer } from "../../src/collect/redis_server.ts";
+
+/** Runs `fn` with fresh redis-servers (one per entry of `args`), stopped afterwards by PID. */
+export async function withServers<T>(
+  args: { args?: string[]; password?: string }[],
+  fn: (servers: LocalServer[]) => Promise<T>,
+): Promise<T> {
+  const servers: LocalServer[] = [];
+  try {
+    for (const a of args) servers.push(await startLocalServer(a));
+    return await fn(servers);
+  } finally {
+    for (const s of servers) await s.stop();
+  }
+}
+
+/**
+ * Writes an executable `dir/name` that prints `name 7.0.15` for `--version` and otherwise
+ * replays `output` (a recorded stdout) then exits with `exitCode`.
+ */
+export function fakeTool(
+  dir: string,
+  name: string,
+  output: string,
+  exitCode = 0,
+  delayS = 0,
+): string {
+  Deno.mkdirSync(dir, { recursive: true });
+  const path = `${dir}/${name}`;
+  Deno.writeTextFileSync(
+    path,
+    `#!/usr/bin/env bash
+if [ "$1" = "--version" ]; then echo "${name} 7.0.15"; exit 0; fi
+${delayS ? `sleep ${delayS}` : ""}
+cat '${output.replace(/'/g, `'\\''`)}'
+exit ${exitCode}
+`,
+  );
+  Deno.chmodSync(path, 0o755);
+  return path;
+}
+
+/** A free port with nothing listening on it (for "server is down"). */
+export function closedPort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+/** Every file under a directory. */
+export function walk(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of Deno.readDirSync(dir)) {
+    const p = `${dir}/${e.name}`;
+    if (e.isDirectory) out.push(...walk(p));
+    else out.push(p);
+  }
+  return out.sort();
+}
