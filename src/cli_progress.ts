@@ -13,6 +13,8 @@ import type { StudyEvent } from "./collect/study.ts";
 export function studyProgress(write: (s: string) => void, tty: boolean): (e: StudyEvent) => void {
   let bar: cliProgress.SingleBar | undefined;
   let barTest = "";
+  let barStart = 0;
+  let requests = 0;
   let lastLine = 0;
   const fmt = (n: number | null) => (n === null ? "-" : Math.round(n).toLocaleString("en-US"));
   const stopBar = () => {
@@ -25,6 +27,7 @@ export function studyProgress(write: (s: string) => void, tty: boolean): (e: Stu
         write(`[${e.index}/${e.total}] ${e.cell.id}: already complete (run ${e.runId}), skipped\n`);
         break;
       case "start":
+        requests = e.requests;
         write(`[${e.index}/${e.total}] ${e.cell.id}\n  $ ${e.command}\n`);
         break;
       case "warmup":
@@ -38,17 +41,19 @@ export function studyProgress(write: (s: string) => void, tty: boolean): (e: Stu
               stopBar();
               barTest = ev.test;
               bar = new cliProgress.SingleBar({
-                format: `  ${ev.test.padEnd(18)} {bar} {rps} rps (overall {overall})`,
+                format: `  ${ev.test.padEnd(18)} {bar} {percentage}% {rps} rps (overall {overall})`,
                 stream: process.stderr,
                 hideCursor: true,
                 clearOnComplete: false,
               }, cliProgress.Presets.shades_classic);
-              bar.start(1, 0, { rps: "-", overall: "-" });
+              bar.start(100, 0, { rps: "-", overall: "-" });
+              barStart = Date.now();
             }
-            // No request count in the tool's progress: the bar pulses with the rate.
-            bar.update(0.5, { rps: fmt(ev.opsPerSec), overall: fmt(ev.overallOpsPerSec) });
+            // The tool prints rates, not counts: estimate done = overall rate × elapsed / requests.
+            const done = ((ev.overallOpsPerSec ?? 0) * (Date.now() - barStart) / 1000) / Math.max(1, requests);
+            bar.update(Math.min(99, Math.round(done * 100)), { rps: fmt(ev.opsPerSec), overall: fmt(ev.overallOpsPerSec) });
           } else {
-            if (bar && barTest === ev.test) bar.update(1, {});
+            if (bar && barTest === ev.test) bar.update(100, {});
             stopBar();
           }
         } else {
