@@ -50,8 +50,12 @@ export function studyProgress(write: (s: string) => void, tty: boolean): (e: Stu
               barStart = Date.now();
             }
             // The tool prints rates, not counts: estimate done = overall rate × elapsed / requests.
-            const done = ((ev.overallOpsPerSec ?? 0) * (Date.now() - barStart) / 1000) / Math.max(1, requests);
-            bar.update(Math.min(99, Math.round(done * 100)), { rps: fmt(ev.opsPerSec), overall: fmt(ev.overallOpsPerSec) });
+            const done = ((ev.overallOpsPerSec ?? 0) * (Date.now() - barStart) / 1000) /
+              Math.max(1, requests);
+            bar.update(Math.min(99, Math.round(done * 100)), {
+              rps: fmt(ev.opsPerSec),
+              overall: fmt(ev.overallOpsPerSec),
+            });
           } else {
             if (bar && barTest === ev.test) bar.update(100, {});
             stopBar();

@@ -24,7 +24,14 @@ import {
 /** What happens while a plan runs, for progress output. */
 export type StudyEvent =
   | { kind: "skip"; cell: PlanCell; index: number; total: number; runId: string }
-  | { kind: "start"; cell: PlanCell; index: number; total: number; command: string; requests: number }
+  | {
+    kind: "start";
+    cell: PlanCell;
+    index: number;
+    total: number;
+    command: string;
+    requests: number;
+  }
   | { kind: "warmup"; cell: PlanCell }
   | { kind: "progress"; cell: PlanCell; event: ProgressEvent }
   | { kind: "end"; cell: PlanCell; index: number; total: number; run: CollectedRun };
@@ -159,7 +166,14 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
     }
     const params = cellParams(plan, cell);
     const command = argvToCommand(redactArgv(redisBenchmarkArgv(params)));
-    options.onEvent?.({ kind: "start", cell, index: i + 1, total: cells.length, command, requests: plan.requests });
+    options.onEvent?.({
+      kind: "start",
+      cell,
+      index: i + 1,
+      total: cells.length,
+      command,
+      requests: plan.requests,
+    });
     if (options.dryRun) continue;
     if (ran > 0 && plan.pauseS > 0) await sleep(plan.pauseS * 1000, options.signal);
     ran++;

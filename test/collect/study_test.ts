@@ -381,6 +381,9 @@ Deno.test("parsePlan() errors name the file, line and field", () => {
 Deno.test("examples/plan.yaml and data/plans/demo.yaml are valid plans", () => {
   const ex = parsePlan(Deno.readTextFileSync(ROOT + "examples/plan.yaml"), "examples/plan.yaml");
   assert.equal(planCells(ex).length, 2 * 3 * 2 * 3);
-  const demo = parsePlan(Deno.readTextFileSync(ROOT + "data/plans/demo.yaml"), "data/plans/demo.yaml");
+  const demo = parsePlan(
+    Deno.readTextFileSync(ROOT + "data/plans/demo.yaml"),
+    "data/plans/demo.yaml",
+  );
   assert.equal(planCells(demo).length, 4);
 });
