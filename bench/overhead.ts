@@ -1,7 +1,7 @@
 // deno-lint-ignore-file no-console
 /**
  * Collection overhead (`deno task bench:overhead`): the same redis-benchmark command run bare
- * and through kvlab (`collectRedisBenchmark`: snapshots, raw output streamed to the run
+ * and through kvlab (`runRedisBenchmark`: snapshots, raw output streamed to the run
  * folder, live progress parsing, Parquet), against one throwaway local redis-server,
  * interleaved bare/kvlab/kvlab/bare/… for N pairs. Prints the median ratio of the throughput
  * the tool reports (kvlab / bare), per test and overall. Target ≥ 0.98.
@@ -13,12 +13,12 @@
 
 import {
   argvToCommand,
-  collectRedisBenchmark,
   DenoProcessRunner,
   parseRedisBenchmark,
   parseServerUrl,
   redisBenchmarkArgv,
   type RedisBenchmarkParams,
+  runRedisBenchmark,
   startLocalServer,
 } from "../src/collect/mod.ts";
 import { loadResults } from "../src/analyze/load.ts";
@@ -67,7 +67,7 @@ try {
   };
   const viaKvlab = async (i: number) => {
     const data = `${work}/d${i}`;
-    await collectRedisBenchmark({ data, runner, params, toolVersion: "bench" });
+    await runRedisBenchmark({ data, runner, params, toolVersion: "bench" });
     const df = loadResults(data);
     const tests = df.getColumn("test").toArray() as string[];
     const ops = df.getColumn("ops_per_sec").toArray() as number[];

@@ -98,7 +98,7 @@ export function argvToCommand(argv: readonly string[]): string {
   );
 }
 
-/** Options of {@link collectRedisBenchmark}. */
+/** Options of {@link runRedisBenchmark}. */
 export interface CollectOptions {
   /** Dataset directory. */
   data: string;
@@ -142,7 +142,7 @@ export interface CollectedRun {
  * stored run with a reason. Throws only for a tool that is not installed
  * ({@link ToolNotFoundError}) or a dataset that cannot be written.
  */
-export async function collectRedisBenchmark(options: CollectOptions): Promise<CollectedRun> {
+export async function runRedisBenchmark(options: CollectOptions): Promise<CollectedRun> {
   const now = options.now ?? (() => new Date());
   const p = options.params;
   const argv = redisBenchmarkArgv(p);

@@ -16,9 +16,9 @@ import type { ProgressEvent } from "./redis_benchmark.ts";
 import {
   argvToCommand,
   type CollectedRun,
-  collectRedisBenchmark,
   redisBenchmarkArgv,
   type RedisBenchmarkParams,
+  runRedisBenchmark,
 } from "./redis_benchmark_run.ts";
 
 /** What happens while a plan runs, for progress output. */
@@ -185,7 +185,7 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
         signal: options.signal,
       }).catch(() => {/* the measured run reports problems */});
     }
-    const run = await collectRedisBenchmark({
+    const run = await runRedisBenchmark({
       data: options.data,
       runner,
       params,

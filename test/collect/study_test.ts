@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import pl from "nodejs-polars";
 import {
-  collectRedisBenchmark,
   DenoProcessRunner,
   parsePlan,
   parseServerUrl,
   planCells,
   PlanError,
   runPlan,
+  runRedisBenchmark,
   type StudyEvent,
   ToolNotFoundError,
 } from "../../src/collect/mod.ts";
@@ -243,7 +243,7 @@ Deno.test("a tool that exits non-zero, replayed by a fake executable on PATH", a
       DATA + "corpus/redis-benchmark_7.0.15_redis-7.0.15_full.txt",
       0,
     );
-    const r = await collectRedisBenchmark({
+    const r = await runRedisBenchmark({
       data: `${dir}/data2`,
       runner: new DenoProcessRunner(),
       params: {
