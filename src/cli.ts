@@ -16,6 +16,19 @@ import { ToolNotFoundError } from "./collect/process.ts";
 import { startLocalServer } from "./collect/redis_server.ts";
 import { parseServerUrl } from "./collect/target.ts";
 import { studyProgress } from "./cli_progress.ts";
+import { compare, delta } from "./analyze/compare.ts";
+import { formatForPeople } from "./analyze/present.ts";
+import { crossovers, scaling } from "./analyze/scaling.ts";
+import { latencySpectrum } from "./analyze/latency.ts";
+import {
+  deltaChart,
+  latencyChart,
+  ratioChart,
+  scalingChart,
+  throughputChart,
+  type VegaLiteSpec,
+} from "./analyze/chart.ts";
+import { chartFormat, saveChart } from "./analyze/export.ts";
 
 function collectTag(value: string, previous: Record<string, string>): Record<string, string> {
   const eq = value.indexOf("=");
@@ -66,6 +79,16 @@ const LIVE_COLUMNS = [
   "p99_latency_ms",
   "status",
 ];
+
+/** The columns of a comparison worth a Markdown table. */
+function compactCompare(c: pl.DataFrame, metric: string): pl.DataFrame {
+  const keep = c.columns.filter((col) =>
+    !/^(baseline_min|baseline_max|candidate_min|candidate_max)_|^direction$|^baseline$/.test(col) &&
+    !(col === "also_differs" && c.getColumn(col).nullCount() === c.height)
+  );
+  void metric;
+  return c.select(...keep);
+}
 
 /** Runs a plan with progress output and signal handling; prints a one-line summary. */
 async function runStudy(
@@ -199,6 +222,140 @@ export function buildCli(print: (s: string) => void, printErr: (s: string) => vo
       let df = loadTable(opts.data, name);
       if (opts.columns) df = df.select(...String(opts.columns).split(",").map((c) => c.trim()));
       print(formatTable(df, format));
+    });
+
+  program.command("compare")
+    .description(
+      "Compare each arm with a baseline per test: medians over repetitions, ratio with a 95% " +
+        "bootstrap interval, and a verdict (better / worse / no difference).",
+    )
+    .requiredOption("--data <dir>", "dataset directory")
+    .requiredOption(
+      "--by <column>",
+      "column whose values are the arms: server, label, server_version, …",
+    )
+    .requiredOption("--baseline <value>", "the baseline arm")
+    .option(
+      "--metric <column>",
+      "metric: ops_per_sec, p50_latency_ms, p99_latency_ms, …",
+      "ops_per_sec",
+    )
+    .option("--format <format>", "md, csv or json", "md")
+    .action((opts) => {
+      const format = tableFormat(opts.format);
+      const c = compare(loadResults(opts.data), {
+        by: opts.by,
+        baseline: opts.baseline,
+        metric: opts.metric,
+      });
+      print(formatForPeople(format === "md" ? compactCompare(c, opts.metric) : c, format));
+    });
+
+  program.command("delta")
+    .description(
+      "The change along one dimension per test: throughput factor and avg/p50/p95/p99 latency " +
+        "change in % (e.g. --dimension transport --from tcp --to rdma).",
+    )
+    .requiredOption("--data <dir>", "dataset directory")
+    .requiredOption(
+      "--dimension <column>",
+      "transport, server_io_threads, server_version, data_size_bytes, label, …",
+    )
+    .requiredOption("--from <value>", "value before")
+    .requiredOption("--to <value>", "value after")
+    .option("--format <format>", "md, csv or json", "md")
+    .action((opts) => {
+      const format = tableFormat(opts.format);
+      const d = delta(loadResults(opts.data), {
+        dimension: opts.dimension,
+        from: opts.from,
+        to: opts.to,
+      });
+      print(formatForPeople(d, format));
+    });
+
+  program.command("plot")
+    .description("Draw a chart of a dataset and save it (.svg, .png, .html or .vl.json).")
+    .argument("<kind>", "throughput, ratio, latency, scaling or delta")
+    .requiredOption("--data <dir>", "dataset directory")
+    .requiredOption("-o, --output <file>", "output file; the extension picks the format")
+    .option("--by <column>", "arms", "server")
+    .option("--baseline <value>", "baseline arm (ratio, scaling crossovers)")
+    .option("--candidate <value>", "arm that may overtake the baseline (scaling)")
+    .option("--metric <column>", "metric", "ops_per_sec")
+    .option("--x <column>", "x of a scaling curve", "clients")
+    .option("--dimension <column>", "dimension of a delta")
+    .option("--from <value>", "delta: value before")
+    .option("--to <value>", "delta: value after")
+    .option("--title <text>", "chart title")
+    .action(async (kind: string, opts) => {
+      if (!["throughput", "ratio", "latency", "scaling", "delta"].includes(kind)) {
+        throw new TypeError(
+          `invalid chart kind: ${kind} (expected throughput, ratio, latency, scaling or delta)`,
+        );
+      }
+      chartFormat(opts.output);
+      const results = loadResults(opts.data);
+      let spec: VegaLiteSpec;
+      switch (kind) {
+        case "throughput":
+          spec = throughputChart(results, { by: opts.by, metric: opts.metric, title: opts.title });
+          break;
+        case "ratio":
+          if (!opts.baseline) throw new TypeError("ratio needs --baseline");
+          spec = ratioChart(
+            compare(results, { by: opts.by, baseline: opts.baseline, metric: opts.metric }),
+            {
+              by: opts.by,
+              title: opts.title,
+            },
+          );
+          break;
+        case "latency": {
+          const runs = loadTable(opts.data, "runs").select("run_id", opts.by);
+          const dist = loadTable(opts.data, "latency_distribution").join(runs, { on: "run_id" });
+          spec = latencyChart(latencySpectrum(dist, { by: [opts.by] }), {
+            by: opts.by,
+            title: opts.title,
+          });
+          break;
+        }
+        case "scaling": {
+          const curve = scaling(results, { x: opts.x, by: opts.by, metric: opts.metric });
+          const cross = opts.baseline && opts.candidate
+            ? crossovers(results, {
+              x: opts.x,
+              by: opts.by,
+              metric: opts.metric,
+              baseline: opts.baseline,
+              candidate: opts.candidate,
+            })
+            : undefined;
+          spec = scalingChart(curve, {
+            x: opts.x,
+            by: opts.by,
+            metric: opts.metric,
+            crossovers: cross,
+            title: opts.title,
+          });
+          break;
+        }
+        case "delta":
+          if (!opts.dimension || opts.from === undefined || opts.to === undefined) {
+            throw new TypeError("delta needs --dimension, --from and --to");
+          }
+          spec = deltaChart(
+            delta(results, { dimension: opts.dimension, from: opts.from, to: opts.to }),
+            { title: opts.title },
+          );
+          break;
+        default:
+          throw new TypeError(
+            `invalid chart kind: ${kind} (expected throughput, ratio, latency, scaling or delta)`,
+          );
+      }
+      await saveChart(spec, opts.output);
+      print(`wrote ${opts.output}\n`);
     });
 
   program.command("run")

@@ -127,5 +127,7 @@ export function loadResults(dataDir: string, options: LoadResultsOptions = {}): 
   const runs = loadTable(dataDir, "runs");
   let results = scanTable(dataDir, "results");
   if (options.completeOnly ?? true) results = results.filter(pl.col("complete"));
-  return results.join(runs.lazy(), { on: "run_id", how: "left" }).collectSync();
+  // a stable order: runs by id (time first), tests as printed
+  return results.join(runs.lazy(), { on: "run_id", how: "left" }).sort(["run_id", "test_index"])
+    .collectSync();
 }

@@ -1,8 +1,16 @@
 /**
- * kvlab analyze: load datasets into nodejs-polars DataFrames and format tables for people.
+ * kvlab analyze: load datasets into nodejs-polars DataFrames, compare arms with bootstrap
+ * intervals, deltas, scaling and crossovers, latency spectra merged as histograms, tables for
+ * people, and Vega-Lite charts with SVG/PNG export.
  *
  * @module
  */
 
-export * from "./load.ts";
+export * from "./chart.ts";
+export * from "./compare.ts";
+export * from "./export.ts";
 export * from "./format.ts";
+export * from "./latency.ts";
+export * from "./load.ts";
+export * from "./present.ts";
+export * from "./scaling.ts";

@@ -1,0 +1,216 @@
+/**
+ * Rendering and saving charts: `toSvg` (Vega, headless), `toPng` (resvg, with the system's
+ * fonts, CJK included), `saveChart(spec, path)` choosing the format from the extension, and
+ * `display(spec)` for Jupyter (a MIME bundle of the Vega-Lite spec plus an SVG fallback).
+ *
+ * @module
+ */
+
+import { Resvg } from "@resvg/resvg-js";
+import * as vega from "vega";
+import * as vl from "vega-lite";
+import type { VegaLiteSpec } from "./chart.ts";
+
+/**
+ * Renders a Vega-Lite spec to SVG text.
+ *
+ * @example
+ * ```ts
+ * import { toSvg } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * const svg = await toSvg({ data: { values: [{ a: 1 }] }, mark: "point", encoding: { x: { field: "a", type: "quantitative" } } });
+ * assert.match(svg, /^<svg /);
+ * ```
+ */
+export async function toSvg(spec: VegaLiteSpec): Promise<string> {
+  // Library code never prints: Vega-Lite's and Vega's warnings are kept, not logged.
+  // Vega tags inline data rows; work on a copy so the caller's spec stays as it was.
+  const compiled =
+    vl.compile(structuredClone(spec) as never, { logger: quietLogger() as never }).spec;
+  const view = new vega.View(vega.parse(compiled), {
+    renderer: "none",
+    logger: quietLogger() as never,
+  });
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+}
+
+/** A Vega logger that keeps messages instead of printing them. */
+function quietLogger() {
+  const messages: string[] = [];
+  let lvl = 0;
+  const keep = (...a: unknown[]) => {
+    messages.push(a.map(String).join(" "));
+    return logger;
+  };
+  const logger = {
+    messages,
+    level(l?: number) {
+      if (l === undefined) return lvl;
+      lvl = l;
+      return logger;
+    },
+    error: (...a: unknown[]) => {
+      throw new Error(a.map(String).join(" "));
+    },
+    warn: keep,
+    info: keep,
+    debug: keep,
+  };
+  return logger;
+}
+
+/** Options of {@link toPng}. */
+export interface PngOptions {
+  /**
+   * Pixels per SVG pixel (2 makes crisp images on high-density screens).
+   * @default {2}
+   */
+  scale?: number;
+}
+
+/** The pixel size of an SVG (its width and height attributes). */
+export function svgSize(svg: string): { width: number; height: number } {
+  const w = /<svg[^>]*\swidth="([\d.]+)"/.exec(svg);
+  const h = /<svg[^>]*\sheight="([\d.]+)"/.exec(svg);
+  if (!w || !h) throw new TypeError("invalid SVG: no width/height on the root element");
+  return { width: Number(w[1]), height: Number(h[1]) };
+}
+
+/**
+ * Renders a spec (or SVG text) to PNG bytes.
+ *
+ * @example
+ * ```ts
+ * import { toPng } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * const png = await toPng('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="5"></svg>', { scale: 3 });
+ * assert.deepEqual([...png.subarray(1, 4)], [80, 78, 71]); // "PNG"
+ * assert.equal(new DataView(png.buffer, png.byteOffset).getUint32(16), 30); // IHDR width
+ * ```
+ */
+export async function toPng(
+  spec: VegaLiteSpec | string,
+  options: PngOptions = {},
+): Promise<Uint8Array> {
+  const svg = typeof spec === "string" ? spec : await toSvg(spec);
+  const { width } = svgSize(svg);
+  const r = new Resvg(svg, {
+    fitTo: { mode: "width", value: Math.round(width * (options.scale ?? 2)) },
+    font: { loadSystemFonts: true, defaultFontFamily: "DejaVu Sans" },
+    background: "white",
+  });
+  return new Uint8Array(r.render().asPng());
+}
+
+/** Formats {@link saveChart} writes, by extension. */
+export type ChartFormat = "svg" | "png" | "html" | "vl.json";
+
+/**
+ * The format of a chart path from its extension.
+ *
+ * @throws {TypeError} `invalid chart format: …` for any other extension.
+ *
+ * @example
+ * ```ts
+ * import { chartFormat } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * assert.equal(chartFormat("out/fig.vl.json"), "vl.json");
+ * assert.equal(chartFormat("fig.PNG"), "png");
+ * assert.throws(() => chartFormat("fig.jpg"), /invalid chart format: fig\.jpg/);
+ * ```
+ */
+export function chartFormat(path: string): ChartFormat {
+  const p = path.toLowerCase();
+  if (p.endsWith(".vl.json")) return "vl.json";
+  const ext = p.slice(p.lastIndexOf(".") + 1);
+  switch (ext) {
+    case "svg":
+    case "png":
+    case "html":
+      return ext;
+    default:
+      throw new TypeError(`invalid chart format: ${path} (expected .svg, .png, .html or .vl.json)`);
+  }
+}
+
+/** A standalone HTML page showing the spec with vega-embed (loaded from a CDN by the viewer). */
+export function toHtml(spec: VegaLiteSpec, svgFallback?: string): string {
+  const json = JSON.stringify(spec).replace(/</g, "\\u003c");
+  return `<!doctype html>
+<html><head><meta charset="utf-8"><title>${
+    String((spec.title as { text?: string })?.text ?? spec.title ?? "kvlab chart").replace(
+      /</g,
+      "&lt;",
+    )
+  }</title>
+<script src="https://cdn.jsdelivr.net/npm/vega@6"></script>
+<script src="https://cdn.jsdelivr.net/npm/vega-lite@6"></script>
+<script src="https://cdn.jsdelivr.net/npm/vega-embed@7"></script>
+</head><body>
+<div id="chart">${svgFallback ?? ""}</div>
+<script>if (window.vegaEmbed) vegaEmbed("#chart", ${json}, { actions: true });</script>
+</body></html>
+`;
+}
+
+/**
+ * Saves a chart: `.svg`, `.png` (2× scale), `.html` (interactive, with the SVG inline as a
+ * fallback) or `.vl.json` (the spec). Parent folders are created; the file is written to a
+ * temporary name and renamed, so a failed render leaves nothing half-written.
+ *
+ * @throws {TypeError} For any other extension.
+ */
+export async function saveChart(spec: VegaLiteSpec, path: string): Promise<void> {
+  const format = chartFormat(path);
+  const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : ".";
+  if (dir) await Deno.mkdir(dir, { recursive: true });
+  let bytes: Uint8Array;
+  switch (format) {
+    case "svg":
+      bytes = new TextEncoder().encode(await toSvg(spec));
+      break;
+    case "png":
+      bytes = await toPng(spec);
+      break;
+    case "html":
+      bytes = new TextEncoder().encode(toHtml(spec, await toSvg(spec)));
+      break;
+    case "vl.json":
+      bytes = new TextEncoder().encode(JSON.stringify(spec, null, 2) + "\n");
+      break;
+  }
+  const tmp = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+  await Deno.writeFile(tmp, bytes);
+  await Deno.rename(tmp, path);
+}
+
+/** The MIME bundle Jupyter frontends render: Vega-Lite (v5 renderer) plus SVG and text. */
+export async function mimeBundle(spec: VegaLiteSpec): Promise<Record<string, unknown>> {
+  const svg = await toSvg(spec);
+  // JupyterLab and VS Code render Vega-Lite through their v5 renderers: declare v5.
+  const v5 = { ...spec, $schema: "https://vega.github.io/schema/vega-lite/v5.json" };
+  return {
+    "application/vnd.vegalite.v5+json": v5,
+    "image/svg+xml": svg,
+    "text/plain": `<kvlab chart: ${
+      String((spec.title as { text?: string })?.text ?? spec.title ?? "untitled")
+    }>`,
+  };
+}
+
+/**
+ * Shows a chart inline under the Deno Jupyter kernel (feature-detected: `Deno.jupyter` only
+ * exists there). Returns the bundle, so outside Jupyter it can still be inspected.
+ */
+export async function display(spec: VegaLiteSpec): Promise<Record<string, unknown>> {
+  const bundle = await mimeBundle(spec);
+  const jupyter = (Deno as unknown as {
+    jupyter?: { display(b: unknown, o: { raw: boolean }): Promise<void> | void };
+  }).jupyter;
+  if (jupyter) await jupyter.display(bundle, { raw: true });
+  return bundle;
+}

@@ -1,0 +1,128 @@
+/**
+ * Scaling curves: a metric against clients or threads per arm, and the points where one arm
+ * overtakes another (seed 002: "Dragonfly overtakes Redis from 128 clients").
+ *
+ * @module
+ */
+
+import type pl from "nodejs-polars";
+import { median } from "./_stats.ts";
+import { rowsFrame } from "./compare.ts";
+
+/** Options of {@link scaling}. */
+export interface ScalingOptions {
+  /** The x column: `clients`, `threads`, `pipeline`, `data_size_bytes`, … */
+  x: string;
+  /** The arms: `server`, `label`, … */
+  by: string;
+  /** @default {"ops_per_sec"} */
+  metric?: string;
+}
+
+type Rec = Record<string, unknown>;
+
+/**
+ * Median of the metric per test, arm and x, with the min and max over repetitions.
+ *
+ * @returns Columns `test`, `<by>`, `<x>`, `n`, `median_<metric>`, `min_<metric>`,
+ * `max_<metric>`, sorted by test (first appearance), arm, x.
+ */
+export function scaling(df: pl.DataFrame, options: ScalingOptions): pl.DataFrame {
+  const metric = options.metric ?? "ops_per_sec";
+  for (const c of ["test", options.x, options.by, metric]) {
+    if (!df.columns.includes(c)) throw new TypeError(`invalid column: ${c} (not in the frame)`);
+  }
+  const groups = new Map<string, { test: unknown; arm: unknown; x: number; v: number[] }>();
+  for (const r of df.select("test", options.by, options.x, metric).toRecords() as Rec[]) {
+    const v = r[metric];
+    const x = r[options.x];
+    if (typeof v !== "number" || !Number.isFinite(v) || typeof x !== "number") continue;
+    const k = JSON.stringify([r.test, r[options.by], x]);
+    const g = groups.get(k) ?? { test: r.test, arm: r[options.by], x, v: [] };
+    g.v.push(v);
+    groups.set(k, g);
+  }
+  const order = new Map<unknown, number>();
+  for (const g of groups.values()) if (!order.has(g.test)) order.set(g.test, order.size);
+  const rows = [...groups.values()]
+    .sort((a, b) =>
+      order.get(a.test)! - order.get(b.test)! || String(a.arm).localeCompare(String(b.arm)) ||
+      a.x - b.x
+    )
+    .map((g) => ({
+      test: g.test,
+      [options.by]: g.arm,
+      [options.x]: g.x,
+      n: g.v.length,
+      [`median_${metric}`]: median(g.v),
+      [`min_${metric}`]: Math.min(...g.v),
+      [`max_${metric}`]: Math.max(...g.v),
+    }));
+  return rowsFrame(rows);
+}
+
+/** Options of {@link crossovers}. */
+export interface CrossoverOptions extends ScalingOptions {
+  /** The arm that leads at small x. */
+  baseline: string;
+  /** The arm that may overtake it. */
+  candidate: string;
+}
+
+/**
+ * Where `candidate` overtakes `baseline` on a scaling curve (medians): per test, the first x at
+ * which the candidate is ahead after being behind at the previous x common to both, and the
+ * values on both sides. Tests without a crossover are listed with `crossover_x = null`.
+ *
+ * @example
+ * ```ts
+ * import pl from "nodejs-polars";
+ * import { crossovers } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * const df = pl.DataFrame({
+ *   test: Array(8).fill("SET"),
+ *   server: ["redis", "redis", "redis", "redis", "dragonfly", "dragonfly", "dragonfly", "dragonfly"],
+ *   clients: [16, 32, 64, 128, 16, 32, 64, 128],
+ *   ops_per_sec: [29695.61, 44350.43, 53059.89, 55254.5, 26968.31, 39939.89, 52767, 57385.52],
+ * });
+ * const c = crossovers(df, { x: "clients", by: "server", baseline: "redis", candidate: "dragonfly" });
+ * assert.equal(c.getColumn("crossover_x").get(0), 128);
+ * ```
+ */
+export function crossovers(df: pl.DataFrame, options: CrossoverOptions): pl.DataFrame {
+  const metric = options.metric ?? "ops_per_sec";
+  const curve = scaling(df, options).toRecords() as Rec[];
+  const med = `median_${metric}`;
+  const higher = /_per_sec$/.test(metric);
+  const tests = [...new Set(curve.map((r) => r.test))];
+  const rows: Rec[] = [];
+  for (const test of tests) {
+    const pts = (arm: string) =>
+      new Map(
+        curve.filter((r) => r.test === test && String(r[options.by]) === arm).map((
+          r,
+        ) => [r[options.x] as number, r[med] as number]),
+      );
+    const a = pts(options.baseline);
+    const b = pts(options.candidate);
+    const xs = [...a.keys()].filter((x) => b.has(x)).sort((p, q) => p - q);
+    const ahead = (x: number) => (higher ? b.get(x)! > a.get(x)! : b.get(x)! < a.get(x)!);
+    let cross: number | null = null;
+    for (let i = 1; i < xs.length; i++) {
+      if (!ahead(xs[i - 1]) && ahead(xs[i])) {
+        cross = xs[i];
+        break;
+      }
+    }
+    rows.push({
+      test,
+      baseline: options.baseline,
+      candidate: options.candidate,
+      crossover_x: cross,
+      [`baseline_${med}`]: cross === null ? null : a.get(cross)!,
+      [`candidate_${med}`]: cross === null ? null : b.get(cross)!,
+      points: xs.length,
+    });
+  }
+  return rowsFrame(rows);
+}
