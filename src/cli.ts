@@ -16,6 +16,8 @@ import { ToolNotFoundError } from "./collect/process.ts";
 import { startLocalServer } from "./collect/redis_server.ts";
 import { parseServerUrl } from "./collect/target.ts";
 import { studyProgress } from "./cli_progress.ts";
+import { buildStudies } from "./collect/studies.ts";
+import { NotebookError, runReport } from "./report.ts";
 import { compare, delta } from "./analyze/compare.ts";
 import { formatForPeople } from "./analyze/present.ts";
 import { crossovers, scaling } from "./analyze/scaling.ts";
@@ -222,6 +224,50 @@ export function buildCli(print: (s: string) => void, printErr: (s: string) => vo
       let df = loadTable(opts.data, name);
       if (opts.columns) df = df.select(...String(opts.columns).split(",").map((c) => c.trim()));
       print(formatTable(df, format));
+    });
+
+  program.command("data")
+    .description(
+      "Rebuild the bundled study datasets (data/studies/<study>/) from the raw outputs in " +
+        "data/raw/<study>/, as each folder's ingest.json says (server, version, label per file).",
+    )
+    .option("--raw <dir>", "raw folder", REPO + "data/raw")
+    .option("--out <dir>", "where the datasets go", REPO + "data/studies")
+    .action(async (opts) => {
+      const built = await buildStudies(opts.raw, opts.out);
+      for (const b of built) print(`${b.study}: ${b.runs} runs, ${b.tests} tests → ${b.data}\n`);
+    });
+
+  program.command("report")
+    .description(
+      "Rebuild the study datasets, execute every notebook headless with Jupyter and the Deno " +
+        "kernel, and write executed notebooks, HTML and figures to out/.",
+    )
+    .option("--only <names>", "comma-separated notebook names (without .ipynb)")
+    .action(async (opts) => {
+      const t0 = performance.now();
+      try {
+        const runs = await runReport({
+          only: opts.only ? String(opts.only).split(",") : undefined,
+          onNotebook: (r) =>
+            print(
+              `${r.notebook}: ${r.errors.length ? `${r.errors.length} cell error(s)` : "ok"} in ${
+                r.seconds.toFixed(1)
+              } s → ${r.html ?? r.executed}\n`,
+            ),
+        });
+        print(
+          `${runs.length} notebooks in ${
+            ((performance.now() - t0) / 1000).toFixed(1)
+          } s; figures in out/figures/\n`,
+        );
+      } catch (e) {
+        if (e instanceof NotebookError) {
+          printErr(e.message + "\n");
+          throw new CommanderError(1, "kvlab.report", "");
+        }
+        throw e;
+      }
     });
 
   program.command("compare")

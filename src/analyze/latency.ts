@@ -1,12 +1,11 @@
 /**
  * Latency spectra: percentile → latency from the `latency_distribution` table, with the runs
- * of a group merged as histograms (HdrHistogram, 3 significant digits), never by averaging
- * percentiles.
+ * of a group merged as histograms (request counts summed at the tools' printed bucket bounds),
+ * never by averaging percentiles.
  *
  * @module
  */
 
-import * as hdr from "hdr-histogram-js";
 import pl from "nodejs-polars";
 import { rowsFrame } from "./compare.ts";
 
@@ -28,8 +27,9 @@ type Rec = Record<string, unknown>;
  * percentiles off it. Uses the 6.2+ rows (both the "Latency by percentile distribution" and
  * the "Cumulative distribution of latencies" blocks: cumulative counts at latency bounds; each
  * request is placed at the upper bound of its printed bucket, so a percentile is at most one
- * printed bucket above the tool's own figure). Runs with only ≤6.0 `x% <= N ms` rows are
- * skipped (they have no counts), as are percentiles beyond what the merged count resolves.
+ * printed bucket above the tool's own figure). ≤6.0 `x% <= N ms` rows have no counts: they are
+ * used when the frame has a `requests` column (count = percentage × requests), else skipped.
+ * Percentiles beyond what the merged count resolves are left out.
  *
  * @param dist `latency_distribution` joined with the run columns named in `by`.
  * @returns `test`, the `by` columns, `percentile`, `latency_ms`, `nines` (−log10(1 − p/100),
@@ -42,10 +42,27 @@ export function latencySpectrum(dist: pl.DataFrame, options: SpectrumOptions = {
   }
   // Both 6.2+ blocks print points of the same histogram (cumulative counts at latency bounds):
   // their union is the finest picture the output gives.
-  const rows = dist.filter(
-    pl.col("distribution").neq(pl.lit("legacy")).and(pl.col("count").isNotNull()),
-  )
-    .select("run_id", "test_index", "test", "latency_ms", "count", ...by).toRecords() as Rec[];
+  // ≤6.0 rows have percentages only: with a `requests` column their counts are
+  // percentage × requests (to 0.005 % of requests, as the percentages are printed).
+  const hasRequests = dist.columns.includes("requests");
+  const cols = ["run_id", "test_index", "test", "distribution", "latency_ms", "count"];
+  if (dist.columns.includes("percentile")) cols.push("percentile");
+  const all = dist.select(...cols, ...(hasRequests ? ["requests"] : []), ...by)
+    .toRecords() as Rec[];
+  const modern = new Set(
+    all.filter((r) => r.distribution !== "legacy").map((r) => `${r.run_id}\u0000${r.test_index}`),
+  );
+  const rows: Rec[] = [];
+  for (const r of all) {
+    if (r.distribution !== "legacy") {
+      if (r.count !== null) rows.push(r);
+    } else if (
+      hasRequests && typeof r.requests === "number" &&
+      !modern.has(`${r.run_id}\u0000${r.test_index}`)
+    ) {
+      rows.push({ ...r, count: Math.round((Number(r.percentile) / 100) * r.requests) });
+    }
+  }
   // per run and test: cumulative counts at latency bounds, in print order
   const perRun = new Map<string, Rec[]>();
   for (const r of rows) {
@@ -54,7 +71,12 @@ export function latencySpectrum(dist: pl.DataFrame, options: SpectrumOptions = {
     if (l) l.push(r);
     else perRun.set(k, [r]);
   }
-  const groups = new Map<string, { keys: Rec; h: hdr.Histogram; total: number; order: number }>();
+  // One histogram per group: request counts summed at each printed latency bound (bounds are
+  // the tools' own bucket edges, so summing them is an exact merge; nothing is re-bucketed).
+  const groups = new Map<
+    string,
+    { keys: Rec; buckets: Map<number, number>; total: number; order: number }
+  >();
   for (const list of perRun.values()) {
     const first = list[0];
     const gk = JSON.stringify([first.test, ...by.map((c) => first[c] ?? null)]);
@@ -62,18 +84,7 @@ export function latencySpectrum(dist: pl.DataFrame, options: SpectrumOptions = {
     if (!g) {
       const keys: Rec = { test: first.test };
       for (const c of by) keys[c] = first[c] ?? null;
-      g = {
-        keys,
-        h: hdr.build({
-          lowestDiscernibleValue: 1,
-          highestTrackableValue: 3_600_000_000,
-          numberOfSignificantValueDigits: 3,
-          bitBucketSize: 64,
-          useWebAssembly: false,
-        }),
-        total: 0,
-        order: Number(first.test_index),
-      };
+      g = { keys, buckets: new Map(), total: 0, order: Number(first.test_index) };
       groups.set(gk, g);
     }
     g.order = Math.min(g.order, Number(first.test_index));
@@ -84,9 +95,11 @@ export function latencySpectrum(dist: pl.DataFrame, options: SpectrumOptions = {
     let prev = 0;
     for (const r of list) {
       const c = Number(r.count);
-      const n = c - prev;
-      if (n > 0) g.h.recordValueWithCount(Math.max(1, Math.round(Number(r.latency_ms) * 1000)), n);
-      if (c > prev) prev = c;
+      if (c > prev) {
+        const ms = Number(r.latency_ms);
+        g.buckets.set(ms, (g.buckets.get(ms) ?? 0) + (c - prev));
+        prev = c;
+      }
     }
     g.total += prev;
   }
@@ -98,18 +111,25 @@ export function latencySpectrum(dist: pl.DataFrame, options: SpectrumOptions = {
     JSON.stringify(by.map((c) => a.keys[c])).localeCompare(JSON.stringify(by.map((c) => b.keys[c])))
   );
   for (const g of sorted) {
+    const bounds = [...g.buckets.entries()].sort((a, b) => a[0] - b[0]);
     for (const p of ps) {
       // a percentile needs at least one request beyond it to be meaningful
       if (p > 0 && p < 100 && (1 - p / 100) * g.total < 1) continue;
-      const us = p === 100
-        ? g.h.maxValue
-        : p === 0
-        ? g.h.minNonZeroValue
-        : g.h.getValueAtPercentile(p);
+      // the smallest bound with at least p % of the requests at or below it
+      const need = p === 0 ? 1 : Math.ceil((p / 100) * g.total - 1e-9);
+      let cum = 0;
+      let ms = bounds[bounds.length - 1]?.[0] ?? NaN;
+      for (const [b, n] of bounds) {
+        cum += n;
+        if (cum >= need) {
+          ms = b;
+          break;
+        }
+      }
       out.push({
         ...g.keys,
         percentile: p,
-        latency_ms: us / 1000,
+        latency_ms: ms,
         nines: p >= 100 ? 6 : -Math.log10(1 - p / 100),
         count: g.total,
       });

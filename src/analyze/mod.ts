@@ -14,3 +14,4 @@ export * from "./latency.ts";
 export * from "./load.ts";
 export * from "./present.ts";
 export * from "./scaling.ts";
+export * from "./notebook.ts";

@@ -57,7 +57,7 @@ export function headerFor(column: string): string {
   ];
   for (const [re, unit] of rules) {
     const m = re.exec(column);
-    if (m) return `${(m[1] || "throughput").replace(/_/g, " ")} (${unit})`;
+    if (m) return `${(m[1].trim() || "throughput").replace(/_/g, " ")} (${unit})`;
   }
   return column.replace(/_/g, " ");
 }

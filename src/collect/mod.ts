@@ -21,3 +21,4 @@ export * from "./redis_server.ts";
 export * from "./server.ts";
 export * from "./study.ts";
 export * from "./target.ts";
+export * from "./studies.ts";

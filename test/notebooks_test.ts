@@ -1,0 +1,178 @@
+import assert from "node:assert/strict";
+import { runReport } from "../src/report.ts";
+
+const ROOT = new URL("../", import.meta.url).pathname;
+
+type Cell = {
+  cell_type: string;
+  source: string[];
+  outputs?: { output_type: string; data?: Record<string, string[] | string>; text?: string[] }[];
+  execution_count?: number | null;
+};
+
+/** The Markdown tables a notebook displayed, by caption: rows of cells. */
+function tables(path: string): Map<string, string[][]> {
+  const nb = JSON.parse(Deno.readTextFileSync(path)) as { cells: Cell[] };
+  const out = new Map<string, string[][]>();
+  for (const c of nb.cells) {
+    for (const o of c.outputs ?? []) {
+      const md = o.data?.["text/markdown"];
+      if (!md) continue;
+      const text = Array.isArray(md) ? md.join("") : md;
+      const caption = /^\*\*(.+?)\*\*/.exec(text)?.[1] ?? "";
+      const rows = text.split("\n").filter((l) => l.startsWith("|")).map((l) =>
+        l.slice(1, -1).split("|").map((x) => x.trim())
+      );
+      out.set(caption, rows);
+    }
+  }
+  return out;
+}
+
+Deno.test("committed notebooks carry no outputs", () => {
+  for (const e of Deno.readDirSync(`${ROOT}notebooks`)) {
+    if (!e.name.endsWith(".ipynb")) continue;
+    const nb = JSON.parse(Deno.readTextFileSync(`${ROOT}notebooks/${e.name}`)) as {
+      cells: Cell[];
+      metadata: { kernelspec: { name: string } };
+    };
+    assert.equal(nb.metadata.kernelspec.name, "deno", e.name);
+    for (const c of nb.cells) {
+      if (c.cell_type !== "code") continue;
+      assert.deepEqual(c.outputs, [], e.name);
+      assert.equal(c.execution_count, null, e.name);
+      // notebooks import kvlab through deno.json, and read Parquet only (no parsers, no raw files)
+      assert.ok(!/from "\.\.?\//.test(c.source.join("")), `${e.name}: relative import`);
+      assert.ok(
+        !/parseRedisBenchmark|ingestFile|ingestPaths|data\/raw/.test(c.source.join("")),
+        `${e.name}: reads raw data`,
+      );
+    }
+  }
+});
+
+Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the seeds' numbers", async () => {
+  const out = Deno.makeTempDirSync({ prefix: "kvlab-report-" });
+  const t0 = performance.now();
+  const runs = await runReport({ out });
+  const seconds = (performance.now() - t0) / 1000;
+  assert.deepEqual(runs.map((r) => r.notebook), [
+    "rdma-vs-tcp.ipynb",
+    "redis-benchmark-modes.ipynb",
+    "valkey-vs-redis.ipynb",
+    "your-first-study.ipynb",
+  ]);
+  assert.ok(runs.every((r) => r.errors.length === 0 && r.html !== null));
+
+  // seed 001: the published table, ratios to 2 decimals
+  const v = tables(`${out}/notebooks/valkey-vs-redis.ipynb`).get(
+    "Valkey 8.0.1 / Redis 6.0.16, valkey-benchmark -q -n 100000 (one run each)",
+  )!;
+  assert.deepEqual(v[0], [
+    "test",
+    "valkey (ops/s)",
+    "redis (ops/s)",
+    "throughput ratio",
+    "valkey p50 latency (ms)",
+    "redis p50 latency (ms)",
+    "latency ratio",
+  ]);
+  const seed1: Record<string, [string, string, string, string, string, string]> = {
+    PING_INLINE: ["109170.30", "108459.87", "1.01", "0.231", "0.231", "1.00"],
+    LPUSH: ["110375.27", "106496.27", "1.04", "0.231", "0.239", "0.97"],
+    LRANGE_300: ["29824.04", "28810.14", "1.04", "0.839", "0.863", "0.97"],
+    LRANGE_600: ["17652.25", "17394.33", "1.01", "1.423", "1.439", "0.99"],
+    XADD: ["110864.74", "111607.14", "0.99", "0.231", "0.231", "1.00"],
+  };
+  assert.equal(v.length - 2, 21);
+  for (const [test, want] of Object.entries(seed1)) {
+    assert.deepEqual(v.find((r) => r[0] === test)!.slice(1), want, test);
+  }
+
+  // seed 003: throughput factor and latency changes
+  const d = tables(`${out}/notebooks/rdma-vs-tcp.ipynb`).get("RDMA vs TCP")!;
+  assert.deepEqual(d.slice(2).map((r) => [r[0], r[3], r[4], r[5]]), [
+    ["PING_INLINE", "2.57", "-60.0", "-59.3"],
+    ["PING_MBULK", "2.76", "-63.0", "-59.3"],
+    ["SET", "2.26", "-54.9", "-55.3"],
+    ["GET", "2.32", "-56.1", "-53.0"],
+    ["LPUSH_FOR_LRANGE", "2.13", "-51.8", "-50.3"],
+    ["LRANGE_100", "0.98", "-10.4", "-10.1"],
+  ]);
+
+  // seed 004: the same tests in four modes
+  const m = tables(`${out}/notebooks/redis-benchmark-modes.ipynb`).get(
+    "throughput by mode (requests/s)",
+  )!;
+  assert.deepEqual(m[0], [
+    "test",
+    "default (ops/s)",
+    "-q (ops/s)",
+    "-q -c 100 (ops/s)",
+    "--csv -c 100 (ops/s)",
+  ]);
+  assert.deepEqual(m.find((r) => r[0] === "SET"), ["SET", "", "37907.50", "45766.59", "41562.76"]);
+  assert.deepEqual(m.find((r) => r[0] === "GET"), ["GET", "", "34293.55", "42789.90", "38491.14"]);
+  assert.deepEqual(m.find((r) => r[0] === "PING_INLINE"), [
+    "PING_INLINE",
+    "38138.82",
+    "43840.42",
+    "",
+    "",
+  ]);
+  const spectrum = tables(`${out}/notebooks/redis-benchmark-modes.ipynb`).get("spectrum")!;
+  assert.deepEqual(spectrum.find((r) => r[1] === "50"), ["PING_INLINE", "50", "2.000", "100000"]);
+  assert.deepEqual(spectrum.find((r) => r[1] === "99.9"), [
+    "PING_INLINE",
+    "99.9",
+    "5.000",
+    "100000",
+  ]);
+
+  // the live study ran against a real redis-server and was analyzed
+  const live = tables(`${out}/notebooks/your-first-study.ipynb`).get("50 clients vs 1 client")!;
+  assert.equal(live.length - 2, 4);
+  for (
+    const f of [
+      "valkey-vs-redis/ratio.png",
+      "rdma-vs-tcp/delta.svg",
+      "redis-benchmark-modes/latency.png",
+      "your-first-study/throughput.png",
+    ]
+  ) {
+    assert.ok(Deno.statSync(`${out}/figures/${f}`).size > 1000, f);
+  }
+  assert.ok(seconds < 120, `notebooks took ${seconds.toFixed(1)} s`);
+});
+
+Deno.test("a cell error fails the report, naming the notebook and the cell", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "kvlab-badnb-" });
+  Deno.writeTextFileSync(
+    `${dir}/broken.ipynb`,
+    JSON.stringify({
+      cells: [
+        {
+          cell_type: "code",
+          metadata: {},
+          source: ["const x = 1;"],
+          outputs: [],
+          execution_count: null,
+        },
+        {
+          cell_type: "code",
+          metadata: {},
+          source: ['throw new RangeError("no such dataset");'],
+          outputs: [],
+          execution_count: null,
+        },
+      ],
+      metadata: { kernelspec: { display_name: "Deno", language: "typescript", name: "deno" } },
+      nbformat: 4,
+      nbformat_minor: 5,
+    }),
+  );
+  await assert.rejects(
+    runReport({ notebooks: dir, out: `${dir}/out` }),
+    /broken\.ipynb: cell 2 raised RangeError: no such dataset/,
+  );
+});
