@@ -57,10 +57,16 @@ function describe(o: FileOutcome): string {
         warnings += r.warnings;
       }
       const st = [...byStatus].map(([k, v]) => `${v} ${k}`).join(", ");
+      const same = o.sameBytesAs?.length
+        ? `\n  flagged: the same bytes were ingested before as ${
+          o.sameBytesAs.map((x) => x.path).join(", ")
+        } ` +
+          "under other labels: these runs repeat those (same raw_sha256), they are not a second measurement"
+        : "";
       return `ingested ${o.path}: ${o.runs.length} run${o.runs.length === 1 ? "" : "s"} (${st}), ` +
         `${tests} test${tests === 1 ? "" : "s"}` +
         (warnings ? `, ${warnings} warnings in run.json` : "") +
-        (o.skipped.length ? `, ${o.skipped.length} blocks skipped` : "");
+        (o.skipped.length ? `, ${o.skipped.length} blocks skipped` : "") + same;
     }
   }
 }

@@ -18,7 +18,7 @@
  */
 
 /** Version of the schema written by this kvlab. Readers accept any `1.x`. */
-export const SCHEMA_VERSION = "1.1";
+export const SCHEMA_VERSION = "1.2";
 
 /** Major version readers of this kvlab accept. */
 export const SCHEMA_MAJOR = 1;
@@ -87,6 +87,13 @@ export const RUNS: readonly ColumnSpec[] = [
   c("host_kernel", "string", true, "Kernel release of that machine."),
   c("host_os", "string", true, "Operating system of that machine."),
   c("deno_version", "string", true, "Deno version kvlab ran on."),
+  // 1.2: memory studies
+  c(
+    "raw_sha256",
+    "string",
+    true,
+    "SHA-256 of the run's raw output (its block of a transcript), before redaction.",
+  ),
 ];
 
 /** `results`: one row per test per run. */
@@ -176,6 +183,23 @@ export const SERVER_CONFIG: readonly ColumnSpec[] = [
   c("value", "string", false, "Value (requirepass, masterauth, … as ***)."),
 ];
 
+/** `memory` (1.2): memory views against key count, one row per measured step. */
+export const MEMORY: readonly ColumnSpec[] = [
+  c("run_id", "string", false, "The run (the fill run of a transcript, or the sweep run)."),
+  c("step", "int", false, "0-based step of the sweep (or of the transcript)."),
+  c("server", "string", false, "Server, as on the run."),
+  c("keys", "int", true, "Keys in the database (DBSIZE)."),
+  c("target_keys", "int", true, "Keys the step aimed at (sweep target, or -n of the fill)."),
+  c("value_size_bytes", "int", true, "Value size of the keys written."),
+  c("used_memory_bytes", "int", true, "INFO used_memory (what the allocator holds)."),
+  c("used_memory_rss_bytes", "int", true, "INFO used_memory_rss (resident set seen by the OS)."),
+  c("used_memory_peak_bytes", "int", true, "INFO used_memory_peak."),
+  c("process_rss_bytes", "int", true, "VmRSS of the server process from /proc (local servers)."),
+  c("container_memory_bytes", "int", true, "docker stats MEM USAGE of the server's container."),
+  c("container_name", "string", true, "The container that row came from."),
+  c("source_line", "int", true, "Line of the transcript the step ends at (ingested steps)."),
+];
+
 /** The tables of schema 1.x, by name. */
 export const TABLES = {
   runs: RUNS,
@@ -183,6 +207,7 @@ export const TABLES = {
   latency_distribution: LATENCY_DISTRIBUTION,
   server_info: SERVER_INFO,
   server_config: SERVER_CONFIG,
+  memory: MEMORY,
 } as const;
 
 /** Name of a table. */
@@ -208,6 +233,7 @@ export function tableSpec(name: string): readonly ColumnSpec[] {
     case "latency_distribution":
     case "server_info":
     case "server_config":
+    case "memory":
       return TABLES[name];
     default:
       throw new TypeError(`invalid table: ${name} (known: ${Object.keys(TABLES).join(", ")})`);

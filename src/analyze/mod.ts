@@ -15,3 +15,4 @@ export * from "./load.ts";
 export * from "./present.ts";
 export * from "./scaling.ts";
 export * from "./notebook.ts";
+export * from "./memory.ts";

@@ -24,6 +24,9 @@ import { formatTable, type TableFormat } from "./format.ts";
  */
 export function decimalsFor(column: string): number | null {
   if (/per_sec$/.test(column)) return 2;
+  if (/_mib$/.test(column)) return 2;
+  if (/_per_key$/.test(column)) return 1;
+  if (/^r_squared$/.test(column)) return 4;
   if (/_ms$/.test(column)) return 3;
   if (/^ratio|_ratio$|factor/.test(column)) return 2;
   if (/_pct$/.test(column)) return 1;
@@ -52,6 +55,8 @@ export function headerFor(column: string): string {
     [/^(.*)_ms$/, "ms"],
     [/^(.*)_pct$/, "%"],
     [/^(.*)_bytes$/, "bytes"],
+    [/^(.*)_mib$/, "MiB"],
+    [/^(.*)_bytes_per_key$/, "bytes/key"],
     [/^(.*)_per_sec$/, "/s"],
     [/^(.*)_s$/, "s"],
   ];

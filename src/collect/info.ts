@@ -1,12 +1,14 @@
 /**
  * Parser for the reply of `INFO` (Redis, Valkey, Dragonfly, KeyDB): `# Section` headers and
  * `key:value` lines, with comma lists (`db0:keys=1,expires=0`, `cmdstat_get:calls=…`) also
- * split into `key.field` rows. Pure.
+ * split into `key.field` rows, and `*_human` sizes (`8.77M`, `6.74MiB`) read as bytes in
+ * `valueNum`. Works on `INFO memory | grep human` excerpts too (no section). Pure.
  *
  * @module
  */
 
 import { splitLines } from "./_lines.ts";
+import { parseBytes } from "./units.ts";
 
 /** One field of an INFO reply. */
 export interface InfoField {
@@ -55,7 +57,16 @@ export function parseInfo(text: string): InfoField[] {
     if (colon <= 0) continue;
     const key = line.slice(0, colon);
     const value = line.slice(colon + 1);
-    out.push({ section, key, value, valueNum: NUMBER.test(value) ? Number(value) : null });
+    out.push({
+      section,
+      key,
+      value,
+      valueNum: NUMBER.test(value)
+        ? Number(value)
+        : key.endsWith("_human")
+        ? parseBytes(value)
+        : null,
+    });
     if (
       /^[\w.-]+=[^,]*(,[\w.-]+=[^,]*)+$|^[\w.-]+=[^,]*$/.test(value) && !/^[\w.-]+=$/.test(value)
     ) {

@@ -6,15 +6,32 @@
  * @module
  */
 
+import { createHash } from "node:crypto";
 import { ParseError, UnknownFormatError } from "../errors.ts";
 import type { Row } from "../schema.ts";
-import { type ByteLine, copyRangeSync, readLineBatches, sha256File } from "./_read_lines.ts";
+import {
+  type ByteLine,
+  copyRangeSync,
+  readLineBatches,
+  readRangeSync,
+  sha256File,
+} from "./_read_lines.ts";
 import { type BenchmarkArgs, parseBenchmarkArgs } from "./command.ts";
 import { describeKind, detectKind, KNOWN_FORMATS } from "./detect.ts";
 import { redactCommandLine, redactRawText, type RedactState, redactUrl } from "./redact.ts";
 import { RedisBenchmarkParser, type RedisBenchmarkRun } from "./redis_benchmark.ts";
 import { testRows } from "./_rows.ts";
-import { claimSource, completeClaim, newRunId, releaseClaim, RunWriter } from "./store.ts";
+import { parseDockerStats } from "./docker_stats.ts";
+import { parseInfo } from "./info.ts";
+import { parseDbsize } from "./redis_cli.ts";
+import {
+  claimSource,
+  completeClaim,
+  newRunId,
+  releaseClaim,
+  type RunRecord,
+  RunWriter,
+} from "./store.ts";
 import { readPrompt, type TranscriptCommand, TranscriptSplitter } from "./transcript.ts";
 
 /** Options of {@link ingestFile} and {@link ingestPaths}. */
@@ -63,6 +80,11 @@ export interface FileOutcome {
   skipped: { line: number; reason: string }[];
   /** For duplicates: the runs the same bytes were ingested as before. */
   duplicateOf?: string[];
+  /**
+   * The same bytes were ingested before under other labels (server, label, …): this file's
+   * runs repeat those, and are flagged (raw_sha256) rather than read as a second measurement.
+   */
+  sameBytesAs?: { path: string; runIds: string[] }[];
   error?: Error;
 }
 
@@ -123,10 +145,15 @@ export async function ingestFile(path: string, options: IngestOptions): Promise<
   } catch (e) {
     return { ...outcome, status: "error", error: e as Error };
   }
-  const claim = await claimSource(options.data, sha, path, now());
+  // One claim per content and labels: the same bytes with the same labels are a duplicate; the
+  // same bytes under other labels are ingested, and flagged.
+  const key = `${sha}-${labelsKey(options)}`;
+  const claim = await claimSource(options.data, key, path, now());
   if (!claim.claimed) {
     return { ...outcome, status: "duplicate", duplicateOf: claim.existing.run_ids };
   }
+  const earlier = otherClaims(options.data, sha, key);
+  if (earlier.length > 0) outcome.sameBytesAs = earlier;
   try {
     await ingestClaimed(path, sha, options, now, outcome);
   } catch (e) {
@@ -134,7 +161,7 @@ export async function ingestFile(path: string, options: IngestOptions): Promise<
     outcome.error = e as Error;
   }
   if (outcome.runs.length === 0) {
-    await releaseClaim(options.data, sha);
+    await releaseClaim(options.data, key);
     if (outcome.status === "ingested") {
       outcome.status = "error";
       outcome.error ??= new ParseError(
@@ -148,7 +175,7 @@ export async function ingestFile(path: string, options: IngestOptions): Promise<
       );
     }
   } else {
-    await completeClaim(options.data, sha, path, outcome.runs.map((r) => r.runId), now());
+    await completeClaim(options.data, key, path, outcome.runs.map((r) => r.runId), now());
   }
   return outcome;
 }
@@ -185,6 +212,8 @@ interface FileContext {
   file: Deno.FsFile;
   options: IngestOptions;
   now: () => Date;
+  /** Memory rows made from this file so far. */
+  memorySteps: number;
 }
 
 async function ingestClaimed(
@@ -199,8 +228,23 @@ async function ingestClaimed(
   let blocks = 0;
   let sawCommand = false;
   const file = await Deno.open(path, { read: true });
-  const ctx: FileContext = { path, sha, size: (await file.stat()).size, file, options, now };
+  const ctx: FileContext = {
+    path,
+    sha,
+    size: (await file.stat()).size,
+    file,
+    options,
+    now,
+    memorySteps: 0,
+  };
 
+  // A benchmark run is committed when the next one starts (or at the end), so that the
+  // DBSIZE / INFO / docker stats blocks printed after it can add its memory rows.
+  let pending: Pending | undefined;
+  const commitPending = () => {
+    if (pending) outcome.runs.push(commitRun(pending, ctx));
+    pending = undefined;
+  };
   const finishBlock = (b: Block) => {
     blocks++;
     const made = finishBlockToRun(b, ctx, sawCommand);
@@ -209,7 +253,13 @@ async function ingestClaimed(
       outcome.skipped.push({ line: b.firstLine, reason: made.skip });
       return;
     }
-    outcome.runs.push(made);
+    if (b.kind === "capture") {
+      if (pending) addMemoryFacts(pending, b, made, ctx);
+      outcome.runs.push(commitRun(made, ctx));
+    } else {
+      commitPending();
+      pending = made;
+    }
   };
 
   try {
@@ -234,8 +284,10 @@ async function ingestClaimed(
       if (block?.parser && block.parser.pendingRows > PART_ROWS) flushPart(block, ctx);
     }
     if (block) finishBlock(block);
+    commitPending();
   } catch (e) {
     block?.writer?.abort();
+    pending?.writer.abort();
     throw e;
   } finally {
     file.close();
@@ -381,12 +433,12 @@ function finishBlockToRun(
   b: Block,
   ctx: FileContext,
   sawCommand: boolean,
-): IngestedRun | { skip: string } | undefined {
+): Pending | { skip: string } | undefined {
   const path = ctx.path;
   if (b.kind === "skip") return b.skipReason ? { skip: b.skipReason } : undefined;
   if (b.kind === "capture") {
     if (b.nonBlank === 0) return undefined;
-    return writeBlockRun(b, ctx, undefined);
+    return prepareRun(b, ctx, undefined);
   }
   let parsed: RedisBenchmarkRun;
   try {
@@ -408,14 +460,23 @@ function finishBlockToRun(
     if (b.nonBlank === 0) return { skip: `${path}:${b.firstLine}: command printed no output` };
     return { skip: `${path}:${b.firstLine}: ${e.message}` };
   }
-  return writeBlockRun(b, ctx, parsed);
+  return prepareRun(b, ctx, parsed);
 }
 
-function writeBlockRun(
+/** A run written to tmp/ but not yet committed. */
+interface Pending {
+  writer: RunWriter;
+  record: RunRecord;
+  info: IngestedRun;
+  memory: Row[];
+  args: BenchmarkArgs | undefined;
+}
+
+function prepareRun(
   b: Block,
   ctx: FileContext,
   parsed: RedisBenchmarkRun | undefined,
-): IngestedRun {
+): Pending {
   const { path, options } = ctx;
   const writer = b.writer ?? new RunWriter(options.data, newRunId(ctx.now()));
   const runId = writer.runId;
@@ -457,15 +518,19 @@ function writeBlockRun(
   const rows = testRows(runId, parsed?.tests ?? [], b.written);
   const whole = b.byteStart === 0 && b.byteEnd === ctx.size;
   const rawName = whole ? basename(path) : `${basename(path)}.L${b.firstLine}-L${b.lastLine}`;
-  // The raw block, copied in chunks (a long output is never held whole), secrets redacted.
+  // The raw block, copied in chunks (a long output is never held whole), secrets redacted;
+  // its hash (before redaction) tells identical blocks apart from real repeats.
   const state: RedactState = { secretNext: false };
   let redacted = false;
+  const hash = createHash("sha256");
   copyRangeSync(ctx.file, b.byteStart, b.byteEnd, writer.rawPath(rawName), (chunk) => {
+    hash.update(chunk);
     const r = redactBytes(chunk, state);
     redacted ||= r.redacted;
     return r.bytes;
   });
-  writer.commit({
+  run.raw_sha256 = hash.digest("hex");
+  const record: RunRecord = {
     run,
     tables: { results: rows.results, latency_distribution: rows.distribution },
     raw: [],
@@ -477,15 +542,83 @@ function writeBlockRun(
       progress_updates_skipped: parsed?.progressUpdates ?? 0,
       warnings,
     },
-  });
-  return {
-    runId,
-    status,
-    tool,
-    tests: parsed?.testCount ?? 0,
-    line: b.firstLine,
-    warnings: warnings.length,
   };
+  return {
+    writer,
+    record,
+    args,
+    memory: [],
+    info: {
+      runId,
+      status,
+      tool,
+      tests: parsed?.testCount ?? 0,
+      line: b.firstLine,
+      warnings: warnings.length,
+    },
+  };
+}
+
+function commitRun(p: Pending, _ctx: FileContext): IngestedRun {
+  if (p.memory.length > 0) p.record.tables.memory = p.memory;
+  p.writer.commit(p.record);
+  return p.info;
+}
+
+/**
+ * Reads DBSIZE, INFO (memory) and docker stats blocks printed after a fill run into its memory
+ * row: one row per fill, filled in as the blocks come.
+ */
+function addMemoryFacts(p: Pending, b: Block, capture: Pending, ctx: FileContext): void {
+  const cmd = b.command;
+  if (!cmd || b.nonBlank === 0) return;
+  const start = cmd ? b.byteStart : b.byteStart;
+  const text = new TextDecoder().decode(readRangeSync(ctx.file, start, b.byteEnd)).split("\n")
+    .slice(cmd.lastLine - cmd.line + 1).join("\n");
+  const args = cmd.parsed.args.map((a) => a.toLowerCase());
+  let row = p.memory.at(-1);
+  if (!row) {
+    const a = p.args;
+    row = {
+      run_id: p.writer.runId,
+      step: ctx.memorySteps++,
+      server: String(p.record.run.server ?? "unknown"),
+      keys: null,
+      target_keys: a && a.tests?.length === 1 && a.tests[0] === "set" ? a.requests ?? null : null,
+      value_size_bytes: a ? a.dataSizeBytes ?? 3 : null,
+      used_memory_bytes: null,
+      used_memory_rss_bytes: null,
+      used_memory_peak_bytes: null,
+      process_rss_bytes: null,
+      container_memory_bytes: null,
+      container_name: null,
+      source_line: null,
+    };
+    p.memory.push(row);
+  }
+  if (cmd.parsed.tool === "docker") {
+    const rows = parseDockerStats(text);
+    const named = rows.find((r) => args.includes(r.name.toLowerCase())) ??
+      (rows.length === 1 ? rows[0] : undefined);
+    if (named) {
+      row.container_memory_bytes = named.memUsageBytes;
+      row.container_name = named.name;
+    }
+  } else if (args.includes("dbsize")) {
+    row.keys = parseDbsize(text);
+  } else if (args.includes("info")) {
+    const f = parseInfo(text);
+    const get = (k: string) =>
+      f.find((x) => x.key === k)?.valueNum ?? f.find((x) => x.key === `${k}_human`)?.valueNum ??
+        null;
+    row.used_memory_bytes = get("used_memory");
+    row.used_memory_rss_bytes = get("used_memory_rss");
+    row.used_memory_peak_bytes = get("used_memory_peak");
+  } else {
+    return;
+  }
+  row.source_line = b.lastLine;
+  void capture;
 }
 
 /** Redacts secrets in raw bytes; bytes with no secret are kept exactly as they were. */
@@ -502,4 +635,38 @@ function redactBytes(
 function targetOf(args: BenchmarkArgs): string {
   if (args.socket) return `unix:${args.socket}`;
   return redactUrl(`${args.host ?? "127.0.0.1"}:${args.port ?? 6379}`);
+}
+
+/** 12 hex digits naming the labels a file is ingested under. */
+function labelsKey(o: IngestOptions): string {
+  const labels = {
+    server: o.server ?? null,
+    serverVersion: o.serverVersion ?? null,
+    label: o.label ?? null,
+    tool: o.tool ?? null,
+    toolVersion: o.toolVersion ?? null,
+    tags: o.tags ?? {},
+  };
+  return createHash("sha256").update(JSON.stringify(labels)).digest("hex").slice(0, 12);
+}
+
+/** Claims of the same bytes under other labels. */
+function otherClaims(
+  dataDir: string,
+  sha: string,
+  key: string,
+): { path: string; runIds: string[] }[] {
+  const out: { path: string; runIds: string[] }[] = [];
+  try {
+    for (const e of Deno.readDirSync(`${dataDir}/sources`)) {
+      if (!e.name.startsWith(sha) || e.name === `${key}.json` || !e.name.endsWith(".json")) {
+        continue;
+      }
+      try {
+        const c = JSON.parse(Deno.readTextFileSync(`${dataDir}/sources/${e.name}`));
+        out.push({ path: c.source_path, runIds: c.run_ids ?? [] });
+      } catch { /* being written */ }
+    }
+  } catch { /* no sources yet */ }
+  return out;
 }

@@ -22,3 +22,6 @@ export * from "./server.ts";
 export * from "./study.ts";
 export * from "./target.ts";
 export * from "./studies.ts";
+export * from "./units.ts";
+export * from "./docker_stats.ts";
+export * from "./redis_cli.ts";

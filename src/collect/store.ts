@@ -216,7 +216,9 @@ export async function claimSource(
   sourcePath: string,
   now: Date,
 ): Promise<{ claimed: true } | { claimed: false; existing: SourceClaim }> {
-  if (!/^[0-9a-f]{64}$/.test(sha256)) throw new TypeError(`invalid sha256: ${sha256}`);
+  if (!/^[0-9a-f]{64}(-[0-9a-f]{12})?$/.test(sha256)) {
+    throw new TypeError(`invalid source key: ${sha256}`);
+  }
   await Deno.mkdir(`${dataDir}/sources`, { recursive: true });
   const path = `${dataDir}/sources/${sha256}.json`;
   const claim: SourceClaim = {
