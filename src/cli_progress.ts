@@ -72,10 +72,22 @@ export function studyProgress(write: (s: string) => void, tty: boolean): (e: Stu
         }
         break;
       }
+      case "fill": {
+        const now = Date.now();
+        if (now - lastLine >= 1000 || e.keys === e.target) {
+          lastLine = now;
+          write(
+            `  fill: ${e.keys.toLocaleString("en-US")} / ${
+              e.target.toLocaleString("en-US")
+            } keys\n`,
+          );
+        }
+        break;
+      }
       case "end":
         stopBar();
         write(
-          `  → ${e.run.status}: ${e.run.tests} test${
+          `  → ${e.run.status}: ${e.run.tests} ${e.cell.id.includes("/memory/") ? "step" : "test"}${
             e.run.tests === 1 ? "" : "s"
           }, run ${e.run.runId}` +
             (e.run.reason ? ` (${e.run.reason})` : "") + "\n",

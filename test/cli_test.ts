@@ -72,14 +72,39 @@ Deno.test("kvlab ingest: one clear line per bad file, a non-zero exit, the other
   const rows = JSON.parse(runs.stdout);
   assert.equal(rows[0].server, "valkey");
   assert.deepEqual(JSON.parse(rows[0].tags), { host: "lab1" });
+  // the same bytes with the same labels: skipped
   const again = await kvlab(
     "ingest",
     DATA + "corpus/valkey-benchmark_8.0.1_valkey-8.0.1_quiet.txt",
     "--data",
     `${dir}/ds`,
+    "--server",
+    "valkey",
+    "--tag",
+    "host=lab1",
   );
   assert.equal(again.code, 0);
   assert.match(again.stdout, /^duplicate .*: same bytes already ingested as run \S+/);
+  // the same bytes under another server: ingested, and flagged as a copy
+  const other = await kvlab(
+    "ingest",
+    DATA + "corpus/valkey-benchmark_8.0.1_valkey-8.0.1_quiet.txt",
+    "--data",
+    `${dir}/ds`,
+    "--server",
+    "redis",
+  );
+  assert.equal(other.code, 0);
+  assert.match(
+    other.stdout,
+    /^ {2}flagged: the same bytes were ingested before as \S+quiet\.txt under other labels/m,
+  );
+  const shas = JSON.parse(
+    (await kvlab("table", "runs", "--data", `${dir}/ds`, "--format", "json")).stdout,
+  )
+    .map((r: { raw_sha256: string }) => r.raw_sha256);
+  assert.equal(shas.length, 2);
+  assert.equal(shas[0], shas[1]);
 });
 
 Deno.test("kvlab --help and bad arguments", async () => {

@@ -57,6 +57,7 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
   const runs = await runReport({ out });
   const seconds = (performance.now() - t0) / 1000;
   assert.deepEqual(runs.map((r) => r.notebook), [
+    "dragonfly-vs-redis-memory.ipynb",
     "rdma-vs-tcp.ipynb",
     "redis-benchmark-modes.ipynb",
     "valkey-vs-redis.ipynb",
@@ -128,6 +129,26 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
     "5.000",
     "100000",
   ]);
+
+  // seed 002: memory tables, the copied log flagged, the crossover at 128 clients
+  const mem = tables(`${out}/notebooks/dragonfly-vs-redis-memory.ipynb`);
+  assert.equal(mem.get("20 runs repeated under another server's name")?.length, 22);
+  const inc = mem.get("Redis, 100k–500k keys (MiB)")!;
+  assert.deepEqual(inc.slice(2).map((r) => r.slice(2)), [
+    ["10.59", "8.77", "14.72"],
+    ["18.61", "16.62", "22.66"],
+    ["28.64", "25.47", "31.68"],
+    ["35.57", "32.32", "39.68"],
+    ["41.41", "39.15", "45.55"],
+  ]);
+  const diff = mem.get("Dragonfly vs Redis (%)")!;
+  assert.deepEqual(diff.slice(2)[0], ["1000000", "-23.4", "-25.6", "-20.2"]);
+  assert.deepEqual(mem.get("where Dragonfly overtakes Redis")!.slice(2), [[
+    "SET",
+    "redis",
+    "dragonfly",
+    "128",
+  ]]);
 
   // the live study ran against a real redis-server and was analyzed
   const live = tables(`${out}/notebooks/your-first-study.ipynb`).get("50 clients vs 1 client")!;

@@ -6,7 +6,7 @@
  * @module
  */
 
-import pl from "nodejs-polars";
+import type pl from "nodejs-polars";
 import { rowsFrame } from "./compare.ts";
 
 /** Options of {@link latencySpectrum}. */

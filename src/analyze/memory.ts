@@ -7,7 +7,7 @@
  * @module
  */
 
-import pl from "nodejs-polars";
+import type pl from "nodejs-polars";
 import { rowsFrame } from "./compare.ts";
 
 /** The memory views of the `memory` table. */

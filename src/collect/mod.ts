@@ -25,3 +25,4 @@ export * from "./studies.ts";
 export * from "./units.ts";
 export * from "./docker_stats.ts";
 export * from "./redis_cli.ts";
+export * from "./memory_sweep.ts";

@@ -18,6 +18,17 @@ export interface PlanServer {
   /** `redis://[user:password@]host[:port][/db]`, `rediss://…` or `unix:///path`. */
   url: string;
   target: ServerTarget;
+  /** Docker container of the server, for container memory in memory plans. */
+  container?: string;
+}
+
+/** The `memory:` section of a memory plan. */
+export interface MemoryPlan {
+  /** Key counts to measure at, ascending. */
+  keyCounts: number[];
+  valueSizeBytes: number;
+  /** FLUSHDB before each sweep. */
+  flush: boolean;
 }
 
 /** The parameter matrix; each list is crossed with the others. */
@@ -34,7 +45,9 @@ export interface PlanMatrix {
 /** A checked study plan. */
 export interface StudyPlan {
   name: string;
-  kind: "redis-benchmark";
+  kind: "redis-benchmark" | "memory";
+  /** For `kind: memory`. */
+  memory?: MemoryPlan;
   /** `redis-benchmark`, `valkey-benchmark` or a path. */
   tool: string;
   servers: PlanServer[];
@@ -146,6 +159,7 @@ export function parsePlan(text: string, file: string): StudyPlan {
     "pause_s",
     "timeout_s",
     "tags",
+    "memory",
   ]);
   for (const k of Object.keys(r)) {
     if (!known.has(k)) fail([k], `unknown field (known: ${[...known].join(", ")})`);
@@ -172,8 +186,8 @@ export function parsePlan(text: string, file: string): StudyPlan {
   const name = str(["name"], r.name);
   if (!/^[\w.-]+$/.test(name)) fail(["name"], "expected letters, digits, '.', '_' or '-'");
   const kind = str(["kind"], r.kind, "redis-benchmark");
-  if (kind !== "redis-benchmark") {
-    fail(["kind"], "expected redis-benchmark (memory plans come later)");
+  if (kind !== "redis-benchmark" && kind !== "memory") {
+    fail(["kind"], "expected redis-benchmark or memory");
   }
 
   if (!Array.isArray(r.servers) || r.servers.length === 0) {
@@ -193,13 +207,43 @@ export function parsePlan(text: string, file: string): StudyPlan {
     } catch (e) {
       return fail(["servers", i, "url"], (e as Error).message);
     }
-    return { name: n, url: target.display, target };
+    const container = o.container === undefined
+      ? undefined
+      : str(["servers", String(i), "container"], o.container);
+    return { name: n, url: target.display, target, ...(container ? { container } : {}) };
   });
 
-  if (!Array.isArray(r.tests) || r.tests.length === 0) {
+  let memory: MemoryPlan | undefined;
+  if (kind === "memory") {
+    const mm = r.memory as Record<string, unknown> | undefined;
+    if (!mm || typeof mm !== "object") {
+      fail(["memory"], "expected { key_counts: [...], value_size_bytes, flush }");
+    }
+    const kc = mm!.key_counts;
+    if (!Array.isArray(kc) || kc.length === 0) {
+      fail(["memory", "key_counts"], "expected a list of key counts");
+    }
+    const keyCounts = (kc as unknown[]).map((x, i) => posInt(["memory", "key_counts", i], x));
+    keyCounts.forEach((c, i) => {
+      if (i > 0 && c <= keyCounts[i - 1]) {
+        fail(["memory", "key_counts", i], "expected ascending key counts");
+      }
+    });
+    if (mm!.flush !== undefined && typeof mm!.flush !== "boolean") {
+      fail(["memory", "flush"], "expected true or false");
+    }
+    memory = {
+      keyCounts,
+      valueSizeBytes: posInt(["memory", "value_size_bytes"], mm!.value_size_bytes, 3),
+      flush: (mm!.flush as boolean | undefined) ?? false,
+    };
+  } else if (r.memory !== undefined) fail(["memory"], "only for kind: memory");
+  if (kind !== "memory" && (!Array.isArray(r.tests) || r.tests.length === 0)) {
     fail(["tests"], "expected a list of tests (set, get, …)");
   }
-  const tests = (r.tests as unknown[]).map((t, i) => str(["tests", String(i)], t).toLowerCase());
+  const tests = ((r.tests ?? []) as unknown[]).map((t, i) =>
+    str(["tests", String(i)], t).toLowerCase()
+  );
 
   const m = (r.matrix ?? {}) as Record<string, unknown>;
   if (typeof m !== "object" || Array.isArray(m)) fail(["matrix"], "expected a mapping of lists");
@@ -247,7 +291,8 @@ export function parsePlan(text: string, file: string): StudyPlan {
 
   return {
     name,
-    kind: "redis-benchmark",
+    kind: kind as StudyPlan["kind"],
+    ...(memory ? { memory } : {}),
     tool: str(["tool"], r.tool, "redis-benchmark"),
     servers,
     tests,
@@ -283,6 +328,24 @@ export function parsePlan(text: string, file: string): StudyPlan {
 export function planCells(plan: StudyPlan): PlanCell[] {
   const cells: PlanCell[] = [];
   const m = plan.matrix;
+  if (plan.kind === "memory") {
+    // one sweep per server and repetition, interleaved
+    for (let rep = 1; rep <= plan.repetitions; rep++) {
+      for (const server of plan.servers) {
+        cells.push({
+          id: `${plan.name}/${server.name}/memory/rep${rep}`,
+          server,
+          clients: 0,
+          dataSizeBytes: plan.memory!.valueSizeBytes,
+          pipeline: 0,
+          threads: 0,
+          keyspace: null,
+          repetition: rep,
+        });
+      }
+    }
+    return cells;
+  }
   for (let rep = 1; rep <= plan.repetitions; rep++) {
     for (const clients of m.clients) {
       for (const dataSizeBytes of m.dataSizeBytes) {

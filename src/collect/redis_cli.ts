@@ -57,7 +57,9 @@ export function parseCliLatency(text: string): LatencySample[] {
   const out: LatencySample[] = [];
   let interval = 0;
   for (const { text: raw, line, terminated } of splitLines(text)) {
-    for (const seg of segments(raw)) {
+    // on a terminal redis-cli redraws the line with ESC[0G ESC[2K: each redraw is a sample
+    // deno-lint-ignore no-control-regex
+    for (const seg of segments(raw.replace(/\x1b\[\d*G/g, "\r"))) {
       const t = seg.trim();
       if (/^-- [\d.]+ seconds range$/.test(t)) {
         if (out.length) out[out.length - 1].intervalEnd = true;

@@ -8,6 +8,7 @@
  */
 
 import { hostFacts } from "./host.ts";
+import { runMemorySweep } from "./memory_sweep.ts";
 import { toolVersion } from "./host.ts";
 import { type PlanCell, planCells, type StudyPlan } from "./plan.ts";
 import { DenoProcessRunner, type ProcessRunner } from "./process.ts";
@@ -34,6 +35,7 @@ export type StudyEvent =
   }
   | { kind: "warmup"; cell: PlanCell }
   | { kind: "progress"; cell: PlanCell; event: ProgressEvent }
+  | { kind: "fill"; cell: PlanCell; keys: number; target: number }
   | { kind: "end"; cell: PlanCell; index: number; total: number; run: CollectedRun };
 
 /** Options of {@link runPlan}. */
@@ -141,7 +143,7 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
   const stored = options.dryRun ? new Map() : storedCells(options.data, plan.name);
   let version: string | null = null;
   const host = hostFacts();
-  if (!options.dryRun) {
+  if (!options.dryRun && plan.kind !== "memory") {
     // Fails with ToolNotFoundError before any cell when the tool is missing.
     await runner.run({ argv: [plan.tool, "--version"], timeoutMs: 10_000, capture: true });
     version = await toolVersion(runner, plan.tool);
@@ -165,7 +167,11 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
       continue;
     }
     const params = cellParams(plan, cell);
-    const command = argvToCommand(redactArgv(redisBenchmarkArgv(params)));
+    const command = plan.kind === "memory"
+      ? `memory sweep of ${cell.server.url}: ${plan.memory!.keyCounts.join(", ")} keys, ` +
+        `${plan.memory!.valueSizeBytes}-byte values` +
+        (plan.memory!.flush ? " (FLUSHDB first)" : "")
+      : argvToCommand(redactArgv(redisBenchmarkArgv(params)));
     options.onEvent?.({
       kind: "start",
       cell,
@@ -177,6 +183,46 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
     if (options.dryRun) continue;
     if (ran > 0 && plan.pauseS > 0) await sleep(plan.pauseS * 1000, options.signal);
     ran++;
+    if (plan.kind === "memory") {
+      const m = plan.memory!;
+      const sweep = await runMemorySweep({
+        data: options.data,
+        target: cell.server.target,
+        label: cell.server.name,
+        keyCounts: m.keyCounts,
+        valueSizeBytes: m.valueSizeBytes,
+        flush: m.flush,
+        container: cell.server.container,
+        runner,
+        maxDurationS: plan.timeoutS,
+        tags: { ...plan.tags, plan: plan.name, server_name: cell.server.name },
+        plan: { name: plan.name, cell: cell.id, repetition: cell.repetition },
+        signal: options.signal,
+        onProgress: (p) =>
+          options.onEvent?.({ kind: "fill", cell, keys: p.keys, target: p.target }),
+        now: options.now,
+      });
+      result[sweep.status]++;
+      options.onEvent?.({
+        kind: "end",
+        cell,
+        index: i + 1,
+        total: cells.length,
+        run: {
+          runId: sweep.runId,
+          status: sweep.status,
+          tests: sweep.steps,
+          reason: sweep.reason ?? sweep.dockerError,
+          command,
+          interrupted: options.signal?.aborted ?? false,
+        },
+      });
+      if (options.signal?.aborted) {
+        result.interrupted = true;
+        break;
+      }
+      continue;
+    }
     if (plan.warmupRequests > 0) {
       options.onEvent?.({ kind: "warmup", cell });
       await runner.run({

@@ -1,3 +1,4 @@
+import { SCHEMA_VERSION } from "../../src/schema.ts";
 import assert from "node:assert/strict";
 import pl from "nodejs-polars";
 import { loadResults, loadTable, scanTable } from "../../src/analyze/mod.ts";
@@ -161,5 +162,5 @@ Deno.test("runs written with schema 1.0 load under 1.1, new columns as null", as
   assert.equal(runs.height, 2);
   assert.equal(runs.getColumn("plan_name").get(0), null);
   assert.equal(runs.getColumn("schema_version").get(0), "1.0");
-  assert.equal(runs.getColumn("schema_version").get(1), "1.1");
+  assert.equal(runs.getColumn("schema_version").get(1), SCHEMA_VERSION);
 });

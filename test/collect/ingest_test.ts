@@ -79,7 +79,10 @@ Deno.test("ingestFile() writes a run folder that loads back with every number", 
   });
   await t.step("the same bytes again are reported and skipped, and nothing changes", async () => {
     const before = snapshot(data);
-    const o = await ingestFile(DATA + "corpus/" + files[0], { data });
+    const o = await ingestFile(DATA + "corpus/" + files[0], {
+      data,
+      server: files[0].includes("valkey") ? "valkey" : "redis",
+    });
     assert.equal(o.status, "duplicate");
     assert.equal(o.duplicateOf!.length, 1);
     assert.deepEqual(snapshot(data), before);

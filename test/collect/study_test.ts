@@ -381,6 +381,21 @@ Deno.test("parsePlan() errors name the file, line and field", () => {
 Deno.test("examples/plan.yaml and data/plans/demo.yaml are valid plans", () => {
   const ex = parsePlan(Deno.readTextFileSync(ROOT + "examples/plan.yaml"), "examples/plan.yaml");
   assert.equal(planCells(ex).length, 2 * 3 * 2 * 3);
+  const mem = parsePlan(
+    Deno.readTextFileSync(ROOT + "examples/memory-plan.yaml"),
+    "examples/memory-plan.yaml",
+  );
+  assert.equal(mem.kind, "memory");
+  assert.deepEqual(planCells(mem).map((c) => c.id).slice(0, 2), [
+    "memory-per-key/redis/memory/rep1",
+    "memory-per-key/dragonfly/memory/rep1",
+  ]);
+  assert.equal(mem.servers[0].container, "mem-redis");
+  const sc = parsePlan(
+    Deno.readTextFileSync(ROOT + "examples/client-scaling.yaml"),
+    "examples/client-scaling.yaml",
+  );
+  assert.equal(planCells(sc).length, 2 * 8 * 3);
   const demo = parsePlan(
     Deno.readTextFileSync(ROOT + "data/plans/demo.yaml"),
     "data/plans/demo.yaml",
