@@ -15,6 +15,7 @@ import { runPlan, type StudyResult } from "./collect/study.ts";
 import { ToolNotFoundError } from "./collect/process.ts";
 import { startLocalServer } from "./collect/redis_server.ts";
 import { parseServerUrl } from "./collect/target.ts";
+import { runMemorySampler } from "./collect/memory_sweep.ts";
 import { studyProgress } from "./cli_progress.ts";
 import { buildStudies } from "./collect/studies.ts";
 import { NotebookError, runReport } from "./report.ts";
@@ -423,6 +424,55 @@ export function buildCli(print: (s: string) => void, printErr: (s: string) => vo
       const result = await runStudy(plan, opts.data, Boolean(opts.dryRun), print);
       if (result.interrupted) throw new CommanderError(130, "kvlab.run", "");
       if (result.failed > 0 || result.incomplete > 0) throw new CommanderError(1, "kvlab.run", "");
+    });
+
+  program.command("sample")
+    .description(
+      "Sample a server's memory (INFO memory, DBSIZE, process RSS, docker stats of --container) " +
+        "every --interval seconds for --duration seconds, as one run of memory rows.",
+    )
+    .requiredOption(
+      "--url <url>",
+      "redis://[user:password@]host[:port][/db], rediss://…, unix:///path",
+    )
+    .requiredOption("--data <dir>", "dataset directory")
+    .option("--interval <s>", "seconds between samples", "1")
+    .requiredOption("--duration <s>", "seconds to sample for (at most 86400)")
+    .option("--container <name>", "docker container of the server")
+    .option("--label <label>", "label stored on the run")
+    .action(async (opts) => {
+      const ac = new AbortController();
+      const onSignal = () => ac.abort();
+      for (const sig of ["SIGINT", "SIGTERM"] as Deno.Signal[]) {
+        Deno.addSignalListener(sig, onSignal);
+      }
+      try {
+        const r = await runMemorySampler({
+          data: opts.data,
+          target: parseServerUrl(opts.url),
+          intervalMs: Number(opts.interval) * 1000,
+          durationS: Number(opts.duration),
+          container: opts.container,
+          label: opts.label,
+          signal: ac.signal,
+          onSample: (row) =>
+            print(
+              `  ${
+                Number(row.elapsed_s).toFixed(1)
+              } s: ${row.keys} keys, used_memory ${row.used_memory_bytes} B, rss ${row.used_memory_rss_bytes} B\n`,
+            ),
+        });
+        print(
+          `${r.status}: ${r.steps} samples, run ${r.runId}${r.reason ? ` (${r.reason})` : ""}${
+            r.dockerError ? ` (${r.dockerError})` : ""
+          }\n`,
+        );
+        if (r.status === "failed") throw new CommanderError(1, "kvlab.sample", "");
+      } finally {
+        for (const sig of ["SIGINT", "SIGTERM"] as Deno.Signal[]) {
+          Deno.removeSignalListener(sig, onSignal);
+        }
+      }
     });
 
   program.command("demo")

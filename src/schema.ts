@@ -198,6 +198,7 @@ export const MEMORY: readonly ColumnSpec[] = [
   c("container_memory_bytes", "int", true, "docker stats MEM USAGE of the server's container."),
   c("container_name", "string", true, "The container that row came from."),
   c("source_line", "int", true, "Line of the transcript the step ends at (ingested steps)."),
+  c("elapsed_s", "float", true, "Seconds since the run started (samplers and sweeps)."),
 ];
 
 /** The tables of schema 1.x, by name. */

@@ -24,7 +24,8 @@ export type DetectedKind =
 /** Formats `kvlab ingest` can read today, in words, for error messages. */
 export const KNOWN_FORMATS =
   "redis-benchmark / valkey-benchmark output (default report ≤6.0 or 6.2+, -q, --csv), " +
-  "or a shell transcript with `$ redis-benchmark …` commands";
+  "a shell transcript with `$ redis-benchmark …` commands, or one INFO, docker stats, DBSIZE " +
+  "or redis-cli --latency capture";
 
 /**
  * Guesses the kind of a text from a sample of its start.
@@ -69,6 +70,7 @@ export function detectKind(sample: string): DetectedKind {
       }
       if (/^CONTAINER ID\s+NAME/.test(t) || /^\{"BlockIO":/.test(t)) return "docker-stats";
       if (/^min: \d+, max: \d+, avg: /.test(t)) return "redis-cli-latency";
+      if (/^\d+ \d+ \d+\.\d\d \d+$/.test(t)) return "redis-cli-latency";
     }
   }
   return "unknown";

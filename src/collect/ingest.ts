@@ -17,12 +17,12 @@ import {
   sha256File,
 } from "./_read_lines.ts";
 import { type BenchmarkArgs, parseBenchmarkArgs } from "./command.ts";
-import { describeKind, detectKind, KNOWN_FORMATS } from "./detect.ts";
+import { describeKind, type DetectedKind, detectKind, KNOWN_FORMATS } from "./detect.ts";
 import { redactCommandLine, redactRawText, type RedactState, redactUrl } from "./redact.ts";
 import { RedisBenchmarkParser, type RedisBenchmarkRun } from "./redis_benchmark.ts";
 import { testRows } from "./_rows.ts";
 import { parseDockerStats } from "./docker_stats.ts";
-import { parseInfo } from "./info.ts";
+import { parseInfo, serverIdentity } from "./info.ts";
 import { parseDbsize } from "./redis_cli.ts";
 import {
   claimSource,
@@ -449,6 +449,8 @@ function finishBlockToRun(
     if (b.kind === "implicit") {
       if (sawCommand) return undefined; // prose before the first command of a transcript
       const kind = detectKind(b.sample.join("\n"));
+      const snapshot = prepareSnapshot(b, ctx, kind);
+      if (snapshot) return snapshot;
       throw new UnknownFormatError(
         `expected ${KNOWN_FORMATS}; this looks like ${describeKind(kind)}` +
           (kind === "memtier_benchmark" || kind === "memtier_benchmark-json"
@@ -557,6 +559,97 @@ function prepareRun(
       warnings: warnings.length,
     },
   };
+}
+
+/** Bytes of a standalone capture kvlab reads whole (INFO, docker stats, DBSIZE, latency). */
+const SNAPSHOT_MAX_BYTES = 16 << 20;
+
+/**
+ * A file that is one capture of another tool (an INFO reply, a docker stats table, a DBSIZE
+ * reply, redis-cli --latency output) becomes a snapshot run: INFO gives the server and its real
+ * version, `server_info` rows and a memory row; docker stats a memory row per container; DBSIZE
+ * a memory row with the key count. Returns undefined for anything else.
+ */
+function prepareSnapshot(b: Block, ctx: FileContext, kind: DetectedKind): Pending | undefined {
+  if (b.byteEnd - b.byteStart > SNAPSHOT_MAX_BYTES) return undefined;
+  const text = new TextDecoder().decode(readRangeSync(ctx.file, b.byteStart, b.byteEnd));
+  const dbsize = kind === "unknown" ? parseDbsize(text) : null;
+  if (
+    kind !== "redis-info" && kind !== "docker-stats" && kind !== "redis-cli-latency" &&
+    dbsize === null
+  ) {
+    return undefined;
+  }
+  const p = prepareRun(b, ctx, undefined);
+  const run = p.record.run;
+  const runId = p.writer.runId;
+  const memRow = (extra: Row): Row => ({
+    run_id: runId,
+    step: ctx.memorySteps++,
+    server: String(run.server),
+    keys: null,
+    target_keys: null,
+    value_size_bytes: null,
+    used_memory_bytes: null,
+    used_memory_rss_bytes: null,
+    used_memory_peak_bytes: null,
+    process_rss_bytes: null,
+    container_memory_bytes: null,
+    container_name: null,
+    source_line: b.lastLine,
+    ...extra,
+  });
+  run.tool = kind === "docker-stats" ? "docker" : "redis-cli";
+  if (kind === "redis-info") {
+    const info = parseInfo(text);
+    const id = serverIdentity(info);
+    // the INFO says which server this is; its own version wins over redis_version
+    if (id.server !== "unknown") run.server = id.server;
+    if (id.version) run.server_version = id.version;
+    run.output_format = "info";
+    p.record.tables.server_info = info.map((f) => ({
+      run_id: runId,
+      phase: "snapshot",
+      section: f.section,
+      key: f.key,
+      value: f.value,
+      value_num: f.valueNum,
+    }));
+    const num = (k: string) =>
+      info.find((f) => f.key === k)?.valueNum ?? info.find((f) =>
+        f.key === `${k}_human`
+      )?.valueNum ?? null;
+    const keys = info.filter((f) => /^db\d+\.keys$/.test(f.key)).reduce(
+      (n, f) => n + (f.valueNum ?? 0),
+      0,
+    );
+    if (num("used_memory") !== null) {
+      p.memory.push(memRow({
+        server: String(run.server),
+        keys: info.some((f) => f.section.toLowerCase() === "keyspace") ? keys : null,
+        used_memory_bytes: num("used_memory"),
+        used_memory_rss_bytes: num("used_memory_rss"),
+        used_memory_peak_bytes: num("used_memory_peak"),
+      }));
+    }
+  } else if (kind === "docker-stats") {
+    run.output_format = "docker-stats";
+    for (const r of parseDockerStats(text, b.firstLine)) {
+      p.memory.push(
+        memRow({
+          container_memory_bytes: r.memUsageBytes,
+          container_name: r.name,
+          source_line: r.line,
+        }),
+      );
+    }
+  } else if (kind === "redis-cli-latency") {
+    run.output_format = "cli-latency";
+  } else {
+    run.output_format = "dbsize";
+    p.memory.push(memRow({ keys: dbsize }));
+  }
+  return p;
 }
 
 function commitRun(p: Pending, _ctx: FileContext): IngestedRun {

@@ -160,6 +160,7 @@ export async function runMemorySweep(o: MemorySweepOptions): Promise<MemorySweep
   const deadline = Date.now() + (o.maxDurationS ?? 600) * 1000;
   const writer = new RunWriter(o.data, newRunId(now()));
   const startedAt = now();
+  const t0 = Date.now();
   const host = hostFacts();
   let reason: string | null = null;
   let dockerError: string | null = null;
@@ -224,6 +225,7 @@ export async function runMemorySweep(o: MemorySweepOptions): Promise<MemorySweep
           container_memory_bytes: container?.bytes ?? null,
           container_name: container?.name ?? null,
           source_line: null,
+          elapsed_s: (Date.now() - t0) / 1000,
         });
       }
     } finally {
@@ -295,6 +297,133 @@ export async function runMemorySweep(o: MemorySweepOptions): Promise<MemorySweep
     tables: { memory, server_info: infoRows, server_config: configRows },
     raw: [],
     manifest: { key_counts: counts, value_size_bytes: valueSize, docker_error: dockerError, host },
+  });
+  return { runId: writer.runId, status, steps: memory.length, reason, dockerError };
+}
+
+/** Options of {@link runMemorySampler}. */
+export interface MemorySamplerOptions {
+  data: string;
+  target: ServerTarget;
+  label?: string;
+  /** @default {1000} */
+  intervalMs?: number;
+  /** Bounded: at most 24 h. */
+  durationS: number;
+  /** Container whose `docker stats` memory to record. */
+  container?: string;
+  runner?: ProcessRunner;
+  tags?: Record<string, string>;
+  onSample?: (row: Row) => void;
+  signal?: AbortSignal;
+  now?: () => Date;
+}
+
+/**
+ * Samples a server's memory every interval for a bounded time: DBSIZE, INFO memory, the server
+ * process's RSS (local servers) and the container's memory (when named and a Docker engine
+ * answers), as `memory` rows with `elapsed_s`, in one run.
+ *
+ * @throws {RangeError} For an interval under 50 ms or a duration outside (0, 86400] s.
+ */
+export async function runMemorySampler(o: MemorySamplerOptions): Promise<MemorySweepResult> {
+  const intervalMs = o.intervalMs ?? 1000;
+  if (!(intervalMs >= 50)) throw new RangeError(`invalid interval: ${intervalMs} ms (at least 50)`);
+  if (!(o.durationS > 0 && o.durationS <= 86400)) {
+    throw new RangeError(`invalid duration: ${o.durationS} s (0 < d ≤ 86400)`);
+  }
+  const now = o.now ?? (() => new Date());
+  const runner = o.runner ?? new DenoProcessRunner();
+  const writer = new RunWriter(o.data, newRunId(now()));
+  const startedAt = now();
+  const host = hostFacts();
+  const memory: Row[] = [];
+  let reason: string | null = null;
+  let dockerError: string | null = null;
+  let before;
+  try {
+    before = await snapshotServer(o.target);
+    const pid = before.info.find((f) => f.key === "process_id")?.valueNum ?? null;
+    const local = /^(127\.|localhost$|::1$)/.test(o.target.host) || !!o.target.socket;
+    const client = await connect(o.target, 10_000);
+    const t0 = Date.now();
+    try {
+      for (let i = 0; Date.now() - t0 <= o.durationS * 1000 && i < 1_000_000; i++) {
+        if (o.signal?.aborted) break;
+        const info = parseInfo(await client.info("memory"));
+        const get = (k: string) => info.find((f) => f.key === k)?.valueNum ?? null;
+        let container: DockerStatsRow | undefined;
+        if (o.container && dockerError === null) {
+          try {
+            container = (await dockerStats(runner, o.container)).find((r) =>
+              r.name === o.container
+            );
+          } catch (e) {
+            if (!(e instanceof DockerUnavailableError)) throw e;
+            dockerError = e.message;
+          }
+        }
+        const row: Row = {
+          run_id: writer.runId,
+          step: i,
+          server: before.identity.server,
+          keys: Number(await client.dbsize()),
+          target_keys: null,
+          value_size_bytes: null,
+          used_memory_bytes: get("used_memory"),
+          used_memory_rss_bytes: get("used_memory_rss"),
+          used_memory_peak_bytes: get("used_memory_peak"),
+          process_rss_bytes: local && pid !== null ? await processRssBytes(pid, runner) : null,
+          container_memory_bytes: container?.memUsageBytes ?? null,
+          container_name: container?.name ?? null,
+          source_line: null,
+          elapsed_s: (Date.now() - t0) / 1000,
+        };
+        memory.push(row);
+        o.onSample?.(row);
+        const wait = t0 + (i + 1) * intervalMs - Date.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      }
+    } finally {
+      client.disconnect();
+    }
+  } catch (e) {
+    reason = (e as Error).message;
+  }
+  const status: MemorySweepResult["status"] = reason
+    ? (memory.length ? "incomplete" : "failed")
+    : "complete";
+  writer.commit({
+    run: {
+      run_id: writer.runId,
+      tool: "kvlab-memory-sampler",
+      command: `memory sampler: every ${intervalMs} ms for ${o.durationS} s${
+        o.container ? `, container ${o.container}` : ""
+      }`,
+      server: before?.identity.server ?? "unknown",
+      server_version: before?.identity.version ?? null,
+      host: host.hostname,
+      target: o.target.display,
+      transport: o.target.tls ? "tls" : o.target.socket ? "unix" : "tcp",
+      label: o.label ?? null,
+      tags: JSON.stringify(o.tags ?? {}),
+      started_at: startedAt,
+      ingested_at: now(),
+      finished_at: now(),
+      status,
+      output_format: "none",
+      error: reason ?? (dockerError ? `container memory: ${dockerError}` : null),
+      warning_count: dockerError ? 1 : 0,
+      host_cpu_model: host.cpuModel,
+      host_cpu_count: host.cpuCount,
+      host_memory_bytes: host.memoryBytes,
+      host_kernel: host.kernel,
+      host_os: host.os,
+      deno_version: host.denoVersion,
+    },
+    tables: { memory },
+    raw: [],
+    manifest: { interval_ms: intervalMs, duration_s: o.durationS, docker_error: dockerError, host },
   });
   return { runId: writer.runId, status, steps: memory.length, reason, dockerError };
 }

@@ -282,3 +282,109 @@ Deno.test("docker sampler: a fake docker on PATH, and no engine", async () => {
     assert.ok(walk(`${dir}/data`).some((f) => f.endsWith("memory.parquet")));
   });
 });
+
+Deno.test("standalone INFO, DBSIZE, docker stats and latency captures ingest as snapshot runs", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "kvlab-snap-" });
+  const data = `${dir}/data`;
+  Deno.writeTextFileSync(
+    `${dir}/valkey-info.txt`,
+    "# Server\r\nredis_version:7.2.4\r\nserver_name:valkey\r\nvalkey_version:8.0.1\r\n# Memory\r\nused_memory:1048576\r\nused_memory_human:1.00M\r\n# Keyspace\r\ndb0:keys=10,expires=0,avg_ttl=0\r\ndb1:keys=5,expires=0,avg_ttl=0\r\n",
+  );
+  Deno.writeTextFileSync(
+    `${dir}/docker.txt`,
+    "CONTAINER ID   NAME         CPU %     MEM USAGE / LIMIT    MEM %     NET I/O     BLOCK I/O   PIDS\nf46762c52191   mem-dragon   6.53%     4.062MiB / 11.7GiB   0.03%     656B / 0B   0B / 0B     7\n",
+  );
+  const { ingestPaths } = await import("../../src/collect/mod.ts");
+  const out = await ingestPaths([
+    `${SHARED}redis-cli_7.0.15_redis-7.0.15_info-all.txt`,
+    `${SHARED}redis-cli_7.0.15_redis-7.0.15_dbsize.txt`,
+    `${SHARED}redis-cli_7.0.15_redis-7.0.15_latency-raw-nontty.txt`,
+    `${dir}/valkey-info.txt`,
+    `${dir}/docker.txt`,
+  ], { data });
+  assert.deepEqual(out.map((o) => o.status), [
+    "ingested",
+    "ingested",
+    "ingested",
+    "ingested",
+    "ingested",
+  ]);
+  const runs = loadTable(data, "runs").sort("source_path");
+  const by = (f: string) => runs.filter(pl.col("source_path").str.endsWith(f)).toRecords()[0];
+  assert.deepEqual([
+    by("info-all.txt").tool,
+    by("info-all.txt").server,
+    by("info-all.txt").server_version,
+    by("info-all.txt").output_format,
+  ], ["redis-cli", "redis", "7.0.15", "info"]);
+  assert.deepEqual([by("valkey-info.txt").server, by("valkey-info.txt").server_version], [
+    "valkey",
+    "8.0.1",
+  ]);
+  assert.equal(by("docker.txt").tool, "docker");
+  assert.equal(by("latency-raw-nontty.txt").output_format, "cli-latency");
+  const mem = loadTable(data, "memory").join(runs.select("run_id", "source_path"), {
+    on: "run_id",
+  });
+  const m = (f: string) => mem.filter(pl.col("source_path").str.endsWith(f)).toRecords()[0];
+  assert.equal(m("info-all.txt").keys, 100000);
+  assert.ok((m("info-all.txt").used_memory_bytes as number) > 1e6);
+  assert.equal(m("valkey-info.txt").keys, 15);
+  assert.equal(m("dbsize.txt").keys, 100000);
+  assert.deepEqual([m("docker.txt").container_name, m("docker.txt").container_memory_bytes], [
+    "mem-dragon",
+    Math.round(4.062 * MiB),
+  ]);
+  const info = loadTable(data, "server_info");
+  assert.ok(info.filter(pl.col("key").eq(pl.lit("cmdstat_set.calls"))).height === 1);
+});
+
+Deno.test("kvlab sample: bounded INFO/RSS sampling of a live server", async () => {
+  await withServers([{}], async ([s]) => {
+    const dir = Deno.makeTempDirSync({ prefix: "kvlab-sample-" });
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        `${ROOT}src/cli.ts`,
+        "sample",
+        "--url",
+        s.url,
+        "--data",
+        `${dir}/data`,
+        "--interval",
+        "0.2",
+        "--duration",
+        "0.7",
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder().decode(out.stdout);
+    assert.equal(out.code, 0, text + new TextDecoder().decode(out.stderr));
+    assert.match(text, /^complete: [45] samples, run \S+$/m);
+    const m = loadTable(`${dir}/data`, "memory").sort("step");
+    const t = m.getColumn("elapsed_s").toArray() as number[];
+    assert.ok(t.every((x, i) => i === 0 || x > t[i - 1]), "elapsed time increases");
+    assert.ok(t.at(-1)! <= 0.7 + 0.3, "bounded by --duration");
+    assert.ok(m.getColumn("process_rss_bytes").toArray().every((x) => (x as number) > 1e6));
+    const bad = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        `${ROOT}src/cli.ts`,
+        "sample",
+        "--url",
+        s.url,
+        "--data",
+        `${dir}/data`,
+        "--duration",
+        "100000",
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.notEqual(bad.code, 0);
+    assert.match(new TextDecoder().decode(bad.stderr), /invalid duration: 100000 s/);
+  });
+});
