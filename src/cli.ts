@@ -149,7 +149,7 @@ async function demoFromSamples(
   }
   const df = loadResults(data).sort(["server", "output_format", "test_index"]);
   print(`\nresults in ${data} (${df.height} tests):\n\n`);
-  print(formatTable(df.select(...SUMMARY_COLUMNS), "md"));
+  print(formatForPeople(df.select(...SUMMARY_COLUMNS), "md", { headers: false }));
 }
 
 const SUMMARY_COLUMNS = [
@@ -522,7 +522,7 @@ export function buildCli(print: (s: string) => void, printErr: (s: string) => vo
       }
       const df = loadResults(data).sort(["test_index", "run_id"]);
       print(`\nresults (${df.height} tests):\n\n`);
-      print(formatTable(df.select(...LIVE_COLUMNS), "md"));
+      print(formatForPeople(df.select(...LIVE_COLUMNS), "md", { headers: false }));
       if (result.interrupted) throw new CommanderError(130, "kvlab.demo", "");
       if (result.failed > 0 || result.incomplete > 0) throw new CommanderError(1, "kvlab.demo", "");
     });
