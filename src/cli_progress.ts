@@ -73,6 +73,22 @@ export function studyProgress(write: (s: string) => void, tty: boolean): (e: Stu
         break;
       }
       case "fill": {
+        if (tty) {
+          const label = `fill → ${e.target.toLocaleString("en-US")}`;
+          if (!bar || barTest !== label) {
+            stopBar();
+            barTest = label;
+            bar = new cliProgress.SingleBar({
+              format: `  ${label.padEnd(18)} {bar} {percentage}% {value}/{total} keys`,
+              stream: process.stderr,
+              hideCursor: true,
+            }, cliProgress.Presets.shades_classic);
+            bar.start(e.target, e.keys);
+          }
+          bar.update(e.keys);
+          if (e.keys >= e.target) stopBar();
+          break;
+        }
         const now = Date.now();
         if (now - lastLine >= 1000 || e.keys === e.target) {
           lastLine = now;

@@ -10,7 +10,7 @@
  *   runs/<run_id>/run.json                    manifest (facts, warnings, raw file names)
  *   runs/<run_id>/raw/<file>                  the raw output, byte for byte
  *   runs/<run_id>/<table>.parquet             one file per table that has rows
- *   sources/<sha256>.json                     one claim per ingested source file
+ *   sources/<sha256>/<labels>.json            one claim per ingested file and labels
  *   tmp/                                      runs being written (never read)
  * ```
  *

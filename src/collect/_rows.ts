@@ -5,7 +5,9 @@
  */
 
 import type { Row } from "../schema.ts";
+import type { HostFacts } from "./host.ts";
 import type { RedisBenchmarkTest } from "./redis_benchmark.ts";
+import type { ServerSnapshot } from "./server.ts";
 
 /** The `results` and `latency_distribution` rows of tests, numbered from `firstIndex`. */
 export function testRows(
@@ -71,4 +73,72 @@ export function testRows(
     }
   });
   return { results, distribution };
+}
+
+/** `server_info` and `server_config` rows of server snapshots (`before`, `after`, …). */
+export function snapshotRows(
+  runId: string,
+  snaps: ReadonlyArray<readonly [string, ServerSnapshot | undefined]>,
+): { info: Row[]; config: Row[] } {
+  const info: Row[] = [];
+  const config: Row[] = [];
+  for (const [phase, snap] of snaps) {
+    if (!snap) continue;
+    for (const f of snap.info) {
+      info.push({
+        run_id: runId,
+        phase,
+        section: f.section,
+        key: f.key,
+        value: f.value,
+        value_num: f.valueNum,
+      });
+    }
+    if (snap.dbsize !== null) {
+      info.push({
+        run_id: runId,
+        phase,
+        section: "DBSIZE",
+        key: "dbsize",
+        value: String(snap.dbsize),
+        value_num: snap.dbsize,
+      });
+    }
+    for (const [key, value] of snap.config) config.push({ run_id: runId, phase, key, value });
+  }
+  return { info, config };
+}
+
+/** The host columns of a `runs` row. */
+export function hostColumns(host: HostFacts): Row {
+  return {
+    host: host.hostname,
+    host_cpu_model: host.cpuModel,
+    host_cpu_count: host.cpuCount,
+    host_memory_bytes: host.memoryBytes,
+    host_kernel: host.kernel,
+    host_os: host.os,
+    deno_version: host.denoVersion,
+  };
+}
+
+/** A `memory` row with every measurement null, then the given fields. */
+export function memoryRow(runId: string, step: number, server: string, fields: Row): Row {
+  return {
+    run_id: runId,
+    step,
+    server,
+    keys: null,
+    target_keys: null,
+    value_size_bytes: null,
+    used_memory_bytes: null,
+    used_memory_rss_bytes: null,
+    used_memory_peak_bytes: null,
+    process_rss_bytes: null,
+    container_memory_bytes: null,
+    container_name: null,
+    source_line: null,
+    elapsed_s: null,
+    ...fields,
+  };
 }

@@ -25,6 +25,8 @@ import { parseDockerStats } from "./docker_stats.ts";
 import { parseInfo, serverIdentity } from "./info.ts";
 import { parseDbsize } from "./redis_cli.ts";
 import {
+  claimDir,
+  claimPath,
   claimSource,
   completeClaim,
   newRunId,
@@ -750,16 +752,16 @@ function otherClaims(
   key: string,
 ): { path: string; runIds: string[] }[] {
   const out: { path: string; runIds: string[] }[] = [];
+  const dir = claimDir(dataDir, sha);
+  const mine = claimPath(dataDir, key);
   try {
-    for (const e of Deno.readDirSync(`${dataDir}/sources`)) {
-      if (!e.name.startsWith(sha) || e.name === `${key}.json` || !e.name.endsWith(".json")) {
-        continue;
-      }
+    for (const e of Deno.readDirSync(dir)) {
+      if (!e.name.endsWith(".json") || `${dir}/${e.name}` === mine) continue;
       try {
-        const c = JSON.parse(Deno.readTextFileSync(`${dataDir}/sources/${e.name}`));
+        const c = JSON.parse(Deno.readTextFileSync(`${dir}/${e.name}`));
         out.push({ path: c.source_path, runIds: c.run_ids ?? [] });
       } catch { /* being written */ }
     }
-  } catch { /* no sources yet */ }
+  } catch { /* no claims for these bytes yet */ }
   return out;
 }

@@ -8,6 +8,7 @@
  */
 
 import type { Row } from "../schema.ts";
+import { hostColumns, memoryRow, snapshotRows } from "./_rows.ts";
 import { type DockerStatsRow, parseDockerStats } from "./docker_stats.ts";
 import { hostFacts } from "./host.ts";
 import { parseInfo } from "./info.ts";
@@ -211,10 +212,7 @@ export async function runMemorySweep(o: MemorySweepOptions): Promise<MemorySweep
             dockerError = e.message;
           }
         }
-        memory.push({
-          run_id: writer.runId,
-          step,
-          server: before.identity.server,
+        memory.push(memoryRow(writer.runId, step, before.identity.server, {
           keys: Number(await client.dbsize()),
           target_keys: target,
           value_size_bytes: valueSize,
@@ -224,9 +222,8 @@ export async function runMemorySweep(o: MemorySweepOptions): Promise<MemorySweep
           process_rss_bytes: local && pid !== null ? await processRssBytes(pid, runner) : null,
           container_memory_bytes: container?.bytes ?? null,
           container_name: container?.name ?? null,
-          source_line: null,
           elapsed_s: (Date.now() - t0) / 1000,
-        });
+        }));
       }
     } finally {
       client.disconnect();
@@ -242,24 +239,7 @@ export async function runMemorySweep(o: MemorySweepOptions): Promise<MemorySweep
     : memory.length > 0
     ? "incomplete"
     : "failed";
-  const infoRows: Row[] = [];
-  const configRows: Row[] = [];
-  for (const [phase, snap] of [["before", before], ["after", after]] as const) {
-    if (!snap) continue;
-    for (const f of snap.info) {
-      infoRows.push({
-        run_id: writer.runId,
-        phase,
-        section: f.section,
-        key: f.key,
-        value: f.value,
-        value_num: f.valueNum,
-      });
-    }
-    for (const [key, value] of snap.config) {
-      configRows.push({ run_id: writer.runId, phase, key, value });
-    }
-  }
+  const snaps = snapshotRows(writer.runId, [["before", before], ["after", after]]);
   writer.commit({
     run: {
       run_id: writer.runId,
@@ -270,7 +250,6 @@ export async function runMemorySweep(o: MemorySweepOptions): Promise<MemorySweep
       }`,
       server: before?.identity.server ?? "unknown",
       server_version: before?.identity.version ?? null,
-      host: host.hostname,
       target: o.target.display,
       transport: o.target.tls ? "tls" : o.target.socket ? "unix" : "tcp",
       label: o.label ?? null,
@@ -287,14 +266,9 @@ export async function runMemorySweep(o: MemorySweepOptions): Promise<MemorySweep
       repetition: o.plan?.repetition ?? null,
       server_maxmemory_bytes: before?.info.find((f) => f.key === "maxmemory")?.valueNum ?? null,
       server_config_status: before?.configStatus ?? null,
-      host_cpu_model: host.cpuModel,
-      host_cpu_count: host.cpuCount,
-      host_memory_bytes: host.memoryBytes,
-      host_kernel: host.kernel,
-      host_os: host.os,
-      deno_version: host.denoVersion,
+      ...hostColumns(host),
     },
-    tables: { memory, server_info: infoRows, server_config: configRows },
+    tables: { memory, server_info: snaps.info, server_config: snaps.config },
     raw: [],
     manifest: { key_counts: counts, value_size_bytes: valueSize, docker_error: dockerError, host },
   });
@@ -363,22 +337,16 @@ export async function runMemorySampler(o: MemorySamplerOptions): Promise<MemoryS
             dockerError = e.message;
           }
         }
-        const row: Row = {
-          run_id: writer.runId,
-          step: i,
-          server: before.identity.server,
+        const row: Row = memoryRow(writer.runId, i, before.identity.server, {
           keys: Number(await client.dbsize()),
-          target_keys: null,
-          value_size_bytes: null,
           used_memory_bytes: get("used_memory"),
           used_memory_rss_bytes: get("used_memory_rss"),
           used_memory_peak_bytes: get("used_memory_peak"),
           process_rss_bytes: local && pid !== null ? await processRssBytes(pid, runner) : null,
           container_memory_bytes: container?.memUsageBytes ?? null,
           container_name: container?.name ?? null,
-          source_line: null,
           elapsed_s: (Date.now() - t0) / 1000,
-        };
+        });
         memory.push(row);
         o.onSample?.(row);
         const wait = t0 + (i + 1) * intervalMs - Date.now();
@@ -402,7 +370,6 @@ export async function runMemorySampler(o: MemorySamplerOptions): Promise<MemoryS
       }`,
       server: before?.identity.server ?? "unknown",
       server_version: before?.identity.version ?? null,
-      host: host.hostname,
       target: o.target.display,
       transport: o.target.tls ? "tls" : o.target.socket ? "unix" : "tcp",
       label: o.label ?? null,
@@ -414,12 +381,7 @@ export async function runMemorySampler(o: MemorySamplerOptions): Promise<MemoryS
       output_format: "none",
       error: reason ?? (dockerError ? `container memory: ${dockerError}` : null),
       warning_count: dockerError ? 1 : 0,
-      host_cpu_model: host.cpuModel,
-      host_cpu_count: host.cpuCount,
-      host_memory_bytes: host.memoryBytes,
-      host_kernel: host.kernel,
-      host_os: host.os,
-      deno_version: host.denoVersion,
+      ...hostColumns(host),
     },
     tables: { memory },
     raw: [],

@@ -9,7 +9,7 @@
 
 import { ParseError } from "../errors.ts";
 import type { Row } from "../schema.ts";
-import { testRows } from "./_rows.ts";
+import { hostColumns, snapshotRows, testRows } from "./_rows.ts";
 import { parseBenchmarkArgs } from "./command.ts";
 import { type HostFacts, hostFacts } from "./host.ts";
 import type { ProcessResult, ProcessRunner } from "./process.ts";
@@ -215,7 +215,6 @@ export async function runRedisBenchmark(options: CollectOptions): Promise<Collec
     command,
     server: before?.identity.server ?? "unknown",
     server_version: before?.identity.version ?? null,
-    host: host.hostname,
     target: p.target.display,
     transport: p.rdma ? "rdma" : p.target.tls ? "tls" : p.target.socket ? "unix" : "tcp",
     label: options.label ?? null,
@@ -238,48 +237,16 @@ export async function runRedisBenchmark(options: CollectOptions): Promise<Collec
     server_io_threads: config(before) !== undefined ? Number(config(before)) : null,
     server_maxmemory_bytes: Number.isFinite(maxmemory) ? maxmemory : null,
     server_config_status: before?.configStatus ?? null,
-    host_cpu_model: host.cpuModel,
-    host_cpu_count: host.cpuCount,
-    host_memory_bytes: host.memoryBytes,
-    host_kernel: host.kernel,
-    host_os: host.os,
-    deno_version: host.denoVersion,
+    ...hostColumns(host),
   };
-  const infoRows: Row[] = [];
-  const configRows: Row[] = [];
-  for (const [phase, snap] of [["before", before], ["after", after]] as const) {
-    if (!snap) continue;
-    for (const f of snap.info) {
-      infoRows.push({
-        run_id: writer.runId,
-        phase,
-        section: f.section,
-        key: f.key,
-        value: f.value,
-        value_num: f.valueNum,
-      });
-    }
-    if (snap.dbsize !== null) {
-      infoRows.push({
-        run_id: writer.runId,
-        phase,
-        section: "DBSIZE",
-        key: "dbsize",
-        value: String(snap.dbsize),
-        value_num: snap.dbsize,
-      });
-    }
-    for (const [key, value] of snap.config) {
-      configRows.push({ run_id: writer.runId, phase, key, value });
-    }
-  }
+  const snaps = snapshotRows(writer.runId, [["before", before], ["after", after]]);
   writer.commit({
     run,
     tables: {
       results: rows.results,
       latency_distribution: rows.distribution,
-      server_info: infoRows,
-      server_config: configRows,
+      server_info: snaps.info,
+      server_config: snaps.config,
     },
     raw: [],
     manifest: {

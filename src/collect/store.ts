@@ -219,8 +219,8 @@ export async function claimSource(
   if (!/^[0-9a-f]{64}(-[0-9a-f]{12})?$/.test(sha256)) {
     throw new TypeError(`invalid source key: ${sha256}`);
   }
-  await Deno.mkdir(`${dataDir}/sources`, { recursive: true });
-  const path = `${dataDir}/sources/${sha256}.json`;
+  await Deno.mkdir(claimDir(dataDir, sha256), { recursive: true });
+  const path = claimPath(dataDir, sha256);
   const claim: SourceClaim = {
     sha256,
     source_path: sourcePath,
@@ -255,7 +255,7 @@ export async function completeClaim(
   runIds: string[],
   now: Date,
 ): Promise<void> {
-  const path = `${dataDir}/sources/${sha256}.json`;
+  const path = claimPath(dataDir, sha256);
   const claim: SourceClaim = {
     sha256,
     source_path: sourcePath,
@@ -270,5 +270,17 @@ export async function completeClaim(
 
 /** Drops a claim (after a failed ingest, so the file can be tried again). */
 export async function releaseClaim(dataDir: string, sha256: string): Promise<void> {
-  await Deno.remove(`${dataDir}/sources/${sha256}.json`).catch(() => {});
+  await Deno.remove(claimPath(dataDir, sha256)).catch(() => {});
+  // the folder goes too when no other claim of the same bytes is in it
+  await Deno.remove(claimDir(dataDir, sha256)).catch(() => {});
+}
+
+/** The folder of a source's claims: `sources/<sha256>/`. */
+export function claimDir(dataDir: string, key: string): string {
+  return `${dataDir}/sources/${key.slice(0, 64)}`;
+}
+
+/** A claim file: `sources/<sha256>/<labels>.json` (or `sources/<sha256>/any.json`). */
+export function claimPath(dataDir: string, key: string): string {
+  return `${claimDir(dataDir, key)}/${key.length > 65 ? key.slice(65) : "any"}.json`;
 }

@@ -3,18 +3,9 @@ import fc from "fast-check";
 import pl from "nodejs-polars";
 import { ingestFile, ingestPaths, parseRedisBenchmark } from "../../src/collect/mod.ts";
 import { loadResults, loadTable } from "../../src/analyze/mod.ts";
+import { walk } from "../_support/servers.ts";
 
 const DATA = new URL("../testdata/", import.meta.url).pathname;
-
-function walk(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of Deno.readDirSync(dir)) {
-    const p = `${dir}/${e.name}`;
-    if (e.isDirectory) out.push(...walk(p));
-    else out.push(p);
-  }
-  return out.sort();
-}
 
 function snapshot(dir: string): Record<string, string> {
   const out: Record<string, string> = {};

@@ -14,7 +14,14 @@ import {
   serverIdentity,
 } from "../../src/collect/mod.ts";
 import { buildStudies } from "../../src/collect/studies.ts";
-import { duplicateRuns, loadTable, memoryPerKey, memoryTable } from "../../src/analyze/mod.ts";
+import {
+  duplicateRuns,
+  loadTable,
+  memoryChart,
+  memoryPerKey,
+  memoryTable,
+  toSvg,
+} from "../../src/analyze/mod.ts";
 import { walk, withServers } from "../_support/servers.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -211,6 +218,10 @@ Deno.test("a live key-count sweep against redis-server measures a plausible memo
     const bpk = fit.bytes_per_key as number;
     assert.ok(bpk >= 96 && bpk <= 128, `bytes per key ${bpk}`);
     assert.ok((fit.r_squared as number) > 0.99);
+    // the chart of used_memory / RSS against keys renders from the live table
+    const svg = await toSvg(memoryChart(m));
+    assert.match(svg, /malloc \(INFO used_memory\)/);
+    assert.match(svg, /RSS \(INFO used_memory_rss\)/);
     const runs = loadTable(data, "runs");
     assert.equal(
       runs.getColumn("server_version").get(0),
