@@ -20,7 +20,7 @@ import { type BenchmarkArgs, parseBenchmarkArgs } from "./command.ts";
 import { describeKind, type DetectedKind, detectKind, KNOWN_FORMATS } from "./detect.ts";
 import { redactCommandLine, redactRawText, type RedactState, redactUrl } from "./redact.ts";
 import { RedisBenchmarkParser, type RedisBenchmarkRun } from "./redis_benchmark.ts";
-import { testRows } from "./_rows.ts";
+import { memoryRow, testRows } from "./_rows.ts";
 import { parseDockerStats } from "./docker_stats.ts";
 import { parseInfo, serverIdentity } from "./info.ts";
 import { parseDbsize } from "./redis_cli.ts";
@@ -585,22 +585,8 @@ function prepareSnapshot(b: Block, ctx: FileContext, kind: DetectedKind): Pendin
   const p = prepareRun(b, ctx, undefined);
   const run = p.record.run;
   const runId = p.writer.runId;
-  const memRow = (extra: Row): Row => ({
-    run_id: runId,
-    step: ctx.memorySteps++,
-    server: String(run.server),
-    keys: null,
-    target_keys: null,
-    value_size_bytes: null,
-    used_memory_bytes: null,
-    used_memory_rss_bytes: null,
-    used_memory_peak_bytes: null,
-    process_rss_bytes: null,
-    container_memory_bytes: null,
-    container_name: null,
-    source_line: b.lastLine,
-    ...extra,
-  });
+  const memRow = (extra: Row): Row =>
+    memoryRow(runId, ctx.memorySteps++, String(run.server), { source_line: b.lastLine, ...extra });
   run.tool = kind === "docker-stats" ? "docker" : "redis-cli";
   if (kind === "redis-info") {
     const info = parseInfo(text);
@@ -674,21 +660,10 @@ function addMemoryFacts(p: Pending, b: Block, capture: Pending, ctx: FileContext
   let row = p.memory.at(-1);
   if (!row) {
     const a = p.args;
-    row = {
-      run_id: p.writer.runId,
-      step: ctx.memorySteps++,
-      server: String(p.record.run.server ?? "unknown"),
-      keys: null,
+    row = memoryRow(p.writer.runId, ctx.memorySteps++, String(p.record.run.server ?? "unknown"), {
       target_keys: a && a.tests?.length === 1 && a.tests[0] === "set" ? a.requests ?? null : null,
       value_size_bytes: a ? a.dataSizeBytes ?? 3 : null,
-      used_memory_bytes: null,
-      used_memory_rss_bytes: null,
-      used_memory_peak_bytes: null,
-      process_rss_bytes: null,
-      container_memory_bytes: null,
-      container_name: null,
-      source_line: null,
-    };
+    });
     p.memory.push(row);
   }
   if (cmd.parsed.tool === "docker") {
