@@ -33,6 +33,17 @@ import {
 } from "./analyze/chart.ts";
 import { chartFormat, saveChart } from "./analyze/export.ts";
 
+/** A number of seconds from an option, or a TypeError naming the option. */
+function seconds(option: string, value: string): number {
+  const n = Number(value);
+  if (value === undefined || value.trim() === "" || !Number.isFinite(n)) {
+    throw new TypeError(
+      `invalid ${option}: ${JSON.stringify(value)} (expected seconds, e.g. 1 or 0.5)`,
+    );
+  }
+  return n;
+}
+
 function collectTag(value: string, previous: Record<string, string>): Record<string, string> {
   const eq = value.indexOf("=");
   if (eq <= 0) throw new InvalidArgumentError(`expected k=v, got ${JSON.stringify(value)}`);
@@ -229,7 +240,16 @@ export function buildCli(print: (s: string) => void, printErr: (s: string) => vo
     .action((name: string, opts) => {
       const format = tableFormat(opts.format);
       let df = loadTable(opts.data, name);
-      if (opts.columns) df = df.select(...String(opts.columns).split(",").map((c) => c.trim()));
+      if (opts.columns) {
+        const cols = String(opts.columns).split(",").map((c) => c.trim());
+        const unknown = cols.filter((c) => !df.columns.includes(c));
+        if (unknown.length) {
+          throw new TypeError(
+            `invalid column: ${unknown.join(", ")} (table ${name} has: ${df.columns.join(", ")})`,
+          );
+        }
+        df = df.select(...cols);
+      }
       print(formatTable(df, format));
     });
 
@@ -450,8 +470,8 @@ export function buildCli(print: (s: string) => void, printErr: (s: string) => vo
         const r = await runMemorySampler({
           data: opts.data,
           target: parseServerUrl(opts.url),
-          intervalMs: Number(opts.interval) * 1000,
-          durationS: Number(opts.duration),
+          intervalMs: seconds("--interval", opts.interval) * 1000,
+          durationS: seconds("--duration", opts.duration),
           container: opts.container,
           label: opts.label,
           signal: ac.signal,

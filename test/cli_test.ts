@@ -116,6 +116,29 @@ Deno.test("kvlab --help and bad arguments", async () => {
   const bad = await kvlab("table", "results", "--data", "/nonexistent-kvlab", "--format", "xml");
   assert.notEqual(bad.code, 0);
   assert.match(bad.stderr, /invalid format: xml/);
+  const cols = await kvlab(
+    "table",
+    "runs",
+    "--data",
+    Deno.makeTempDirSync(),
+    "--columns",
+    "run_id,nosuch",
+  );
+  assert.notEqual(cols.code, 0);
+  assert.match(cols.stderr, /invalid column: nosuch \(table runs has: run_id, schema_version/);
+  const interval = await kvlab(
+    "sample",
+    "--url",
+    "redis://127.0.0.1:1",
+    "--data",
+    "/tmp/x",
+    "--interval",
+    "abc",
+    "--duration",
+    "1",
+  );
+  assert.notEqual(interval.code, 0);
+  assert.match(interval.stderr, /invalid --interval: "abc"/);
   const tag = await kvlab("ingest", "x", "--data", "/tmp/x", "--tag", "novalue");
   assert.notEqual(tag.code, 0);
   assert.match(tag.stderr, /expected k=v/);

@@ -480,6 +480,13 @@ export function scalingChart(
 export function deltaChart(d: pl.DataFrame, options: ChartOptions = {}): VegaLiteSpec {
   const recs = d.toRecords() as Rec[];
   const tests = testOrder(recs);
+  const testAxis = {
+    field: "test",
+    type: "nominal",
+    sort: tests,
+    title: "test",
+    axis: { labelAngle: -40 },
+  };
   const from = String(recs[0]?.from ?? "from");
   const to = String(recs[0]?.to ?? "to");
   const lat: Rec[] = [];
@@ -500,13 +507,7 @@ export function deltaChart(d: pl.DataFrame, options: ChartOptions = {}): VegaLit
           {
             mark: { type: "bar", color: colorFor(to) },
             encoding: {
-              x: {
-                field: "test",
-                type: "nominal",
-                sort: tests,
-                title: "test",
-                axis: { labelAngle: -40 },
-              },
+              x: testAxis,
               y: {
                 field: "throughput_factor",
                 type: "quantitative",
@@ -526,13 +527,7 @@ export function deltaChart(d: pl.DataFrame, options: ChartOptions = {}): VegaLit
           {
             mark: { type: "bar" },
             encoding: {
-              x: {
-                field: "test",
-                type: "nominal",
-                sort: tests,
-                title: "test",
-                axis: { labelAngle: -40 },
-              },
+              x: testAxis,
               xOffset: { field: "latency", sort: ["avg", "p50", "p95", "p99"] },
               y: { field: "change_pct", type: "quantitative", title: "latency change (%)" },
               color: {

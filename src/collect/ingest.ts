@@ -256,7 +256,7 @@ async function ingestClaimed(
       return;
     }
     if (b.kind === "capture") {
-      if (pending) addMemoryFacts(pending, b, made, ctx);
+      if (pending) addMemoryFacts(pending, b, ctx);
       outcome.runs.push(commitRun(made, ctx));
     } else {
       commitPending();
@@ -650,11 +650,10 @@ function commitRun(p: Pending, _ctx: FileContext): IngestedRun {
  * Reads DBSIZE, INFO (memory) and docker stats blocks printed after a fill run into its memory
  * row: one row per fill, filled in as the blocks come.
  */
-function addMemoryFacts(p: Pending, b: Block, capture: Pending, ctx: FileContext): void {
+function addMemoryFacts(p: Pending, b: Block, ctx: FileContext): void {
   const cmd = b.command;
   if (!cmd || b.nonBlank === 0) return;
-  const start = cmd ? b.byteStart : b.byteStart;
-  const text = new TextDecoder().decode(readRangeSync(ctx.file, start, b.byteEnd)).split("\n")
+  const text = new TextDecoder().decode(readRangeSync(ctx.file, b.byteStart, b.byteEnd)).split("\n")
     .slice(cmd.lastLine - cmd.line + 1).join("\n");
   const args = cmd.parsed.args.map((a) => a.toLowerCase());
   let row = p.memory.at(-1);
@@ -688,7 +687,6 @@ function addMemoryFacts(p: Pending, b: Block, capture: Pending, ctx: FileContext
     return;
   }
   row.source_line = b.lastLine;
-  void capture;
 }
 
 /** Redacts secrets in raw bytes; bytes with no secret are kept exactly as they were. */

@@ -10,12 +10,12 @@
 import type { Row } from "../schema.ts";
 import { hostColumns, memoryRow, snapshotRows } from "./_rows.ts";
 import { type DockerStatsRow, parseDockerStats } from "./docker_stats.ts";
-import { hostFacts } from "./host.ts";
+import { type HostFacts, hostFacts } from "./host.ts";
 import { parseInfo } from "./info.ts";
 import { DenoProcessRunner, type ProcessRunner, ToolNotFoundError } from "./process.ts";
-import { connect, snapshotServer } from "./server.ts";
+import { connect, type ServerSnapshot, snapshotServer } from "./server.ts";
 import { newRunId, RunWriter } from "./store.ts";
-import type { ServerTarget } from "./target.ts";
+import { isLocal, type ServerTarget, transportOf } from "./target.ts";
 
 /** No Docker engine could be reached (or no docker client is installed). */
 export class DockerUnavailableError extends Error {
@@ -175,7 +175,7 @@ export async function runMemorySweep(o: MemorySweepOptions): Promise<MemorySweep
       if (o.flush) await client.flushdb();
       let next = Number(await client.dbsize());
       const pid = before.info.find((f) => f.key === "process_id")?.valueNum ?? null;
-      const local = /^(127\.|localhost$|::1$)/.test(o.target.host) || !!o.target.socket;
+      const local = isLocal(o.target);
       for (const [step, target] of counts.entries()) {
         while (next < target) {
           if (o.signal?.aborted) throw new Error("interrupted (Ctrl-C / SIGTERM)");
@@ -241,33 +241,20 @@ export async function runMemorySweep(o: MemorySweepOptions): Promise<MemorySweep
     : "failed";
   const snaps = snapshotRows(writer.runId, [["before", before], ["after", after]]);
   writer.commit({
-    run: {
-      run_id: writer.runId,
+    run: memoryRun(o, {
+      runId: writer.runId,
       tool: "kvlab-memory-sweep",
-      tool_version: null,
       command: `memory sweep: ${counts.join(",")} keys, ${valueSize}-byte values${
         o.flush ? ", FLUSHDB first" : ""
       }`,
-      server: before?.identity.server ?? "unknown",
-      server_version: before?.identity.version ?? null,
-      target: o.target.display,
-      transport: o.target.tls ? "tls" : o.target.socket ? "unix" : "tcp",
-      label: o.label ?? null,
-      tags: JSON.stringify(o.tags ?? {}),
-      started_at: startedAt,
-      ingested_at: now(),
+      before,
+      host,
+      startedAt,
+      finishedAt: now(),
       status,
-      output_format: "none",
-      error: reason ?? (dockerError ? `container memory: ${dockerError}` : null),
-      warning_count: dockerError ? 1 : 0,
-      finished_at: now(),
-      plan_name: o.plan?.name ?? null,
-      plan_cell: o.plan?.cell ?? null,
-      repetition: o.plan?.repetition ?? null,
-      server_maxmemory_bytes: before?.info.find((f) => f.key === "maxmemory")?.valueNum ?? null,
-      server_config_status: before?.configStatus ?? null,
-      ...hostColumns(host),
-    },
+      reason,
+      dockerError,
+    }),
     tables: { memory, server_info: snaps.info, server_config: snaps.config },
     raw: [],
     manifest: { key_counts: counts, value_size_bytes: valueSize, docker_error: dockerError, host },
@@ -318,7 +305,7 @@ export async function runMemorySampler(o: MemorySamplerOptions): Promise<MemoryS
   try {
     before = await snapshotServer(o.target);
     const pid = before.info.find((f) => f.key === "process_id")?.valueNum ?? null;
-    const local = /^(127\.|localhost$|::1$)/.test(o.target.host) || !!o.target.socket;
+    const local = isLocal(o.target);
     const client = await connect(o.target, 10_000);
     const t0 = Date.now();
     try {
@@ -362,30 +349,71 @@ export async function runMemorySampler(o: MemorySamplerOptions): Promise<MemoryS
     ? (memory.length ? "incomplete" : "failed")
     : "complete";
   writer.commit({
-    run: {
-      run_id: writer.runId,
+    run: memoryRun(o, {
+      runId: writer.runId,
       tool: "kvlab-memory-sampler",
       command: `memory sampler: every ${intervalMs} ms for ${o.durationS} s${
         o.container ? `, container ${o.container}` : ""
       }`,
-      server: before?.identity.server ?? "unknown",
-      server_version: before?.identity.version ?? null,
-      target: o.target.display,
-      transport: o.target.tls ? "tls" : o.target.socket ? "unix" : "tcp",
-      label: o.label ?? null,
-      tags: JSON.stringify(o.tags ?? {}),
-      started_at: startedAt,
-      ingested_at: now(),
-      finished_at: now(),
+      before,
+      host,
+      startedAt,
+      finishedAt: now(),
       status,
-      output_format: "none",
-      error: reason ?? (dockerError ? `container memory: ${dockerError}` : null),
-      warning_count: dockerError ? 1 : 0,
-      ...hostColumns(host),
-    },
+      reason,
+      dockerError,
+    }),
     tables: { memory },
     raw: [],
     manifest: { interval_ms: intervalMs, duration_s: o.durationS, docker_error: dockerError, host },
   });
   return { runId: writer.runId, status, steps: memory.length, reason, dockerError };
+}
+
+/** The `runs` row of a memory sweep or sampler run. */
+function memoryRun(
+  o: {
+    target: ServerTarget;
+    label?: string;
+    tags?: Record<string, string>;
+    plan?: MemorySweepOptions["plan"];
+  },
+  r: {
+    runId: string;
+    tool: string;
+    command: string;
+    before: ServerSnapshot | undefined;
+    host: HostFacts;
+    startedAt: Date;
+    finishedAt: Date;
+    status: MemorySweepResult["status"];
+    reason: string | null;
+    dockerError: string | null;
+  },
+): Row {
+  return {
+    run_id: r.runId,
+    tool: r.tool,
+    tool_version: null,
+    command: r.command,
+    server: r.before?.identity.server ?? "unknown",
+    server_version: r.before?.identity.version ?? null,
+    target: o.target.display,
+    transport: transportOf(o.target),
+    label: o.label ?? null,
+    tags: JSON.stringify(o.tags ?? {}),
+    started_at: r.startedAt,
+    ingested_at: r.finishedAt,
+    finished_at: r.finishedAt,
+    status: r.status,
+    output_format: "none",
+    error: r.reason ?? (r.dockerError ? `container memory: ${r.dockerError}` : null),
+    warning_count: r.dockerError ? 1 : 0,
+    plan_name: o.plan?.name ?? null,
+    plan_cell: o.plan?.cell ?? null,
+    repetition: o.plan?.repetition ?? null,
+    server_maxmemory_bytes: r.before?.info.find((f) => f.key === "maxmemory")?.valueNum ?? null,
+    server_config_status: r.before?.configStatus ?? null,
+    ...hostColumns(r.host),
+  };
 }

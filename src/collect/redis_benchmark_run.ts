@@ -22,7 +22,7 @@ import {
 } from "./redis_benchmark.ts";
 import { type ServerSnapshot, ServerUnreachableError, snapshotServer } from "./server.ts";
 import { newRunId, RunWriter } from "./store.ts";
-import type { ServerTarget } from "./target.ts";
+import { type ServerTarget, transportOf } from "./target.ts";
 
 /** Parameters of one redis-benchmark / valkey-benchmark invocation. */
 export interface RedisBenchmarkParams {
@@ -216,7 +216,7 @@ export async function runRedisBenchmark(options: CollectOptions): Promise<Collec
     server: before?.identity.server ?? "unknown",
     server_version: before?.identity.version ?? null,
     target: p.target.display,
-    transport: p.rdma ? "rdma" : p.target.tls ? "tls" : p.target.socket ? "unix" : "tcp",
+    transport: transportOf(p.target, p.rdma),
     label: options.label ?? null,
     tags: JSON.stringify(options.tags ?? {}),
     started_at: startedAt,

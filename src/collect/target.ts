@@ -62,3 +62,23 @@ export function parseServerUrl(url: string): ServerTarget {
     display,
   };
 }
+
+/**
+ * The transport of a target as stored in `runs.transport`.
+ *
+ * @example
+ * ```ts
+ * import { parseServerUrl, transportOf } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * assert.equal(transportOf(parseServerUrl("rediss://h")), "tls");
+ * assert.equal(transportOf(parseServerUrl("redis://h"), true), "rdma");
+ * ```
+ */
+export function transportOf(t: ServerTarget, rdma = false): "tcp" | "tls" | "unix" | "rdma" {
+  return rdma ? "rdma" : t.tls ? "tls" : t.socket ? "unix" : "tcp";
+}
+
+/** Whether a target is on this machine (loopback or a unix socket), so /proc describes it. */
+export function isLocal(t: ServerTarget): boolean {
+  return !!t.socket || /^(127\.|localhost$|::1$)/.test(t.host);
+}

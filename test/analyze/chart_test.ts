@@ -7,6 +7,7 @@ import {
   crossovers,
   delta,
   deltaChart,
+  FONT,
   latencyChart,
   latencySpectrum,
   loadResults,
@@ -170,6 +171,17 @@ Deno.test("toPng() decodes to the size of the SVG at 2×, with text drawn", asyn
   assert.ok(Math.abs(view.getUint32(20) - height * 2) <= 1);
   assert.ok(width >= 700 && width <= 900, `figure width ${width} px`);
   assert.match(svg, /スループット/);
+  // the Japanese glyphs are drawn (resvg draws nothing for text it has no font for)
+  const canvas = (text: string) =>
+    `<svg xmlns="http://www.w3.org/2000/svg" width="200" height="40"><text x="4" y="28" font-size="24" font-family="${FONT}">${text}</text></svg>`;
+  const blank = await toPng(canvas(""));
+  const jp = await toPng(canvas("スループット"));
+  assert.notDeepEqual(
+    jp,
+    blank,
+    "CJK text rendered as nothing: is fonts-ipafont-gothic installed?",
+  );
+  assert.ok(jp.length > blank.length + 200);
 });
 
 Deno.test("saveChart() writes by extension and rejects others", async () => {
