@@ -6,7 +6,7 @@
  */
 
 import pl from "nodejs-polars";
-import { type ColumnSpec, type Row, type TableName, TABLES } from "./schema.ts";
+import { type ColumnSpec, type Row, type TableName, type TableRows, TABLES } from "./schema.ts";
 
 /** The polars type of a schema column type. */
 export function dtype(t: ColumnSpec["type"]): pl.DataType {
@@ -28,16 +28,57 @@ export function dtype(t: ColumnSpec["type"]): pl.DataType {
  * Builds a polars DataFrame of a table from rows, with the schema's exact column order and
  * types (so every run's Parquet has the same schema, even for all-null columns).
  *
- * @throws {TypeError} When a non-nullable column gets a null.
+ * @throws {TypeError} When a non-nullable column gets a null, or a row has a key that is not a
+ * column of the table (a misspelt column is never written as a silent null).
+ *
+ * @example
+ * ```ts
+ * import { tableFrame } from "@kvlab/kvlab";
+ * import assert from "node:assert/strict";
+ * const row = { run_id: "r", phase: "before", key: "maxmemory", value: "0" };
+ * assert.equal(tableFrame("server_config", [row]).height, 1);
+ * assert.throws(
+ *   () => tableFrame("server_config", [{ ...row, vlaue: "0" } as typeof row]),
+ *   /server_config has no column "vlaue"/,
+ * );
+ * ```
  */
-export function tableFrame(table: TableName, rows: readonly Row[]): pl.DataFrame {
+export function tableFrame<T extends TableName>(
+  table: T,
+  rows: readonly TableRows[T][],
+): pl.DataFrame {
   const spec = TABLES[table];
   if (rows.length === 0) {
     return pl.DataFrame(spec.map((col) => pl.Series(col.name, [], dtype(col.type))));
   }
+  checkKeys(table, rows as unknown as readonly Row[]);
   // Small frames: one call into polars with the schema (much faster than a Series per column).
   // Large frames: a Series per column, typed arrays where there is no null.
-  return rows.length <= 64 ? byRecords(table, rows) : byColumns(table, rows);
+  return rows.length <= 64
+    ? byRecords(table, rows as unknown as readonly Row[])
+    : byColumns(table, rows as unknown as readonly Row[]);
+}
+
+const COLUMN_NAMES = new Map<TableName, Set<string>>();
+
+/** Throws on the first key of a row that is not a column of the table. */
+function checkKeys(table: TableName, rows: readonly Row[]): void {
+  let names = COLUMN_NAMES.get(table);
+  if (!names) {
+    names = new Set(TABLES[table].map((c) => c.name));
+    COLUMN_NAMES.set(table, names);
+  }
+  for (const r of rows) {
+    for (const k in r) {
+      if (!names.has(k)) {
+        throw new TypeError(
+          `${table} has no column "${k}" (run ${String(r.run_id)}; columns: ${
+            [...names].join(", ")
+          })`,
+        );
+      }
+    }
+  }
 }
 
 function checkedValue(table: TableName, col: ColumnSpec, r: Row): unknown {

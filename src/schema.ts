@@ -35,15 +35,22 @@ export interface ColumnSpec {
   readonly doc: string;
 }
 
-const c = (name: string, type: ColumnType, nullable: boolean, doc: string): ColumnSpec => ({
-  name,
-  type,
-  nullable,
-  doc,
-});
+/** A column spec whose name, type and nullability are kept as literal types. */
+interface Col<N extends string, T extends ColumnType, Nl extends boolean> extends ColumnSpec {
+  readonly name: N;
+  readonly type: T;
+  readonly nullable: Nl;
+}
+
+const c = <const N extends string, const T extends ColumnType, const Nl extends boolean>(
+  name: N,
+  type: T,
+  nullable: Nl,
+  doc: string,
+): Col<N, T, Nl> => ({ name, type, nullable, doc });
 
 /** `runs`: one row per run. */
-export const RUNS: readonly ColumnSpec[] = [
+export const RUNS = [
   c("run_id", "string", false, "Unique id made by the writer: `<UTC yyyymmddThhmmssZ>-<12 hex>`."),
   c("schema_version", "string", false, "Schema version the run was written with."),
   c("kvlab_version", "string", false, "kvlab version that wrote the run."),
@@ -94,10 +101,10 @@ export const RUNS: readonly ColumnSpec[] = [
     true,
     "SHA-256 of the run's raw output (its block of a transcript), before redaction.",
   ),
-];
+] as const;
 
 /** `results`: one row per test per run. */
-export const RESULTS: readonly ColumnSpec[] = [
+export const RESULTS = [
   c("run_id", "string", false, "The run."),
   c("test_index", "int", false, "0-based order of the test in the run's output."),
   c("test", "string", false, "Normalized test: SET, LRANGE_100, LPUSH_FOR_LRANGE, MSET, …"),
@@ -141,10 +148,10 @@ export const RESULTS: readonly ColumnSpec[] = [
   ),
   c("complete", "bool", false, "Whether the tool finished printing this test."),
   c("source_line", "int", false, "Line of the raw file the row was read from."),
-];
+] as const;
 
 /** `latency_distribution`: rows of the distribution blocks. */
-export const LATENCY_DISTRIBUTION: readonly ColumnSpec[] = [
+export const LATENCY_DISTRIBUTION = [
   c("run_id", "string", false, "The run."),
   c("test_index", "int", false, "Joins results.test_index."),
   c("test", "string", false, "Normalized test."),
@@ -163,28 +170,28 @@ export const LATENCY_DISTRIBUTION: readonly ColumnSpec[] = [
     "Cumulative count of requests at or below latency_ms; null in ≤6.0 output.",
   ),
   c("source_line", "int", false, "Line of the raw file."),
-];
+] as const;
 
 /** `server_info` (1.1): INFO of the server before and after a run, one row per field. */
-export const SERVER_INFO: readonly ColumnSpec[] = [
+export const SERVER_INFO = [
   c("run_id", "string", false, "The run."),
   c("phase", "string", false, "before or after the run."),
   c("section", "string", false, "INFO section (Server, Memory, Keyspace, …)."),
   c("key", "string", false, "Field name (keyspace lines: `db0.keys`, `db0.expires`, …)."),
   c("value", "string", false, "Value as printed."),
   c("value_num", "float", true, "The value as a number, when it is one."),
-];
+] as const;
 
 /** `server_config` (1.1): CONFIG GET * before and after a run (secrets redacted). */
-export const SERVER_CONFIG: readonly ColumnSpec[] = [
+export const SERVER_CONFIG = [
   c("run_id", "string", false, "The run."),
   c("phase", "string", false, "before or after the run."),
   c("key", "string", false, "Config parameter."),
   c("value", "string", false, "Value (requirepass, masterauth, … as ***)."),
-];
+] as const;
 
 /** `memory` (1.2): memory views against key count, one row per measured step. */
-export const MEMORY: readonly ColumnSpec[] = [
+export const MEMORY = [
   c("run_id", "string", false, "The run (the fill run of a transcript, or the sweep run)."),
   c("step", "int", false, "0-based step of the sweep (or of the transcript)."),
   c("server", "string", false, "Server, as on the run."),
@@ -199,7 +206,7 @@ export const MEMORY: readonly ColumnSpec[] = [
   c("container_name", "string", true, "The container that row came from."),
   c("source_line", "int", true, "Line of the transcript the step ends at (ingested steps)."),
   c("elapsed_s", "float", true, "Seconds since the run started (samplers and sweeps)."),
-];
+] as const;
 
 /** The tables of schema 1.x, by name. */
 export const TABLES = {
@@ -241,5 +248,44 @@ export function tableSpec(name: string): readonly ColumnSpec[] {
   }
 }
 
-/** A row of a table: values keyed by column name. */
+/** A row of any table: values keyed by column name (checked against the table at write time). */
 export type Row = Record<string, string | number | boolean | Date | null>;
+
+/** The TypeScript type of a value of a column type. */
+export type ValueOf<T extends ColumnType> = T extends "string" ? string
+  : T extends "int" | "float" ? number
+  : T extends "bool" ? boolean
+  : Date;
+
+/**
+ * The row type of a table spec: non-nullable columns are required, nullable ones may be left
+ * out (written as null). An object literal with a misspelt column is a compile error.
+ */
+export type RowOf<S extends readonly ColumnSpec[]> =
+  & { [C in S[number] as C["nullable"] extends false ? C["name"] : never]: ValueOf<C["type"]> }
+  & {
+    [C in S[number] as C["nullable"] extends true ? C["name"] : never]?: ValueOf<C["type"]> | null;
+  };
+
+/** A `runs` row. */
+export type RunsRow = RowOf<typeof RUNS>;
+/** A `results` row. */
+export type ResultsRow = RowOf<typeof RESULTS>;
+/** A `latency_distribution` row. */
+export type LatencyDistributionRow = RowOf<typeof LATENCY_DISTRIBUTION>;
+/** A `server_info` row. */
+export type ServerInfoRow = RowOf<typeof SERVER_INFO>;
+/** A `server_config` row. */
+export type ServerConfigRow = RowOf<typeof SERVER_CONFIG>;
+/** A `memory` row. */
+export type MemoryRow = RowOf<typeof MEMORY>;
+
+/** The row type of each table, by table name. */
+export interface TableRows {
+  runs: RunsRow;
+  results: ResultsRow;
+  latency_distribution: LatencyDistributionRow;
+  server_info: ServerInfoRow;
+  server_config: ServerConfigRow;
+  memory: MemoryRow;
+}

@@ -4,19 +4,87 @@
  * @module
  */
 
-import type { Row } from "../schema.ts";
+import type {
+  LatencyDistributionRow,
+  MemoryRow,
+  ResultsRow,
+  RunsRow,
+  ServerConfigRow,
+  ServerInfoRow,
+} from "../schema.ts";
 import type { HostFacts } from "./host.ts";
+import type { InfoField } from "./info.ts";
 import type { RedisBenchmarkTest } from "./redis_benchmark.ts";
 import type { ServerSnapshot } from "./server.ts";
+import type { RunInput } from "./store.ts";
+
+/** What a writer says of a run: the `runs` columns, with tags as an object. */
+export type RunFields = Omit<RunInput, "tags" | "warning_count"> & {
+  /** User tags (stored as a JSON object). @default {} */
+  tags?: Readonly<Record<string, string>>;
+  /** @default 0 */
+  warning_count?: number;
+};
+
+/**
+ * The `runs` row of a run, the one builder every collector and ingest use: tags become their
+ * JSON column, host facts (when given) fill the host columns.
+ *
+ * @example
+ * ```ts
+ * import { runRow } from "./_rows.ts";
+ * import assert from "node:assert/strict";
+ * const now = new Date("2026-11-30T00:00:00Z");
+ * const row = runRow({
+ *   run_id: "r1", tool: "redis-benchmark", server: "redis", transport: "tcp",
+ *   ingested_at: now, status: "complete", output_format: "csv", tags: { arm: "a" },
+ * });
+ * assert.equal(row.tags, '{"arm":"a"}');
+ * assert.equal(row.warning_count, 0);
+ * ```
+ */
+export function runRow(fields: RunFields, host?: HostFacts): RunInput {
+  return {
+    ...fields,
+    tags: JSON.stringify(fields.tags ?? {}),
+    warning_count: fields.warning_count ?? 0,
+    ...(host ? hostColumns(host) : {}),
+  };
+}
+
+/**
+ * A number from INFO fields: the first of `keys` that is present with a numeric value
+ * (`used_memory`, then `used_memory_human`, …), or null.
+ *
+ * @example
+ * ```ts
+ * import { infoNumber } from "./_rows.ts";
+ * import assert from "node:assert/strict";
+ * const info = [{ section: "Memory", key: "used_memory_human", value: "1.00K", valueNum: 1024 }];
+ * assert.equal(infoNumber(info, "used_memory", "used_memory_human"), 1024);
+ * assert.equal(infoNumber(info, "maxmemory"), null);
+ * ```
+ */
+export function infoNumber(
+  info: readonly InfoField[] | undefined,
+  ...keys: readonly string[]
+): number | null {
+  if (!info) return null;
+  for (const k of keys) {
+    const v = info.find((f) => f.key === k)?.valueNum;
+    if (v !== undefined && v !== null) return v;
+  }
+  return null;
+}
 
 /** The `results` and `latency_distribution` rows of tests, numbered from `firstIndex`. */
 export function testRows(
   runId: string,
   tests: readonly RedisBenchmarkTest[],
   firstIndex: number,
-): { results: Row[]; distribution: Row[] } {
-  const results: Row[] = [];
-  const distribution: Row[] = [];
+): { results: ResultsRow[]; distribution: LatencyDistributionRow[] } {
+  const results: ResultsRow[] = [];
+  const distribution: LatencyDistributionRow[] = [];
   tests.forEach((t, k) => {
     const i = firstIndex + k;
     results.push({
@@ -78,10 +146,12 @@ export function testRows(
 /** `server_info` and `server_config` rows of server snapshots (`before`, `after`, …). */
 export function snapshotRows(
   runId: string,
-  snaps: ReadonlyArray<readonly [string, ServerSnapshot | undefined]>,
-): { info: Row[]; config: Row[] } {
-  const info: Row[] = [];
-  const config: Row[] = [];
+  snaps: ReadonlyArray<
+    readonly [string, Pick<ServerSnapshot, "info" | "dbsize" | "config"> | undefined]
+  >,
+): { info: ServerInfoRow[]; config: ServerConfigRow[] } {
+  const info: ServerInfoRow[] = [];
+  const config: ServerConfigRow[] = [];
   for (const [phase, snap] of snaps) {
     if (!snap) continue;
     for (const f of snap.info) {
@@ -109,8 +179,35 @@ export function snapshotRows(
   return { info, config };
 }
 
+/**
+ * The INFO memory views of a `memory` row (`used_memory`, `used_memory_rss`, `used_memory_peak`,
+ * each falling back to its `_human` form, as `INFO memory | grep human` excerpts have only those).
+ */
+export function memoryViews(
+  info: readonly InfoField[],
+): Pick<MemoryRow, "used_memory_bytes" | "used_memory_rss_bytes" | "used_memory_peak_bytes"> {
+  const num = (k: string) => infoNumber(info, k, `${k}_human`);
+  return {
+    used_memory_bytes: num("used_memory"),
+    used_memory_rss_bytes: num("used_memory_rss"),
+    used_memory_peak_bytes: num("used_memory_peak"),
+  };
+}
+
 /** The host columns of a `runs` row. */
-export function hostColumns(host: HostFacts): Row {
+export type HostColumns = Pick<
+  RunsRow,
+  | "host"
+  | "host_cpu_model"
+  | "host_cpu_count"
+  | "host_memory_bytes"
+  | "host_kernel"
+  | "host_os"
+  | "deno_version"
+>;
+
+/** The host columns of a `runs` row. */
+export function hostColumns(host: HostFacts): HostColumns {
   return {
     host: host.hostname,
     host_cpu_model: host.cpuModel,
@@ -122,8 +219,16 @@ export function hostColumns(host: HostFacts): Row {
   };
 }
 
+/** The measurement columns of a `memory` row. */
+export type MemoryFields = Partial<Omit<MemoryRow, "run_id" | "step" | "server">>;
+
 /** A `memory` row with every measurement null, then the given fields. */
-export function memoryRow(runId: string, step: number, server: string, fields: Row): Row {
+export function memoryRow(
+  runId: string,
+  step: number,
+  server: string,
+  fields: MemoryFields,
+): MemoryRow {
   return {
     run_id: runId,
     step,

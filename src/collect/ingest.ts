@@ -8,7 +8,7 @@
 
 import { createHash } from "node:crypto";
 import { ParseError, UnknownFormatError } from "../errors.ts";
-import type { Row } from "../schema.ts";
+import type { MemoryRow } from "../schema.ts";
 import {
   type ByteLine,
   copyRangeSync,
@@ -20,7 +20,8 @@ import { type BenchmarkArgs, parseBenchmarkArgs } from "./command.ts";
 import { describeKind, type DetectedKind, detectKind, KNOWN_FORMATS } from "./detect.ts";
 import { redactCommandLine, redactRawText, type RedactState, redactUrl } from "./redact.ts";
 import { RedisBenchmarkParser, type RedisBenchmarkRun } from "./redis_benchmark.ts";
-import { memoryRow, testRows } from "./_rows.ts";
+import { infoNumber, memoryRow, memoryViews, runRow, snapshotRows, testRows } from "./_rows.ts";
+import type { MemoryFields } from "./_rows.ts";
 import { parseDockerStats } from "./docker_stats.ts";
 import { parseInfo, serverIdentity } from "./info.ts";
 import { parseDbsize } from "./redis_cli.ts";
@@ -472,7 +473,7 @@ interface Pending {
   writer: RunWriter;
   record: RunRecord;
   info: IngestedRun;
-  memory: Row[];
+  memory: MemoryRow[];
   args: BenchmarkArgs | undefined;
 }
 
@@ -496,7 +497,7 @@ function prepareRun(
     ? "complete"
     : "incomplete";
   const warnings = parsed?.warnings ?? [];
-  const run: Row = {
+  const run = runRow({
     run_id: runId,
     tool,
     tool_version: options.toolVersion ?? (cmd ? null : fromName.version ?? null),
@@ -507,7 +508,7 @@ function prepareRun(
     target: args ? targetOf(args) : null,
     transport: args?.transport ?? "tcp",
     label: options.label ?? null,
-    tags: JSON.stringify(options.tags ?? {}),
+    tags: options.tags,
     started_at: b.startedAt,
     ingested_at: ctx.now(),
     status,
@@ -518,7 +519,7 @@ function prepareRun(
     source_sha256: ctx.sha,
     source_line_start: b.firstLine,
     source_line_end: b.lastLine,
-  };
+  });
   const rows = testRows(runId, parsed?.tests ?? [], b.written);
   const whole = b.byteStart === 0 && b.byteEnd === ctx.size;
   const rawName = whole ? basename(path) : `${basename(path)}.L${b.firstLine}-L${b.lastLine}`;
@@ -585,8 +586,8 @@ function prepareSnapshot(b: Block, ctx: FileContext, kind: DetectedKind): Pendin
   const p = prepareRun(b, ctx, undefined);
   const run = p.record.run;
   const runId = p.writer.runId;
-  const memRow = (extra: Row): Row =>
-    memoryRow(runId, ctx.memorySteps++, String(run.server), { source_line: b.lastLine, ...extra });
+  const memRow = (extra: MemoryFields): MemoryRow =>
+    memoryRow(runId, ctx.memorySteps++, run.server, { source_line: b.lastLine, ...extra });
   run.tool = kind === "docker-stats" ? "docker" : "redis-cli";
   if (kind === "redis-info") {
     const info = parseInfo(text);
@@ -595,29 +596,19 @@ function prepareSnapshot(b: Block, ctx: FileContext, kind: DetectedKind): Pendin
     if (id.server !== "unknown") run.server = id.server;
     if (id.version) run.server_version = id.version;
     run.output_format = "info";
-    p.record.tables.server_info = info.map((f) => ({
-      run_id: runId,
-      phase: "snapshot",
-      section: f.section,
-      key: f.key,
-      value: f.value,
-      value_num: f.valueNum,
-    }));
-    const num = (k: string) =>
-      info.find((f) => f.key === k)?.valueNum ?? info.find((f) =>
-        f.key === `${k}_human`
-      )?.valueNum ?? null;
+    p.record.tables.server_info = snapshotRows(runId, [["snapshot", {
+      info,
+      dbsize: null,
+      config: [],
+    }]]).info;
     const keys = info.filter((f) => /^db\d+\.keys$/.test(f.key)).reduce(
       (n, f) => n + (f.valueNum ?? 0),
       0,
     );
-    if (num("used_memory") !== null) {
+    if (infoNumber(info, "used_memory", "used_memory_human") !== null) {
       p.memory.push(memRow({
-        server: String(run.server),
         keys: info.some((f) => f.section.toLowerCase() === "keyspace") ? keys : null,
-        used_memory_bytes: num("used_memory"),
-        used_memory_rss_bytes: num("used_memory_rss"),
-        used_memory_peak_bytes: num("used_memory_peak"),
+        ...memoryViews(info),
       }));
     }
   } else if (kind === "docker-stats") {
@@ -659,7 +650,7 @@ function addMemoryFacts(p: Pending, b: Block, ctx: FileContext): void {
   let row = p.memory.at(-1);
   if (!row) {
     const a = p.args;
-    row = memoryRow(p.writer.runId, ctx.memorySteps++, String(p.record.run.server ?? "unknown"), {
+    row = memoryRow(p.writer.runId, ctx.memorySteps++, p.record.run.server, {
       target_keys: a && a.tests?.length === 1 && a.tests[0] === "set" ? a.requests ?? null : null,
       value_size_bytes: a ? a.dataSizeBytes ?? 3 : null,
     });
@@ -676,13 +667,7 @@ function addMemoryFacts(p: Pending, b: Block, ctx: FileContext): void {
   } else if (args.includes("dbsize")) {
     row.keys = parseDbsize(text);
   } else if (args.includes("info")) {
-    const f = parseInfo(text);
-    const get = (k: string) =>
-      f.find((x) => x.key === k)?.valueNum ?? f.find((x) => x.key === `${k}_human`)?.valueNum ??
-        null;
-    row.used_memory_bytes = get("used_memory");
-    row.used_memory_rss_bytes = get("used_memory_rss");
-    row.used_memory_peak_bytes = get("used_memory_peak");
+    Object.assign(row, memoryViews(parseInfo(text)));
   } else {
     return;
   }

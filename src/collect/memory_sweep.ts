@@ -7,14 +7,14 @@
  * @module
  */
 
-import type { Row } from "../schema.ts";
-import { hostColumns, memoryRow, snapshotRows } from "./_rows.ts";
+import type { MemoryRow } from "../schema.ts";
+import { infoNumber, memoryRow, memoryViews, runRow, snapshotRows } from "./_rows.ts";
 import { type DockerStatsRow, parseDockerStats } from "./docker_stats.ts";
 import { type HostFacts, hostFacts } from "./host.ts";
 import { parseInfo } from "./info.ts";
 import { DenoProcessRunner, type ProcessRunner, ToolNotFoundError } from "./process.ts";
 import { connect, type ServerSnapshot, snapshotServer } from "./server.ts";
-import { newRunId, RunWriter } from "./store.ts";
+import { newRunId, type RunInput, RunWriter } from "./store.ts";
 import { isLocal, type ServerTarget, transportOf } from "./target.ts";
 
 /** No Docker engine could be reached (or no docker client is installed). */
@@ -165,7 +165,7 @@ export async function runMemorySweep(o: MemorySweepOptions): Promise<MemorySweep
   const host = hostFacts();
   let reason: string | null = null;
   let dockerError: string | null = null;
-  const memory: Row[] = [];
+  const memory: MemoryRow[] = [];
   let before;
   let after;
   try {
@@ -174,7 +174,7 @@ export async function runMemorySweep(o: MemorySweepOptions): Promise<MemorySweep
     try {
       if (o.flush) await client.flushdb();
       let next = Number(await client.dbsize());
-      const pid = before.info.find((f) => f.key === "process_id")?.valueNum ?? null;
+      const pid = infoNumber(before.info, "process_id");
       const local = isLocal(o.target);
       for (const [step, target] of counts.entries()) {
         while (next < target) {
@@ -192,15 +192,12 @@ export async function runMemorySweep(o: MemorySweepOptions): Promise<MemorySweep
         // settle: used_memory stable (±0.1 %) over two reads 200 ms apart, at most 3 s
         let last = -1;
         for (let k = 0; k < 15; k++) {
-          const used = parseInfo(await client.info("memory")).find((f) =>
-            f.key === "used_memory"
-          )?.valueNum ?? 0;
+          const used = infoNumber(parseInfo(await client.info("memory")), "used_memory") ?? 0;
           if (last > 0 && Math.abs(used - last) / last < 0.001) break;
           last = used;
           await new Promise((r) => setTimeout(r, 200));
         }
         const info = parseInfo(await client.info("memory"));
-        const get = (key: string) => info.find((f) => f.key === key)?.valueNum ?? null;
         let container: { bytes: number | null; name: string } | null = null;
         if (o.container && dockerError === null) {
           try {
@@ -216,9 +213,7 @@ export async function runMemorySweep(o: MemorySweepOptions): Promise<MemorySweep
           keys: Number(await client.dbsize()),
           target_keys: target,
           value_size_bytes: valueSize,
-          used_memory_bytes: get("used_memory"),
-          used_memory_rss_bytes: get("used_memory_rss"),
-          used_memory_peak_bytes: get("used_memory_peak"),
+          ...memoryViews(info),
           process_rss_bytes: local && pid !== null ? await processRssBytes(pid, runner) : null,
           container_memory_bytes: container?.bytes ?? null,
           container_name: container?.name ?? null,
@@ -275,7 +270,7 @@ export interface MemorySamplerOptions {
   container?: string;
   runner?: ProcessRunner;
   tags?: Record<string, string>;
-  onSample?: (row: Row) => void;
+  onSample?: (row: MemoryRow) => void;
   signal?: AbortSignal;
   now?: () => Date;
 }
@@ -298,13 +293,13 @@ export async function runMemorySampler(o: MemorySamplerOptions): Promise<MemoryS
   const writer = new RunWriter(o.data, newRunId(now()));
   const startedAt = now();
   const host = hostFacts();
-  const memory: Row[] = [];
+  const memory: MemoryRow[] = [];
   let reason: string | null = null;
   let dockerError: string | null = null;
   let before;
   try {
     before = await snapshotServer(o.target);
-    const pid = before.info.find((f) => f.key === "process_id")?.valueNum ?? null;
+    const pid = infoNumber(before.info, "process_id");
     const local = isLocal(o.target);
     const client = await connect(o.target, 10_000);
     const t0 = Date.now();
@@ -312,7 +307,6 @@ export async function runMemorySampler(o: MemorySamplerOptions): Promise<MemoryS
       for (let i = 0; Date.now() - t0 <= o.durationS * 1000 && i < 1_000_000; i++) {
         if (o.signal?.aborted) break;
         const info = parseInfo(await client.info("memory"));
-        const get = (k: string) => info.find((f) => f.key === k)?.valueNum ?? null;
         let container: DockerStatsRow | undefined;
         if (o.container && dockerError === null) {
           try {
@@ -324,11 +318,9 @@ export async function runMemorySampler(o: MemorySamplerOptions): Promise<MemoryS
             dockerError = e.message;
           }
         }
-        const row: Row = memoryRow(writer.runId, i, before.identity.server, {
+        const row = memoryRow(writer.runId, i, before.identity.server, {
           keys: Number(await client.dbsize()),
-          used_memory_bytes: get("used_memory"),
-          used_memory_rss_bytes: get("used_memory_rss"),
-          used_memory_peak_bytes: get("used_memory_peak"),
+          ...memoryViews(info),
           process_rss_bytes: local && pid !== null ? await processRssBytes(pid, runner) : null,
           container_memory_bytes: container?.memUsageBytes ?? null,
           container_name: container?.name ?? null,
@@ -390,8 +382,8 @@ function memoryRun(
     reason: string | null;
     dockerError: string | null;
   },
-): Row {
-  return {
+): RunInput {
+  return runRow({
     run_id: r.runId,
     tool: r.tool,
     tool_version: null,
@@ -401,7 +393,7 @@ function memoryRun(
     target: o.target.display,
     transport: transportOf(o.target),
     label: o.label ?? null,
-    tags: JSON.stringify(o.tags ?? {}),
+    tags: o.tags,
     started_at: r.startedAt,
     ingested_at: r.finishedAt,
     finished_at: r.finishedAt,
@@ -412,8 +404,7 @@ function memoryRun(
     plan_name: o.plan?.name ?? null,
     plan_cell: o.plan?.cell ?? null,
     repetition: o.plan?.repetition ?? null,
-    server_maxmemory_bytes: r.before?.info.find((f) => f.key === "maxmemory")?.valueNum ?? null,
+    server_maxmemory_bytes: infoNumber(r.before?.info, "maxmemory"),
     server_config_status: r.before?.configStatus ?? null,
-    ...hostColumns(r.host),
-  };
+  }, r.host);
 }

@@ -8,8 +8,7 @@
  */
 
 import { ParseError } from "../errors.ts";
-import type { Row } from "../schema.ts";
-import { hostColumns, snapshotRows, testRows } from "./_rows.ts";
+import { infoNumber, runRow, snapshotRows, testRows } from "./_rows.ts";
 import { parseBenchmarkArgs } from "./command.ts";
 import { type HostFacts, hostFacts } from "./host.ts";
 import type { ProcessResult, ProcessRunner } from "./process.ts";
@@ -206,9 +205,9 @@ export async function runRedisBenchmark(options: CollectOptions): Promise<Collec
   const config = (s: ServerSnapshot | undefined) =>
     s?.config.find(([k]) => k === "io-threads")?.[1] ??
       s?.info.find((f) => f.key === "io_threads_active" || f.key === "io_threads")?.value;
-  const maxmemory = before?.info.find((f) => f.key === "maxmemory")?.valueNum ??
+  const maxmemory = infoNumber(before?.info, "maxmemory") ??
     Number(before?.config.find(([k]) => k === "maxmemory")?.[1] ?? NaN);
-  const run: Row = {
+  const run = runRow({
     run_id: writer.runId,
     tool: toolName(p.tool),
     tool_version: options.toolVersion ?? null,
@@ -218,7 +217,7 @@ export async function runRedisBenchmark(options: CollectOptions): Promise<Collec
     target: p.target.display,
     transport: transportOf(p.target, p.rdma),
     label: options.label ?? null,
-    tags: JSON.stringify(options.tags ?? {}),
+    tags: options.tags,
     started_at: startedAt,
     ingested_at: now(),
     status,
@@ -237,8 +236,7 @@ export async function runRedisBenchmark(options: CollectOptions): Promise<Collec
     server_io_threads: config(before) !== undefined ? Number(config(before)) : null,
     server_maxmemory_bytes: Number.isFinite(maxmemory) ? maxmemory : null,
     server_config_status: before?.configStatus ?? null,
-    ...hostColumns(host),
-  };
+  }, host);
   const snaps = snapshotRows(writer.runId, [["before", before], ["after", after]]);
   writer.commit({
     run,

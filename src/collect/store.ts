@@ -9,7 +9,7 @@
  */
 
 import { DatasetError } from "../errors.ts";
-import { type Row, SCHEMA_VERSION, type TableName } from "../schema.ts";
+import { type RunsRow, SCHEMA_VERSION, type TableName, type TableRows } from "../schema.ts";
 import { tableFrame } from "../frame.ts";
 
 /** kvlab's own version, stored with every run. */
@@ -23,12 +23,21 @@ export interface RawFile {
   bytes: Uint8Array;
 }
 
+/** A `runs` row as a writer gives it: schema_version and kvlab_version are the store's. */
+export type RunInput = Omit<RunsRow, "schema_version" | "kvlab_version">;
+
+/** A table other than `runs`. */
+export type RowTable = Exclude<TableName, "runs">;
+
+/** Rows of the tables other than `runs`, by table name. */
+export type RunTables = { [K in RowTable]?: TableRows[K][] };
+
 /** Everything one run folder holds. */
 export interface RunRecord {
-  /** The `runs` row (run_id, schema_version and kvlab_version are filled in if missing). */
-  run: Row;
+  /** The `runs` row (schema_version and kvlab_version are filled in by the store). */
+  run: RunInput;
   /** Rows of the other tables, by table name. */
-  tables: Partial<Record<Exclude<TableName, "runs">, Row[]>>;
+  tables: RunTables;
   /** Raw files, byte for byte. */
   raw: RawFile[];
   /** Extra manifest content for run.json (warnings, block lines, …). */
@@ -97,7 +106,7 @@ export class RunWriter {
   readonly #rawNames: string[] = [];
 
   /** Writes one part of a table (call again for the next part). Empty row lists are ignored. */
-  writePart(table: Exclude<TableName, "runs">, rows: readonly Row[]): void {
+  writePart<T extends RowTable>(table: T, rows: readonly TableRows[T][]): void {
     if (rows.length === 0) return;
     const n = this.#parts.get(table) ?? 0;
     this.#parts.set(table, n + 1);
@@ -116,7 +125,7 @@ export class RunWriter {
     if (this.#done) throw new DatasetError(`run ${this.runId} was already committed or aborted`);
     const final = `${this.dataDir}/runs/${this.runId}`;
     try {
-      const run: Row = {
+      const run: RunsRow = {
         schema_version: SCHEMA_VERSION,
         kvlab_version: KVLAB_VERSION,
         ...record.run,
@@ -131,9 +140,8 @@ export class RunWriter {
         Deno.writeFileSync(`${this.#tmp}/raw/${f.name}`, f.bytes);
       }
       tableFrame("runs", [run]).writeParquet(`${this.#tmp}/runs.parquet`);
-      for (
-        const [name, rows] of Object.entries(record.tables) as [Exclude<TableName, "runs">, Row[]][]
-      ) {
+      for (const name of Object.keys(record.tables) as RowTable[]) {
+        const rows = record.tables[name] ?? [];
         if (rows.length === 0) continue;
         if (this.#parts.has(name)) this.writePart(name, rows);
         else tableFrame(name, rows).writeParquet(`${this.#tmp}/${name}.parquet`);
@@ -188,7 +196,7 @@ export function writeRun(dataDir: string, record: RunRecord): Promise<string> {
   }
 }
 
-function jsonSafe(row: Row): Record<string, unknown> {
+function jsonSafe(row: RunsRow): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(row)) out[k] = v instanceof Date ? v.toISOString() : v;
   return out;

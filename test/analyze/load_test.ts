@@ -118,7 +118,7 @@ Deno.test("tableFrame() gives every table the schema's exact types, nulls includ
     }
   }
   assert.throws(
-    () => tableFrame("results", [{ run_id: "r" }]),
+    () => tableFrame("results", [{ run_id: "r" }] as never),
     /results\.test_index must not be null/,
   );
 });
