@@ -44,6 +44,9 @@ export function demoOptions(raw: OptionValues): DemoCommandOptions {
   return { data: String(raw.data), samples: String(raw.samples) };
 }
 
+/** The measured columns both demo tables end with. */
+const MEASURED = ["ops_per_sec", "avg_latency_ms", "p50_latency_ms", "p99_latency_ms", "status"];
+
 /** The columns of the live demo's table. */
 const LIVE_COLUMNS = [
   "server",
@@ -53,11 +56,7 @@ const LIVE_COLUMNS = [
   "test",
   "clients",
   "requests",
-  "ops_per_sec",
-  "avg_latency_ms",
-  "p50_latency_ms",
-  "p99_latency_ms",
-  "status",
+  ...MEASURED,
 ];
 
 /** The columns of the samples demo's table. */
@@ -72,11 +71,7 @@ const SUMMARY_COLUMNS = [
   "pipeline",
   "data_size_bytes",
   "requests",
-  "ops_per_sec",
-  "avg_latency_ms",
-  "p50_latency_ms",
-  "p99_latency_ms",
-  "status",
+  ...MEASURED,
 ];
 
 /** The demo without redis-server: ingest data/samples/<server>-<version>/. */

@@ -5,7 +5,7 @@
  */
 
 import type { OptionValues } from "commander";
-import { type FileOutcome, ingestPaths } from "../collect/ingest.ts";
+import { type FileOutcome, type IngestOptions, ingestPaths } from "../collect/ingest.ts";
 import { exitWith, type Output } from "./_exit.ts";
 import { optionalString } from "./_options.ts";
 
@@ -13,20 +13,8 @@ import { optionalString } from "./_options.ts";
 export interface IngestCommandOptions {
   /** Files or folders (walked recursively). */
   paths: string[];
-  /** Dataset directory (created if missing). */
-  data: string;
-  /** Label stored on every run. */
-  label?: string;
-  /** Server benchmarked. */
-  server?: string;
-  /** Server version. */
-  serverVersion?: string;
-  /** Tool, when the files do not say. */
-  tool?: string;
-  /** Tool version. */
-  toolVersion?: string;
-  /** Tags stored on every run. @default {{}} */
-  tags: Record<string, string>;
+  /** The dataset and the labels stored on every run. */
+  ingest: IngestOptions;
 }
 
 /**
@@ -41,20 +29,22 @@ export interface IngestCommandOptions {
  * import { ingestOptions } from "./ingest.ts";
  * import assert from "node:assert/strict";
  * const o = ingestOptions(["a.txt"], { data: "ds", server: "valkey", tag: { host: "lab1" } });
- * assert.deepEqual(o.tags, { host: "lab1" });
- * assert.equal(o.serverVersion, undefined);
+ * assert.deepEqual(o.ingest.tags, { host: "lab1" });
+ * assert.equal(o.ingest.serverVersion, undefined);
  * ```
  */
 export function ingestOptions(paths: string[], raw: OptionValues): IngestCommandOptions {
   return {
     paths,
-    data: String(raw.data),
-    label: optionalString(raw.label),
-    server: optionalString(raw.server),
-    serverVersion: optionalString(raw.serverVersion),
-    tool: optionalString(raw.tool),
-    toolVersion: optionalString(raw.toolVersion),
-    tags: raw.tag ?? {},
+    ingest: {
+      data: String(raw.data),
+      label: optionalString(raw.label),
+      server: optionalString(raw.server),
+      serverVersion: optionalString(raw.serverVersion),
+      tool: optionalString(raw.tool),
+      toolVersion: optionalString(raw.toolVersion),
+      tags: raw.tag ?? {},
+    },
   };
 }
 
@@ -118,15 +108,7 @@ export function describeOutcome(o: FileOutcome): string {
 export async function ingestCommand(o: IngestCommandOptions, out: Output): Promise<void> {
   let failed = 0;
   try {
-    await ingestPaths(o.paths, {
-      data: o.data,
-      label: o.label,
-      server: o.server,
-      serverVersion: o.serverVersion,
-      tool: o.tool,
-      toolVersion: o.toolVersion,
-      tags: o.tags,
-    }, (f) => {
+    await ingestPaths(o.paths, o.ingest, (f) => {
       if (f.status === "error") {
         failed++;
         out.printErr(describeOutcome(f) + "\n");
