@@ -1,6 +1,8 @@
 /**
  * The `kvlab` command line: declares each command and its options; each command's work is one
- * handler module under `src/cli/`. Run `deno task kvlab --help`.
+ * handler module under `src/cli/` (`xOptions()` reads commander's values into a typed
+ * `XCommandOptions`, `xCommand()` does the work). A new command is a handler module, a
+ * `declareX` function here and one line in `COMMANDS`. Run `deno task kvlab --help`.
  *
  * @module
  */
@@ -22,31 +24,8 @@ import { runCommand, runOptions } from "./cli/run.ts";
 import { sampleCommand, sampleOptions } from "./cli/sample.ts";
 import { tableCommand, tableOptions } from "./cli/table.ts";
 
-/**
- * Builds the command tree.
- *
- * @param print Receives what goes to stdout.
- * @param printErr Receives what goes to stderr.
- * @returns The commander program; run it with `parseAsync`.
- *
- * @example
- * ```ts
- * import { buildCli } from "./cli.ts";
- * import assert from "node:assert/strict";
- * let out = "";
- * const cli = buildCli((s) => out += s, () => {});
- * await assert.rejects(cli.parseAsync(["--help"], { from: "user" }), { exitCode: 0 });
- * assert.match(out, /Usage: kvlab/);
- * ```
- */
-export function buildCli(print: (s: string) => void, printErr: (s: string) => void): Command {
-  const out: Output = { print, printErr };
-  const program = new Command("kvlab")
-    .description("Collect, ingest and analyze Redis-family benchmark results.")
-    .exitOverride()
-    .configureOutput({ writeOut: print, writeErr: printErr })
-    .showHelpAfterError();
-
+/** Declares `kvlab ingest` and its options; the work is in `cli/ingest.ts`. */
+function declareIngest(program: Command, out: Output): void {
   program.command("ingest")
     .description(
       "Parse raw redis-benchmark / valkey-benchmark outputs and shell transcripts into a dataset.",
@@ -60,7 +39,10 @@ export function buildCli(print: (s: string) => void, printErr: (s: string) => vo
     .option("--tool-version <v>", "tool version")
     .option("--tag <k=v>", "tag stored on every run (repeatable)", collectTag, {})
     .action((paths: string[], opts) => ingestCommand(ingestOptions(paths, opts), out));
+}
 
+/** Declares `kvlab table` and its options; the work is in `cli/table.ts`. */
+function declareTable(program: Command, out: Output): void {
   program.command("table")
     .description("Print a table of a dataset.")
     .argument("<name>", `table: ${Object.keys(TABLES).join(", ")}`)
@@ -68,7 +50,10 @@ export function buildCli(print: (s: string) => void, printErr: (s: string) => vo
     .option("--format <format>", "md, csv or json", "md")
     .option("--columns <list>", "comma-separated columns to show")
     .action((name: string, opts) => tableCommand(tableOptions(name, opts), out));
+}
 
+/** Declares `kvlab data` and its options; the work is in `cli/data.ts`. */
+function declareData(program: Command, out: Output): void {
   program.command("data")
     .description(
       "Rebuild the bundled study datasets (data/studies/<study>/) from the raw outputs in " +
@@ -77,7 +62,10 @@ export function buildCli(print: (s: string) => void, printErr: (s: string) => vo
     .option("--raw <dir>", "raw folder", REPO + "data/raw")
     .option("--out <dir>", "where the datasets go", REPO + "data/studies")
     .action((opts) => dataCommand(dataOptions(opts), out));
+}
 
+/** Declares `kvlab report` and its options; the work is in `cli/report.ts`. */
+function declareReport(program: Command, out: Output): void {
   program.command("report")
     .description(
       "Rebuild the study datasets, execute every notebook headless with Jupyter and the Deno " +
@@ -85,7 +73,10 @@ export function buildCli(print: (s: string) => void, printErr: (s: string) => vo
     )
     .option("--only <names>", "comma-separated notebook names (without .ipynb)")
     .action((opts) => reportCommand(reportOptions(opts), out));
+}
 
+/** Declares `kvlab compare` and its options; the work is in `cli/compare.ts`. */
+function declareCompare(program: Command, out: Output): void {
   program.command("compare")
     .description(
       "Compare each arm with a baseline per test: medians over repetitions, ratio with a 95% " +
@@ -104,7 +95,10 @@ export function buildCli(print: (s: string) => void, printErr: (s: string) => vo
     )
     .option("--format <format>", "md, csv or json", "md")
     .action((opts) => compareCommand(compareOptions(opts), out));
+}
 
+/** Declares `kvlab delta` and its options; the work is in `cli/delta.ts`. */
+function declareDelta(program: Command, out: Output): void {
   program.command("delta")
     .description(
       "The change along one dimension per test: throughput factor and avg/p50/p95/p99 latency " +
@@ -119,7 +113,10 @@ export function buildCli(print: (s: string) => void, printErr: (s: string) => vo
     .requiredOption("--to <value>", "value after")
     .option("--format <format>", "md, csv or json", "md")
     .action((opts) => deltaCommand(deltaOptions(opts), out));
+}
 
+/** Declares `kvlab plot` and its options; the work is in `cli/plot.ts`. */
+function declarePlot(program: Command, out: Output): void {
   program.command("plot")
     .description("Draw a chart of a dataset and save it (.svg, .png, .html or .vl.json).")
     .argument("<kind>", plotKindList())
@@ -135,7 +132,10 @@ export function buildCli(print: (s: string) => void, printErr: (s: string) => vo
     .option("--to <value>", "delta: value after")
     .option("--title <text>", "chart title")
     .action((kind: string, opts) => plotCommand(plotOptions(kind, opts), out));
+}
 
+/** Declares `kvlab run` and its options; the work is in `cli/run.ts`. */
+function declareRun(program: Command, out: Output): void {
   program.command("run")
     .description(
       "Run a study plan (YAML or JSON; see examples/plan.yaml) against live servers, storing one " +
@@ -145,7 +145,10 @@ export function buildCli(print: (s: string) => void, printErr: (s: string) => vo
     .requiredOption("--data <dir>", "dataset directory (created if missing)")
     .option("--dry-run", "print every command, run nothing")
     .action((plan: string, opts) => runCommand(runOptions(plan, opts), out));
+}
 
+/** Declares `kvlab sample` and its options; the work is in `cli/sample.ts`. */
+function declareSample(program: Command, out: Output): void {
   program.command("sample")
     .description(
       "Sample a server's memory (INFO memory, DBSIZE, process RSS, docker stats of --container) " +
@@ -161,7 +164,10 @@ export function buildCli(print: (s: string) => void, printErr: (s: string) => vo
     .option("--container <name>", "docker container of the server")
     .option("--label <label>", "label stored on the run")
     .action((opts) => sampleCommand(sampleOptions(opts), out));
+}
 
+/** Declares `kvlab demo` and its options; the work is in `cli/demo.ts`. */
+function declareDemo(program: Command, out: Output): void {
   program.command("demo")
     .description(
       "Start a throwaway redis-server on a free loopback port, run the bundled small plan " +
@@ -171,7 +177,47 @@ export function buildCli(print: (s: string) => void, printErr: (s: string) => vo
     .option("--data <dir>", "dataset directory", REPO + "data/demo")
     .option("--samples <dir>", "folder of <server>-<version>/ folders", REPO + "data/samples")
     .action((opts) => demoCommand(demoOptions(opts), out));
+}
 
+/** Every command, in the order `kvlab --help` lists them: one declaration each. */
+const COMMANDS: ((program: Command, out: Output) => void)[] = [
+  declareIngest,
+  declareTable,
+  declareData,
+  declareReport,
+  declareCompare,
+  declareDelta,
+  declarePlot,
+  declareRun,
+  declareSample,
+  declareDemo,
+];
+
+/**
+ * Builds the command tree.
+ *
+ * @param print Receives what goes to stdout.
+ * @param printErr Receives what goes to stderr.
+ * @returns The commander program; run it with `parseAsync`.
+ *
+ * @example
+ * ```ts
+ * import { buildCli } from "./cli.ts";
+ * import assert from "node:assert/strict";
+ * let out = "";
+ * const cli = buildCli((s) => out += s, () => {});
+ * await assert.rejects(cli.parseAsync(["--help"], { from: "user" }), { exitCode: 0 });
+ * assert.match(out, /Usage: kvlab/);
+ * ```
+ */
+export function buildCli(print: (s: string) => void, printErr: (s: string) => void): Command {
+  const program = new Command("kvlab")
+    .description("Collect, ingest and analyze Redis-family benchmark results.")
+    .exitOverride()
+    .configureOutput({ writeOut: print, writeErr: printErr })
+    .showHelpAfterError();
+
+  for (const declare of COMMANDS) declare(program, { print, printErr });
   return program;
 }
 
