@@ -16,3 +16,4 @@ export * from "./present.ts";
 export * from "./scaling.ts";
 export * from "./notebook.ts";
 export * from "./memory.ts";
+export * from "./plots.ts";

@@ -7,7 +7,7 @@
 
 import cliProgress from "cli-progress";
 import process from "node:process";
-import type { StudyEvent } from "./collect/study.ts";
+import type { StudyEvent } from "../collect/study.ts";
 
 /** Renders study events; `write` receives plain text lines. */
 export function studyProgress(write: (s: string) => void, tty: boolean): (e: StudyEvent) => void {

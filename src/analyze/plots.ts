@@ -1,0 +1,246 @@
+/**
+ * The plot registry: each plot kind names the data it needs and builds its Vega-Lite spec from
+ * that data, so a caller (the `kvlab plot` command, a notebook) resolves a kind once. A new
+ * kind is one builder in `chart.ts` and one entry in {@link PLOTS}.
+ *
+ * @module
+ */
+
+import type pl from "nodejs-polars";
+import {
+  deltaChart,
+  latencyChart,
+  ratioChart,
+  scalingChart,
+  throughputChart,
+  type VegaLiteSpec,
+} from "./chart.ts";
+import { compare, delta } from "./compare.ts";
+import { latencySpectrum } from "./latency.ts";
+import { loadResults, loadTable } from "./load.ts";
+import { crossovers, scaling } from "./scaling.ts";
+
+/** The kinds of plot in {@link PLOTS}. */
+export type PlotKind = "throughput" | "ratio" | "latency" | "scaling" | "delta";
+
+/**
+ * The data a plot is built from: `results` is {@link loadResults}; `latency` is
+ * {@link latencyDistributionBy} (`latency_distribution` with the runs' arm column).
+ */
+export type PlotData = "results" | "latency";
+
+/** Options of a plot; each kind reads the ones it needs. */
+export interface PlotOptions {
+  /** The column whose values are the arms. @default {"server"} */
+  by?: string;
+  /** The metric (throughput, ratio, scaling). @default {"ops_per_sec"} */
+  metric?: string;
+  /** The x of a scaling curve. @default {"clients"} */
+  x?: string;
+  /** The baseline arm: required by `ratio`; with `candidate`, marks scaling crossovers. */
+  baseline?: string;
+  /** The arm that may overtake the baseline (scaling crossovers). */
+  candidate?: string;
+  /** The dimension of a delta (required by `delta`). */
+  dimension?: string;
+  /** The value before, for a delta (required by `delta`). */
+  from?: string;
+  /** The value after, for a delta (required by `delta`). */
+  to?: string;
+  /** The chart's title. */
+  title?: string;
+}
+
+/** One kind of plot: the data it needs and how it becomes a chart. */
+export interface Plot {
+  /** The data {@link plotData} loads for it. */
+  needs: PlotData;
+  /**
+   * Builds the chart.
+   *
+   * @throws {TypeError} When an option the kind requires is missing.
+   */
+  build(frame: pl.DataFrame, options: PlotOptions): VegaLiteSpec;
+}
+
+type Resolved = PlotOptions & { by: string; metric: string; x: string };
+
+function resolved(o: PlotOptions): Resolved {
+  return { ...o, by: o.by ?? "server", metric: o.metric ?? "ops_per_sec", x: o.x ?? "clients" };
+}
+
+/**
+ * Every plot kind, in the order the CLI lists them.
+ *
+ * @example
+ * ```ts
+ * import { PLOTS } from "@kvlab/kvlab/analyze";
+ * import pl from "nodejs-polars";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(Object.keys(PLOTS), ["throughput", "ratio", "latency", "scaling", "delta"]);
+ * assert.equal(PLOTS.latency.needs, "latency");
+ * assert.throws(() => PLOTS.ratio.build(pl.DataFrame({}), {}), /ratio needs --baseline/);
+ * ```
+ */
+export const PLOTS: Readonly<Record<PlotKind, Plot>> = {
+  throughput: {
+    needs: "results",
+    build: (results, options) => {
+      const o = resolved(options);
+      return throughputChart(results, { by: o.by, metric: o.metric, title: o.title });
+    },
+  },
+  ratio: {
+    needs: "results",
+    build: (results, options) => {
+      const o = resolved(options);
+      if (!o.baseline) throw new TypeError("ratio needs --baseline");
+      const cmp = compare(results, { by: o.by, baseline: o.baseline, metric: o.metric });
+      return ratioChart(cmp, { by: o.by, title: o.title });
+    },
+  },
+  latency: {
+    needs: "latency",
+    build: (dist, options) => {
+      const o = resolved(options);
+      return latencyChart(latencySpectrum(dist, { by: [o.by] }), { by: o.by, title: o.title });
+    },
+  },
+  scaling: {
+    needs: "results",
+    build: (results, options) => {
+      const o = resolved(options);
+      const axes = { x: o.x, by: o.by, metric: o.metric };
+      const cross = o.baseline && o.candidate
+        ? crossovers(results, { ...axes, baseline: o.baseline, candidate: o.candidate })
+        : undefined;
+      return scalingChart(scaling(results, axes), { ...axes, crossovers: cross, title: o.title });
+    },
+  },
+  delta: {
+    needs: "results",
+    build: (results, options) => {
+      const o = resolved(options);
+      if (!o.dimension || o.from === undefined || o.to === undefined) {
+        throw new TypeError("delta needs --dimension, --from and --to");
+      }
+      const d = delta(results, { dimension: o.dimension, from: o.from, to: o.to });
+      return deltaChart(d, { title: o.title });
+    },
+  },
+};
+
+/** The plot kinds, in the registry's order. */
+export const PLOT_KINDS: readonly PlotKind[] = Object.keys(PLOTS) as PlotKind[];
+
+/**
+ * The plot kinds as a phrase: `throughput, ratio, latency, scaling or delta`.
+ *
+ * @returns The phrase, for help texts and messages.
+ *
+ * @example
+ * ```ts
+ * import { plotKindList } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * assert.equal(plotKindList(), "throughput, ratio, latency, scaling or delta");
+ * ```
+ */
+export function plotKindList(): string {
+  return `${PLOT_KINDS.slice(0, -1).join(", ")} or ${PLOT_KINDS[PLOT_KINDS.length - 1]}`;
+}
+
+/**
+ * Resolves a plot kind by name.
+ *
+ * @param name A kind's name, e.g. from the command line.
+ * @returns The kind.
+ * @throws {TypeError} `invalid chart kind: …` for a name not in {@link PLOTS}.
+ *
+ * @example
+ * ```ts
+ * import { plotKind } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * assert.equal(plotKind("ratio"), "ratio");
+ * assert.throws(() => plotKind("pie"), /^TypeError: invalid chart kind: pie \(expected throughput, ratio/);
+ * assert.throws(() => plotKind("toString"), /invalid chart kind/);
+ * ```
+ */
+export function plotKind(name: string): PlotKind {
+  if (!Object.hasOwn(PLOTS, name)) {
+    throw new TypeError(`invalid chart kind: ${name} (expected ${plotKindList()})`);
+  }
+  return name as PlotKind;
+}
+
+/**
+ * The `latency_distribution` rows of a dataset with each run's arm column joined on, as
+ * {@link latencySpectrum} takes them.
+ *
+ * @param dataDir The dataset directory.
+ * @param by The runs column that names the arms: `server`, `label`, …
+ * @returns `latency_distribution`'s columns and `by`.
+ * @throws {DatasetError} When the directory is not a dataset.
+ *
+ * @example
+ * ```ts
+ * import { latencyDistributionBy } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * const df = latencyDistributionBy(Deno.makeTempDirSync(), "label");
+ * assert.equal(df.height, 0);
+ * assert.ok(df.columns.includes("latency_ms") && df.columns.includes("label"));
+ * ```
+ */
+export function latencyDistributionBy(dataDir: string, by: string): pl.DataFrame {
+  const runs = loadTable(dataDir, "runs").select("run_id", by);
+  return loadTable(dataDir, "latency_distribution").join(runs, { on: "run_id" });
+}
+
+/**
+ * Loads the data a plot needs.
+ *
+ * @param dataDir The dataset directory.
+ * @param needs What the plot needs.
+ * @param options The plot's options (`by` picks the arm column of latency data).
+ * @returns The frame for the plot's `build`.
+ * @throws {DatasetError} When the directory is not a dataset.
+ */
+export function plotData(
+  dataDir: string,
+  needs: PlotData,
+  options: PlotOptions = {},
+): pl.DataFrame {
+  switch (needs) {
+    case "results":
+      return loadResults(dataDir);
+    case "latency":
+      return latencyDistributionBy(dataDir, resolved(options).by);
+  }
+}
+
+/**
+ * Builds a plot of a dataset: loads what the kind needs, then builds its spec. Nothing is
+ * rendered or written (save it with `saveChart`).
+ *
+ * @param dataDir The dataset directory.
+ * @param kind The kind (see {@link plotKind}).
+ * @param options The kind's options.
+ * @returns A Vega-Lite spec.
+ * @throws {TypeError} When an option the kind requires is missing.
+ * @throws {DatasetError} When the directory is not a dataset.
+ *
+ * @example
+ * ```ts
+ * import { plotChart } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * const empty = Deno.makeTempDirSync();
+ * assert.throws(() => plotChart(empty, "delta", { dimension: "transport" }), /delta needs/);
+ * ```
+ */
+export function plotChart(
+  dataDir: string,
+  kind: PlotKind,
+  options: PlotOptions = {},
+): VegaLiteSpec {
+  const plot = PLOTS[kind];
+  return plot.build(plotData(dataDir, plot.needs, options), options);
+}

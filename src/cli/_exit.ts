@@ -1,0 +1,123 @@
+/**
+ * The process edges every command shares: where output goes, SIGINT/SIGTERM turned into an
+ * abort signal, and outcomes turned into exit codes (130 interrupted, 1 failed, 0 otherwise).
+ *
+ * @module
+ */
+
+import { CommanderError } from "commander";
+
+/** Where a command writes: `print` is stdout, `printErr` is stderr. */
+export interface Output {
+  /** Receives what goes to stdout. */
+  print: (s: string) => void;
+  /** Receives what goes to stderr. */
+  printErr: (s: string) => void;
+}
+
+/** The signals that stop a long command cleanly. */
+const STOP_SIGNALS: Deno.Signal[] = ["SIGINT", "SIGTERM"];
+
+/**
+ * Runs `fn` with an abort signal that SIGINT or SIGTERM trips; the listeners are removed when
+ * `fn` settles.
+ *
+ * @param fn The work; it should stop soon after the signal aborts.
+ * @returns What `fn` returns.
+ *
+ * @example
+ * ```ts
+ * import { withStopSignals } from "./_exit.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(await withStopSignals((signal) => Promise.resolve(signal.aborted)), false);
+ * ```
+ */
+export async function withStopSignals<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const ac = new AbortController();
+  const onSignal = () => ac.abort();
+  for (const s of STOP_SIGNALS) Deno.addSignalListener(s, onSignal);
+  try {
+    return await fn(ac.signal);
+  } finally {
+    for (const s of STOP_SIGNALS) Deno.removeSignalListener(s, onSignal);
+  }
+}
+
+/**
+ * Ends the command with a non-zero exit code; whatever explains it was printed already.
+ *
+ * @param code The exit code.
+ * @param command The command's name, e.g. `"ingest"`.
+ * @throws {CommanderError} Always.
+ *
+ * @example
+ * ```ts
+ * import { exitWith } from "./_exit.ts";
+ * import assert from "node:assert/strict";
+ * assert.throws(() => exitWith(1, "ingest"), { exitCode: 1, code: "kvlab.ingest" });
+ * ```
+ */
+export function exitWith(code: number, command: string): never {
+  throw new CommanderError(code, `kvlab.${command}`, "");
+}
+
+/** The counts of a study that decide its exit code. */
+export interface StudyOutcome {
+  /** A signal stopped the study. */
+  interrupted: boolean;
+  /** Cells that failed. */
+  failed: number;
+  /** Cells whose tool did not finish every test. */
+  incomplete: number;
+}
+
+/**
+ * Ends a study command with 130 when it was interrupted, 1 when a cell failed or is
+ * incomplete, and returns otherwise.
+ *
+ * @param result The study's counts.
+ * @param command The command's name, e.g. `"run"`.
+ * @throws {CommanderError} With exit code 130 or 1.
+ *
+ * @example
+ * ```ts
+ * import { exitForStudy } from "./_exit.ts";
+ * import assert from "node:assert/strict";
+ * exitForStudy({ interrupted: false, failed: 0, incomplete: 0 }, "run");
+ * assert.throws(
+ *   () => exitForStudy({ interrupted: true, failed: 1, incomplete: 0 }, "run"),
+ *   { exitCode: 130 },
+ * );
+ * assert.throws(
+ *   () => exitForStudy({ interrupted: false, failed: 0, incomplete: 2 }, "demo"),
+ *   { exitCode: 1, code: "kvlab.demo" },
+ * );
+ * ```
+ */
+export function exitForStudy(result: StudyOutcome, command: string): void {
+  if (result.interrupted) exitWith(130, command);
+  if (result.failed > 0 || result.incomplete > 0) exitWith(1, command);
+}
+
+/**
+ * The exit code for what a command threw: a {@link CommanderError}'s own code (help and
+ * version are 0), otherwise 1 after printing `error: <message>`.
+ *
+ * @param error What the command threw.
+ * @param printErr Receives the error line.
+ * @returns The process exit code.
+ *
+ * @example
+ * ```ts
+ * import { exitCodeFor } from "./_exit.ts";
+ * import assert from "node:assert/strict";
+ * let err = "";
+ * assert.equal(exitCodeFor(new TypeError("invalid format: xml"), (s) => err += s), 1);
+ * assert.equal(err, "error: invalid format: xml\n");
+ * ```
+ */
+export function exitCodeFor(error: unknown, printErr: (s: string) => void): number {
+  if (error instanceof CommanderError) return error.exitCode;
+  printErr(`error: ${(error as Error).message}\n`);
+  return 1;
+}

@@ -1,0 +1,79 @@
+/**
+ * Option parsers shared by the commands, and the repository root that their defaults name.
+ *
+ * @module
+ */
+
+import { InvalidArgumentError } from "commander";
+
+/** The repository root (with a trailing slash): bundled data, plans and samples live under it. */
+export const REPO: string = new URL("../../", import.meta.url).pathname;
+
+/**
+ * A number of seconds from an option's text.
+ *
+ * @param option The option's name, for the message, e.g. `"--interval"`.
+ * @param value The option's text.
+ * @returns The number.
+ * @throws {TypeError} When the text is not a finite number.
+ *
+ * @example
+ * ```ts
+ * import { seconds } from "./_options.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(seconds("--interval", "0.5"), 0.5);
+ * assert.throws(() => seconds("--interval", "abc"), /invalid --interval: "abc"/);
+ * ```
+ */
+export function seconds(option: string, value: string): number {
+  const n = Number(value);
+  if (value === undefined || value.trim() === "" || !Number.isFinite(n)) {
+    throw new TypeError(
+      `invalid ${option}: ${JSON.stringify(value)} (expected seconds, e.g. 1 or 0.5)`,
+    );
+  }
+  return n;
+}
+
+/**
+ * Collects a repeatable `--tag k=v` option into a record (a commander option parser).
+ *
+ * @param value One `k=v`.
+ * @param previous The tags so far.
+ * @returns The tags with this one added.
+ * @throws {InvalidArgumentError} When there is no `=` or no key.
+ *
+ * @example
+ * ```ts
+ * import { collectTag } from "./_options.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(collectTag("host=lab=1", { a: "b" }), { a: "b", host: "lab=1" });
+ * assert.throws(() => collectTag("novalue", {}), /expected k=v, got "novalue"/);
+ * ```
+ */
+export function collectTag(
+  value: string,
+  previous: Record<string, string>,
+): Record<string, string> {
+  const eq = value.indexOf("=");
+  if (eq <= 0) throw new InvalidArgumentError(`expected k=v, got ${JSON.stringify(value)}`);
+  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
+}
+
+/**
+ * An optional string option: `undefined` stays `undefined`, anything else becomes a string.
+ *
+ * @param value The option's value as commander gives it.
+ * @returns The string, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * import { optionalString } from "./_options.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(optionalString(undefined), undefined);
+ * assert.equal(optionalString("x"), "x");
+ * ```
+ */
+export function optionalString(value: unknown): string | undefined {
+  return value === undefined ? undefined : String(value);
+}

@@ -1,0 +1,128 @@
+/**
+ * `kvlab ingest`: parse raw outputs and transcripts into a dataset, one line per file.
+ *
+ * @module
+ */
+
+import type { OptionValues } from "commander";
+import { type FileOutcome, type IngestOptions, ingestPaths } from "../collect/ingest.ts";
+import { exitWith, type Output } from "./_exit.ts";
+import { optionalString } from "./_options.ts";
+
+/** What `kvlab ingest` does. */
+export interface IngestCommandOptions {
+  /** Files or folders (walked recursively). */
+  paths: string[];
+  /** The dataset and the labels stored on every run. */
+  ingest: IngestOptions;
+}
+
+/**
+ * Reads `kvlab ingest`'s arguments and commander's options.
+ *
+ * @param paths The positional paths.
+ * @param raw Commander's option values.
+ * @returns The typed options.
+ *
+ * @example
+ * ```ts
+ * import { ingestOptions } from "./ingest.ts";
+ * import assert from "node:assert/strict";
+ * const o = ingestOptions(["a.txt"], { data: "ds", server: "valkey", tag: { host: "lab1" } });
+ * assert.deepEqual(o.ingest.tags, { host: "lab1" });
+ * assert.equal(o.ingest.serverVersion, undefined);
+ * ```
+ */
+export function ingestOptions(paths: string[], raw: OptionValues): IngestCommandOptions {
+  return {
+    paths,
+    ingest: {
+      data: String(raw.data),
+      label: optionalString(raw.label),
+      server: optionalString(raw.server),
+      serverVersion: optionalString(raw.serverVersion),
+      tool: optionalString(raw.tool),
+      toolVersion: optionalString(raw.toolVersion),
+      tags: raw.tag ?? {},
+    },
+  };
+}
+
+/**
+ * One line about one ingested file (two when its bytes were ingested before under other
+ * labels).
+ *
+ * @param o The outcome of one file.
+ * @returns The text, without a final newline.
+ *
+ * @example
+ * ```ts
+ * import { describeOutcome } from "./ingest.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   describeOutcome({ path: "a.txt", status: "duplicate", runs: [], skipped: [], duplicateOf: ["r1"] }),
+ *   "duplicate a.txt: same bytes already ingested as run r1",
+ * );
+ * ```
+ */
+export function describeOutcome(o: FileOutcome): string {
+  switch (o.status) {
+    case "duplicate":
+      return `duplicate ${o.path}: same bytes already ingested` +
+        (o.duplicateOf?.length
+          ? ` as run ${o.duplicateOf.join(", ")}`
+          : " (claimed by another writer)");
+    case "error":
+      return `error ${o.error?.message ?? o.path}`;
+    case "ingested": {
+      const byStatus = new Map<string, number>();
+      let tests = 0;
+      let warnings = 0;
+      for (const r of o.runs) {
+        byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
+        tests += r.tests;
+        warnings += r.warnings;
+      }
+      const st = [...byStatus].map(([k, v]) => `${v} ${k}`).join(", ");
+      const same = o.sameBytesAs?.length
+        ? `\n  flagged: the same bytes were ingested before as ${
+          o.sameBytesAs.map((x) => x.path).join(", ")
+        } ` +
+          "under other labels: these runs repeat those (same raw_sha256), they are not a second measurement"
+        : "";
+      return `ingested ${o.path}: ${o.runs.length} run${o.runs.length === 1 ? "" : "s"} (${st}), ` +
+        `${tests} test${tests === 1 ? "" : "s"}` +
+        (warnings ? `, ${warnings} warnings in run.json` : "") +
+        (o.skipped.length ? `, ${o.skipped.length} blocks skipped` : "") + same;
+    }
+  }
+}
+
+/**
+ * Ingests the paths, printing one line per file (errors to stderr).
+ *
+ * @param o What to ingest and the labels to store.
+ * @param out Where to print.
+ * @throws {CommanderError} Exit code 1 when a file could not be ingested.
+ */
+export async function ingestCommand(o: IngestCommandOptions, out: Output): Promise<void> {
+  let failed = 0;
+  try {
+    await ingestPaths(o.paths, o.ingest, (f) => {
+      if (f.status === "error") {
+        failed++;
+        out.printErr(describeOutcome(f) + "\n");
+      } else {
+        out.print(describeOutcome(f) + "\n");
+      }
+      for (const s of f.skipped) if (s.reason) out.print(`  skipped: ${s.reason}\n`);
+    });
+  } catch (e) {
+    out.printErr(`error ${(e as Error).message}\n`);
+    failed++;
+  }
+  if (failed > 0) {
+    out.printErr(`${failed} file${failed === 1 ? "" : "s"} could not be ingested\n`);
+    exitWith(1, "ingest");
+  }
+}

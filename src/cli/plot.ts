@@ -1,0 +1,77 @@
+/**
+ * `kvlab plot`: draw one chart of a dataset (a kind from the analyze plot registry) and save
+ * it as .svg, .png, .html or .vl.json.
+ *
+ * @module
+ */
+
+import type { OptionValues } from "commander";
+import { chartFormat, saveChart } from "../analyze/export.ts";
+import { plotChart, type PlotKind, plotKind, type PlotOptions } from "../analyze/plots.ts";
+import type { Output } from "./_exit.ts";
+import { optionalString } from "./_options.ts";
+
+/** What `kvlab plot` draws and where it saves it. */
+export interface PlotCommandOptions {
+  /** The kind of chart. */
+  kind: PlotKind;
+  /** Dataset directory. */
+  data: string;
+  /** The output file; its extension picks the format. */
+  output: string;
+  /** The kind's options. */
+  plot: PlotOptions;
+}
+
+/**
+ * Reads `kvlab plot`'s argument and commander's options: the kind first, then the output
+ * file's format, so both fail before any data is read.
+ *
+ * @param kind The kind's name.
+ * @param raw Commander's option values (defaults filled in).
+ * @returns The typed options.
+ * @throws {TypeError} For an unknown kind or output extension.
+ *
+ * @example
+ * ```ts
+ * import { plotOptions } from "./plot.ts";
+ * import assert from "node:assert/strict";
+ * const o = plotOptions("ratio", { data: "ds", output: "r.svg", by: "server", baseline: "redis" });
+ * assert.equal(o.kind, "ratio");
+ * assert.equal(o.plot.baseline, "redis");
+ * assert.throws(() => plotOptions("pie", { data: "ds", output: "r.svg" }), /invalid chart kind: pie/);
+ * assert.throws(() => plotOptions("ratio", { data: "ds", output: "r.txt" }), /invalid chart format/);
+ * ```
+ */
+export function plotOptions(kind: string, raw: OptionValues): PlotCommandOptions {
+  const resolved = plotKind(kind);
+  const output = String(raw.output);
+  chartFormat(output);
+  return {
+    kind: resolved,
+    data: String(raw.data),
+    output,
+    plot: {
+      by: optionalString(raw.by),
+      metric: optionalString(raw.metric),
+      x: optionalString(raw.x),
+      baseline: optionalString(raw.baseline),
+      candidate: optionalString(raw.candidate),
+      dimension: optionalString(raw.dimension),
+      from: optionalString(raw.from),
+      to: optionalString(raw.to),
+      title: optionalString(raw.title),
+    },
+  };
+}
+
+/**
+ * Builds the chart, saves it and prints `wrote <file>`.
+ *
+ * @param o The kind, the dataset, the output file and the kind's options.
+ * @param out Where to print.
+ */
+export async function plotCommand(o: PlotCommandOptions, out: Output): Promise<void> {
+  await saveChart(plotChart(o.data, o.kind, o.plot), o.output);
+  out.print(`wrote ${o.output}\n`);
+}

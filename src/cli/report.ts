@@ -1,0 +1,66 @@
+/**
+ * `kvlab report`: rebuild the studies and execute every notebook headless.
+ *
+ * @module
+ */
+
+import type { OptionValues } from "commander";
+import { NotebookError, runReport } from "../report.ts";
+import { exitWith, type Output } from "./_exit.ts";
+
+/** Which notebooks `kvlab report` executes. */
+export interface ReportCommandOptions {
+  /** Only these notebooks (names without .ipynb); all when absent. */
+  only?: string[];
+}
+
+/**
+ * Reads `kvlab report`'s options.
+ *
+ * @param raw Commander's option values.
+ * @returns The typed options.
+ *
+ * @example
+ * ```ts
+ * import { reportOptions } from "./report.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(reportOptions({ only: "a,b" }), { only: ["a", "b"] });
+ * assert.deepEqual(reportOptions({}), { only: undefined });
+ * ```
+ */
+export function reportOptions(raw: OptionValues): ReportCommandOptions {
+  return { only: raw.only ? String(raw.only).split(",") : undefined };
+}
+
+/**
+ * Executes the notebooks, printing one line per notebook and a total.
+ *
+ * @param o Which notebooks.
+ * @param out Where to print.
+ * @throws {CommanderError} Exit code 1 when a notebook cell raised (its message printed).
+ */
+export async function reportCommand(o: ReportCommandOptions, out: Output): Promise<void> {
+  const t0 = performance.now();
+  try {
+    const runs = await runReport({
+      only: o.only,
+      onNotebook: (r) =>
+        out.print(
+          `${r.notebook}: ${r.errors.length ? `${r.errors.length} cell error(s)` : "ok"} in ${
+            r.seconds.toFixed(1)
+          } s → ${r.html ?? r.executed}\n`,
+        ),
+    });
+    out.print(
+      `${runs.length} notebooks in ${
+        ((performance.now() - t0) / 1000).toFixed(1)
+      } s; figures in out/figures/\n`,
+    );
+  } catch (e) {
+    if (e instanceof NotebookError) {
+      out.printErr(e.message + "\n");
+      exitWith(1, "report");
+    }
+    throw e;
+  }
+}

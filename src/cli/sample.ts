@@ -1,0 +1,91 @@
+/**
+ * `kvlab sample`: sample a server's memory every interval for a bounded time, as one run.
+ *
+ * @module
+ */
+
+import type { OptionValues } from "commander";
+import { runMemorySampler } from "../collect/memory_sweep.ts";
+import { parseServerUrl, type ServerTarget } from "../collect/target.ts";
+import { exitWith, type Output, withStopSignals } from "./_exit.ts";
+import { optionalString, seconds } from "./_options.ts";
+
+/** What `kvlab sample` samples. */
+export interface SampleCommandOptions {
+  /** The server. */
+  target: ServerTarget;
+  /** Dataset directory. */
+  data: string;
+  /** Seconds between samples. @default {1} */
+  intervalS: number;
+  /** Seconds to sample for. */
+  durationS: number;
+  /** Docker container of the server. */
+  container?: string;
+  /** Label stored on the run. */
+  label?: string;
+}
+
+/**
+ * Reads `kvlab sample`'s options: the URL, then the interval, then the duration.
+ *
+ * @param raw Commander's option values (defaults filled in).
+ * @returns The typed options.
+ * @throws {TypeError} For a bad URL or a number of seconds that is not a number.
+ *
+ * @example
+ * ```ts
+ * import { sampleOptions } from "./sample.ts";
+ * import assert from "node:assert/strict";
+ * const o = sampleOptions({ url: "redis://127.0.0.1:6379", data: "ds", interval: "0.5", duration: "3" });
+ * assert.deepEqual([o.intervalS, o.durationS, o.container], [0.5, 3, undefined]);
+ * assert.throws(
+ *   () => sampleOptions({ url: "redis://127.0.0.1:6379", data: "ds", interval: "abc", duration: "3" }),
+ *   /invalid --interval: "abc"/,
+ * );
+ * ```
+ */
+export function sampleOptions(raw: OptionValues): SampleCommandOptions {
+  return {
+    target: parseServerUrl(String(raw.url)),
+    data: String(raw.data),
+    intervalS: seconds("--interval", raw.interval),
+    durationS: seconds("--duration", raw.duration),
+    container: optionalString(raw.container),
+    label: optionalString(raw.label),
+  };
+}
+
+/**
+ * Samples until the duration ends or SIGINT / SIGTERM, printing one line per sample and a
+ * summary.
+ *
+ * @param o The server, the dataset, the timing.
+ * @param out Where to print.
+ * @throws {CommanderError} Exit code 1 when the run failed.
+ */
+export async function sampleCommand(o: SampleCommandOptions, out: Output): Promise<void> {
+  const r = await withStopSignals((signal) =>
+    runMemorySampler({
+      data: o.data,
+      target: o.target,
+      intervalMs: o.intervalS * 1000,
+      durationS: o.durationS,
+      container: o.container,
+      label: o.label,
+      signal,
+      onSample: (row) =>
+        out.print(
+          `  ${
+            Number(row.elapsed_s).toFixed(1)
+          } s: ${row.keys} keys, used_memory ${row.used_memory_bytes} B, rss ${row.used_memory_rss_bytes} B\n`,
+        ),
+    })
+  );
+  out.print(
+    `${r.status}: ${r.steps} samples, run ${r.runId}${r.reason ? ` (${r.reason})` : ""}${
+      r.dockerError ? ` (${r.dockerError})` : ""
+    }\n`,
+  );
+  if (r.status === "failed") exitWith(1, "sample");
+}
