@@ -38,15 +38,7 @@ import type {
 } from "./_redis_benchmark_types.ts";
 import { applyBenchmarkArgs, missingTests } from "./redis_benchmark_params.ts";
 
-export type {
-  DistributionKind,
-  DistributionRow,
-  ParseRedisBenchmarkOptions,
-  ParseWarning,
-  RedisBenchmarkFormat,
-  RedisBenchmarkRun,
-  RedisBenchmarkTest,
-} from "./_redis_benchmark_types.ts";
+export type * from "./_redis_benchmark_types.ts";
 export { normalizeTestName } from "./_redis_benchmark_fields.ts";
 export { applyBenchmarkArgs, missingTests } from "./redis_benchmark_params.ts";
 export { type ProgressEvent, progressEvent, ProgressReader } from "./redis_benchmark_progress.ts";
