@@ -436,3 +436,30 @@ Deno.test("normalizeTestName() keeps LPUSH and the LRANGE fill apart", () => {
   assert.equal(normalizeTestName("LRANGE_500 (first 450 elements)"), "LRANGE_500");
   assert.equal(normalizeTestName("PING_INLINE"), "PING_INLINE");
 });
+
+Deno.test("parseRedisBenchmark() maps printed columns by name, not by position", async (t) => {
+  await t.step("a --csv header in another order, with a column it does not know", () => {
+    const run = parseRedisBenchmark(
+      '"test","rps","p99_latency_ms","p99.9_latency_ms","avg_latency_ms"\n' +
+        '"SET","41562.76","0.911","1.203","0.640"\n',
+    );
+    const s = run.tests[0];
+    assert.deepEqual([s.opsPerSec, s.p99LatencyMs, s.avgLatencyMs], [41562.76, 0.911, 0.64]);
+    assert.deepEqual([s.minLatencyMs, s.p50LatencyMs, s.maxLatencyMs], [null, null, null]);
+  });
+  await t.step("a summary table with fewer columns fills only those", () => {
+    const report = read("corpus/redis-benchmark_7.0.15_redis-7.0.15_full.txt")
+      .replace(
+        /(\s+)avg(\s+)min(\s+)p50(\s+)p95(\s+)p99(\s+)max\n(\s+\S+\s+\S+\s+\S+\s+\S+)\s+\S+\s+\S+\n/,
+        "$1max$2p50$3p95$4avg\n$7\n",
+      );
+    const s = parseRedisBenchmark(report).tests[0];
+    const naive = naiveSummaries(read("corpus/redis-benchmark_7.0.15_redis-7.0.15_full.txt"))[0];
+    assert.deepEqual(
+      [s.maxLatencyMs, s.p50LatencyMs, s.p95LatencyMs, s.avgLatencyMs],
+      naive.values.slice(0, 4),
+    );
+    assert.deepEqual([s.minLatencyMs, s.p99LatencyMs], [null, null]);
+    assert.equal(s.complete, true);
+  });
+});

@@ -1,0 +1,59 @@
+import assert from "node:assert/strict";
+import {
+  parseRedisBenchmark,
+  type ProgressEvent,
+  progressEvent,
+  ProgressReader,
+} from "../../src/collect/redis_benchmark.ts";
+
+const DATA = new URL("../testdata/", import.meta.url).pathname;
+
+Deno.test("progressEvent() reads each kind of live line", () => {
+  assert.deepEqual(progressEvent("SET: 65975.77"), {
+    kind: "progress",
+    test: "SET",
+    opsPerSec: 65975.77,
+    overallOpsPerSec: 65975.77,
+  });
+  assert.deepEqual(
+    progressEvent("LPUSH (needed to benchmark LRANGE): 41562.76 requests per second"),
+    { kind: "done", test: "LPUSH_FOR_LRANGE", opsPerSec: 41562.76 },
+  );
+  assert.deepEqual(progressEvent('"GET","38491.14","0.711"'), {
+    kind: "done",
+    test: "GET",
+    opsPerSec: 38491.14,
+  });
+  assert.equal(progressEvent('"test","rps","avg_latency_ms"'), undefined);
+  assert.equal(
+    progressEvent("Could not connect to Redis at 127.0.0.1:1: Connection refused"),
+    undefined,
+  );
+});
+
+Deno.test("ProgressReader reads the same events whatever the chunk size", () => {
+  for (
+    const f of [
+      "corpus/redis-benchmark_7.0.15_redis-7.0.15_quiet.txt",
+      "handmade/redis-benchmark-6.0.16_full-cut-during-get.txt",
+      "real/redis-benchmark-7.0.15_csv-P8-d64-set-mset.txt",
+    ]
+  ) {
+    const bytes = Deno.readFileSync(DATA + f);
+    const text = new TextDecoder().decode(bytes);
+    const want = text.split(/[\r\n]/).slice(0, -1).filter((s) => s.trim() !== "")
+      .map(progressEvent).filter((e) => e !== undefined);
+    // one "done" per finished test, as the parser reads them
+    assert.deepEqual(
+      want.filter((e) => e.kind === "done").map((e) => e.test),
+      parseRedisBenchmark(text).tests.filter((x) => x.complete).map((x) => x.test),
+      f,
+    );
+    for (const size of [1, 3, 64, bytes.length]) {
+      const got: ProgressEvent[] = [];
+      const reader = new ProgressReader((e) => got.push(e));
+      for (let i = 0; i < bytes.length; i += size) reader.push(bytes.subarray(i, i + size));
+      assert.deepEqual(got, want, `${f} in chunks of ${size}`);
+    }
+  }
+});
