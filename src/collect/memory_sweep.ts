@@ -253,7 +253,8 @@ export async function runMemorySampler(o: MemorySamplerOptions): Promise<MemoryS
       const t0 = Date.now();
       for (let i = 0; Date.now() - t0 <= o.durationS * 1000 && i < 1_000_000; i++) {
         if (o.signal?.aborted) break;
-        o.onSample?.(await sample(i));
+        const row = await sample(i); // not inside `onSample?.(…)`: that skips it when unset
+        o.onSample?.(row);
         const wait = t0 + (i + 1) * intervalMs - Date.now();
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       }

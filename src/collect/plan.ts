@@ -138,9 +138,10 @@ function readCommon(read: PlanReader): PlanCommon {
       const n = read.string(["servers", i, "name"]);
       if (names.has(n)) read.fail(["servers", i, "name"], `duplicate server name ${n}`);
       names.add(n);
+      const url = read.string(["servers", i, "url"]);
       let target: ServerTarget;
       try {
-        target = parseServerUrl(read.string(["servers", i, "url"]));
+        target = parseServerUrl(url);
       } catch (e) {
         return read.fail(["servers", i, "url"], (e as Error).message);
       }
