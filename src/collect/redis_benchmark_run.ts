@@ -55,7 +55,7 @@ export type RedisBenchmarkParams = BenchmarkCall;
  *
  * @example
  * ```ts
- * import { benchmarkArgs, parseBenchmarkArgs, parseServerUrl } from "@kvlab/kvlab/collect";
+ * import { benchmarkArgs, parseServerUrl } from "@kvlab/kvlab/collect";
  * import assert from "node:assert/strict";
  * const args = benchmarkArgs({ target: parseServerUrl("rediss://h:7000/2"), clients: 8, threads: 0 });
  * assert.deepEqual(args, {
