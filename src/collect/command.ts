@@ -151,32 +151,56 @@ export function toolOf(program: string): ToolName | undefined {
 }
 
 /**
- * What a redis-benchmark / valkey-benchmark command line says about the runs it makes.
+ * The flags of a redis-benchmark / valkey-benchmark command line: what
+ * {@link parseBenchmarkArgs} reads from one, and what {@link benchmarkArgv} builds one from.
  * Fields are `undefined` when the flag is absent; {@link BENCHMARK_DEFAULTS} gives the tool's
  * defaults.
  */
 export interface BenchmarkArgs {
+  /** `-h` */
   host?: string;
+  /** `-p` */
   port?: number;
+  /** `-s` */
   socket?: string;
+  /** `--user` (ACL user). */
+  user?: string;
+  /**
+   * `-a`: for building an argv only. The parser never keeps it, and stored commands show `***`
+   * (see `redactArgv`).
+   */
+  password?: string;
+  /** `--dbnum` */
+  db?: number;
+  /** `-c` */
   clients?: number;
+  /** `-n` */
   requests?: number;
+  /** `-d` */
   dataSizeBytes?: number;
+  /** `-P` */
   pipeline?: number;
+  /** `--threads` */
   threads?: number;
+  /** `-r` */
   keyspace?: number;
   /** Test names given with `-t`, lower-cased as written. */
   tests?: string[];
+  /** `-q` */
   quiet: boolean;
+  /** `--csv` */
   csv: boolean;
+  /** `-l` */
   loop: boolean;
+  /** `-k 1` / `-k 0` */
   keepAlive?: boolean;
+  /** `--tls`, `--rdma`, `-s` (unix) or plain TCP. */
   transport: Transport;
   /** `--rps` (valkey-benchmark 8.1+): requested requests per second. */
   requestedOpsPerSec?: number;
   /** A custom command given after the options (`redis-benchmark … SET k v`). */
   customCommand?: string[];
-  /** Options kvlab did not recognize, kept for the record. */
+  /** Options kvlab did not recognize, kept for the record (and passed on as they are). */
   unknown: string[];
 }
 
@@ -188,6 +212,26 @@ export const BENCHMARK_DEFAULTS = {
   pipeline: 1,
   threads: 1,
 } as const;
+
+type NumberField = {
+  [K in keyof BenchmarkArgs]-?: NonNullable<BenchmarkArgs[K]> extends number ? K : never;
+}[keyof BenchmarkArgs];
+
+// The flags that set one number, in the order benchmarkArgv writes them (after the connection).
+const RUN_NUMBER_FLAGS: readonly (readonly [string, NumberField])[] = [
+  ["-c", "clients"],
+  ["-n", "requests"],
+  ["-d", "dataSizeBytes"],
+  ["-P", "pipeline"],
+  ["--threads", "threads"],
+  ["-r", "keyspace"],
+  ["--rps", "requestedOpsPerSec"],
+];
+const NUMBER_FLAGS = new Map<string, NumberField>([
+  ["-p", "port"],
+  ["--dbnum", "db"],
+  ...RUN_NUMBER_FLAGS,
+]);
 
 // Options that take a value, and those that do not, as redis-benchmark 7.x / valkey-benchmark 8.x
 // define them.
@@ -241,6 +285,7 @@ const WITH_VALUE = new Set([
  * assert.equal(a.threads, 8);
  * assert.deepEqual(a.tests, ["ping", "set"]);
  * assert.equal(a.transport, "rdma");
+ * assert.equal(parseBenchmarkArgs(["-a", "secret"]).password, undefined);
  * ```
  */
 export function parseBenchmarkArgs(args: readonly string[]): BenchmarkArgs {
@@ -275,33 +320,20 @@ export function parseBenchmarkArgs(args: readonly string[]): BenchmarkArgs {
       }
       return n;
     };
+    const field = NUMBER_FLAGS.get(a);
+    if (field) {
+      out[field] = num();
+      continue;
+    }
     switch (a) {
       case "-h":
         out.host = value;
         break;
-      case "-p":
-        out.port = num();
-        break;
       case "-s":
         out.socket = value;
         break;
-      case "-c":
-        out.clients = num();
-        break;
-      case "-n":
-        out.requests = num();
-        break;
-      case "-d":
-        out.dataSizeBytes = num();
-        break;
-      case "-P":
-        out.pipeline = num();
-        break;
-      case "--threads":
-        out.threads = num();
-        break;
-      case "-r":
-        out.keyspace = num();
+      case "--user":
+        out.user = value;
         break;
       case "-k":
         out.keepAlive = num() !== 0;
@@ -323,9 +355,6 @@ export function parseBenchmarkArgs(args: readonly string[]): BenchmarkArgs {
         break;
       case "--rdma":
         rdma = true;
-        break;
-      case "--rps":
-        out.requestedOpsPerSec = num();
         break;
       case "-u": {
         // -u <uri>: redis[s]://[user[:pass]@]host[:port][/db] or unix:// paths
@@ -362,3 +391,54 @@ const KNOWN_SWITCHES = new Set([
   "--mptcp",
   "--sequential",
 ]);
+
+/**
+ * The argv of a redis-benchmark / valkey-benchmark run: the one place flags become words. The
+ * password, if any, is in the argv (the tool needs it) but never in what is stored: see
+ * `redactArgv`. {@link parseBenchmarkArgs} reads the argv back to the same flags (less the
+ * password).
+ *
+ * @param program `redis-benchmark`, `valkey-benchmark` or a path to one.
+ * @param args The flags.
+ * @returns The program followed by its arguments.
+ *
+ * @example
+ * ```ts
+ * import { benchmarkArgv, type BenchmarkArgs, parseBenchmarkArgs } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * const args: BenchmarkArgs = {
+ *   host: "127.0.0.1", port: 6380, clients: 50, requests: 1000, tests: ["set", "get"],
+ *   quiet: true, csv: false, loop: false, transport: "tls", unknown: [],
+ * };
+ * const argv = benchmarkArgv("valkey-benchmark", args);
+ * assert.deepEqual(argv, [
+ *   "valkey-benchmark", "-h", "127.0.0.1", "-p", "6380", "--tls", "-c", "50", "-n", "1000",
+ *   "-t", "set,get", "-q",
+ * ]);
+ * assert.deepEqual(parseBenchmarkArgs(argv.slice(1)), args);
+ * ```
+ */
+export function benchmarkArgv(program: string, args: BenchmarkArgs): string[] {
+  const argv = [program];
+  if (args.socket !== undefined) argv.push("-s", args.socket);
+  else {
+    if (args.host !== undefined) argv.push("-h", args.host);
+    if (args.port !== undefined) argv.push("-p", String(args.port));
+  }
+  if (args.user) argv.push("--user", args.user);
+  if (args.password) argv.push("-a", args.password);
+  if (args.db) argv.push("--dbnum", String(args.db));
+  if (args.transport === "tls") argv.push("--tls");
+  for (const [flag, field] of RUN_NUMBER_FLAGS) {
+    const v = args[field];
+    if (v !== undefined) argv.push(flag, String(v));
+  }
+  if (args.keepAlive !== undefined) argv.push("-k", args.keepAlive ? "1" : "0");
+  if (args.tests?.length) argv.push("-t", args.tests.join(","));
+  if (args.quiet) argv.push("-q");
+  if (args.csv) argv.push("--csv");
+  if (args.loop) argv.push("-l");
+  if (args.transport === "rdma") argv.push("--rdma");
+  argv.push(...args.unknown, ...(args.customCommand ?? []));
+  return argv;
+}

@@ -1,20 +1,29 @@
 /**
  * Memory collection: a key-count sweep over a Redis client (fill to each target with pipelined
  * SETs, wait until memory settles, then read DBSIZE, INFO memory, the server process's RSS from
- * /proc and the container's memory from `docker stats`), a `docker stats` sampler, and a
- * process RSS reader. Every loop is bounded in keys and time.
+ * /proc and the container's memory from `docker stats`), a sampler of the same views over time,
+ * `docker stats` and a process RSS reader. The sweep and the sampler share one skeleton
+ * (snapshot, connect, loop of samples, snapshot, commit); every loop is bounded in keys and time.
  *
  * @module
  */
 
 import type { MemoryRow } from "../schema.ts";
-import { infoNumber, memoryRow, memoryViews, runRow, snapshotRows } from "./_rows.ts";
+import type { Redis } from "ioredis";
+import {
+  infoNumber,
+  type MemoryFields,
+  memoryRow,
+  memoryViews,
+  runRow,
+  snapshotRows,
+} from "./_rows.ts";
 import { type DockerStatsRow, parseDockerStats } from "./docker_stats.ts";
 import { type HostFacts, hostFacts } from "./host.ts";
 import { parseInfo } from "./info.ts";
 import { DenoProcessRunner, type ProcessRunner, ToolNotFoundError } from "./process.ts";
 import { connect, type ServerSnapshot, snapshotServer } from "./server.ts";
-import { newRunId, type RunInput, RunWriter } from "./store.ts";
+import { newRunId, RunWriter } from "./store.ts";
 import { isLocal, type ServerTarget, transportOf } from "./target.ts";
 
 /** No Docker engine could be reached (or no docker client is installed). */
@@ -92,35 +101,41 @@ export async function processRssBytes(pid: number, runner?: ProcessRunner): Prom
   }
 }
 
-/** Options of {@link runMemorySweep}. */
-export interface MemorySweepOptions {
+/** What the memory sweep and the sampler both take. */
+export interface MemoryRunOptions {
   /** Dataset directory. */
   data: string;
   target: ServerTarget;
   /** Stored as the run's label. */
   label?: string;
+  /** Container whose `docker stats` memory to record. */
+  container?: string;
+  /** Runner for `docker` and `ps` (when `container` is set, or /proc cannot be read). */
+  runner?: ProcessRunner;
+  tags?: Record<string, string>;
+  plan?: { name: string; cell: string; repetition: number };
+  signal?: AbortSignal;
+  /** Host facts, when already known. */
+  host?: HostFacts;
+  /** @default {() => new Date()} */
+  now?: () => Date;
+}
+
+/** Options of {@link runMemorySweep}. */
+export interface MemorySweepOptions extends MemoryRunOptions {
   /** Key counts to measure at, ascending. */
   keyCounts: number[];
   /** @default {3} */
   valueSizeBytes?: number;
   /** FLUSHDB before the sweep (the server must be one you may empty). @default {false} */
   flush?: boolean;
-  /** Container whose `docker stats` memory to record. */
-  container?: string;
-  /** Runner for `docker` (when `container` is set). */
-  runner?: ProcessRunner;
   /** SETs per pipeline. @default {1000} */
   batch?: number;
   /** Limit on keys, to keep every loop bounded. @default {20_000_000} */
   maxKeys?: number;
   /** Limit on the sweep's duration. @default {600} */
   maxDurationS?: number;
-  tags?: Record<string, string>;
-  plan?: { name: string; cell: string; repetition: number };
   onProgress?: (e: { step: number; keys: number; target: number }) => void;
-  signal?: AbortSignal;
-  /** @default {() => new Date()} */
-  now?: () => Date;
 }
 
 /** What a sweep came to. */
@@ -137,6 +152,8 @@ export interface MemorySweepResult {
  * Fills a server to each key count in turn and records its memory at each step, as one run
  * with `memory` rows (keys `key:%012d`, 16 bytes, as redis-benchmark -r names them).
  *
+ * @param o See {@link MemorySweepOptions}.
+ * @returns The stored run's id, status and steps.
  * @throws {RangeError} For key counts that are not ascending positive integers, or above maxKeys.
  */
 export async function runMemorySweep(o: MemorySweepOptions): Promise<MemorySweepResult> {
@@ -153,34 +170,27 @@ export async function runMemorySweep(o: MemorySweepOptions): Promise<MemorySweep
   if (counts[counts.length - 1] > maxKeys) {
     throw new RangeError(`invalid key count ${counts.at(-1)}: above maxKeys ${maxKeys}`);
   }
-  const now = o.now ?? (() => new Date());
   const valueSize = o.valueSizeBytes ?? 3;
   const value = "x".repeat(valueSize);
   const batch = o.batch ?? 1000;
-  const runner = o.runner ?? new DenoProcessRunner();
-  const deadline = Date.now() + (o.maxDurationS ?? 600) * 1000;
-  const writer = new RunWriter(o.data, newRunId(now()));
-  const startedAt = now();
-  const t0 = Date.now();
-  const host = hostFacts();
-  let reason: string | null = null;
-  let dockerError: string | null = null;
-  const memory: MemoryRow[] = [];
-  let before;
-  let after;
-  try {
-    before = await snapshotServer(o.target);
-    const client = await connect(o.target, 10_000);
-    try {
+  const maxDurationS = o.maxDurationS ?? 600;
+  const deadline = Date.now() + maxDurationS * 1000;
+  return await memoryRun(o, {
+    tool: "kvlab-memory-sweep",
+    command: `memory sweep: ${counts.join(",")} keys, ${valueSize}-byte values${
+      o.flush ? ", FLUSHDB first" : ""
+    }`,
+    manifest: { key_counts: counts, value_size_bytes: valueSize },
+    snapshots: true,
+    status: (rows) => rows === counts.length ? "complete" : rows > 0 ? "incomplete" : "failed",
+    loop: async (client, sample) => {
       if (o.flush) await client.flushdb();
       let next = Number(await client.dbsize());
-      const pid = infoNumber(before.info, "process_id");
-      const local = isLocal(o.target);
       for (const [step, target] of counts.entries()) {
         while (next < target) {
           if (o.signal?.aborted) throw new Error("interrupted (Ctrl-C / SIGTERM)");
           if (Date.now() > deadline) {
-            throw new Error(`stopped after ${o.maxDurationS ?? 600} s (maxDurationS)`);
+            throw new Error(`stopped after ${maxDurationS} s (maxDurationS)`);
           }
           const p = client.pipeline();
           const end = Math.min(target, next + batch);
@@ -189,90 +199,31 @@ export async function runMemorySweep(o: MemorySweepOptions): Promise<MemorySweep
           next = end;
           o.onProgress?.({ step, keys: next, target });
         }
-        // settle: used_memory stable (±0.1 %) over two reads 200 ms apart, at most 3 s
-        let last = -1;
-        for (let k = 0; k < 15; k++) {
-          const used = infoNumber(parseInfo(await client.info("memory")), "used_memory") ?? 0;
-          if (last > 0 && Math.abs(used - last) / last < 0.001) break;
-          last = used;
-          await new Promise((r) => setTimeout(r, 200));
-        }
-        const info = parseInfo(await client.info("memory"));
-        let container: { bytes: number | null; name: string } | null = null;
-        if (o.container && dockerError === null) {
-          try {
-            const rows = await dockerStats(runner, o.container);
-            const r = rows.find((x) => x.name === o.container) ?? rows[0];
-            if (r) container = { bytes: r.memUsageBytes, name: r.name };
-          } catch (e) {
-            if (!(e instanceof DockerUnavailableError)) throw e;
-            dockerError = e.message;
-          }
-        }
-        memory.push(memoryRow(writer.runId, step, before.identity.server, {
-          keys: Number(await client.dbsize()),
-          target_keys: target,
-          value_size_bytes: valueSize,
-          ...memoryViews(info),
-          process_rss_bytes: local && pid !== null ? await processRssBytes(pid, runner) : null,
-          container_memory_bytes: container?.bytes ?? null,
-          container_name: container?.name ?? null,
-          elapsed_s: (Date.now() - t0) / 1000,
-        }));
+        await settle(client);
+        await sample(step, { target_keys: target, value_size_bytes: valueSize });
       }
-    } finally {
-      client.disconnect();
-    }
-  } catch (e) {
-    reason = (e as Error).message;
-  }
-  try {
-    after = await snapshotServer(o.target);
-  } catch { /* the before snapshot stays */ }
-  const status: MemorySweepResult["status"] = memory.length === counts.length
-    ? "complete"
-    : memory.length > 0
-    ? "incomplete"
-    : "failed";
-  const snaps = snapshotRows(writer.runId, [["before", before], ["after", after]]);
-  writer.commit({
-    run: memoryRun(o, {
-      runId: writer.runId,
-      tool: "kvlab-memory-sweep",
-      command: `memory sweep: ${counts.join(",")} keys, ${valueSize}-byte values${
-        o.flush ? ", FLUSHDB first" : ""
-      }`,
-      before,
-      host,
-      startedAt,
-      finishedAt: now(),
-      status,
-      reason,
-      dockerError,
-    }),
-    tables: { memory, server_info: snaps.info, server_config: snaps.config },
-    raw: [],
-    manifest: { key_counts: counts, value_size_bytes: valueSize, docker_error: dockerError, host },
+    },
   });
-  return { runId: writer.runId, status, steps: memory.length, reason, dockerError };
+}
+
+/** Waits until used_memory is stable (±0.1 %) over two reads 200 ms apart, at most 3 s. */
+async function settle(client: Redis): Promise<void> {
+  let last = -1;
+  for (let k = 0; k < 15; k++) {
+    const used = infoNumber(parseInfo(await client.info("memory")), "used_memory") ?? 0;
+    if (last > 0 && Math.abs(used - last) / last < 0.001) break;
+    last = used;
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 /** Options of {@link runMemorySampler}. */
-export interface MemorySamplerOptions {
-  data: string;
-  target: ServerTarget;
-  label?: string;
+export interface MemorySamplerOptions extends MemoryRunOptions {
   /** @default {1000} */
   intervalMs?: number;
   /** Bounded: at most 24 h. */
   durationS: number;
-  /** Container whose `docker stats` memory to record. */
-  container?: string;
-  runner?: ProcessRunner;
-  tags?: Record<string, string>;
   onSample?: (row: MemoryRow) => void;
-  signal?: AbortSignal;
-  now?: () => Date;
 }
 
 /**
@@ -280,6 +231,8 @@ export interface MemorySamplerOptions {
  * process's RSS (local servers) and the container's memory (when named and a Docker engine
  * answers), as `memory` rows with `elapsed_s`, in one run.
  *
+ * @param o See {@link MemorySamplerOptions}.
+ * @returns The stored run's id, status and samples (`steps`).
  * @throws {RangeError} For an interval under 50 ms or a duration outside (0, 86400] s.
  */
 export async function runMemorySampler(o: MemorySamplerOptions): Promise<MemorySweepResult> {
@@ -288,123 +241,133 @@ export async function runMemorySampler(o: MemorySamplerOptions): Promise<MemoryS
   if (!(o.durationS > 0 && o.durationS <= 86400)) {
     throw new RangeError(`invalid duration: ${o.durationS} s (0 < d ≤ 86400)`);
   }
-  const now = o.now ?? (() => new Date());
-  const runner = o.runner ?? new DenoProcessRunner();
-  const writer = new RunWriter(o.data, newRunId(now()));
-  const startedAt = now();
-  const host = hostFacts();
-  const memory: MemoryRow[] = [];
-  let reason: string | null = null;
-  let dockerError: string | null = null;
-  let before;
-  try {
-    before = await snapshotServer(o.target);
-    const pid = infoNumber(before.info, "process_id");
-    const local = isLocal(o.target);
-    const client = await connect(o.target, 10_000);
-    const t0 = Date.now();
-    try {
+  return await memoryRun(o, {
+    tool: "kvlab-memory-sampler",
+    command: `memory sampler: every ${intervalMs} ms for ${o.durationS} s${
+      o.container ? `, container ${o.container}` : ""
+    }`,
+    manifest: { interval_ms: intervalMs, duration_s: o.durationS },
+    snapshots: false,
+    status: (rows, reason) => reason ? (rows ? "incomplete" : "failed") : "complete",
+    loop: async (_client, sample) => {
+      const t0 = Date.now();
       for (let i = 0; Date.now() - t0 <= o.durationS * 1000 && i < 1_000_000; i++) {
         if (o.signal?.aborted) break;
-        const info = parseInfo(await client.info("memory"));
-        let container: DockerStatsRow | undefined;
-        if (o.container && dockerError === null) {
-          try {
-            container = (await dockerStats(runner, o.container)).find((r) =>
-              r.name === o.container
-            );
-          } catch (e) {
-            if (!(e instanceof DockerUnavailableError)) throw e;
-            dockerError = e.message;
-          }
-        }
-        const row = memoryRow(writer.runId, i, before.identity.server, {
-          keys: Number(await client.dbsize()),
-          ...memoryViews(info),
-          process_rss_bytes: local && pid !== null ? await processRssBytes(pid, runner) : null,
-          container_memory_bytes: container?.memUsageBytes ?? null,
-          container_name: container?.name ?? null,
-          elapsed_s: (Date.now() - t0) / 1000,
-        });
-        memory.push(row);
+        const row = await sample(i); // not inside `onSample?.(…)`: that skips it when unset
         o.onSample?.(row);
         const wait = t0 + (i + 1) * intervalMs - Date.now();
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       }
+    },
+  });
+}
+
+/** Reads one `memory` row now; `fields` adds what the caller knows (target keys, value size). */
+type Sample = (step: number, fields?: MemoryFields) => Promise<MemoryRow>;
+
+/** What makes a sweep or a sampler run; {@link memoryRun} does the rest. */
+interface MemoryRunKind {
+  tool: string;
+  command: string;
+  manifest: Record<string, unknown>;
+  /** Store the before/after INFO and CONFIG snapshots as tables. */
+  snapshots: boolean;
+  status(rows: number, reason: string | null): MemorySweepResult["status"];
+  /** Takes the samples over a connected client; throws to stop with a reason. */
+  loop(client: Redis, sample: Sample): Promise<void>;
+}
+
+/**
+ * The skeleton of a memory run: snapshot before, connect, the kind's loop of samples, snapshot
+ * after, and one committed run (memory rows, a runs row from `runRow`).
+ */
+async function memoryRun(o: MemoryRunOptions, kind: MemoryRunKind): Promise<MemorySweepResult> {
+  const now = o.now ?? (() => new Date());
+  const runner = o.runner ?? new DenoProcessRunner();
+  const writer = new RunWriter(o.data, newRunId(now()));
+  const startedAt = now();
+  const host = o.host ?? hostFacts();
+  const memory: MemoryRow[] = [];
+  let reason: string | null = null;
+  let dockerError: string | null = null;
+  let before: ServerSnapshot | undefined;
+  let after: ServerSnapshot | undefined;
+  const containerMemory = async (): Promise<DockerStatsRow | undefined> => {
+    if (!o.container || dockerError !== null) return undefined;
+    try {
+      const rows = await dockerStats(runner, o.container);
+      return rows.find((x) => x.name === o.container) ?? rows[0];
+    } catch (e) {
+      if (!(e instanceof DockerUnavailableError)) throw e;
+      dockerError = e.message;
+    }
+  };
+  try {
+    const snapshot = before = await snapshotServer(o.target);
+    const pid = infoNumber(snapshot.info, "process_id");
+    const local = isLocal(o.target);
+    const client = await connect(o.target, 10_000);
+    const t0 = Date.now();
+    const sample: Sample = async (step, fields = {}) => {
+      const info = parseInfo(await client.info("memory"));
+      const container = await containerMemory();
+      const row = memoryRow(writer.runId, step, snapshot.identity.server, {
+        keys: Number(await client.dbsize()),
+        ...fields,
+        ...memoryViews(info),
+        process_rss_bytes: local && pid !== null ? await processRssBytes(pid, runner) : null,
+        container_memory_bytes: container?.memUsageBytes ?? null,
+        container_name: container?.name ?? null,
+        elapsed_s: (Date.now() - t0) / 1000,
+      });
+      memory.push(row);
+      return row;
+    };
+    try {
+      await kind.loop(client, sample);
     } finally {
       client.disconnect();
     }
   } catch (e) {
     reason = (e as Error).message;
   }
-  const status: MemorySweepResult["status"] = reason
-    ? (memory.length ? "incomplete" : "failed")
-    : "complete";
+  if (kind.snapshots) {
+    try {
+      after = await snapshotServer(o.target);
+    } catch { /* the before snapshot stays */ }
+  }
+  const status = kind.status(memory.length, reason);
+  const snaps = snapshotRows(writer.runId, [["before", before], ["after", after]]);
   writer.commit({
-    run: memoryRun(o, {
-      runId: writer.runId,
-      tool: "kvlab-memory-sampler",
-      command: `memory sampler: every ${intervalMs} ms for ${o.durationS} s${
-        o.container ? `, container ${o.container}` : ""
-      }`,
-      before,
-      host,
-      startedAt,
-      finishedAt: now(),
+    run: runRow({
+      run_id: writer.runId,
+      tool: kind.tool,
+      tool_version: null,
+      command: kind.command,
+      server: before?.identity.server ?? "unknown",
+      server_version: before?.identity.version ?? null,
+      target: o.target.display,
+      transport: transportOf(o.target),
+      label: o.label ?? null,
+      tags: o.tags,
+      started_at: startedAt,
+      ingested_at: now(),
+      finished_at: now(),
       status,
-      reason,
-      dockerError,
-    }),
-    tables: { memory },
+      output_format: "none",
+      error: reason ?? (dockerError ? `container memory: ${dockerError}` : null),
+      warning_count: dockerError ? 1 : 0,
+      plan_name: o.plan?.name ?? null,
+      plan_cell: o.plan?.cell ?? null,
+      repetition: o.plan?.repetition ?? null,
+      server_maxmemory_bytes: infoNumber(before?.info, "maxmemory"),
+      server_config_status: before?.configStatus ?? null,
+    }, host),
+    tables: kind.snapshots
+      ? { memory, server_info: snaps.info, server_config: snaps.config }
+      : { memory },
     raw: [],
-    manifest: { interval_ms: intervalMs, duration_s: o.durationS, docker_error: dockerError, host },
+    manifest: { ...kind.manifest, docker_error: dockerError, host },
   });
   return { runId: writer.runId, status, steps: memory.length, reason, dockerError };
-}
-
-/** The `runs` row of a memory sweep or sampler run. */
-function memoryRun(
-  o: {
-    target: ServerTarget;
-    label?: string;
-    tags?: Record<string, string>;
-    plan?: MemorySweepOptions["plan"];
-  },
-  r: {
-    runId: string;
-    tool: string;
-    command: string;
-    before: ServerSnapshot | undefined;
-    host: HostFacts;
-    startedAt: Date;
-    finishedAt: Date;
-    status: MemorySweepResult["status"];
-    reason: string | null;
-    dockerError: string | null;
-  },
-): RunInput {
-  return runRow({
-    run_id: r.runId,
-    tool: r.tool,
-    tool_version: null,
-    command: r.command,
-    server: r.before?.identity.server ?? "unknown",
-    server_version: r.before?.identity.version ?? null,
-    target: o.target.display,
-    transport: transportOf(o.target),
-    label: o.label ?? null,
-    tags: o.tags,
-    started_at: r.startedAt,
-    ingested_at: r.finishedAt,
-    finished_at: r.finishedAt,
-    status: r.status,
-    output_format: "none",
-    error: r.reason ?? (r.dockerError ? `container memory: ${r.dockerError}` : null),
-    warning_count: r.dockerError ? 1 : 0,
-    plan_name: o.plan?.name ?? null,
-    plan_cell: o.plan?.cell ?? null,
-    repetition: o.plan?.repetition ?? null,
-    server_maxmemory_bytes: infoNumber(r.before?.info, "maxmemory"),
-    server_config_status: r.before?.configStatus ?? null,
-  }, r.host);
 }

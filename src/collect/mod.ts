@@ -15,6 +15,7 @@ export * from "./transcript.ts";
 export * from "./host.ts";
 export * from "./info.ts";
 export * from "./plan.ts";
+export * from "./plan_kinds/mod.ts";
 export * from "./process.ts";
 export * from "./redis_benchmark_run.ts";
 export * from "./redis_server.ts";

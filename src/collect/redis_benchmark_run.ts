@@ -1,15 +1,16 @@
 /**
- * Live collection with redis-benchmark / valkey-benchmark: builds the argv, snapshots the
- * server (INFO, CONFIG, DBSIZE) before and after, runs the tool through an injectable
- * {@link ProcessRunner} with its raw output written to the run folder as it arrives, reports
- * progress from the tool's own `rps=…` lines, parses with the pure parser, and commits one run.
+ * Live collection with redis-benchmark / valkey-benchmark: builds the argv once from its flags
+ * ({@link BenchmarkArgs}), snapshots the server (INFO, CONFIG, DBSIZE) before and after, runs
+ * the tool through an injectable {@link ProcessRunner} with its raw output written to the run
+ * folder as it arrives, reports progress from the tool's own `rps=…` lines, parses with the pure
+ * parser (given the same flags, not a re-read argv), and commits one run.
  *
  * @module
  */
 
 import { ParseError } from "../errors.ts";
 import { infoNumber, runRow, snapshotRows, testRows } from "./_rows.ts";
-import { parseBenchmarkArgs } from "./command.ts";
+import { type BenchmarkArgs, benchmarkArgv } from "./command.ts";
 import { type HostFacts, hostFacts } from "./host.ts";
 import type { ProcessResult, ProcessRunner } from "./process.ts";
 import { redactArgv, REDACTED, redactRawText } from "./redact.ts";
@@ -20,40 +21,77 @@ import {
   type RedisBenchmarkRun,
 } from "./redis_benchmark.ts";
 import { type ServerSnapshot, ServerUnreachableError, snapshotServer } from "./server.ts";
-import { newRunId, RunWriter } from "./store.ts";
+import { newRunId, type RunInput, RunWriter } from "./store.ts";
 import { type ServerTarget, transportOf } from "./target.ts";
 
-/** Parameters of one redis-benchmark / valkey-benchmark invocation. */
-export interface RedisBenchmarkParams {
+/** The flags of a run other than the connection, which comes from the target. */
+export type BenchmarkFlags = Partial<
+  Omit<BenchmarkArgs, "host" | "port" | "socket" | "user" | "password" | "db">
+>;
+
+/**
+ * One redis-benchmark / valkey-benchmark run to make: the program, the server, and its flags
+ * (named as in {@link BenchmarkArgs}). `transport: "rdma"` asks for `--rdma`; otherwise the
+ * target's transport applies (TLS, unix socket or TCP).
+ */
+export interface BenchmarkCall extends BenchmarkFlags {
   /**
    * The tool: `redis-benchmark`, `valkey-benchmark`, or a path to one.
    * @default {"redis-benchmark"}
    */
   tool?: string;
   target: ServerTarget;
-  /** `-t` tests (lower case, as the tool takes them). */
-  tests?: string[];
-  /** `-c` */
-  clients?: number;
-  /** `-n` */
-  requests?: number;
-  /** `-d` */
-  dataSizeBytes?: number;
-  /** `-P` */
-  pipeline?: number;
-  /** `--threads` (0 or absent: none) */
-  threads?: number;
-  /** `-r` */
-  keyspace?: number;
-  /** `--rdma` (builds that have it). */
-  rdma?: boolean;
-  /** More arguments, passed as they are (after the ones above). */
-  extraArgs?: string[];
+}
+
+/** @deprecated Use {@link BenchmarkCall}: the same run, its flags named as in {@link BenchmarkArgs}. */
+export type RedisBenchmarkParams = BenchmarkCall;
+
+/**
+ * The flags of a run: the connection from the target (host and port or socket, user, password,
+ * db, TLS), then the call's own flags. `threads: 0` means no `--threads`.
+ *
+ * @param call The run.
+ * @returns Its flags, with no `undefined` fields.
+ *
+ * @example
+ * ```ts
+ * import { benchmarkArgs, parseServerUrl } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * const args = benchmarkArgs({ target: parseServerUrl("rediss://h:7000/2"), clients: 8, threads: 0 });
+ * assert.deepEqual(args, {
+ *   host: "h", port: 7000, db: 2, quiet: false, csv: false, loop: false, unknown: [], clients: 8,
+ *   transport: "tls",
+ * });
+ * ```
+ */
+export function benchmarkArgs(call: BenchmarkCall): BenchmarkArgs {
+  const { tool: _tool, target: t, ...flags } = call;
+  const args: BenchmarkArgs = {
+    ...(t.socket !== undefined ? { socket: t.socket } : { host: t.host, port: t.port }),
+    user: t.user,
+    password: t.password,
+    db: t.db || undefined,
+    quiet: false,
+    csv: false,
+    loop: false,
+    unknown: [],
+    ...flags,
+    threads: flags.threads || undefined,
+    transport: flags.transport ?? transportOf(t),
+  };
+  for (const k of Object.keys(args) as (keyof BenchmarkArgs)[]) {
+    if (args[k] === undefined) delete args[k];
+  }
+  return args;
 }
 
 /**
- * The argv of a redis-benchmark run. The password, if any, is in the argv (the tool needs it)
- * but never in what is stored: see {@link redactArgv}.
+ * The argv of a redis-benchmark run: {@link benchmarkArgv} of its {@link benchmarkArgs}. The
+ * password, if any, is in the argv (the tool needs it) but never in what is stored: see
+ * {@link redactArgv}.
+ *
+ * @param call The run.
+ * @returns The program and its arguments.
  *
  * @example
  * ```ts
@@ -69,25 +107,8 @@ export interface RedisBenchmarkParams {
  * ]);
  * ```
  */
-export function redisBenchmarkArgv(p: RedisBenchmarkParams): string[] {
-  const t = p.target;
-  const argv = [p.tool ?? "redis-benchmark"];
-  if (t.socket) argv.push("-s", t.socket);
-  else argv.push("-h", t.host, "-p", String(t.port));
-  if (t.user) argv.push("--user", t.user);
-  if (t.password) argv.push("-a", t.password);
-  if (t.db) argv.push("--dbnum", String(t.db));
-  if (t.tls) argv.push("--tls");
-  if (p.clients !== undefined) argv.push("-c", String(p.clients));
-  if (p.requests !== undefined) argv.push("-n", String(p.requests));
-  if (p.dataSizeBytes !== undefined) argv.push("-d", String(p.dataSizeBytes));
-  if (p.pipeline !== undefined) argv.push("-P", String(p.pipeline));
-  if (p.threads) argv.push("--threads", String(p.threads));
-  if (p.keyspace !== undefined) argv.push("-r", String(p.keyspace));
-  if (p.tests?.length) argv.push("-t", p.tests.join(","));
-  if (p.rdma) argv.push("--rdma");
-  if (p.extraArgs) argv.push(...p.extraArgs);
-  return argv;
+export function redisBenchmarkArgv(call: BenchmarkCall): string[] {
+  return benchmarkArgv(call.tool ?? "redis-benchmark", benchmarkArgs(call));
 }
 
 /** Shell-quotes an argv for display and storage (after redaction). */
@@ -102,7 +123,8 @@ export interface CollectOptions {
   /** Dataset directory. */
   data: string;
   runner: ProcessRunner;
-  params: RedisBenchmarkParams;
+  /** The run: program, server and flags. */
+  params: BenchmarkCall;
   /** Stored as `label` (plans store the server's name here). */
   label?: string;
   tags?: Record<string, string>;
@@ -135,111 +157,58 @@ export interface CollectedRun {
   interrupted: boolean;
 }
 
+/** What running the tool gave, before it is stored. */
+interface Measured {
+  before?: ServerSnapshot;
+  after?: ServerSnapshot;
+  result?: ProcessResult;
+  parsed?: RedisBenchmarkRun;
+  reason: string | null;
+}
+
 /**
  * Runs redis-benchmark once and stores the run (complete, incomplete or failed) in the dataset.
  * Does not throw for a server that is down, a tool that fails or an interrupt: those become a
  * stored run with a reason. Throws only for a tool that is not installed
  * ({@link ToolNotFoundError}) or a dataset that cannot be written.
+ *
+ * @param options See {@link CollectOptions}.
+ * @returns The stored run's id, status and reason.
  */
 export async function runRedisBenchmark(options: CollectOptions): Promise<CollectedRun> {
   const now = options.now ?? (() => new Date());
-  const p = options.params;
-  const argv = redisBenchmarkArgv(p);
-  // Secrets long enough to be told apart from ordinary output.
-  const secrets = [p.target.password].filter((s): s is string => !!s && s.length >= 6);
+  const args = benchmarkArgs(options.params);
+  const argv = benchmarkArgv(options.params.tool ?? "redis-benchmark", args);
   const command = argvToCommand(redactArgv(argv));
   const host = options.host ?? hostFacts();
   const writer = new RunWriter(options.data, newRunId(now()));
   const startedAt = now();
-  let before: ServerSnapshot | undefined;
-  let after: ServerSnapshot | undefined;
-  let result: ProcessResult | undefined;
-  let reason: string | null = null;
-  let parsed: RedisBenchmarkRun | undefined;
+  let m: Measured;
   try {
-    try {
-      before = await snapshotServer(p.target);
-    } catch (e) {
-      if (!(e instanceof ServerUnreachableError)) throw e;
-      reason = e.message;
-    }
-    if (before && !options.signal?.aborted) {
-      const reader = options.onProgress ? new ProgressReader(options.onProgress) : undefined;
-      result = await options.runner.run({
-        argv,
-        timeoutMs: options.timeoutMs ?? 600_000,
-        stdoutPath: writer.rawPath("stdout.txt"),
-        stderrPath: writer.rawPath("stderr.txt"),
-        onStdout: reader ? (c) => reader.push(c) : undefined,
-        signal: options.signal,
-      });
-      try {
-        after = await snapshotServer(p.target);
-      } catch { /* the server went away during the run: the before snapshot stays */ }
-      const args = parseBenchmarkArgs(argv.slice(1));
-      const stdoutPath = writer.rawPath("stdout.txt");
-      const stderrPath = writer.rawPath("stderr.txt");
-      scrubSecrets([stdoutPath, stderrPath], secrets);
-      const stdout = Deno.readTextFileSync(stdoutPath);
-      const stderr = Deno.readTextFileSync(stderrPath);
-      try {
-        const parser = new RedisBenchmarkParser({ file: "stdout.txt", args });
-        const lines = stdout.split("\n");
-        lines.forEach((l, i) => parser.push(l.replace(/\r$/, ""), i + 1, i < lines.length - 1));
-        parsed = parser.finish();
-      } catch (e) {
-        if (!(e instanceof ParseError)) throw e;
-      }
-      reason = describeEnd(result, parsed, stderr);
-    }
+    m = await measure(options, writer, args, argv);
   } catch (e) {
     writer.abort();
     throw e;
   }
+  const { before, after, result, parsed } = m;
   const status: CollectedRun["status"] = !parsed || parsed.testCount === 0
     ? "failed"
     : parsed.complete && result?.code === 0 && !result.interrupted && !result.timedOut
     ? "complete"
     : "incomplete";
+  const reason = status === "complete" ? null : m.reason;
   const rows = testRows(writer.runId, parsed?.tests ?? [], 0);
-  const config = (s: ServerSnapshot | undefined) =>
-    s?.config.find(([k]) => k === "io-threads")?.[1] ??
-      s?.info.find((f) => f.key === "io_threads_active" || f.key === "io_threads")?.value;
-  const maxmemory = infoNumber(before?.info, "maxmemory") ??
-    Number(before?.config.find(([k]) => k === "maxmemory")?.[1] ?? NaN);
-  const run = runRow({
-    run_id: writer.runId,
-    tool: toolName(p.tool),
-    tool_version: options.toolVersion ?? null,
-    command,
-    server: before?.identity.server ?? "unknown",
-    server_version: before?.identity.version ?? null,
-    target: p.target.display,
-    transport: transportOf(p.target, p.rdma),
-    label: options.label ?? null,
-    tags: options.tags,
-    started_at: startedAt,
-    ingested_at: now(),
-    status,
-    output_format: parsed?.format ?? "none",
-    error: status === "complete" ? null : reason,
-    warning_count: parsed?.warnings.length ?? 0,
-    source_path: null,
-    source_sha256: null,
-    source_line_start: null,
-    source_line_end: null,
-    finished_at: now(),
-    tool_exit_code: result?.code ?? null,
-    plan_name: options.plan?.name ?? null,
-    plan_cell: options.plan?.cell ?? null,
-    repetition: options.plan?.repetition ?? null,
-    server_io_threads: config(before) !== undefined ? Number(config(before)) : null,
-    server_maxmemory_bytes: Number.isFinite(maxmemory) ? maxmemory : null,
-    server_config_status: before?.configStatus ?? null,
-  }, host);
   const snaps = snapshotRows(writer.runId, [["before", before], ["after", after]]);
   writer.commit({
-    run,
+    run: benchmarkRun(options, args, {
+      runId: writer.runId,
+      command,
+      m,
+      status,
+      reason,
+      startedAt,
+      finishedAt: now(),
+    }, host),
     tables: {
       results: rows.results,
       latency_distribution: rows.distribution,
@@ -269,10 +238,116 @@ export async function runRedisBenchmark(options: CollectOptions): Promise<Collec
     runId: writer.runId,
     status,
     tests: parsed?.testCount ?? 0,
-    reason: status === "complete" ? null : reason,
+    reason,
     command,
     interrupted: result?.interrupted ?? false,
   };
+}
+
+/**
+ * Snapshots the server, runs the tool with its output written to the run folder, snapshots
+ * again and parses the output with the flags it was given.
+ */
+async function measure(
+  o: CollectOptions,
+  writer: RunWriter,
+  args: BenchmarkArgs,
+  argv: string[],
+): Promise<Measured> {
+  const target = o.params.target;
+  let before: ServerSnapshot;
+  try {
+    before = await snapshotServer(target);
+  } catch (e) {
+    if (!(e instanceof ServerUnreachableError)) throw e;
+    return { reason: e.message };
+  }
+  if (o.signal?.aborted) return { before, reason: null };
+  const reader = o.onProgress ? new ProgressReader(o.onProgress) : undefined;
+  const stdoutPath = writer.rawPath("stdout.txt");
+  const stderrPath = writer.rawPath("stderr.txt");
+  const result = await o.runner.run({
+    argv,
+    timeoutMs: o.timeoutMs ?? 600_000,
+    stdoutPath,
+    stderrPath,
+    onStdout: reader ? (c) => reader.push(c) : undefined,
+    signal: o.signal,
+  });
+  let after: ServerSnapshot | undefined;
+  try {
+    after = await snapshotServer(target);
+  } catch { /* the server went away during the run: the before snapshot stays */ }
+  // Secrets long enough to be told apart from ordinary output.
+  scrubSecrets([stdoutPath, stderrPath], [args.password ?? ""].filter((s) => s.length >= 6));
+  const stdout = Deno.readTextFileSync(stdoutPath);
+  const stderr = Deno.readTextFileSync(stderrPath);
+  let parsed: RedisBenchmarkRun | undefined;
+  try {
+    // the flags as the command line says them (the password is not one)
+    const parser = new RedisBenchmarkParser({
+      file: "stdout.txt",
+      args: { ...args, password: undefined },
+    });
+    const lines = stdout.split("\n");
+    lines.forEach((l, i) => parser.push(l.replace(/\r$/, ""), i + 1, i < lines.length - 1));
+    parsed = parser.finish();
+  } catch (e) {
+    if (!(e instanceof ParseError)) throw e;
+  }
+  return { before, after, result, parsed, reason: describeEnd(result, parsed, stderr) };
+}
+
+/** The `runs` row of a redis-benchmark run. */
+function benchmarkRun(
+  o: CollectOptions,
+  args: BenchmarkArgs,
+  r: {
+    runId: string;
+    command: string;
+    m: Measured;
+    status: CollectedRun["status"];
+    reason: string | null;
+    startedAt: Date;
+    finishedAt: Date;
+  },
+  host: HostFacts,
+): RunInput {
+  const before = r.m.before;
+  const ioThreads = before?.config.find(([k]) => k === "io-threads")?.[1] ??
+    before?.info.find((f) => f.key === "io_threads_active" || f.key === "io_threads")?.value;
+  const maxmemory = infoNumber(before?.info, "maxmemory") ??
+    Number(before?.config.find(([k]) => k === "maxmemory")?.[1] ?? NaN);
+  return runRow({
+    run_id: r.runId,
+    tool: toolName(o.params.tool),
+    tool_version: o.toolVersion ?? null,
+    command: r.command,
+    server: before?.identity.server ?? "unknown",
+    server_version: before?.identity.version ?? null,
+    target: o.params.target.display,
+    transport: args.transport,
+    label: o.label ?? null,
+    tags: o.tags,
+    started_at: r.startedAt,
+    ingested_at: r.finishedAt,
+    status: r.status,
+    output_format: r.m.parsed?.format ?? "none",
+    error: r.reason,
+    warning_count: r.m.parsed?.warnings.length ?? 0,
+    source_path: null,
+    source_sha256: null,
+    source_line_start: null,
+    source_line_end: null,
+    finished_at: r.finishedAt,
+    tool_exit_code: r.m.result?.code ?? null,
+    plan_name: o.plan?.name ?? null,
+    plan_cell: o.plan?.cell ?? null,
+    repetition: o.plan?.repetition ?? null,
+    server_io_threads: ioThreads !== undefined ? Number(ioThreads) : null,
+    server_maxmemory_bytes: Number.isFinite(maxmemory) ? maxmemory : null,
+    server_config_status: before?.configStatus ?? null,
+  }, host);
 }
 
 function toolName(tool: string | undefined): string {

@@ -8,19 +8,12 @@
  */
 
 import { hostFacts } from "./host.ts";
-import { runMemorySweep } from "./memory_sweep.ts";
-import { toolVersion } from "./host.ts";
-import { type PlanCell, planCells, type StudyPlan } from "./plan.ts";
+import { type PlanCell, planCells, planKind, type StudyPlan } from "./plan.ts";
+import type { CellEvent } from "./plan_kinds/kind.ts";
 import { DenoProcessRunner, type ProcessRunner } from "./process.ts";
-import { redactArgv } from "./redact.ts";
-import type { ProgressEvent } from "./redis_benchmark.ts";
-import {
-  argvToCommand,
-  type CollectedRun,
-  redisBenchmarkArgv,
-  type RedisBenchmarkParams,
-  runRedisBenchmark,
-} from "./redis_benchmark_run.ts";
+import type { CollectedRun } from "./redis_benchmark_run.ts";
+
+export { cellParams } from "./plan_kinds/redis_benchmark.ts";
 
 /** What happens while a plan runs, for progress output. */
 export type StudyEvent =
@@ -30,13 +23,16 @@ export type StudyEvent =
     cell: PlanCell;
     index: number;
     total: number;
+    /** What the cell runs (secrets redacted). */
     command: string;
+    /** How many requests a run makes (for memory sweeps, the SETs of the largest fill). */
     requests: number;
   }
-  | { kind: "warmup"; cell: PlanCell }
-  | { kind: "progress"; cell: PlanCell; event: ProgressEvent }
-  | { kind: "fill"; cell: PlanCell; keys: number; target: number }
+  | InCell<CellEvent>
   | { kind: "end"; cell: PlanCell; index: number; total: number; run: CollectedRun };
+
+/** A cell's own events (`warmup`, `progress`, `fill`), each with its cell. */
+type InCell<E> = E extends unknown ? E & { cell: PlanCell } : never;
 
 /** Options of {@link runPlan}. */
 export interface RunPlanOptions {
@@ -63,25 +59,6 @@ export interface StudyResult {
   incomplete: number;
   failed: number;
   interrupted: boolean;
-}
-
-/** The params of a cell. */
-export function cellParams(
-  plan: StudyPlan,
-  cell: PlanCell,
-  requests = plan.requests,
-): RedisBenchmarkParams {
-  return {
-    tool: plan.tool,
-    target: cell.server.target,
-    tests: plan.tests,
-    clients: cell.clients,
-    requests,
-    dataSizeBytes: cell.dataSizeBytes,
-    pipeline: cell.pipeline,
-    threads: cell.threads,
-    keyspace: cell.keyspace ?? undefined,
-  };
 }
 
 /**
@@ -124,13 +101,20 @@ const defaultSleep = (ms: number, signal?: AbortSignal) =>
   });
 
 /**
- * Runs (or resumes) a plan.
+ * Runs (or resumes) a plan, of any kind: cells in interleaved order, complete ones skipped,
+ * a pause between cells, progress as events, and a stop on abort. What a cell runs is its
+ * kind's business (see `PLAN_KINDS`).
  *
+ * @param plan A checked plan.
+ * @param options See {@link RunPlanOptions}.
+ * @returns How many cells were complete, skipped, incomplete or failed, and whether the plan
+ * was interrupted.
  * @throws {ToolNotFoundError} When the plan's tool is not installed (nothing is run).
  */
 export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise<StudyResult> {
   const runner = options.runner ?? new DenoProcessRunner();
   const sleep = options.sleep ?? defaultSleep;
+  const kind = planKind(plan);
   const cells = planCells(plan);
   const result: StudyResult = {
     cells: cells.length,
@@ -141,121 +125,31 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
     interrupted: false,
   };
   const stored = options.dryRun ? new Map() : storedCells(options.data, plan.name);
-  let version: string | null = null;
   const host = hostFacts();
-  if (!options.dryRun && plan.kind !== "memory") {
-    // Fails with ToolNotFoundError before any cell when the tool is missing.
-    await runner.run({ argv: [plan.tool, "--version"], timeoutMs: 10_000, capture: true });
-    version = await toolVersion(runner, plan.tool);
-  }
+  const { data, signal, now } = options;
+  const runCell = options.dryRun
+    ? undefined
+    : await kind.open(plan, { data, runner, signal, now, host });
   let ran = 0;
   for (const [i, cell] of cells.entries()) {
-    if (options.signal?.aborted) {
+    const at = { cell, index: i + 1, total: cells.length };
+    if (signal?.aborted) {
       result.interrupted = true;
       break;
     }
     const prev = stored.get(cell.id);
     if (prev?.status === "complete") {
       result.skipped++;
-      options.onEvent?.({
-        kind: "skip",
-        cell,
-        index: i + 1,
-        total: cells.length,
-        runId: prev.runId,
-      });
+      options.onEvent?.({ kind: "skip", ...at, runId: prev.runId });
       continue;
     }
-    const params = cellParams(plan, cell);
-    const command = plan.kind === "memory"
-      ? `memory sweep of ${cell.server.url}: ${plan.memory!.keyCounts.join(", ")} keys, ` +
-        `${plan.memory!.valueSizeBytes}-byte values` +
-        (plan.memory!.flush ? " (FLUSHDB first)" : "")
-      : argvToCommand(redactArgv(redisBenchmarkArgv(params)));
-    options.onEvent?.({
-      kind: "start",
-      cell,
-      index: i + 1,
-      total: cells.length,
-      command,
-      requests: plan.requests,
-    });
-    if (options.dryRun) continue;
-    if (ran > 0 && plan.pauseS > 0) await sleep(plan.pauseS * 1000, options.signal);
+    options.onEvent?.({ kind: "start", ...at, ...kind.describe(plan, cell) });
+    if (!runCell) continue;
+    if (ran > 0 && plan.pauseS > 0) await sleep(plan.pauseS * 1000, signal);
     ran++;
-    if (plan.kind === "memory") {
-      const m = plan.memory!;
-      const sweep = await runMemorySweep({
-        data: options.data,
-        target: cell.server.target,
-        label: cell.server.name,
-        keyCounts: m.keyCounts,
-        valueSizeBytes: m.valueSizeBytes,
-        flush: m.flush,
-        container: cell.server.container,
-        runner,
-        maxDurationS: plan.timeoutS,
-        tags: { ...plan.tags, plan: plan.name, server_name: cell.server.name },
-        plan: { name: plan.name, cell: cell.id, repetition: cell.repetition },
-        signal: options.signal,
-        onProgress: (p) =>
-          options.onEvent?.({ kind: "fill", cell, keys: p.keys, target: p.target }),
-        now: options.now,
-      });
-      result[sweep.status]++;
-      options.onEvent?.({
-        kind: "end",
-        cell,
-        index: i + 1,
-        total: cells.length,
-        run: {
-          runId: sweep.runId,
-          status: sweep.status,
-          tests: sweep.steps,
-          reason: sweep.reason ?? sweep.dockerError,
-          command,
-          interrupted: options.signal?.aborted ?? false,
-        },
-      });
-      if (options.signal?.aborted) {
-        result.interrupted = true;
-        break;
-      }
-      continue;
-    }
-    if (plan.warmupRequests > 0) {
-      options.onEvent?.({ kind: "warmup", cell });
-      await runner.run({
-        argv: redisBenchmarkArgv(cellParams(plan, cell, plan.warmupRequests)),
-        timeoutMs: plan.timeoutS * 1000,
-        signal: options.signal,
-      }).catch(() => {/* the measured run reports problems */});
-    }
-    const run = await runRedisBenchmark({
-      data: options.data,
-      runner,
-      params,
-      label: cell.server.name,
-      tags: {
-        ...plan.tags,
-        plan: plan.name,
-        server_name: cell.server.name,
-        clients: String(cell.clients),
-        data_size_bytes: String(cell.dataSizeBytes),
-        pipeline: String(cell.pipeline),
-        threads: String(cell.threads),
-        keyspace: String(cell.keyspace ?? ""),
-      },
-      plan: { name: plan.name, cell: cell.id, repetition: cell.repetition },
-      timeoutMs: plan.timeoutS * 1000,
-      signal: options.signal,
-      onProgress: (event) => options.onEvent?.({ kind: "progress", cell, event }),
-      toolVersion: version,
-      host,
-      now: options.now,
-    });
+    const run = await runCell(cell, (e) => options.onEvent?.({ ...e, cell }));
     result[run.status]++;
-    options.onEvent?.({ kind: "end", cell, index: i + 1, total: cells.length, run });
+    options.onEvent?.({ kind: "end", ...at, run });
     if (run.interrupted) {
       result.interrupted = true;
       break;

@@ -10,6 +10,7 @@ import {
   parseInfo,
   parseServerUrl,
   type ProcessRunner,
+  runMemorySampler,
   runMemorySweep,
   serverIdentity,
 } from "../../src/collect/mod.ts";
@@ -234,8 +235,8 @@ Deno.test("a live key-count sweep against redis-server measures a plausible memo
   });
 });
 
-Deno.test("docker sampler: a fake docker on PATH, and no engine", async () => {
-  const dir = Deno.makeTempDirSync({ prefix: "kvlab-docker-" });
+/** A fake `docker` in `<dir>/bin` whose `stats` prints one JSON line for mem-redis. */
+function fakeDocker(dir: string): string {
   const json = `${dir}/stats.json`;
   Deno.writeTextFileSync(
     json,
@@ -247,6 +248,21 @@ Deno.test("docker sampler: a fake docker on PATH, and no engine", async () => {
     `#!/usr/bin/env bash\n[ "$1" = stats ] || exit 2\ncat '${json}'\n`,
   );
   Deno.chmodSync(`${dir}/bin/docker`, 0o755);
+  return `${dir}/bin`;
+}
+
+/** A runner that starts `docker` from `bin` (and `ps` and the rest from PATH). */
+function viaPath(bin: string): ProcessRunner {
+  const real = new DenoProcessRunner();
+  return {
+    run: (o) =>
+      real.run(o.argv[0] === "docker" ? { ...o, argv: [`${bin}/docker`, ...o.argv.slice(1)] } : o),
+  };
+}
+
+Deno.test("docker sampler: a fake docker on PATH, and no engine", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "kvlab-docker-" });
+  fakeDocker(dir);
   // the exact stderr and exit code of docker 28.2.2 with no engine (corpus)
   const stderr = `${SHARED}docker-client_28.2.2_no-engine_stats-no-stream.stderr.txt`;
   Deno.mkdirSync(`${dir}/noengine`);
@@ -255,10 +271,6 @@ Deno.test("docker sampler: a fake docker on PATH, and no engine", async () => {
     `#!/usr/bin/env bash\ncat '${stderr}' >&2\nexit 1\n`,
   );
   Deno.chmodSync(`${dir}/noengine/docker`, 0o755);
-  const viaPath = (bin: string): ProcessRunner => {
-    const real = new DenoProcessRunner();
-    return { run: (o) => real.run({ ...o, argv: [`${bin}/${o.argv[0]}`, ...o.argv.slice(1)] }) };
-  };
   const rows = await dockerStats(viaPath(`${dir}/bin`), "mem-redis");
   assert.equal(rows[0].memUsageBytes, Math.round(10.68 * MiB));
   await assert.rejects(dockerStats(viaPath(`${dir}/noengine`)), (e: unknown) => {
@@ -291,6 +303,52 @@ Deno.test("docker sampler: a fake docker on PATH, and no engine", async () => {
     const m = loadTable(`${dir}/data`, "memory");
     assert.deepEqual(m.getColumn("container_name").toArray(), ["mem-redis", "mem-redis"]);
     assert.ok(walk(`${dir}/data`).some((f) => f.endsWith("memory.parquet")));
+  });
+});
+
+Deno.test("the sweep and the sampler record the same views through one skeleton", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "kvlab-skeleton-" });
+  const runner = viaPath(fakeDocker(dir));
+  await withServers([{}], async ([s]) => {
+    const data = `${dir}/data`;
+    const common = {
+      data,
+      target: parseServerUrl(s.url),
+      label: "redis",
+      container: "mem-redis",
+      runner,
+      tags: { study: "skeleton" },
+    };
+    const sweep = await runMemorySweep({ ...common, keyCounts: [1000, 2000], flush: true });
+    const sampled = await runMemorySampler({ ...common, intervalMs: 50, durationS: 0.2 });
+    for (const r of [sweep, sampled]) {
+      assert.deepEqual([r.status, r.reason, r.dockerError], ["complete", null, null]);
+    }
+    assert.equal(sweep.steps, 2);
+    assert.ok(sampled.steps >= 2, `${sampled.steps} samples`);
+    const runs = loadTable(data, "runs");
+    const run = (id: string) => runs.filter(pl.col("run_id").eq(pl.lit(id))).toRecords()[0];
+    assert.deepEqual(
+      [sweep.runId, sampled.runId].map((id) => [run(id).tool, run(id).label, run(id).server]),
+      [["kvlab-memory-sweep", "redis", "redis"], ["kvlab-memory-sampler", "redis", "redis"]],
+    );
+    assert.match(run(sampled.runId).tags as string, /"study":"skeleton"/);
+    const memory = loadTable(data, "memory");
+    const rows = (id: string) => memory.filter(pl.col("run_id").eq(pl.lit(id)));
+    for (const id of [sweep.runId, sampled.runId]) {
+      const m = rows(id);
+      assert.ok(m.getColumn("container_name").toArray().every((n) => n === "mem-redis"), id);
+      assert.ok(
+        m.getColumn("container_memory_bytes").toArray().every((b) => b === Math.round(10.68 * MiB)),
+      );
+      assert.ok(m.getColumn("process_rss_bytes").toArray().every((x) => (x as number) > 1e6));
+      assert.ok(m.getColumn("used_memory_bytes").toArray().every((x) => (x as number) > 1e5));
+    }
+    assert.deepEqual(rows(sweep.runId).getColumn("target_keys").toArray(), [1000, 2000]);
+    assert.ok(rows(sampled.runId).getColumn("keys").toArray().every((k) => k === 2000));
+    // INFO and CONFIG snapshots are stored for sweeps only, as before
+    const info = loadTable(data, "server_info");
+    assert.deepEqual(info.getColumn("run_id").unique().toArray(), [sweep.runId]);
   });
 });
 
