@@ -13,11 +13,11 @@
 
 import {
   argvToCommand,
+  type BenchmarkCall,
   DenoProcessRunner,
   parseRedisBenchmark,
   parseServerUrl,
   redisBenchmarkArgv,
-  type RedisBenchmarkParams,
   runRedisBenchmark,
   startLocalServer,
 } from "../src/collect/mod.ts";
@@ -41,7 +41,7 @@ const median = (xs: number[]) => {
 const server = await startLocalServer();
 const work = Deno.makeTempDirSync({ prefix: "kvlab-overhead-" });
 try {
-  const params: RedisBenchmarkParams = {
+  const params: BenchmarkCall = {
     target: parseServerUrl(server.url),
     tests: ["set", "get"],
     clients,
