@@ -8,6 +8,9 @@
 
 import type pl from "nodejs-polars";
 import { median } from "./_stats.ts";
+import { metricTitle } from "./units.ts";
+
+export { metricTitle } from "./units.ts";
 
 /** A Vega-Lite spec (a plain JSON object). */
 export type VegaLiteSpec = Record<string, unknown>;
@@ -149,14 +152,6 @@ export function colorEncoding(
 /** Arms in a stable order (by name), whatever order the runs were read in. */
 export function armOrder(values: readonly unknown[]): string[] {
   return [...new Set(values.map(String))].sort((a, b) => a.localeCompare(b));
-}
-
-/** A nice title for a metric column, with its unit. */
-export function metricTitle(metric: string): string {
-  if (metric === "ops_per_sec") return "throughput (requests/s)";
-  const m = /^(.*)_latency_ms$/.exec(metric);
-  if (m) return `${m[1]} latency (ms)`;
-  return metric.replace(/_per_sec$/, " (/s)").replace(/_ms$/, " (ms)").replace(/_/g, " ");
 }
 
 type Rec = Record<string, unknown>;

@@ -7,7 +7,7 @@
  */
 
 import type pl from "nodejs-polars";
-import { rowsFrame } from "./compare.ts";
+import { resultsFrame } from "./units.ts";
 
 /** Options of {@link latencySpectrum}. */
 export interface SpectrumOptions {
@@ -135,5 +135,5 @@ export function latencySpectrum(dist: pl.DataFrame, options: SpectrumOptions = {
       });
     }
   }
-  return rowsFrame(out);
+  return resultsFrame(out);
 }

@@ -16,3 +16,5 @@ export * from "./present.ts";
 export * from "./scaling.ts";
 export * from "./notebook.ts";
 export * from "./memory.ts";
+export * from "./summary.ts";
+export * from "./units.ts";
