@@ -31,6 +31,11 @@ export interface Unit {
   readonly decimals?: number;
   /** Values are fractional (rates, milliseconds, percentages): always Float64. */
   readonly fractional?: boolean;
+  /**
+   * The suffix also ends a name without `_` before it: `-q ops_per_sec` (a table pivoted by
+   * mode) is a throughput in ops/s.
+   */
+  readonly loose?: boolean;
 }
 
 /** The units kvlab names columns with, the longest suffix of a family first. */
@@ -43,6 +48,7 @@ export const UNITS: readonly Unit[] = [
     direction: "higher",
     decimals: 2,
     fractional: true,
+    loose: true,
   },
   {
     suffix: "per_sec",
@@ -86,12 +92,15 @@ const FRACTIONAL = /median|ratio|ci_|factor/;
  * ```
  */
 export function unitOf(column: string): Unit | undefined {
-  return UNITS.find((u) => column.endsWith(`_${u.suffix}`) || column === u.suffix);
+  return UNITS.find((u) =>
+    column === u.suffix || column.endsWith(`_${u.suffix}`) ||
+    (u.loose && column.endsWith(u.suffix))
+  );
 }
 
 /** The name without its unit (`p99_latency_ms` → `p99_latency`); "" for a bare unit. */
 function stem(column: string, unit: Unit): string {
-  return column === unit.suffix ? "" : column.slice(0, -unit.suffix.length - 1);
+  return column.slice(0, -unit.suffix.length).replace(/_$/, "").trim();
 }
 
 const spaced = (s: string) => s.replace(/_/g, " ");

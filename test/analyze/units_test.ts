@@ -95,6 +95,8 @@ const DERIVED = [
     ["keys", "container_mib", "malloc_mib", "rss_mib"].map((v) => `${a}_${v}`)
   ),
   ...["container", "malloc", "rss"].map((v) => `${v}_difference_pct`),
+  // a table pivoted by mode (the redis-benchmark-modes notebook)
+  ...["default", "-q", "-q -c 100", "--csv -c 100"].map((m) => `${m} ops_per_sec`),
 ];
 
 const direction = (m: string) => {
