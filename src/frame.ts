@@ -134,3 +134,55 @@ export function schemaOf(table: TableName): Record<string, pl.DataType> {
   }
   return s;
 }
+
+/** Options of {@link rowsFrame}. */
+export interface RowsFrameOptions {
+  /**
+   * Columns typed Float64 even when every value they hold is whole (analyze passes
+   * `isFractional` from its units module: rates, milliseconds, medians, ratios).
+   * @default {() => false}
+   */
+  fractional?: (column: string) => boolean;
+}
+
+/**
+ * A frame from plain records (analysis results, not schema tables), keeping the first record's
+ * column order: numbers become Int64 when all are whole (unless `fractional` names the column)
+ * else Float64, booleans Bool, anything else String. Nulls stay null.
+ *
+ * @param rows Records with the same keys.
+ * @param options How to tell fractional columns.
+ * @returns The frame; an empty frame with no columns for no rows.
+ *
+ * @example
+ * ```ts
+ * import pl from "nodejs-polars";
+ * import { rowsFrame } from "@kvlab/kvlab";
+ * import assert from "node:assert/strict";
+ * const df = rowsFrame([{ test: "SET", n: 2, median: 3 }, { test: "GET", n: 1, median: null }], {
+ *   fractional: (c) => c === "median",
+ * });
+ * assert.deepEqual(df.columns, ["test", "n", "median"]);
+ * assert.deepEqual(df.dtypes, [pl.String, pl.Int64, pl.Float64]);
+ * ```
+ */
+export function rowsFrame(
+  rows: readonly Record<string, unknown>[],
+  options: RowsFrameOptions = {},
+): pl.DataFrame {
+  if (rows.length === 0) return pl.DataFrame({});
+  const fractional = options.fractional ?? (() => false);
+  const cols = Object.keys(rows[0]);
+  return pl.DataFrame(cols.map((c) => {
+    const vals = rows.map((r) => r[c] ?? null);
+    const nonNull = vals.filter((v) => v !== null);
+    if (nonNull.length > 0 && nonNull.every((v) => typeof v === "number")) {
+      const whole = nonNull.every((v) => Number.isInteger(v)) && !fractional(c);
+      return pl.Series(c, vals, whole ? pl.Int64 : pl.Float64);
+    }
+    if (nonNull.length > 0 && nonNull.every((v) => typeof v === "boolean")) {
+      return pl.Series(c, vals, pl.Bool);
+    }
+    return pl.Series(c, vals.map((v) => (v === null ? null : String(v))), pl.String);
+  }));
+}

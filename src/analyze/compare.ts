@@ -13,31 +13,11 @@
  */
 
 import pl from "nodejs-polars";
-import { bootstrapRatioCi, median } from "./_stats.ts";
+import { bootstrapRatioCi } from "./_stats.ts";
+import { finiteRows, summarize } from "./summary.ts";
+import { metricDirection, resultsFrame } from "./units.ts";
 
-/** Whether a larger value of a metric is better. */
-export type Direction = "higher" | "lower";
-
-/**
- * The direction of a metric from its unit: per-second rates are better higher, latencies and
- * durations lower.
- *
- * @throws {TypeError} For a metric whose direction its name does not tell.
- *
- * @example
- * ```ts
- * import { metricDirection } from "@kvlab/kvlab/analyze";
- * import assert from "node:assert/strict";
- * assert.equal(metricDirection("ops_per_sec"), "higher");
- * assert.equal(metricDirection("p99_latency_ms"), "lower");
- * assert.throws(() => metricDirection("clients"), /invalid metric/);
- * ```
- */
-export function metricDirection(metric: string): Direction {
-  if (/_per_sec$/.test(metric)) return "higher";
-  if (/latency|_ms$|_s$|_bytes$/.test(metric)) return "lower";
-  throw new TypeError(`invalid metric: ${metric} (cannot tell whether higher or lower is better)`);
-}
+export { type Direction, metricDirection } from "./units.ts";
 
 /** Run parameters that split comparisons when they vary in the data. */
 export const PARAMETER_COLUMNS = [
@@ -83,35 +63,20 @@ function groupKeys(
   keys: string[] | undefined,
 ): { keys: string[]; confounded: string[] } {
   if (keys) return { keys, confounded: [] };
+  const varying = PARAMETER_COLUMNS.filter((c) =>
+    c !== by && df.columns.includes(c) && df.getColumn(c).nUnique() > 1
+  );
   const out = ["test"];
   const confounded: string[] = [];
-  const recs = df.toRecords() as Rec[];
-  for (const c of PARAMETER_COLUMNS) {
-    if (c === by || !df.columns.includes(c)) continue;
-    if (df.getColumn(c).nUnique() <= 1) continue;
-    const perArm = new Map<string, Set<string>>();
-    for (const r of recs) {
-      const arm = String(r[by]);
-      const set = perArm.get(arm) ?? new Set<string>();
-      set.add(String(r[c]));
-      perArm.set(arm, set);
-    }
-    if ([...perArm.values()].some((v) => v.size > 1)) out.push(c);
+  if (varying.length === 0) return { keys: out, confounded };
+  const perArm = df.lazy().groupBy(by, true)
+    .agg(...varying.map((c) => pl.col(c).nUnique().alias(c)))
+    .collectSync();
+  for (const c of varying) {
+    if ((perArm.getColumn(c).toArray() as number[]).some((n) => n > 1)) out.push(c);
     else confounded.push(c);
   }
   return { keys: out, confounded };
-}
-
-function differs(group: Rec[], by: string, a: string, b: string, cols: string[]): string | null {
-  const out: string[] = [];
-  for (const c of cols) {
-    const va = new Set(group.filter((r) => String(r[by]) === a).map((r) => String(r[c])));
-    const vb = new Set(group.filter((r) => String(r[by]) === b).map((r) => String(r[c])));
-    if ([...va].join() !== [...vb].join()) {
-      out.push(`${c} ${[...va].join("/")} vs ${[...vb].join("/")}`);
-    }
-  }
-  return out.length ? out.join("; ") : null;
 }
 
 function need(df: pl.DataFrame, cols: string[]): void {
@@ -120,16 +85,50 @@ function need(df: pl.DataFrame, cols: string[]): void {
   }
 }
 
-/** Groups records by key columns, keeping first-appearance order (test order as printed). */
-function groupBy(records: Rec[], keys: string[]): Map<string, Rec[]> {
-  const groups = new Map<string, Rec[]>();
-  for (const r of records) {
+/** The values of a column as strings, each once, in order of first appearance. */
+function distinctStrings(df: pl.DataFrame, column: string): string[] {
+  return [...new Set((df.getColumn(column).toArray() as unknown[]).map(String))];
+}
+
+/** A group of summary rows with the same keys: the keys, and each arm's summary row. */
+interface ArmGroup {
+  keys: Rec;
+  arms: Map<string, Rec>;
+}
+
+/**
+ * Summarises each arm of `by` per group of `keys` (see {@link summarize}) and collects the arms
+ * of each group, groups in order of first appearance.
+ */
+function armGroups(
+  df: pl.DataFrame,
+  keys: string[],
+  by: string,
+  options: { metrics: string[]; values?: boolean; distinct: string[] },
+): ArmGroup[] {
+  const stats = summarize(df, { keys: [...keys, by], ...options }).toRecords() as Rec[];
+  const groups = new Map<string, ArmGroup>();
+  for (const r of stats) {
     const k = JSON.stringify(keys.map((c) => r[c] ?? null));
-    const g = groups.get(k);
-    if (g) g.push(r);
-    else groups.set(k, [r]);
+    let g = groups.get(k);
+    if (!g) {
+      g = { keys: Object.fromEntries(keys.map((c) => [c, r[c]])), arms: new Map() };
+      groups.set(k, g);
+    }
+    g.arms.set(String(r[by]), r);
   }
-  return groups;
+  return [...groups.values()];
+}
+
+/** Run parameters that differ between two arms' summary rows (`distinct_<c>` lists), or null. */
+function differs(a: Rec, b: Rec, cols: string[]): string | null {
+  const out: string[] = [];
+  for (const c of cols) {
+    const va = [...new Set((a[`distinct_${c}`] as unknown[]).map(String))];
+    const vb = [...new Set((b[`distinct_${c}`] as unknown[]).map(String))];
+    if (va.join() !== vb.join()) out.push(`${c} ${va.join("/")} vs ${vb.join("/")}`);
+  }
+  return out.length ? out.join("; ") : null;
 }
 
 /**
@@ -161,14 +160,15 @@ function groupBy(records: Rec[], keys: string[]): Map<string, Rec[]> {
  */
 export function compare(df: pl.DataFrame, options: CompareOptions): pl.DataFrame {
   const metric = options.metric ?? "ops_per_sec";
-  const direction = metricDirection(metric);
+  metricDirection(metric); // throws for a metric whose name does not tell the direction
   need(df, [options.by, metric, "test"]);
   const { keys, confounded } = groupKeys(df, options.by, options.keys);
   need(df, keys);
-  const records =
-    (df.select(...new Set([...keys, ...confounded, options.by, metric])).toRecords() as Rec[])
-      .filter((r) => typeof r[metric] === "number" && Number.isFinite(r[metric]));
-  const arms = [...new Set(records.map((r) => String(r[options.by])))];
+  const rows = finiteRows(
+    df.select(...new Set([...keys, ...confounded, options.by, metric])),
+    metric,
+  );
+  const arms = distinctStrings(rows, options.by);
   if (!arms.includes(options.baseline)) {
     throw new TypeError(
       `invalid baseline: ${options.baseline} (values of ${options.by}: ${
@@ -176,57 +176,64 @@ export function compare(df: pl.DataFrame, options: CompareOptions): pl.DataFrame
       })`,
     );
   }
-  const rows: Rec[] = [];
-  for (const group of groupBy(records, keys).values()) {
-    const base = group.filter((r) => String(r[options.by]) === options.baseline).map((r) =>
-      r[metric] as number
-    );
-    if (base.length === 0) continue;
+  const out: Rec[] = [];
+  const groups = armGroups(rows, keys, options.by, {
+    metrics: [metric],
+    values: true,
+    distinct: confounded,
+  });
+  for (const g of groups) {
+    const base = g.arms.get(options.baseline);
+    if (!base) continue;
     for (const arm of arms) {
-      if (arm === options.baseline) continue;
-      const cand = group.filter((r) => String(r[options.by]) === arm).map((r) =>
-        r[metric] as number
-      );
-      if (cand.length === 0) continue;
-      const ratio = median(cand) / median(base);
-      const ci = bootstrapRatioCi(
-        base,
-        cand,
-        options.confidence ?? 0.95,
-        options.resamples ?? 4000,
-        options.seed ?? 1,
-      );
-      const excludesOne = ci !== null && (ci[0] > 1 || ci[1] < 1);
-      const up = ratio > 1;
-      const verdict = !excludesOne
-        ? "no difference"
-        : (up === (direction === "higher"))
-        ? "better"
-        : "worse";
-      const row: Rec = {};
-      for (const k of keys) row[k] = group[0][k];
-      Object.assign(row, {
+      const cand = g.arms.get(arm);
+      if (arm === options.baseline || !cand) continue;
+      out.push({
+        ...g.keys,
         [options.by]: arm,
-        baseline: options.baseline,
-        baseline_n: base.length,
-        candidate_n: cand.length,
-        [`baseline_median_${metric}`]: median(base),
-        [`candidate_median_${metric}`]: median(cand),
-        [`baseline_min_${metric}`]: Math.min(...base),
-        [`baseline_max_${metric}`]: Math.max(...base),
-        [`candidate_min_${metric}`]: Math.min(...cand),
-        [`candidate_max_${metric}`]: Math.max(...cand),
-        ratio,
-        ratio_ci_low: ci?.[0] ?? null,
-        ratio_ci_high: ci?.[1] ?? null,
-        verdict,
-        direction: `${direction} is better`,
-        also_differs: differs(group, options.by, options.baseline, arm, confounded),
+        ...armComparison(base, cand, metric, options),
+        also_differs: differs(base, cand, confounded),
       });
-      rows.push(row);
     }
   }
-  return rowsFrame(sortRows(rows, keys));
+  return resultsFrame(sortRows(out, keys));
+}
+
+/** The columns of one compare() row from the two arms' summary rows, from `baseline` on. */
+function armComparison(base: Rec, cand: Rec, metric: string, options: CompareOptions): Rec {
+  const direction = metricDirection(metric);
+  const baseMedian = base[`median_${metric}`] as number;
+  const candMedian = cand[`median_${metric}`] as number;
+  const ratio = candMedian / baseMedian;
+  const ci = bootstrapRatioCi(
+    base[`values_${metric}`] as number[],
+    cand[`values_${metric}`] as number[],
+    options.confidence ?? 0.95,
+    options.resamples ?? 4000,
+    options.seed ?? 1,
+  );
+  const excludesOne = ci !== null && (ci[0] > 1 || ci[1] < 1);
+  const verdict = !excludesOne
+    ? "no difference"
+    : ((ratio > 1) === (direction === "higher"))
+    ? "better"
+    : "worse";
+  return {
+    baseline: options.baseline,
+    baseline_n: base.n,
+    candidate_n: cand.n,
+    [`baseline_median_${metric}`]: baseMedian,
+    [`candidate_median_${metric}`]: candMedian,
+    [`baseline_min_${metric}`]: base[`min_${metric}`],
+    [`baseline_max_${metric}`]: base[`max_${metric}`],
+    [`candidate_min_${metric}`]: cand[`min_${metric}`],
+    [`candidate_max_${metric}`]: cand[`max_${metric}`],
+    ratio,
+    ratio_ci_low: ci?.[0] ?? null,
+    ratio_ci_high: ci?.[1] ?? null,
+    verdict,
+    direction: `${direction} is better`,
+  };
 }
 
 /** Options of {@link delta}. */
@@ -269,59 +276,52 @@ export function delta(df: pl.DataFrame, options: DeltaOptions): pl.DataFrame {
   const metrics = ["ops_per_sec", ...LATENCIES.map((l) => `${l}_latency_ms`)].filter((m) =>
     df.columns.includes(m)
   );
-  const records = df.select(...new Set([...keys, ...confounded, options.dimension, ...metrics]))
-    .toRecords() as Rec[];
-  const values = new Set(records.map((r) => String(r[options.dimension])));
+  const rows = df.select(...new Set([...keys, ...confounded, options.dimension, ...metrics]));
+  const values = distinctStrings(rows, options.dimension);
   for (const v of [options.from, options.to]) {
-    if (!values.has(String(v))) {
+    if (!values.includes(String(v))) {
       throw new TypeError(
-        `invalid value: ${v} (values of ${options.dimension}: ${[...values].join(", ")})`,
+        `invalid value: ${v} (values of ${options.dimension}: ${values.join(", ")})`,
       );
     }
   }
-  const rows: Rec[] = [];
-  for (const group of groupBy(records, keys).values()) {
-    const side = (v: string | number) =>
-      group.filter((r) => String(r[options.dimension]) === String(v));
-    const a = side(options.from);
-    const b = side(options.to);
-    if (a.length === 0 || b.length === 0) continue;
-    const med = (rs: Rec[], m: string) => {
-      const xs = rs.map((r) => r[m]).filter((x): x is number =>
-        typeof x === "number" && Number.isFinite(x)
-      );
-      return xs.length ? median(xs) : null;
-    };
-    const row: Rec = {};
-    for (const k of keys) row[k] = group[0][k];
-    row.from = String(options.from);
-    row.to = String(options.to);
-    row.from_n = a.length;
-    row.to_n = b.length;
-    const fo = med(a, "ops_per_sec");
-    const to = med(b, "ops_per_sec");
-    row.from_ops_per_sec = fo;
-    row.to_ops_per_sec = to;
-    row.throughput_factor = fo && to !== null ? to / fo : null;
-    for (const l of LATENCIES) {
-      const m = `${l}_latency_ms`;
-      if (!metrics.includes(m)) continue;
-      const x = med(a, m);
-      const y = med(b, m);
-      row[`from_${m}`] = x;
-      row[`to_${m}`] = y;
-      row[`${l}_latency_change_pct`] = x && y !== null ? ((y - x) / x) * 100 : null;
-    }
-    row.also_differs = differs(
-      group,
-      options.dimension,
-      String(options.from),
-      String(options.to),
-      confounded,
-    );
-    rows.push(row);
+  const out: Rec[] = [];
+  for (const g of armGroups(rows, keys, options.dimension, { metrics, distinct: confounded })) {
+    const a = g.arms.get(String(options.from));
+    const b = g.arms.get(String(options.to));
+    if (!a || !b) continue;
+    out.push({
+      ...g.keys,
+      ...change(a, b, metrics, options),
+      also_differs: differs(a, b, confounded),
+    });
   }
-  return rowsFrame(sortRows(rows, keys));
+  return resultsFrame(sortRows(out, keys));
+}
+
+/** The columns of one delta() row from the two sides' summary rows, from `from` on. */
+function change(a: Rec, b: Rec, metrics: string[], options: DeltaOptions): Rec {
+  const fo = a.median_ops_per_sec as number | null;
+  const to = b.median_ops_per_sec as number | null;
+  const row: Rec = {
+    from: String(options.from),
+    to: String(options.to),
+    from_n: a.n,
+    to_n: b.n,
+    from_ops_per_sec: fo,
+    to_ops_per_sec: to,
+    throughput_factor: fo && to !== null ? to / fo : null,
+  };
+  for (const l of LATENCIES) {
+    const m = `${l}_latency_ms`;
+    if (!metrics.includes(m)) continue;
+    const x = a[`median_${m}`] as number | null;
+    const y = b[`median_${m}`] as number | null;
+    row[`from_${m}`] = x;
+    row[`to_${m}`] = y;
+    row[`${l}_latency_change_pct`] = x && y !== null ? ((y - x) / x) * 100 : null;
+  }
+  return row;
 }
 
 /** Sorts rows by first appearance of their test, then by the other keys (numbers as numbers). */
@@ -344,26 +344,12 @@ function sortRows(rows: Rec[], keys: string[]): Rec[] {
   }).map((x) => x.r);
 }
 
-/** A frame from plain records, keeping column order and numeric types. */
+/**
+ * A frame from plain records, keeping column order and numeric types (Float64 for columns
+ * whose names say they are fractional).
+ *
+ * @deprecated Use `resultsFrame` (analyze) or `rowsFrame` from `src/frame.ts`.
+ */
 export function rowsFrame(rows: Rec[]): pl.DataFrame {
-  if (rows.length === 0) return pl.DataFrame({});
-  const cols = Object.keys(rows[0]);
-  return pl.DataFrame(cols.map((c) => {
-    const vals = rows.map((r) => r[c] ?? null);
-    const nonNull = vals.filter((v) => v !== null);
-    if (nonNull.length > 0 && nonNull.every((v) => typeof v === "number")) {
-      return pl.Series(
-        c,
-        vals,
-        nonNull.every((v) => Number.isInteger(v)) &&
-          !/median|ratio|ci_|factor|pct|_ms|per_sec/.test(c)
-          ? pl.Int64
-          : pl.Float64,
-      );
-    }
-    if (nonNull.length > 0 && nonNull.every((v) => typeof v === "boolean")) {
-      return pl.Series(c, vals, pl.Bool);
-    }
-    return pl.Series(c, vals.map((v) => (v === null ? null : String(v))), pl.String);
-  }));
+  return resultsFrame(rows);
 }

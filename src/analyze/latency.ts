@@ -7,7 +7,7 @@
  */
 
 import type pl from "nodejs-polars";
-import { rowsFrame } from "./compare.ts";
+import { resultsFrame } from "./units.ts";
 
 /** Options of {@link latencySpectrum}. */
 export interface SpectrumOptions {
@@ -21,6 +21,14 @@ export interface SpectrumOptions {
 export const SPECTRUM_PERCENTILES = [0, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 99.999, 100];
 
 type Rec = Record<string, unknown>;
+
+/** A merged histogram: request counts at latency bounds, for one test and group. */
+interface Histogram {
+  keys: Rec;
+  buckets: Map<number, number>;
+  total: number;
+  order: number;
+}
 
 /**
  * Merges the distributions of the runs in each group and test into one histogram and reads the
@@ -73,10 +81,7 @@ export function latencySpectrum(dist: pl.DataFrame, options: SpectrumOptions = {
   }
   // One histogram per group: request counts summed at each printed latency bound (bounds are
   // the tools' own bucket edges, so summing them is an exact merge; nothing is re-bucketed).
-  const groups = new Map<
-    string,
-    { keys: Rec; buckets: Map<number, number>; total: number; order: number }
-  >();
+  const groups = new Map<string, Histogram>();
   for (const list of perRun.values()) {
     const first = list[0];
     const gk = JSON.stringify([first.test, ...by.map((c) => first[c] ?? null)]);
@@ -110,30 +115,35 @@ export function latencySpectrum(dist: pl.DataFrame, options: SpectrumOptions = {
     a.order - b.order || String(a.keys.test).localeCompare(String(b.keys.test)) ||
     JSON.stringify(by.map((c) => a.keys[c])).localeCompare(JSON.stringify(by.map((c) => b.keys[c])))
   );
-  for (const g of sorted) {
-    const bounds = [...g.buckets.entries()].sort((a, b) => a[0] - b[0]);
-    for (const p of ps) {
-      // a percentile needs at least one request beyond it to be meaningful
-      if (p > 0 && p < 100 && (1 - p / 100) * g.total < 1) continue;
-      // the smallest bound with at least p % of the requests at or below it
-      const need = p === 0 ? 1 : Math.ceil((p / 100) * g.total - 1e-9);
-      let cum = 0;
-      let ms = bounds[bounds.length - 1]?.[0] ?? NaN;
-      for (const [b, n] of bounds) {
-        cum += n;
-        if (cum >= need) {
-          ms = b;
-          break;
-        }
+  for (const g of sorted) out.push(...readPercentiles(g, ps));
+  return resultsFrame(out);
+}
+
+/** The spectrum rows of one merged histogram: the percentiles its request count resolves. */
+function readPercentiles(g: Histogram, ps: readonly number[]): Rec[] {
+  const out: Rec[] = [];
+  const bounds = [...g.buckets.entries()].sort((a, b) => a[0] - b[0]);
+  for (const p of ps) {
+    // a percentile needs at least one request beyond it to be meaningful
+    if (p > 0 && p < 100 && (1 - p / 100) * g.total < 1) continue;
+    // the smallest bound with at least p % of the requests at or below it
+    const need = p === 0 ? 1 : Math.ceil((p / 100) * g.total - 1e-9);
+    let cum = 0;
+    let ms = bounds[bounds.length - 1]?.[0] ?? NaN;
+    for (const [b, n] of bounds) {
+      cum += n;
+      if (cum >= need) {
+        ms = b;
+        break;
       }
-      out.push({
-        ...g.keys,
-        percentile: p,
-        latency_ms: ms,
-        nines: p >= 100 ? 6 : -Math.log10(1 - p / 100),
-        count: g.total,
-      });
     }
+    out.push({
+      ...g.keys,
+      percentile: p,
+      latency_ms: ms,
+      nines: p >= 100 ? 6 : -Math.log10(1 - p / 100),
+      count: g.total,
+    });
   }
-  return rowsFrame(out);
+  return out;
 }

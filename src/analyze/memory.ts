@@ -8,7 +8,7 @@
  */
 
 import type pl from "nodejs-polars";
-import { rowsFrame } from "./compare.ts";
+import { resultsFrame } from "./units.ts";
 
 /** The memory views of the `memory` table. */
 export const MEMORY_VIEWS = [
@@ -91,7 +91,7 @@ export function memoryPerKey(
       });
     }
   }
-  return rowsFrame(rows);
+  return resultsFrame(rows);
 }
 
 /**
@@ -114,7 +114,7 @@ export function memoryTable(memory: pl.DataFrame, options: { by?: string } = {})
   const sizes = [...new Set(recs.map(size))].sort((a, b) => a - b);
   const arms = [...new Set(recs.map((r) => String(r[by])))].sort();
   const mib = (x: unknown) => (typeof x === "number" ? x / 1024 / 1024 : null);
-  return rowsFrame(sizes.map((s) => {
+  return resultsFrame(sizes.map((s) => {
     const row: Rec = { size: s };
     for (const arm of arms) {
       const r = recs.find((x) => size(x) === s && String(x[by]) === arm);
@@ -137,7 +137,7 @@ export function memoryDifference(
   candidate: string,
 ): pl.DataFrame {
   const recs = table.toRecords() as Rec[];
-  return rowsFrame(recs.map((r) => {
+  return resultsFrame(recs.map((r) => {
     const row: Rec = { size: r.size };
     for (const v of ["container", "malloc", "rss"]) {
       const a = r[`${baseline}_${v}_mib`];
@@ -191,7 +191,7 @@ export function duplicateRuns(runs: pl.DataFrame, options: { by?: string } = {})
       first_line: Math.min(...sorted.map((r) => Number(r.source_line_start ?? 0))),
     });
   }
-  return rowsFrame(
+  return resultsFrame(
     rows.sort((a, b) =>
       (a.first_line as number) - (b.first_line as number) ||
       String(a.sources).localeCompare(String(b.sources))

@@ -17,3 +17,5 @@ export * from "./scaling.ts";
 export * from "./notebook.ts";
 export * from "./memory.ts";
 export * from "./plots.ts";
+export * from "./summary.ts";
+export * from "./units.ts";

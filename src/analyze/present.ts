@@ -8,64 +8,9 @@
 
 import pl from "nodejs-polars";
 import { formatTable, type TableFormat } from "./format.ts";
+import { decimalsFor, headerFor } from "./units.ts";
 
-/**
- * The decimals a column is shown with, from its name; null for columns left as they are.
- *
- * @example
- * ```ts
- * import { decimalsFor } from "@kvlab/kvlab/analyze";
- * import assert from "node:assert/strict";
- * assert.equal(decimalsFor("baseline_median_ops_per_sec"), 2);
- * assert.equal(decimalsFor("p99_latency_ms"), 3);
- * assert.equal(decimalsFor("ratio_ci_low"), 2);
- * assert.equal(decimalsFor("clients"), null);
- * ```
- */
-export function decimalsFor(column: string): number | null {
-  if (/per_sec$/.test(column)) return 2;
-  if (/_mib$/.test(column)) return 2;
-  if (/_per_key$/.test(column)) return 1;
-  if (/^r_squared$/.test(column)) return 4;
-  if (/_ms$/.test(column)) return 3;
-  if (/^ratio|_ratio$|factor/.test(column)) return 2;
-  if (/_pct$/.test(column)) return 1;
-  if (/_s$/.test(column)) return 2;
-  if (column === "nines") return 2;
-  return null;
-}
-
-/**
- * A header with its unit: `baseline_median_ops_per_sec` → `baseline median (ops/s)`.
- *
- * @example
- * ```ts
- * import { headerFor } from "@kvlab/kvlab/analyze";
- * import assert from "node:assert/strict";
- * assert.equal(headerFor("baseline_median_ops_per_sec"), "baseline median (ops/s)");
- * assert.equal(headerFor("ops_per_sec"), "throughput (ops/s)");
- * assert.equal(headerFor("p99_latency_ms"), "p99 latency (ms)");
- * assert.equal(headerFor("p50_latency_change_pct"), "p50 latency change (%)");
- * assert.equal(headerFor("data_size_bytes"), "data size (bytes)");
- * ```
- */
-export function headerFor(column: string): string {
-  const rules: [RegExp, string][] = [
-    [/^(.*?)_?ops_per_sec$/, "ops/s"],
-    [/^(.*)_ms$/, "ms"],
-    [/^(.*)_pct$/, "%"],
-    [/^(.*)_bytes$/, "bytes"],
-    [/^(.*)_mib$/, "MiB"],
-    [/^(.*)_bytes_per_key$/, "bytes/key"],
-    [/^(.*)_per_sec$/, "/s"],
-    [/^(.*)_s$/, "s"],
-  ];
-  for (const [re, unit] of rules) {
-    const m = re.exec(column);
-    if (m) return `${(m[1].trim() || "throughput").replace(/_/g, " ")} (${unit})`;
-  }
-  return column.replace(/_/g, " ");
-}
+export { decimalsFor, headerFor } from "./units.ts";
 
 /** Options of {@link formatForPeople}. */
 export interface PeopleOptions {

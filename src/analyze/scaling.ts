@@ -5,9 +5,9 @@
  * @module
  */
 
-import type pl from "nodejs-polars";
-import { median } from "./_stats.ts";
-import { rowsFrame } from "./compare.ts";
+import pl from "nodejs-polars";
+import { finiteRows, summarize } from "./summary.ts";
+import { directionOf, resultsFrame } from "./units.ts";
 
 /** Options of {@link scaling}. */
 export interface ScalingOptions {
@@ -32,33 +32,26 @@ export function scaling(df: pl.DataFrame, options: ScalingOptions): pl.DataFrame
   for (const c of ["test", options.x, options.by, metric]) {
     if (!df.columns.includes(c)) throw new TypeError(`invalid column: ${c} (not in the frame)`);
   }
-  const groups = new Map<string, { test: unknown; arm: unknown; x: number; v: number[] }>();
-  for (const r of df.select("test", options.by, options.x, metric).toRecords() as Rec[]) {
-    const v = r[metric];
-    const x = r[options.x];
-    if (typeof v !== "number" || !Number.isFinite(v) || typeof x !== "number") continue;
-    const k = JSON.stringify([r.test, r[options.by], x]);
-    const g = groups.get(k) ?? { test: r.test, arm: r[options.by], x, v: [] };
-    g.v.push(v);
-    groups.set(k, g);
-  }
+  const { x, by } = options;
+  const rows = df.getColumn(x).isNumeric()
+    ? finiteRows(df.select("test", by, x, metric), metric).filter(pl.col(x).isNotNull())
+    : df.head(0);
+  const stats = summarize(rows, { keys: ["test", by, x], metrics: [metric] }).toRecords() as Rec[];
   const order = new Map<unknown, number>();
-  for (const g of groups.values()) if (!order.has(g.test)) order.set(g.test, order.size);
-  const rows = [...groups.values()]
-    .sort((a, b) =>
-      order.get(a.test)! - order.get(b.test)! || String(a.arm).localeCompare(String(b.arm)) ||
-      a.x - b.x
-    )
-    .map((g) => ({
-      test: g.test,
-      [options.by]: g.arm,
-      [options.x]: g.x,
-      n: g.v.length,
-      [`median_${metric}`]: median(g.v),
-      [`min_${metric}`]: Math.min(...g.v),
-      [`max_${metric}`]: Math.max(...g.v),
-    }));
-  return rowsFrame(rows);
+  for (const r of stats) if (!order.has(r.test)) order.set(r.test, order.size);
+  const sorted = stats.sort((a, b) =>
+    order.get(a.test)! - order.get(b.test)! || String(a[by]).localeCompare(String(b[by])) ||
+    (a[x] as number) - (b[x] as number)
+  );
+  return resultsFrame(sorted.map((r) => ({
+    test: r.test,
+    [by]: r[by],
+    [x]: r[x],
+    n: r.n,
+    [`median_${metric}`]: r[`median_${metric}`],
+    [`min_${metric}`]: r[`min_${metric}`],
+    [`max_${metric}`]: r[`max_${metric}`],
+  })));
 }
 
 /** Options of {@link crossovers}. */
@@ -93,7 +86,7 @@ export function crossovers(df: pl.DataFrame, options: CrossoverOptions): pl.Data
   const metric = options.metric ?? "ops_per_sec";
   const curve = scaling(df, options).toRecords() as Rec[];
   const med = `median_${metric}`;
-  const higher = /_per_sec$/.test(metric);
+  const higher = directionOf(metric) === "higher";
   const tests = [...new Set(curve.map((r) => r.test))];
   const rows: Rec[] = [];
   for (const test of tests) {
@@ -124,5 +117,5 @@ export function crossovers(df: pl.DataFrame, options: CrossoverOptions): pl.Data
       points: xs.length,
     });
   }
-  return rowsFrame(rows);
+  return resultsFrame(rows);
 }
