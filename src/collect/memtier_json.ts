@@ -104,9 +104,11 @@ export interface MemtierJsonOptions {
  * Parses a memtier_benchmark 2.x `--json-out-file`.
  *
  * Derived numbers: `Totals` `Latency`/`Average Latency` are always printed as 0.000, so its
- * `avgLatencyMs` is `Accumulated Latency / Count`. In `AGGREGATED AVERAGE RESULTS` even that
- * is 0 and the `Totals` histogram is empty, so `Totals` latencies, KB/sec RX/TX and histogram
- * come from the per-type blocks (histograms added, percentiles as memtier computes them).
+ * `avgLatencyMs` is the mean of its histogram, as memtier's stdout table prints it (without a
+ * histogram: `Accumulated Latency / Count`). In `AGGREGATED AVERAGE RESULTS` the accumulated
+ * latency is 0 too and the `Totals` histogram is empty, so `Totals` latencies, KB/sec RX/TX and
+ * histogram come from the per-type blocks (histograms added, mean and percentiles read from the
+ * sum as memtier reads them), with a warning.
  * Percentiles of a type with no requests are `null` (memtier prints the histogram floor).
  * A file cut short reads as far as it goes, with `complete: false`.
  *

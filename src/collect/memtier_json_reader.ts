@@ -168,8 +168,10 @@ class Reader {
       this.fail("expected a JSON value");
     }
     this.pos += m[0].length;
-    // a number at the very end may be cut (`12` of `123`): not a value yet
-    if (this.atEnd() && /\d$/.test(m[0])) throw new EndOfText();
+    // a number at the very end may be cut (`12` of `123`, `0` of `0.5`): not a value yet
+    if (/\d$/.test(m[0]) && this.text.length - this.pos < 64) {
+      if (/^[\d.eE+-]*$/.test(this.text.slice(this.pos))) throw new EndOfText();
+    }
     const raw = m[0];
     const value = raw === "true" ? true : raw === "false" ? false : raw === "null" ? null : +raw;
     return { kind: "scalar", value, ...at };

@@ -6,7 +6,12 @@
  * @module
  */
 
-import { memtierPercentileMs, mergeMemtierHistograms } from "./memtier_hdr.ts";
+import {
+  decodeMemtierHistogram,
+  type MemtierHistogram,
+  memtierPercentileMs,
+  mergeMemtierHistograms,
+} from "./memtier_hdr.ts";
 import { commonPercentiles, type MemtierCommonPercentiles } from "./memtier_types.ts";
 import type { MemtierAggregate, MemtierPercentile } from "./memtier_types.ts";
 
@@ -80,8 +85,10 @@ export interface MemtierTypeStats extends MemtierCommonPercentiles {
 }
 
 /**
- * Fills a `Totals` block's mean latency, which memtier prints as 0.000, from its
- * `Accumulated Latency / Count` (names it in `derived`).
+ * Fills a `Totals` block's mean latency, which memtier prints as 0.000: the mean of its
+ * histogram (what memtier's stdout table prints as `Avg. Latency`), or, without a histogram,
+ * `Accumulated Latency / Count` (memtier truncates that sum to whole ms, which is 1 % off on a
+ * one-second run). Names the field in `derived`.
  *
  * @param totals The `TOTALS` stats, changed in place.
  *
@@ -89,23 +96,33 @@ export interface MemtierTypeStats extends MemtierCommonPercentiles {
  * ```ts
  * import { deriveTotalsLatency, type MemtierTypeStats } from "./memtier_json_stats.ts";
  * import assert from "node:assert/strict";
- * const t = { count: 4, avgLatencyMs: 0, accumulatedLatencyMs: 2, derived: [] as string[] };
+ * const t = { count: 4, avgLatencyMs: 0, accumulatedLatencyMs: 2, histogram: null, derived: [] as string[] };
  * deriveTotalsLatency(t as unknown as MemtierTypeStats);
  * assert.equal(t.avgLatencyMs, 0.5);
  * assert.deepEqual(t.derived, ["avgLatencyMs"]);
  * ```
  */
 export function deriveTotalsLatency(totals: MemtierTypeStats): void {
-  if (totals.avgLatencyMs !== 0 || !totals.count || totals.accumulatedLatencyMs === null) return;
-  totals.avgLatencyMs = totals.accumulatedLatencyMs / totals.count;
+  if (totals.avgLatencyMs !== 0 || !totals.count) return;
+  const mean = totals.histogram ? histogramMeanMs(decodeMemtierHistogram(totals.histogram)) : null;
+  if (mean !== null) totals.avgLatencyMs = mean;
+  else if (totals.accumulatedLatencyMs !== null) {
+    totals.avgLatencyMs = totals.accumulatedLatencyMs / totals.count;
+  } else return;
   totals.derived.push("avgLatencyMs");
+}
+
+/** memtier's `hdr_mean` in ms (median equivalent values, like HdrHistogram_c). */
+function histogramMeanMs(h: MemtierHistogram): number | null {
+  return h.totalCount > 0 ? h.mean / 1000 : null;
 }
 
 /**
  * Rebuilds the `Totals` of an `AGGREGATED AVERAGE RESULTS` block from its per-type blocks:
  * memtier prints its latencies and RX/TX rates as 0 and its histogram empty. Accumulated
  * latency, RX/TX are summed; min/max taken over the types; the histogram is the sum of the
- * types' histograms, and the percentiles are read from it as memtier reads them.
+ * types' histograms, and the mean and percentiles are read from it as memtier reads them
+ * (without histograms the mean is the summed accumulated latency over the summed count).
  *
  * @param types Every type of the block.
  * @param totals The `TOTALS` entry of `types`, changed in place.
@@ -137,7 +154,7 @@ export function deriveAverageTotals(
     parts.reduce((a, t) => a + (f(t) ?? 0), 0);
   const count = sum((t) => t.count);
   totals.accumulatedLatencyMs = sum((t) => t.accumulatedLatencyMs);
-  totals.avgLatencyMs = count ? totals.accumulatedLatencyMs / count : null;
+  totals.avgLatencyMs = count ? totals.accumulatedLatencyMs / count : null; // until merged
   totals.minLatencyMs = Math.min(...parts.map((t) => t.minLatencyMs ?? Infinity));
   totals.maxLatencyMs = Math.max(...parts.map((t) => t.maxLatencyMs ?? -Infinity));
   totals.kbPerSecRx = round2(sum((t) => t.kbPerSecRx));
@@ -148,6 +165,7 @@ export function deriveAverageTotals(
   if (histograms.every((h): h is string => h !== null)) {
     const merged = mergeMemtierHistograms(histograms);
     totals.histogram = merged.compressed;
+    totals.avgLatencyMs = histogramMeanMs(merged.histogram);
     const wanted = parts[0].percentiles.map((p) => p.percentile);
     totals.percentiles = wanted.map((percentile) => ({
       percentile,
