@@ -62,7 +62,7 @@ const PROGRESS = new RegExp(
 );
 
 const NOISE = [
-  /^Json file .* (created|closed)/,
+  /^Json file (.* created\.\.\.|closed\.)$/,
   /^Writing results to /,
   /^\[RUN #\d+\] (Preparing benchmark client|Launching threads now)/,
 ];

@@ -167,8 +167,16 @@ export function parseMemtierReport(
       }
     }
   }
-  // each type's distribution ends at 100 %: a block cut inside its distribution is incomplete
-  for (const b of withDistribution) if (b.distributions.at(-1)?.percent !== 100) b.complete = false;
+  // a distribution lists the table's types in order, each ending at 100 %: one that does not
+  // reach the last type's 100 % row is cut; without --hide-histogram every block has one
+  for (const b of out.blocks) {
+    const last = b.distributions.at(-1);
+    const lastType = b.rows.filter((r) => r.test !== "TOTALS").at(-1)?.test;
+    const cut = withDistribution.has(b)
+      ? last?.percent !== 100 || last.test !== lastType
+      : withDistribution.size > 0;
+    if (cut) b.complete = false;
+  }
   out.complete = isComplete(out, text);
   if (!out.complete && out.blocks.length > 0) out.warnings.push("the report is cut short");
   return out;
