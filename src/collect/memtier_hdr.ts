@@ -181,7 +181,10 @@ const PERCENTILE_ROW = new RegExp(
  * assert.ok(f.complete);
  * ```
  */
-export function parseHdrPercentiles(text: string, options: HdrParseOptions = {}): HdrPercentileFile {
+export function parseHdrPercentiles(
+  text: string,
+  options: HdrParseOptions = {},
+): HdrPercentileFile {
   const file = options.file ?? "<text>";
   const out: HdrPercentileFile = {
     rows: [],

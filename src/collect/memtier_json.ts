@@ -320,7 +320,9 @@ function readPercentiles(o: JsonObject, where: string, warnings: string[]): Memt
     const p = percentileOfLabel(e.key);
     if (p === null || e.value?.kind !== "scalar" || typeof e.value.value !== "number") continue;
     if (out.some((x) => x.percentile === p)) {
-      warnings.push(`${where}: percentile key ${e.key} repeats (memtier cuts keys to 6 characters)`);
+      warnings.push(
+        `${where}: percentile key ${e.key} repeats (memtier cuts keys to 6 characters)`,
+      );
     }
     out.push({ percentile: p, latencyMs: e.value.value });
   }

@@ -58,7 +58,8 @@ export interface MemtierStderr {
 const PROGRESS = new RegExp(
   String.raw`^\[RUN #(\d+) (\d+)%,\s*(\d+) secs\]\s+(\d+) threads\s+(\d+) conns` +
     String.raw`(?: (\d+) conn errors)?:\s+(\d+) ops,\s+(\d+) \(avg:\s+(\d+)\) ops/sec,` +
-    String.raw` ([\d.]+)([KMG])B/sec \(avg: ([\d.]+)([KMG])B/sec\),\s+(-?[\d.]+|-?nan) \(avg:\s+(-?[\d.]+|-?nan)\) msec latency\s*$`,
+    String
+      .raw` ([\d.]+)([KMG])B/sec \(avg: ([\d.]+)([KMG])B/sec\),\s+(-?[\d.]+|-?nan) \(avg:\s+(-?[\d.]+|-?nan)\) msec latency\s*$`,
 );
 
 const NOISE = [
@@ -87,7 +88,13 @@ const NOISE = [
  * ```
  */
 export function parseMemtierProgress(text: string): MemtierStderr {
-  const out: MemtierStderr = { progress: [], interrupted: [], files: [], other: [], complete: true };
+  const out: MemtierStderr = {
+    progress: [],
+    interrupted: [],
+    files: [],
+    other: [],
+    complete: true,
+  };
   let lastEnd = true;
   for (const l of splitLines(text)) {
     for (const seg of segments(l.text)) {

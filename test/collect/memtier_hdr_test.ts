@@ -47,7 +47,10 @@ Deno.test("parseHdrIntervalLog() and parseHdrPercentiles() read every HDR fixtur
       assert.equal(log.intervals[0].intervalMaxMs, txt.maxLatencyMs);
       assert.equal((h.mean / 1000).toFixed(3), txt.meanLatencyMs!.toFixed(3));
       const { name, type } = jsonTypeOf(f);
-      assert.match(log.title!, name.test === "FULL" ? /^Full Run/ : new RegExp(`^${name.test} command`));
+      assert.match(
+        log.title!,
+        name.test === "FULL" ? /^Full Run/ : new RegExp(`^${name.test} command`),
+      );
       if (type) {
         assert.equal(h.totalCount, type.count);
         assert.equal(log.intervals[0].compressed, type.histogram);
@@ -71,7 +74,11 @@ Deno.test("memtierPercentileMs() computes percentiles as memtier prints them", a
           if (!type.count || type.derived.includes("percentiles")) continue;
           const h = decodeMemtierHistogram(type.histogram!);
           for (const p of type.percentiles) {
-            assert.equal(memtierPercentileMs(h, p.percentile), p.latencyMs, `${block.title} ${type.test} p${p.percentile}`);
+            assert.equal(
+              memtierPercentileMs(h, p.percentile),
+              p.latencyMs,
+              `${block.title} ${type.test} p${p.percentile}`,
+            );
             if (h.getValueAtPercentile(p.percentile) / 1000 !== p.latencyMs) differsFromJs++;
           }
         }
@@ -83,7 +90,9 @@ Deno.test("memtierPercentileMs() computes percentiles as memtier prints them", a
 });
 
 Deno.test("mergeMemtierHistograms() adds histograms exactly", () => {
-  const json = parseMemtierJson(read("corpus/memtier_2.3.0_redis-7.0.15_t2c10-runcount2-test5s.json"));
+  const json = parseMemtierJson(
+    read("corpus/memtier_2.3.0_redis-7.0.15_t2c10-runcount2-test5s.json"),
+  );
   const avg = json.blocks.at(-1)!;
   const [set, get] = avg.types;
   const merged = mergeMemtierHistograms([set.histogram!, get.histogram!]);
@@ -95,8 +104,12 @@ Deno.test("mergeMemtierHistograms() adds histograms exactly", () => {
 });
 
 Deno.test("HDR parsers handle cut and foreign text", async (t) => {
-  const txt = read("corpus/memtier_2.3.0_redis-7.0.15_t2c10-ratelimit500-test10s_hdr_SET_command_run_1.txt");
-  const hgrm = read("corpus/memtier_2.3.0_redis-7.0.15_t2c10-ratelimit500-test10s_hdr_SET_command_run_1.hgrm");
+  const txt = read(
+    "corpus/memtier_2.3.0_redis-7.0.15_t2c10-ratelimit500-test10s_hdr_SET_command_run_1.txt",
+  );
+  const hgrm = read(
+    "corpus/memtier_2.3.0_redis-7.0.15_t2c10-ratelimit500-test10s_hdr_SET_command_run_1.hgrm",
+  );
   await t.step("a percentile file cut before its footer", () => {
     const cut = parseHdrPercentiles(txt.slice(0, txt.indexOf("#[Mean") - 20));
     assert.equal(cut.complete, false);
@@ -109,8 +122,10 @@ Deno.test("HDR parsers handle cut and foreign text", async (t) => {
     assert.equal(cut.title, "SET command HDR latency histogram results");
   });
   await t.step("other text throws with its line", () => {
-    assert.throws(() => parseHdrPercentiles("Value Percentile\nhello\n", { file: "a.txt" }), (e) =>
-      e instanceof ParseError && e.line === 2 && e.file === "a.txt");
+    assert.throws(
+      () => parseHdrPercentiles("Value Percentile\nhello\n", { file: "a.txt" }),
+      (e) => e instanceof ParseError && e.line === 2 && e.file === "a.txt",
+    );
     assert.throws(() => parseHdrIntervalLog(txt), ParseError);
     assert.throws(() => decodeMemtierHistogram("HISTFAAAnope"), TypeError);
     assert.throws(() => decodeMemtierHistogram("hello"), TypeError);

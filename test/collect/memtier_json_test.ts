@@ -72,7 +72,10 @@ Deno.test("parseMemtierJson() reads the numbers memtier prints", async (t) => {
             assert.equal(s.avgLatencyMs, raw["Time-Serie"][s.second]["Average Latency"] ?? null);
           }
           if (!type.derived.includes("histogram")) {
-            assert.equal(type.histogram, raw["Percentile Latencies"]["Histogram log format"]["Compressed Histogram"]);
+            assert.equal(
+              type.histogram,
+              raw["Percentile Latencies"]["Histogram log format"]["Compressed Histogram"],
+            );
           }
           if (type.test !== "TOTALS" && type.count) {
             assert.equal(type.avgLatencyMs, raw["Average Latency"]);
@@ -86,14 +89,17 @@ Deno.test("parseMemtierJson() reads the numbers memtier prints", async (t) => {
 
 Deno.test("parseMemtierJson() derives what memtier prints as placeholders", async (t) => {
   await t.step("TOTALS latency of a single run is its histogram's mean", () => {
-    const json = parseMemtierJson(read("corpus/memtier_2.3.0_redis-7.0.15_t2c10-ratelimit500-test10s.json"));
+    const json = parseMemtierJson(
+      read("corpus/memtier_2.3.0_redis-7.0.15_t2c10-ratelimit500-test10s.json"),
+    );
     const totals = json.blocks[0].types.at(-1)!;
     assert.equal(totals.avgLatencyMs, decodeMemtierHistogram(totals.histogram!).mean / 1000);
     assert.equal(totals.avgLatencyMs!.toFixed(5), "0.43731"); // the stdout table
     assert.deepEqual(json.blocks[0].warnings, []);
   });
   await t.step("without a histogram, Accumulated Latency / Count", () => {
-    const text = '{"ALL STATS": {"Totals": {"Count": 4, "Latency": 0.000, "Average Latency": 0.000,' +
+    const text =
+      '{"ALL STATS": {"Totals": {"Count": 4, "Latency": 0.000, "Average Latency": 0.000,' +
       ' "Accumulated Latency": 2}}}';
     assert.equal(parseMemtierJson(text).blocks[0].types[0].avgLatencyMs, 0.5);
   });
@@ -109,8 +115,15 @@ Deno.test("parseMemtierJson() derives what memtier prints as placeholders", asyn
     assert.equal(totals.kbPerSecRx, Math.round((set.kbPerSecRx! + get.kbPerSecRx!) * 100) / 100);
     assert.equal(decodeMemtierHistogram(totals.histogram!).totalCount, 386637);
     // as printed by the stdout table of that block
-    assert.deepEqual([totals.p50LatencyMs, totals.p99LatencyMs, totals.p999LatencyMs], [0.343, 4.047, 8.703]);
-    assert.match(avg.warnings.join("\n"), /TOTALS of "AGGREGATED AVERAGE RESULTS".*histograms added/);
+    assert.deepEqual([totals.p50LatencyMs, totals.p99LatencyMs, totals.p999LatencyMs], [
+      0.343,
+      4.047,
+      8.703,
+    ]);
+    assert.match(
+      avg.warnings.join("\n"),
+      /TOTALS of "AGGREGATED AVERAGE RESULTS".*histograms added/,
+    );
   });
   await t.step("a 300-digit KB/sec TX (uninitialized in memtier 2.3.0) is replaced", () => {
     const json = parseMemtierJson(read("real/memtier-2.3.0_redis-7.0.15_runcount3-allruns.json"));
@@ -119,7 +132,9 @@ Deno.test("parseMemtierJson() derives what memtier prints as placeholders", asyn
     assert.ok(totals.derived.includes("kbPerSecTx"));
   });
   await t.step("a type with no requests has no latencies", () => {
-    const json = parseMemtierJson(read("corpus/memtier_2.3.0_redis-7.0.15_t2c10-ratio1-10-d256-test10s.json"));
+    const json = parseMemtierJson(
+      read("corpus/memtier_2.3.0_redis-7.0.15_t2c10-ratio1-10-d256-test10s.json"),
+    );
     const wait = json.blocks[0].types.find((x) => x.test === "WAIT")!;
     assert.equal(wait.count, 0);
     assert.deepEqual([wait.avgLatencyMs, wait.p50LatencyMs, wait.percentiles], [null, null, []]);
@@ -127,29 +142,48 @@ Deno.test("parseMemtierJson() derives what memtier prints as placeholders", asyn
 });
 
 Deno.test("parseMemtierJson() reads run counts, rate limits, Valkey and arbitrary commands", async (t) => {
-  await t.step("--run-count 3 --print-all-runs: RUN #1..3, BEST and WORST named by their run", () => {
-    const json = parseMemtierJson(read("real/memtier-2.3.0_redis-7.0.15_runcount3-allruns.json"));
-    assert.deepEqual(
-      json.blocks.map((b) => [b.aggregate, b.runIndex]),
-      [[null, 1], [null, 2], [null, 3], ["best", 1], ["worst", 1], ["average", null]],
-    );
-    assert.equal(json.configuration?.printAllRuns, true);
-  });
+  await t.step(
+    "--run-count 3 --print-all-runs: RUN #1..3, BEST and WORST named by their run",
+    () => {
+      const json = parseMemtierJson(read("real/memtier-2.3.0_redis-7.0.15_runcount3-allruns.json"));
+      assert.deepEqual(
+        json.blocks.map((b) => [b.aggregate, b.runIndex]),
+        [[null, 1], [null, 2], [null, 3], ["best", 1], ["worst", 1], ["average", null]],
+      );
+      assert.equal(json.configuration?.printAllRuns, true);
+    },
+  );
   await t.step("BEST/WORST without --print-all-runs: run unknown", () => {
-    const json = parseMemtierJson(read("corpus/memtier_2.3.0_redis-7.0.15_t2c10-runcount2-test5s.json"));
+    const json = parseMemtierJson(
+      read("corpus/memtier_2.3.0_redis-7.0.15_t2c10-runcount2-test5s.json"),
+    );
     assert.deepEqual(json.blocks.map((b) => b.runIndex), [null, null, null]);
   });
   await t.step("--rate-limiting: per connection, in the configuration", () => {
-    const c = parseMemtierJson(read("corpus/memtier_2.3.0_redis-7.0.15_t2c10-ratelimit500-test10s.json"))
+    const c = parseMemtierJson(
+      read("corpus/memtier_2.3.0_redis-7.0.15_t2c10-ratelimit500-test10s.json"),
+    )
       .configuration!;
-    assert.deepEqual([c.rateLimitPerConnection, c.clients, c.threads, c.testTimeS], [500, 10, 2, 10]);
+    assert.deepEqual([c.rateLimitPerConnection, c.clients, c.threads, c.testTimeS], [
+      500,
+      10,
+      2,
+      10,
+    ]);
   });
   await t.step("--print-percentiles 50,90,99,99.99", () => {
     const json = parseMemtierJson(read("real/memtier-2.3.0_redis-7.0.15_ratelimit100-pct4.json"));
-    assert.deepEqual(json.blocks[0].types[0].percentiles.map((p) => p.percentile), [50, 90, 99, 99.99]);
+    assert.deepEqual(json.blocks[0].types[0].percentiles.map((p) => p.percentile), [
+      50,
+      90,
+      99,
+      99.99,
+    ]);
   });
   await t.step("--requests against Valkey", () => {
-    const json = parseMemtierJson(read("real/memtier-2.3.0_valkey-8.0.1_t2c5-pipeline4-requests2000.json"));
+    const json = parseMemtierJson(
+      read("real/memtier-2.3.0_valkey-8.0.1_t2c5-pipeline4-requests2000.json"),
+    );
     assert.deepEqual([json.configuration?.requests, json.configuration?.testTimeS], [2000, null]);
     assert.equal(json.runInformation?.requestsPerClient, 2000);
     assert.equal(json.blocks[0].types.at(-1)!.count, 2000 * 5 * 2);
@@ -161,7 +195,10 @@ Deno.test("parseMemtierJson() reads run counts, rate limits, Valkey and arbitrar
       ["Incrs", "INCR"],
       ["Totals", "TOTALS"],
     ]);
-    assert.deepEqual([...new Set(json.blocks[0].distributions.map((d) => d.test))], ["SET", "INCR"]);
+    assert.deepEqual([...new Set(json.blocks[0].distributions.map((d) => d.test))], [
+      "SET",
+      "INCR",
+    ]);
   });
   await t.step("SIGINT: complete, Runtime says interrupted", () => {
     const json = parseMemtierJson(read("real/memtier-2.3.0_redis-7.0.15_sigint-at-1.5s.json"));
@@ -210,7 +247,9 @@ Deno.test("parseMemtierJson() rejects what is not memtier JSON", () => {
 
 Deno.test("parseMemtierJson() recovers percentile keys memtier cuts to six characters", () => {
   // --print-percentiles 99.99,99.999 prints both as "p99.99"
-  const json = parseMemtierJson(read("corpus/memtier_2.3.0_redis-7.0.15_t2c10-ratio1-10-d256-test10s.json"));
+  const json = parseMemtierJson(
+    read("corpus/memtier_2.3.0_redis-7.0.15_t2c10-ratio1-10-d256-test10s.json"),
+  );
   const gets = json.blocks[0].types[1];
   const h = decodeMemtierHistogram(gets.histogram!);
   const [a, b] = [memtierPercentileMs(h, 99.99), memtierPercentileMs(h, 99.999)];

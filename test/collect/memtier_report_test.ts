@@ -49,7 +49,9 @@ Deno.test("parseMemtierReport() reads every memtier stdout fixture", async (t) =
 
 Deno.test("parseMemtierReport() reads the columns from the header", async (t) => {
   await t.step("run count 2: three blocks, the aggregated one last", () => {
-    const r = parseMemtierReport(read("corpus/memtier_2.3.0_redis-7.0.15_t2c10-runcount2-test5s.txt"));
+    const r = parseMemtierReport(
+      read("corpus/memtier_2.3.0_redis-7.0.15_t2c10-runcount2-test5s.txt"),
+    );
     assert.deepEqual(r.blocks.map((b) => [b.aggregate, b.runCount]), [
       ["best", null],
       ["worst", null],
@@ -60,7 +62,11 @@ Deno.test("parseMemtierReport() reads the columns from the header", async (t) =>
       [totals.opsPerSec, totals.hitsPerSec, totals.avgLatencyMs, totals.p50LatencyMs],
       [43962.52, 39964.02, 0.51673, 0.343],
     );
-    assert.deepEqual([totals.p99LatencyMs, totals.p999LatencyMs, totals.kbPerSec], [4.047, 8.703, 12765.58]);
+    assert.deepEqual([totals.p99LatencyMs, totals.p999LatencyMs, totals.kbPerSec], [
+      4.047,
+      8.703,
+      12765.58,
+    ]);
   });
   await t.step("--print-percentiles 50,90,99,99.99", () => {
     const r = parseMemtierReport(read("real/memtier-2.3.0_redis-7.0.15_ratelimit100-pct4.txt"));
@@ -78,7 +84,9 @@ Deno.test("parseMemtierReport() reads the columns from the header", async (t) =>
     assert.equal(r.blocks[0].rows[1].opsPerSec, 10610.6);
   });
   await t.step("preload with -n allkeys: a note before the run information", () => {
-    const r = parseMemtierReport(read("corpus/memtier_2.3.0_redis-7.0.15_preload-allkeys-100k.txt"));
+    const r = parseMemtierReport(
+      read("corpus/memtier_2.3.0_redis-7.0.15_preload-allkeys-100k.txt"),
+    );
     assert.deepEqual(r.notes, ["setting requests to 5000"]);
     assert.equal(r.runInformation?.requestsPerClient, 5000);
     assert.equal(r.blocks[0].rows[1].avgLatencyMs, null); // Gets: ---
@@ -111,8 +119,10 @@ Deno.test("parseMemtierReport() marks a cut report incomplete", async (t) => {
   });
   await t.step("a row that does not fit the header throws with its line", () => {
     const bad = lines.slice(0, 12).join("\n").replace("Gets        31647.73", "Gets  x");
-    assert.throws(() => parseMemtierReport(bad + "\n", { file: "r.txt" }), (e) =>
-      e instanceof ParseError && e.file === "r.txt" && e.line === 11);
+    assert.throws(
+      () => parseMemtierReport(bad + "\n", { file: "r.txt" }),
+      (e) => e instanceof ParseError && e.file === "r.txt" && e.line === 11,
+    );
   });
 });
 
@@ -135,24 +145,37 @@ Deno.test("parseMemtierProgress() reads memtier's stderr", async (t) => {
     });
   }
   await t.step("the preload ends at 100 % with 0 threads", () => {
-    const e = parseMemtierProgress(read("corpus/memtier_2.3.0_redis-7.0.15_preload-allkeys-100k.stderr.txt"));
+    const e = parseMemtierProgress(
+      read("corpus/memtier_2.3.0_redis-7.0.15_preload-allkeys-100k.stderr.txt"),
+    );
     const last = e.progress.at(-1)!;
-    assert.deepEqual([last.percent, last.threads, last.ops, last.avgLatencyMs], [100, 0, 100000, 0.57]);
+    assert.deepEqual([last.percent, last.threads, last.ops, last.avgLatencyMs], [
+      100,
+      0,
+      100000,
+      0.57,
+    ]);
     assert.equal(last.avgBytesPerSec, Math.round(10.06 * 1024 * 1024));
     assert.ok(e.complete);
   });
   await t.step("run count 2: updates of both runs, files written", () => {
-    const e = parseMemtierProgress(read("corpus/memtier_2.3.0_redis-7.0.15_t2c10-runcount2-test5s.stderr.txt"));
+    const e = parseMemtierProgress(
+      read("corpus/memtier_2.3.0_redis-7.0.15_t2c10-runcount2-test5s.stderr.txt"),
+    );
     assert.deepEqual([...new Set(e.progress.map((p) => p.runIndex))], [1, 2]);
     assert.equal(e.files.length, 13); // 12 HDR files and the JSON
   });
   await t.step("SIGINT: the interrupt notice", () => {
-    const e = parseMemtierProgress(read("real/memtier-2.3.0_redis-7.0.15_sigint-at-1.5s.stderr.txt"));
+    const e = parseMemtierProgress(
+      read("real/memtier-2.3.0_redis-7.0.15_sigint-at-1.5s.stderr.txt"),
+    );
     assert.deepEqual(e.interrupted.map((i) => [i.runIndex, i.afterS]), [[1, 1.5]]);
     assert.ok(e.complete);
   });
   await t.step("SIGKILL: cut after a progress update", () => {
-    const e = parseMemtierProgress(read("real/memtier-2.3.0_redis-7.0.15_sigkill-at-1.5s.stderr.txt"));
+    const e = parseMemtierProgress(
+      read("real/memtier-2.3.0_redis-7.0.15_sigkill-at-1.5s.stderr.txt"),
+    );
     assert.equal(e.complete, false);
     assert.equal(e.progress.length, 1);
   });

@@ -42,7 +42,9 @@ Deno.test("findTool() probes the file system", async (t) => {
     Deno.mkdirSync(`${cache}/valkey-8.0.1`, { recursive: true });
     Deno.mkdirSync(`${cache}/.build-valkey-9.0.0.x`, { recursive: true });
     Deno.writeTextFileSync(`${cache}/valkey-8.0.1/valkey-server`, "#!/bin/sh\n", { mode: 0o755 });
-    Deno.writeTextFileSync(`${cache}/.build-valkey-9.0.0.x/valkey-server`, "#!/bin/sh\n", { mode: 0o755 });
+    Deno.writeTextFileSync(`${cache}/.build-valkey-9.0.0.x/valkey-server`, "#!/bin/sh\n", {
+      mode: 0o755,
+    });
     Deno.writeTextFileSync(`${bin}/valkey-cli`, "not executable\n", { mode: 0o644 });
     const env = { PATH: bin, KVLAB_TOOLS_DIR: cache };
     await t.step("in the cache, not in a build in progress", () => {
@@ -75,7 +77,8 @@ Deno.test("findTool() finds the tools .ci/install builds, and they run", async (
     await t.step(name, async () => {
       const path = findTool(name);
       if (path === null) {
-        const why = `${name} is neither on PATH nor in the kvlab tools cache (.ci/install builds it)`;
+        const why =
+          `${name} is neither on PATH nor in the kvlab tools cache (.ci/install builds it)`;
         if (Deno.env.get("CI") === "true") assert.fail(why);
         // deno-lint-ignore no-console
         console.log(`skipped: ${why}`);
@@ -83,7 +86,10 @@ Deno.test("findTool() finds the tools .ci/install builds, and they run", async (
       }
       const out = await new Deno.Command(path, { args: ["--version"], stdout: "piped" }).output();
       assert.ok(out.success);
-      assert.match(new TextDecoder().decode(out.stdout), new RegExp(version.replaceAll(".", "\\.")));
+      assert.match(
+        new TextDecoder().decode(out.stdout),
+        new RegExp(version.replaceAll(".", "\\.")),
+      );
     });
   }
 });
