@@ -27,3 +27,5 @@ export * from "./units.ts";
 export * from "./docker_stats.ts";
 export * from "./redis_cli.ts";
 export * from "./memory_sweep.ts";
+export * from "./memtier.ts";
+export * from "./tools.ts";
