@@ -251,6 +251,22 @@ function keyText(key: ClaimKey): string {
   return key.labels === null ? key.sha256 : `${key.sha256}-${key.labels}`;
 }
 
+function claimOf(
+  key: ClaimKey,
+  sourcePath: string,
+  state: SourceClaim["state"],
+  now: Date,
+  runIds: string[],
+): SourceClaim {
+  return {
+    sha256: keyText(key),
+    source_path: sourcePath,
+    state,
+    claimed_at: now.toISOString(),
+    run_ids: runIds,
+  };
+}
+
 function checkKey(key: ClaimKey): void {
   if (!/^[0-9a-f]{64}$/.test(key.sha256) || !/^([0-9a-f]{12})?$/.test(key.labels ?? "")) {
     throw new TypeError(`invalid source key: ${keyText(key)}`);
@@ -288,13 +304,7 @@ export async function claimSource(
   checkKey(key);
   await Deno.mkdir(claimDir(dataDir, key), { recursive: true });
   const path = claimPath(dataDir, key);
-  const claim: SourceClaim = {
-    sha256: keyText(key),
-    source_path: sourcePath,
-    state: "claimed",
-    claimed_at: now.toISOString(),
-    run_ids: [],
-  };
+  const claim = claimOf(key, sourcePath, "claimed", now, []);
   try {
     const f = await Deno.open(path, { write: true, createNew: true });
     try {
@@ -331,13 +341,7 @@ export async function completeClaim(
   now: Date,
 ): Promise<void> {
   const path = claimPath(dataDir, key);
-  const claim: SourceClaim = {
-    sha256: keyText(key),
-    source_path: sourcePath,
-    state: "done",
-    claimed_at: now.toISOString(),
-    run_ids: runIds,
-  };
+  const claim = claimOf(key, sourcePath, "done", now, runIds);
   const tmp = `${path}.${crypto.randomUUID()}.tmp`;
   await Deno.writeTextFile(tmp, JSON.stringify(claim, null, 2) + "\n");
   await Deno.rename(tmp, path);
