@@ -20,7 +20,7 @@ import { redactCommandLine, redactRawText, type RedactState, redactUrl } from ".
 import type { RedisBenchmarkRun } from "./redis_benchmark.ts";
 import { newRunId, type RunRecord, RunWriter } from "./store.ts";
 
-/** Options of {@link ingestFile} and {@link ingestPaths}. */
+/** Options of `ingestFile` and `ingestPaths` (re-exported by `ingest.ts`). */
 export interface IngestOptions {
   /** Dataset directory. */
   data: string;

@@ -40,6 +40,8 @@ export interface FileOutcome {
  * Lists the files under the given paths: files as given, folders walked recursively in name
  * order, skipping hidden entries.
  *
+ * @param paths Files and folders.
+ * @returns The files, one by one.
  * @throws {Deno.errors.NotFound} When a path does not exist.
  */
 export async function* expandPaths(paths: readonly string[]): AsyncGenerator<string> {
@@ -63,7 +65,10 @@ export async function* expandPaths(paths: readonly string[]): AsyncGenerator<str
 /**
  * Ingests every file under the paths. A file that fails does not stop the others.
  *
+ * @param paths Files and folders (walked as {@link expandPaths} does).
+ * @param options The dataset and the labels stored on every run.
  * @param onFile Called after each file, for progress output.
+ * @returns One outcome per file, in order.
  */
 export async function ingestPaths(
   paths: readonly string[],
@@ -80,9 +85,28 @@ export async function ingestPaths(
 }
 
 /**
- * Ingests one file into the dataset.
+ * Ingests one file into the dataset: one run per benchmark command (or per capture) in it.
+ * The file is claimed by its bytes and labels first, so the same bytes under the same labels
+ * are reported as a duplicate and not read again.
  *
+ * @param path The file.
+ * @param options The dataset and the labels stored on every run.
  * @returns The outcome; errors in the file are returned (status `"error"`), not thrown.
+ *
+ * @example
+ * ```ts
+ * import { ingestFile } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * const dir = Deno.makeTempDirSync();
+ * Deno.writeTextFileSync(`${dir}/q.txt`, "SET: 1.00 requests per second\n");
+ * const first = await ingestFile(`${dir}/q.txt`, { data: `${dir}/data`, server: "redis" });
+ * assert.equal(first.status, "ingested");
+ * assert.deepEqual(first.runs.map((r) => [r.tool, r.tests]), [["unknown", 1]]);
+ * const again = await ingestFile(`${dir}/q.txt`, { data: `${dir}/data`, server: "redis" });
+ * assert.equal(again.status, "duplicate");
+ * assert.deepEqual(again.duplicateOf, [first.runs[0].runId]);
+ * Deno.removeSync(dir, { recursive: true });
+ * ```
  */
 export async function ingestFile(path: string, options: IngestOptions): Promise<FileOutcome> {
   const now = options.now ?? (() => new Date());
