@@ -87,19 +87,79 @@ export function segments(text: string): string[] {
   return out;
 }
 
+const SCRIPT_BANNER = /^Script (started|done) on /;
+const SCRIPT_STARTED = "Script started on ";
+const SCRIPT_DATE = /^Script started on (\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)([+-]\d\d:?\d\d|Z)?/;
+const SCRIPT_COMMAND = /\[COMMAND="((?:[^"\\]|\\.)*)"/;
+
 /**
  * Whether a line is the banner `script(1)` writes at the start or end of a capture.
+ *
+ * @param text One line.
+ * @returns True for `Script started on …` and `Script done on …` lines.
  *
  * @example
  * ```ts
  * import { isScriptBanner } from "./_lines.ts";
  * import assert from "node:assert/strict";
  * assert.ok(isScriptBanner('Script started on 2026-11-29 21:16:37+00:00 [COMMAND="x"]'));
+ * assert.ok(isScriptBanner('Script done on 2026-11-29 21:16:38+00:00 [COMMAND_EXIT_CODE="0"]'));
  * assert.ok(!isScriptBanner("SET: 1.00 requests per second"));
  * ```
  */
 export function isScriptBanner(text: string): boolean {
-  return /^Script (started|done) on /.test(text);
+  return SCRIPT_BANNER.test(text);
+}
+
+/** What the banner `script(1)` writes at the start of a capture says. */
+export interface ScriptBanner {
+  /** The command given with `script -c`, unescaped (not redacted), or null. */
+  command: string | null;
+  /** When the capture started, or null when the banner's date is not one kvlab reads. */
+  startedAt: Date | null;
+  /**
+   * Where the command is in the line, as written (escaped): `text.slice(start, end)`; null when
+   * there is no command. Redaction rewrites that range.
+   */
+  commandAt: { start: number; end: number } | null;
+}
+
+/**
+ * Reads a `script(1)` start banner (`Script started on 2026-11-29 21:36:02+00:00
+ * [COMMAND="redis-benchmark -q" …]`): the one place kvlab understands it.
+ *
+ * @param text One line.
+ * @returns The command and start time, or null when the line is not a start banner.
+ *
+ * @example
+ * ```ts
+ * import { readScriptBanner } from "./_lines.ts";
+ * import assert from "node:assert/strict";
+ * const b = readScriptBanner(
+ *   'Script started on 2026-11-29 21:36:02+00:00 [COMMAND="redis-cli \\"x\\" -q" <not executed on terminal>]',
+ * )!;
+ * assert.equal(b.command, 'redis-cli "x" -q');
+ * assert.equal(b.startedAt?.toISOString(), "2026-11-29T21:36:02.000Z");
+ * assert.equal(readScriptBanner("Script started on 2026")?.startedAt, null);
+ * assert.equal(readScriptBanner("SET: 1.00 requests per second"), null);
+ * ```
+ */
+export function readScriptBanner(text: string): ScriptBanner | null {
+  if (!text.startsWith(SCRIPT_STARTED)) return null;
+  const m = SCRIPT_DATE.exec(text);
+  let startedAt: Date | null = null;
+  if (m) {
+    const d = new Date(`${m[1]}T${m[2]}${m[3] ?? "Z"}`);
+    if (!Number.isNaN(d.getTime())) startedAt = d;
+  }
+  const c = SCRIPT_COMMAND.exec(text);
+  if (!c) return { command: null, startedAt, commandAt: null };
+  const start = c.index + '[COMMAND="'.length;
+  return {
+    command: c[1].replace(/\\(.)/g, "$1"),
+    startedAt,
+    commandAt: { start, end: start + c[1].length },
+  };
 }
 
 /**

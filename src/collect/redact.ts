@@ -5,6 +5,8 @@
  * @module
  */
 
+import { readScriptBanner } from "./_lines.ts";
+
 /** What a redacted secret is replaced with. */
 export const REDACTED = "***";
 
@@ -168,7 +170,6 @@ export function redactConfigValue(key: string, value: string): string {
 const RAW_PROMPT = /^(\s*(?:\[[^\]]+\][$#]|[\w.-]+@[\w.-]+(?::[^$#\s]*)?[$#]|\$)\s+)(\S.*)$/;
 const RAW_BARE =
   /^(\s*)((?:\S*\/)?(?:redis|valkey)-(?:benchmark|cli)\s.*|(?:\S*\/)?memtier_benchmark\s.*)$/;
-const SCRIPT_COMMAND = /(\[COMMAND=")((?:[^"\\]|\\.)*)(")/;
 
 /**
  * Redacts secrets in a raw capture while keeping its lines where they were: command lines at
@@ -209,8 +210,7 @@ export function redactRawText(text: string, state: RedactState = { secretNext: f
       secretNext = true;
       return line;
     }
-    const s = SCRIPT_COMMAND.exec(l);
-    if (s) l = l.replace(SCRIPT_COMMAND, (_m, a, cmd, b) => `${a}${redactCommandLine(cmd)}${b}`);
+    l = redactScriptBanner(l);
     const p = RAW_PROMPT.exec(l) ?? RAW_BARE.exec(l);
     if (p) l = p[1] + redactCommandLine(p[2]);
     const cfg = /^(\s*(?:requirepass|masterauth|masteruser)[\s:=]+)(\S.*)$/i.exec(l);
@@ -220,6 +220,16 @@ export function redactRawText(text: string, state: RedactState = { secretNext: f
   });
   state.secretNext = secretNext;
   return out;
+}
+
+/** Redacts the command of a `script(1)` banner, wherever the banner starts in the line. */
+function redactScriptBanner(line: string): string {
+  const at = line.indexOf("Script started on ");
+  const banner = at < 0 ? null : readScriptBanner(line.slice(at));
+  if (!banner?.commandAt) return line;
+  const start = at + banner.commandAt.start;
+  const end = at + banner.commandAt.end;
+  return line.slice(0, start) + redactCommandLine(line.slice(start, end)) + line.slice(end);
 }
 
 /** What {@link redactRawText} carries from one chunk of a text to the next. */

@@ -1,8 +1,8 @@
 /**
  * Writing runs into a dataset directory: one folder per run, written under `tmp/` and renamed
  * into `runs/` in one step, so readers never see half a run and no run is ever overwritten.
- * Sources are claimed with one small file per content hash (`sources/<sha256>.json`, created
- * exclusively), so many writers on different hosts can share a dataset with no index file to
+ * Sources are claimed with one small file per content hash and labels
+ * (`sources/<sha256>/<labels>.json`, created exclusively), so many writers on different hosts can share a dataset with no index file to
  * contend on.
  *
  * @module
@@ -11,6 +11,7 @@
 import { DatasetError } from "../errors.ts";
 import { type RunsRow, SCHEMA_VERSION, type TableName, type TableRows } from "../schema.ts";
 import { tableFrame } from "../frame.ts";
+import { createHash } from "node:crypto";
 
 /** kvlab's own version, stored with every run. */
 export const KVLAB_VERSION = "0.1.0";
@@ -202,8 +203,79 @@ function jsonSafe(row: RunsRow): Record<string, unknown> {
   return out;
 }
 
-/** What `sources/<sha256>.json` says about an ingested file. */
+/**
+ * What names a claim: the content hash of a source file and a digest of the labels it is
+ * ingested under (server, label, tool, …). The same bytes under the same labels are one claim;
+ * under other labels, another claim in the same folder.
+ */
+export interface ClaimKey {
+  /** sha256 of the file's bytes, 64 hex digits. */
+  readonly sha256: string;
+  /** 12 hex digits naming the labels (see {@link claimKey}), or null for "any labels". */
+  readonly labels: string | null;
+}
+
+/**
+ * The claim key of a file's bytes under some labels.
+ *
+ * @param sha256 The file's sha256, 64 hex digits.
+ * @param labels The labels the file is ingested under (compared as JSON, in key order), or
+ * null for one claim whatever the labels.
+ * @returns The key.
+ * @throws {TypeError} For a hash that is not 64 hex digits.
+ *
+ * @example
+ * ```ts
+ * import { claimKey } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * const sha = "0".repeat(64);
+ * const k = claimKey(sha, { server: "redis" });
+ * assert.match(k.labels ?? "", /^[0-9a-f]{12}$/);
+ * assert.deepEqual(claimKey(sha, { server: "redis" }), k);
+ * assert.notEqual(claimKey(sha, { server: "valkey" }).labels, k.labels);
+ * assert.equal(claimKey(sha, null).labels, null);
+ * ```
+ */
+export function claimKey(
+  sha256: string,
+  labels: Readonly<Record<string, unknown>> | null,
+): ClaimKey {
+  if (!/^[0-9a-f]{64}$/.test(sha256)) throw new TypeError(`invalid source hash: ${sha256}`);
+  if (labels === null) return { sha256, labels: null };
+  const digest = createHash("sha256").update(JSON.stringify(labels)).digest("hex").slice(0, 12);
+  return { sha256, labels: digest };
+}
+
+/** The key as `claimSource` writes it into the claim file: `<sha256>-<labels>` or `<sha256>`. */
+function keyText(key: ClaimKey): string {
+  return key.labels === null ? key.sha256 : `${key.sha256}-${key.labels}`;
+}
+
+function claimOf(
+  key: ClaimKey,
+  sourcePath: string,
+  state: SourceClaim["state"],
+  now: Date,
+  runIds: string[],
+): SourceClaim {
+  return {
+    sha256: keyText(key),
+    source_path: sourcePath,
+    state,
+    claimed_at: now.toISOString(),
+    run_ids: runIds,
+  };
+}
+
+function checkKey(key: ClaimKey): void {
+  if (!/^[0-9a-f]{64}$/.test(key.sha256) || !/^([0-9a-f]{12})?$/.test(key.labels ?? "")) {
+    throw new TypeError(`invalid source key: ${keyText(key)}`);
+  }
+}
+
+/** What `sources/<sha256>/<labels>.json` says about an ingested file. */
 export interface SourceClaim {
+  /** The claim key, `<sha256>-<labels>`. */
   sha256: string;
   source_path: string;
   state: "claimed" | "done";
@@ -212,30 +284,27 @@ export interface SourceClaim {
 }
 
 /**
- * Claims a source file by content hash. Exactly one writer wins a claim; the others get the
- * existing claim back.
+ * Claims a source file by content hash and labels. Exactly one writer wins a claim; the others
+ * get the existing claim back.
  *
- * @returns `{ claimed: true }`, or `{ claimed: false, existing }` when the hash is already
+ * @param dataDir The dataset directory.
+ * @param key The file's claim key (see {@link claimKey}).
+ * @param sourcePath The file's path, recorded in the claim.
+ * @param now The claim's time.
+ * @returns `{ claimed: true }`, or `{ claimed: false, existing }` when the key is already
  * claimed (ingested, or being ingested by another writer).
+ * @throws {TypeError} For a malformed key.
  */
 export async function claimSource(
   dataDir: string,
-  sha256: string,
+  key: ClaimKey,
   sourcePath: string,
   now: Date,
 ): Promise<{ claimed: true } | { claimed: false; existing: SourceClaim }> {
-  if (!/^[0-9a-f]{64}(-[0-9a-f]{12})?$/.test(sha256)) {
-    throw new TypeError(`invalid source key: ${sha256}`);
-  }
-  await Deno.mkdir(claimDir(dataDir, sha256), { recursive: true });
-  const path = claimPath(dataDir, sha256);
-  const claim: SourceClaim = {
-    sha256,
-    source_path: sourcePath,
-    state: "claimed",
-    claimed_at: now.toISOString(),
-    run_ids: [],
-  };
+  checkKey(key);
+  await Deno.mkdir(claimDir(dataDir, key), { recursive: true });
+  const path = claimPath(dataDir, key);
+  const claim = claimOf(key, sourcePath, "claimed", now, []);
   try {
     const f = await Deno.open(path, { write: true, createNew: true });
     try {
@@ -255,40 +324,85 @@ export async function claimSource(
   }
 }
 
-/** Marks a claim done with the runs it produced (atomic replace of the claim file). */
+/**
+ * Marks a claim done with the runs it produced (atomic replace of the claim file).
+ *
+ * @param dataDir The dataset directory.
+ * @param key The claim's key.
+ * @param sourcePath The file's path.
+ * @param runIds The runs written from it.
+ * @param now The time recorded.
+ */
 export async function completeClaim(
   dataDir: string,
-  sha256: string,
+  key: ClaimKey,
   sourcePath: string,
   runIds: string[],
   now: Date,
 ): Promise<void> {
-  const path = claimPath(dataDir, sha256);
-  const claim: SourceClaim = {
-    sha256,
-    source_path: sourcePath,
-    state: "done",
-    claimed_at: now.toISOString(),
-    run_ids: runIds,
-  };
+  const path = claimPath(dataDir, key);
+  const claim = claimOf(key, sourcePath, "done", now, runIds);
   const tmp = `${path}.${crypto.randomUUID()}.tmp`;
   await Deno.writeTextFile(tmp, JSON.stringify(claim, null, 2) + "\n");
   await Deno.rename(tmp, path);
 }
 
-/** Drops a claim (after a failed ingest, so the file can be tried again). */
-export async function releaseClaim(dataDir: string, sha256: string): Promise<void> {
-  await Deno.remove(claimPath(dataDir, sha256)).catch(() => {});
+/**
+ * Drops a claim (after a failed ingest, so the file can be tried again).
+ *
+ * @param dataDir The dataset directory.
+ * @param key The claim's key.
+ */
+export async function releaseClaim(dataDir: string, key: ClaimKey): Promise<void> {
+  await Deno.remove(claimPath(dataDir, key)).catch(() => {});
   // the folder goes too when no other claim of the same bytes is in it
-  await Deno.remove(claimDir(dataDir, sha256)).catch(() => {});
+  await Deno.remove(claimDir(dataDir, key)).catch(() => {});
 }
 
-/** The folder of a source's claims: `sources/<sha256>/`. */
-export function claimDir(dataDir: string, key: string): string {
-  return `${dataDir}/sources/${key.slice(0, 64)}`;
+/**
+ * Claims of the same bytes under other labels than `key`'s (claims being written are skipped).
+ *
+ * @param dataDir The dataset directory.
+ * @param key A claim key.
+ * @returns The source path and run ids of each other claim.
+ */
+export function otherClaims(
+  dataDir: string,
+  key: ClaimKey,
+): { path: string; runIds: string[] }[] {
+  const out: { path: string; runIds: string[] }[] = [];
+  const dir = claimDir(dataDir, key);
+  const mine = claimPath(dataDir, key);
+  try {
+    for (const e of Deno.readDirSync(dir)) {
+      if (!e.name.endsWith(".json") || `${dir}/${e.name}` === mine) continue;
+      try {
+        const c = JSON.parse(Deno.readTextFileSync(`${dir}/${e.name}`));
+        out.push({ path: c.source_path, runIds: c.run_ids ?? [] });
+      } catch { /* being written */ }
+    }
+  } catch { /* no claims for these bytes yet */ }
+  return out;
 }
 
-/** A claim file: `sources/<sha256>/<labels>.json` (or `sources/<sha256>/any.json`). */
-export function claimPath(dataDir: string, key: string): string {
-  return `${claimDir(dataDir, key)}/${key.length > 65 ? key.slice(65) : "any"}.json`;
+/**
+ * The folder of a source's claims: `sources/<sha256>/`.
+ *
+ * @param dataDir The dataset directory.
+ * @param key A claim key (only its hash counts).
+ * @returns The folder's path.
+ */
+export function claimDir(dataDir: string, key: ClaimKey): string {
+  return `${dataDir}/sources/${key.sha256}`;
+}
+
+/**
+ * A claim file: `sources/<sha256>/<labels>.json` (or `sources/<sha256>/any.json`).
+ *
+ * @param dataDir The dataset directory.
+ * @param key A claim key.
+ * @returns The claim file's path.
+ */
+export function claimPath(dataDir: string, key: ClaimKey): string {
+  return `${claimDir(dataDir, key)}/${key.labels ?? "any"}.json`;
 }

@@ -10,8 +10,11 @@ import {
   splitTranscript,
   type TranscriptBlock,
 } from "../../src/collect/mod.ts";
+import { type Block, BlockSplitter } from "../../src/collect/_blocks.ts";
+import { isScriptBanner, readScriptBanner, splitLines } from "../../src/collect/_lines.ts";
 
 const SEEDS = new URL("../testdata/seeds/", import.meta.url).pathname;
+const REAL = new URL("../testdata/real/", import.meta.url).pathname;
 
 function benchmarkBlocks(text: string): TranscriptBlock[] {
   return splitTranscript(text).filter((b) =>
@@ -273,4 +276,101 @@ Deno.test("redaction of commands and raw captures", async (t) => {
     assert.equal(red.split("\n").length, raw.split("\n").length);
     assert.deepEqual(parseRedisBenchmark(red).tests, parseRedisBenchmark(raw).tests);
   });
+});
+
+Deno.test("BlockSplitter splits lines into blocks by kind, with byte ranges", async (t) => {
+  const split = (text: string): Block[] => {
+    const s = new BlockSplitter("t.txt");
+    const out: Block[] = [];
+    let at = 0;
+    for (const l of splitLines(text)) {
+      const len = new TextEncoder().encode(l.text).length + (l.terminated ? 1 : 0);
+      const done = s.push({ ...l, byteStart: at, byteEnd: at + len });
+      at += len;
+      if (done) out.push(done);
+    }
+    const last = s.end();
+    if (last) out.push(last);
+    return out;
+  };
+
+  await t.step("a transcript: prose, captures, benchmarks, skipped commands", () => {
+    const text = [
+      "Some prose.",
+      "$ redis-cli -p 6380 dbsize",
+      "(integer) 99998",
+      "$ redis-benchmark -q \\",
+      "  -t set -n 10",
+      "SET: 1.00 requests per second",
+      "$ memtier_benchmark -s h",
+      "ALL STATS",
+      "$ ls",
+      "$ redis-benchmark -n lots",
+      "$ docker ps",
+      "",
+    ].join("\n");
+    const blocks = split(text);
+    assert.deepEqual(blocks.map((b) => [b.kind, b.firstLine, b.lastLine, b.nonBlank]), [
+      ["implicit", 1, 1, 1],
+      ["capture", 2, 3, 1],
+      ["benchmark", 4, 6, 1],
+      ["skip", 7, 8, 1],
+      ["skip", 9, 9, 0],
+      ["skip", 10, 10, 0],
+      ["skip", 11, 11, 0],
+    ]);
+    const [, , bench, memtier, ls, bad, docker] = blocks;
+    // the continuation is part of the command, and its flags reach the parser
+    assert.equal(bench.kind === "benchmark" && bench.args.requests, 10);
+    assert.equal(bench.command?.text, "redis-benchmark -q -t set -n 10");
+    assert.equal(bench.kind === "benchmark" && bench.parser.finish().tests[0].requests, 10);
+    assert.equal(
+      memtier.kind === "skip" && memtier.reason,
+      "memtier_benchmark output is not ingested yet",
+    );
+    assert.equal(ls.kind === "skip" && ls.reason, "");
+    assert.match(bad.kind === "skip" ? bad.reason : "", /^t\.txt:10: /);
+    assert.equal(docker.kind === "skip" && docker.reason, "docker command other than stats");
+    // byte ranges cover the file without gaps
+    assert.equal(blocks[0].byteStart, 0);
+    for (let i = 1; i < blocks.length; i++) {
+      assert.equal(blocks[i].byteStart, blocks[i - 1].byteEnd);
+    }
+    assert.equal(blocks.at(-1)!.byteEnd, new TextEncoder().encode(text).length);
+  });
+
+  await t.step("a script(1) capture names its command and start time", () => {
+    const text = Deno.readTextFileSync(REAL + "redis-benchmark-7.0.15_script-q-requirepass.txt");
+    const [b] = split(text);
+    assert.equal(b.kind, "implicit");
+    if (b.kind !== "implicit") return;
+    assert.equal(b.command?.prompt, "script");
+    assert.equal(b.command?.parsed.tool, "redis-benchmark");
+    assert.equal(b.args?.requests, 5000);
+    assert.equal(b.startedAt?.toISOString(), "2026-11-29T21:36:02.000Z");
+    assert.deepEqual(b.parser.finish().tests.map((x) => x.requests), [5000, 5000]);
+  });
+});
+
+Deno.test("readScriptBanner() is the one reader of script(1) banners", () => {
+  const banner =
+    'Script started on 2026-11-29 21:36:02+00:00 [COMMAND="redis-benchmark -a s3cret -q" <not executed on terminal>]';
+  const b = readScriptBanner(banner)!;
+  assert.equal(b.command, "redis-benchmark -a s3cret -q");
+  assert.equal(banner.slice(b.commandAt!.start, b.commandAt!.end), b.command);
+  assert.equal(
+    readScriptBanner("Script started on 2026-11-29T21:36:02Z")?.startedAt?.getTime(),
+    Date.parse("2026-11-29T21:36:02Z"),
+  );
+  assert.equal(readScriptBanner("Script started on Fri Nov 29 21:36:02 2026")?.startedAt, null);
+  assert.equal(
+    readScriptBanner('Script done on 2026-11-29 21:36:03+00:00 [COMMAND_EXIT_CODE="0"]'),
+    null,
+  );
+  assert.ok(isScriptBanner('Script done on 2026-11-29 21:36:03+00:00 [COMMAND_EXIT_CODE="0"]'));
+  // redaction rewrites the banner's command through the same reader
+  assert.equal(
+    redactRawText(`\x1b[0m${banner}\n`),
+    `\x1b[0m${banner.replace("s3cret", "***")}\n`,
+  );
 });
