@@ -52,6 +52,7 @@ class FencedExecutePreprocessor(Preprocessor):
             nb.metadata["language_info"] = info["content"]["language_info"]
             self._km, self._kc = km, kc
             self._tag = secrets.token_hex(6)
+            self._displays = {}  # display_id → the outputs an update_display_data replaces
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type == "code":
                     self._run_cell(cell, index)
@@ -109,15 +110,17 @@ class FencedExecutePreprocessor(Preprocessor):
         if kind == "clear_output":
             cell.outputs = []
             return
+        display_id = (content.get("transient") or {}).get("display_id")
         if kind == "update_display_data":
-            display_id = content.get("transient", {}).get("display_id")
-            for out in cell.outputs:
-                if display_id and out.get("metadata", {}).get("display_id") == display_id:
-                    out["data"] = content["data"]
+            for out in self._displays.get(display_id, []):
+                out.data = content.get("data", {})
+                out.metadata = content.get("metadata", {})
             return
         if kind not in OUTPUTS:
             return
         out = output_from_msg(msg)
+        if display_id and kind == "display_data":
+            self._displays.setdefault(display_id, []).append(out)
         last = cell.outputs[-1] if cell.outputs else None
         if (
             kind == "stream"
