@@ -1,8 +1,14 @@
 /**
  * `deno task report`: rebuilds the bundled study datasets, executes every notebook in
- * `notebooks/` headless with Jupyter (nbconvert's ExecutePreprocessor, i.e. nbclient) and the
- * Deno kernel, and writes the executed notebooks, HTML pages and figures under `out/`. A cell
- * error fails the report, naming the notebook, the cell and the error.
+ * `notebooks/` headless with Jupyter (nbconvert) and the Deno kernel, and writes the executed
+ * notebooks, HTML pages and figures under `out/`. A cell error fails the report, naming the
+ * notebook, the cell and the error.
+ *
+ * Cells run through `src/_fenced_execute.py`, an nbconvert preprocessor, rather than
+ * `nbconvert --execute` (nbclient): the Deno kernel can publish a cell's last outputs after the
+ * cell's `idle` status, and nbclient drops those, so tables went missing at random. The
+ * preprocessor follows every cell with a fence and keeps everything that arrives before it
+ * (see that file). The kernels get `KVLAB_FIGURES=<out>/figures` and `KVLAB_OUT=<out>`.
  *
  * @module
  */
@@ -93,7 +99,12 @@ export async function runReport(options: ReportOptions = {}): Promise<NotebookRu
     .sort();
   await Deno.mkdir(`${out}/notebooks`, { recursive: true });
   await Deno.mkdir(`${out}/html`, { recursive: true });
-  const env = { KVLAB_FIGURES: `${out}/figures` };
+  const env = {
+    KVLAB_FIGURES: `${out}/figures`,
+    KVLAB_OUT: out,
+    // src/_fenced_execute.py, the preprocessor that runs the cells
+    PYTHONPATH: [`${REPO}src`, Deno.env.get("PYTHONPATH")].filter(Boolean).join(":"),
+  };
   const runs: NotebookRun[] = [];
   for (const name of names) {
     const t0 = performance.now();
@@ -101,10 +112,9 @@ export async function runReport(options: ReportOptions = {}): Promise<NotebookRu
       "nbconvert",
       "--to",
       "notebook",
-      "--execute",
-      "--allow-errors",
-      "--ExecutePreprocessor.kernel_name=deno",
-      `--ExecutePreprocessor.timeout=${options.cellTimeoutS ?? 180}`,
+      "--Exporter.preprocessors=_fenced_execute.FencedExecutePreprocessor",
+      "--FencedExecutePreprocessor.kernel_name=deno",
+      `--FencedExecutePreprocessor.timeout=${options.cellTimeoutS ?? 180}`,
       "--output-dir",
       `${out}/notebooks`,
       `${nbDir}/${name}.ipynb`,

@@ -10,6 +10,18 @@ type Cell = {
   execution_count?: number | null;
 };
 
+/** What a notebook displayed, in order: each table's caption, and `<chart>` for each chart. */
+function shown(path: string): string[] {
+  const nb = JSON.parse(Deno.readTextFileSync(path)) as { cells: Cell[] };
+  return nb.cells.flatMap((c) =>
+    (c.outputs ?? []).flatMap((o) => {
+      const md = o.data?.["text/markdown"];
+      if (md) return [/^\*\*(.+?)\*\*/.exec(Array.isArray(md) ? md.join("") : md)?.[1] ?? ""];
+      return o.data?.["application/vnd.vegalite.v5+json"] ? ["<chart>"] : [];
+    })
+  );
+}
+
 /** The Markdown tables a notebook displayed, by caption: rows of cells. */
 function tables(path: string): Map<string, string[][]> {
   const nb = JSON.parse(Deno.readTextFileSync(path)) as { cells: Cell[] };
@@ -53,8 +65,13 @@ Deno.test("committed notebooks carry no outputs", () => {
 
 Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the seeds' numbers", async () => {
   const out = Deno.makeTempDirSync({ prefix: "kvlab-report-" });
+  // the bundled datasets, whatever the environment points notebooks at
+  const userData = Deno.env.get("KVLAB_DATA");
+  Deno.env.delete("KVLAB_DATA");
   const t0 = performance.now();
-  const runs = await runReport({ out });
+  const runs = await runReport({ out }).finally(() => {
+    if (userData !== undefined) Deno.env.set("KVLAB_DATA", userData);
+  });
   const seconds = (performance.now() - t0) / 1000;
   assert.deepEqual(runs.map((r) => r.notebook), [
     "dragonfly-vs-redis-memory.ipynb",
@@ -64,6 +81,49 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
     "your-first-study.ipynb",
   ]);
   assert.ok(runs.every((r) => r.errors.length === 0 && r.html !== null));
+  // every table and chart arrived, in order (the Deno kernel may send a cell's last outputs
+  // after the cell's idle status; the report must still keep them)
+  const nb = (name: string) => shown(`${out}/notebooks/${name}.ipynb`);
+  assert.deepEqual(nb("dragonfly-vs-redis-memory"), [
+    "20 runs repeated under another server's name",
+    "~100k keys (MiB)",
+    "Dragonfly vs Redis (%)",
+    "Redis, 100k–500k keys (MiB)",
+    "1M / 10M / 100M keys (MiB)",
+    "Dragonfly vs Redis (%)",
+    "bytes per key",
+    "<chart>",
+    "SET, last progress rate by clients",
+    "where Dragonfly overtakes Redis",
+    "<chart>",
+  ]);
+  assert.deepEqual(nb("rdma-vs-tcp"), [
+    "the two runs",
+    "RDMA vs TCP",
+    "<chart>",
+    "what else differs between the runs",
+  ]);
+  assert.deepEqual(nb("redis-benchmark-modes"), [
+    "runs read from the session",
+    "throughput by mode (requests/s)",
+    "as printed (PING_INLINE, default report)",
+    "spectrum",
+    "<chart>",
+  ]);
+  assert.deepEqual(nb("valkey-vs-redis"), [
+    "runs in the dataset",
+    "Valkey 8.0.1 / Redis 6.0.16, valkey-benchmark -q -n 100000 (one run each)",
+    "<chart>",
+    "<chart>",
+    "verdicts",
+  ]);
+  assert.deepEqual(nb("your-first-study"), [
+    "server, tool and host",
+    "median throughput by clients",
+    "50 clients vs 1 client",
+    "<chart>",
+    "<chart>",
+  ]);
 
   // seed 001: the published table, ratios to 2 decimals
   const v = tables(`${out}/notebooks/valkey-vs-redis.ipynb`).get(
@@ -150,7 +210,8 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
     "128",
   ]]);
 
-  // the live study ran against a real redis-server and was analyzed
+  // the live study ran against a real redis-server, wrote under the report's out/, and was analyzed
+  assert.equal([...Deno.readDirSync(`${out}/first-study`)].length, 1);
   const live = tables(`${out}/notebooks/your-first-study.ipynb`).get("50 clients vs 1 client")!;
   assert.equal(live.length - 2, 4);
   for (
