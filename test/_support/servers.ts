@@ -47,12 +47,12 @@ exit ${exitCode}
   return path;
 }
 
-/** A free port with nothing listening on it (for "server is down"). */
+/**
+ * A port nothing listens on (for "server is down"): port 1 (tcpmux), privileged and unused.
+ * A freed ephemeral port could be taken by another process before the test connects.
+ */
 export function closedPort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
+  return 1;
 }
 
 /** Every file under a directory. */

@@ -431,11 +431,17 @@ Deno.test("kvlab sample: bounded INFO/RSS sampling of a live server", async () =
     }).output();
     const text = new TextDecoder().decode(out.stdout);
     assert.equal(out.code, 0, text + new TextDecoder().decode(out.stderr));
-    assert.match(text, /^complete: [45] samples, run \S+$/m);
+    // every 0.2 s within 0.7 s: at most 4 samples (at 0, 0.2, 0.4, 0.6 s); fewer when a sample
+    // is slow on a loaded machine, never none
+    const count = Number(/^complete: (\d+) samples?, run \S+$/m.exec(text)?.[1]);
+    assert.ok(count >= 1 && count <= 4, text);
     const m = loadTable(`${dir}/data`, "memory").sort("step");
+    assert.equal(m.height, count);
     const t = m.getColumn("elapsed_s").toArray() as number[];
     assert.ok(t.every((x, i) => i === 0 || x > t[i - 1]), "elapsed time increases");
-    assert.ok(t.at(-1)! <= 0.7 + 0.3, "bounded by --duration");
+    // elapsed_s is taken when a sample ends; the last sample may only start before 0.7 s, that
+    // is after the one before it ended: so that one ended before 0.7 s
+    assert.ok(t.length < 2 || t.at(-2)! <= 0.7, `bounded by --duration: ${t}`);
     assert.ok(m.getColumn("process_rss_bytes").toArray().every((x) => (x as number) > 1e6));
     const bad = await new Deno.Command(Deno.execPath(), {
       args: [
