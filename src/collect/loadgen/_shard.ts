@@ -25,6 +25,7 @@ import {
 import { countReply, countSent, emptySecondCounts, type SecondCounts } from "./series.ts";
 import { TimeHeap } from "./_heap.ts";
 import { connectResp, type Endpoint } from "./_wire.ts";
+import { Waker } from "./_waker.ts";
 
 /** Everything one shard needs (plain data, so it can be posted to a Worker). */
 export interface ShardOptions extends Endpoint {
@@ -101,7 +102,9 @@ export async function connectShard(o: ShardOptions): Promise<Shard> {
     for (const s of socks) s.close();
     throw e;
   }
-  return new Shard(o, socks);
+  const shard = new Shard(o, socks);
+  await shard.ready;
+  return shard;
 }
 
 /** The connections of one thread and their measurements. */
@@ -112,14 +115,14 @@ export class Shard {
   readonly #interval: number;
   readonly #value: Uint8Array;
   #t0 = 0;
+  #epoch0 = 0;
   #replyAt = 0;
   #sending = false;
   #finished = false;
   #budget: number;
   #outstanding = 0;
   #immediate = false;
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #timerAt = Infinity;
+  readonly #waker: Waker;
   #drainTimer: ReturnType<typeof setTimeout> | undefined;
   #stopTimer: ReturnType<typeof setTimeout> | undefined;
   #resolve: (o: ShardOutcome) => void = () => {};
@@ -144,6 +147,12 @@ export class Shard {
     this.#budget = o.maxRequests;
     const onReply = (c: Conn, kind: RespReplyKind) => this.#reply(c, kind);
     this.#conns = socks.map((s, i) => new Conn(s, o.indices[i], o.pipeline, o.seed, onReply));
+    this.#waker = new Waker(this.#pump);
+  }
+
+  /** Resolves when the shard's timer thread is up. */
+  get ready(): Promise<void> {
+    return this.#waker.ready;
   }
 
   /** Milliseconds since the start of the run. */
@@ -158,6 +167,7 @@ export class Shard {
   run(startAtEpochMs: number): Promise<ShardOutcome> {
     const o = this.#o;
     this.#t0 = startAtEpochMs - performance.timeOrigin;
+    this.#epoch0 = startAtEpochMs;
     for (const c of this.#conns) {
       c.next = firstSendMs(c.index, o.connections, this.#interval, o.arrival, c.random);
       if (c.next < o.durationMs) this.#heap.push(c);
@@ -170,10 +180,13 @@ export class Shard {
     return done;
   }
 
-  readonly #pump = () => {
+  readonly #onImmediate = () => {
     this.#immediate = false;
-    this.#timer = undefined;
-    this.#timerAt = Infinity;
+    this.#pump();
+  };
+
+  /** Sends everything that is due, then arranges the next wake-up. */
+  readonly #pump = () => {
     if (!this.#sending) return;
     const heap = this.#heap;
     let t = this.#now();
@@ -184,22 +197,18 @@ export class Shard {
     this.#schedule();
   };
 
-  /** Wakes the pump in time for the earliest due connection. */
+  /**
+   * Wakes the pump in time for the earliest due connection: the timer thread when it is more
+   * than `spinMs` away, polling through `setImmediate` when closer.
+   */
   #schedule(): void {
     const top = this.#heap.peek();
     if (!this.#sending || top === undefined || this.#immediate) return;
     const wait = top.next - this.#now();
     if (wait <= this.#o.spinMs) {
-      if (this.#timer !== undefined) clearTimeout(this.#timer);
-      this.#timer = undefined;
-      this.#timerAt = Infinity;
       this.#immediate = true;
-      setImmediate(this.#pump);
-    } else if (top.next < this.#timerAt) {
-      if (this.#timer !== undefined) clearTimeout(this.#timer);
-      this.#timerAt = top.next;
-      this.#timer = setTimeout(this.#pump, wait - this.#o.spinMs);
-    }
+      setImmediate(this.#onImmediate);
+    } else this.#waker!.arm(this.#epoch0 + top.next - this.#o.spinMs);
   }
 
   /** Sends what is due on `c` (up to its free pipeline slots), then re-queues it. */
@@ -331,7 +340,7 @@ export class Shard {
   #stop(): void {
     if (!this.#sending) return;
     this.#sending = false;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#waker.close();
     this.#heap.clear();
     const o = this.#o;
     for (const c of this.#conns) {
@@ -352,7 +361,8 @@ export class Shard {
     if (this.#finished) return;
     this.#finished = true;
     this.#sending = false;
-    for (const t of [this.#timer, this.#drainTimer, this.#stopTimer]) clearTimeout(t);
+    this.#waker.close();
+    for (const t of [this.#drainTimer, this.#stopTimer]) clearTimeout(t);
     this.#out.unanswered = this.#outstanding;
     for (const c of this.#conns) {
       c.closed = true;

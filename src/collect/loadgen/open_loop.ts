@@ -55,8 +55,13 @@ export interface OpenLoopOptions {
   workers?: number;
   /** Seed of the key choice and of Poisson arrivals. @default {1} */
   seed?: number;
-  /** Below this many milliseconds before a send the pacer polls instead of sleeping.
-   * @default {1} */
+  /**
+   * Pacing precision against client CPU: the pacer sleeps (on a timer thread, in
+   * `Atomics.wait`) until this many milliseconds before a send is due, then polls through
+   * `setImmediate`. 0 never polls (send lateness ≈ the timer thread's wake-up, about 0.1 ms,
+   * least CPU); 1 polls whenever sends are less than 1 ms apart (a busy core at ≥ 1,000/s).
+   * @default {0.1}
+   */
   spinMs?: number;
   /** @default {5000} */
   connectTimeoutMs?: number;
@@ -97,8 +102,11 @@ export interface OpenLoopResult {
   fromSend: LatencySummary;
   lateness: LatencySummary;
   perSecond: SecondBucket[];
-  /** CPU time of this process (all threads) during the run, seconds. */
+  /** CPU time of this process (all threads) from the start of the schedule to the end of the
+   * drain, seconds. */
   clientCpuS: number;
+  /** CPU time spent before that: connecting, starting Workers and the timer thread. */
+  setupCpuS: number;
   /** Requests completed per client CPU-second. */
   requestsPerCpuS: number;
   /** Wall time of the call, seconds (connecting included). */
@@ -161,7 +169,7 @@ export function openLoopPlan(o: OpenLoopOptions): ShardOptions {
     keyPrefix: o.keyPrefix ?? "key:",
     pipeline: positive("pipeline", o.pipeline ?? 1, true),
     seed: o.seed ?? 1,
-    spinMs: o.spinMs ?? 1,
+    spinMs: o.spinMs ?? 0.1,
     connectTimeoutMs: o.connectTimeoutMs ?? 5000,
   };
 }
@@ -217,6 +225,7 @@ function withDeadline<T>(p: Promise<T>, ms: number, onTimeout: () => void): Prom
 async function runInWorkers(
   shards: ShardOptions[],
   register: (stop: () => void) => void,
+  started: () => void,
 ): Promise<ShardOutcome[]> {
   const workers = shards.map(() =>
     new Worker(new URL("./_worker.ts", import.meta.url), { type: "module" })
@@ -238,6 +247,7 @@ async function runInWorkers(
     await Promise.all(
       workers.map((w, k) => ask(w, { type: "connect", options: shards[k] }, "ready")),
     );
+    started();
     const startAtEpochMs = epochNow() + 50;
     const done = await Promise.all(
       workers.map((w) => ask(w, { type: "run", startAtEpochMs }, "done")),
@@ -267,16 +277,19 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
   const deadlineMs = (options.timeoutS ?? plan.durationMs / 1000 + plan.drainMs / 1000 + 30) *
     1000;
   const cpu0 = process.cpuUsage();
+  let cpu1 = cpu0;
+  const started = () => (cpu1 = process.cpuUsage());
   const wall0 = performance.now();
   let stop = () => {};
   const work = async (): Promise<ShardOutcome[]> => {
-    if (shards.length > 1) return await runInWorkers(shards, (s) => (stop = s));
+    if (shards.length > 1) return await runInWorkers(shards, (s) => (stop = s), started);
     const shard = await connectShard(shards[0]);
     stop = () => shard.close();
+    started();
     return [await shard.run(epochNow() + 20)];
   };
   const outcomes = await withDeadline(work(), deadlineMs, () => stop());
-  const cpu = process.cpuUsage(cpu0);
+  const cpu = process.cpuUsage(cpu1);
   const m = mergeOutcomes(outcomes);
   const windowS = plan.durationMs / 1000;
   const clientCpuS = (cpu.user + cpu.system) / 1e6;
@@ -304,6 +317,7 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
     lateness: latencySummary(m.lateness),
     perSecond: secondSeries(m.seriesParts),
     clientCpuS,
+    setupCpuS: (cpu1.user + cpu1.system - cpu0.user - cpu0.system) / 1e6,
     requestsPerCpuS: clientCpuS > 0 ? m.completed / clientCpuS : 0,
     wallS: (performance.now() - wall0) / 1000,
   };
