@@ -49,15 +49,26 @@ export interface ShardOptions extends Endpoint {
   connectTimeoutMs: number;
 }
 
-/** What one shard measured. */
-export interface ShardOutcome {
+/** Request counts of an open-loop run (of one shard, or of all merged). */
+export interface OpenLoopCounts {
+  /** Requests written. */
   sent: number;
+  /** Successful (non-error) replies. */
   completed: number;
+  /** Error replies plus requests lost to disconnects. */
   errors: number;
+  /** Connections lost during the run (they are not reopened). */
   disconnects: number;
+  /** Requests due in the window that were never sent (the connection stayed busy or closed). */
   unsent: number;
+  /** Requests still without a reply when the drain time ran out. */
   unanswered: number;
+  /** Up to five distinct error texts. */
   errorSamples: string[];
+}
+
+/** What one shard measured. */
+export interface ShardOutcome extends OpenLoopCounts {
   fromIntended: Histogram;
   fromSend: Histogram;
   lateness: Histogram;
@@ -103,7 +114,23 @@ export async function connectShard(o: ShardOptions): Promise<Shard> {
     throw e;
   }
   const shard = new Shard(o, socks);
-  await shard.ready;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await Promise.race([
+      shard.ready,
+      new Promise((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Deno.errors.TimedOut("the pacer's timer thread did not start")),
+          o.connectTimeoutMs,
+        );
+      }),
+    ]);
+  } catch (e) {
+    shard.close();
+    throw e;
+  } finally {
+    clearTimeout(timer);
+  }
   return shard;
 }
 

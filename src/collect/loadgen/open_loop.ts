@@ -13,7 +13,14 @@ import type { ArrivalMode, RatioMix } from "./schedule.ts";
 import { connectionIntervalMs, parseRatio } from "./schedule.ts";
 import { type Histogram, type LatencySummary, latencySummary } from "./histogram.ts";
 import { type SecondBucket, secondSeries } from "./series.ts";
-import { connectShard, type ShardOptions, type ShardOutcome } from "./_shard.ts";
+import {
+  connectShard,
+  type OpenLoopCounts,
+  type ShardOptions,
+  type ShardOutcome,
+} from "./_shard.ts";
+
+export type { OpenLoopCounts, ShardOptions };
 import { decodeOutcome, type EncodedOutcome, mergeOutcomes } from "./_transfer.ts";
 import type { ToWorker } from "./_worker.ts";
 
@@ -68,7 +75,7 @@ export interface OpenLoopOptions {
 }
 
 /** What {@link runOpenLoop} measured. Latencies in histograms are integer nanoseconds. */
-export interface OpenLoopResult {
+export interface OpenLoopResult extends OpenLoopCounts {
   requestedOpsPerSec: number;
   /** Successful replies divided by the window length. */
   achievedOpsPerSec: number;
@@ -79,18 +86,6 @@ export interface OpenLoopResult {
   workers: number;
   pipeline: number;
   arrival: ArrivalMode;
-  sent: number;
-  /** Successful (non-error) replies. */
-  completed: number;
-  /** Error replies plus requests lost to disconnects. */
-  errors: number;
-  disconnects: number;
-  /** Requests due in the window that were never sent (the connection stayed busy or closed). */
-  unsent: number;
-  /** Requests still without a reply when the drain time ran out. */
-  unanswered: number;
-  /** Up to five distinct error texts. */
-  errorSamples: string[];
   /** Latency from the intended send time (coordinated omission corrected), ns. */
   latencyFromIntended: Histogram;
   /** Latency from the actual send, ns. */
