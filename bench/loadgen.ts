@@ -1,0 +1,263 @@
+// deno-lint-ignore-file no-console
+/**
+ * Load generator benchmark (`deno run -A bench/loadgen.ts`, issue 13 item 6): kvlab's
+ * open-loop generator against memtier_benchmark, in one run against one local redis-server,
+ * same connections, GET only on a preloaded key space:
+ *
+ * 1. the server's capacity with these connections (median of three memtier runs without a rate
+ *    limit, closed loop;
+ *    without memtier, kvlab's highest sustained rate stands in);
+ * 2. at 10 %, 50 % and 90 % of it: achieved rate, client CPU, requests per client
+ *    CPU-second, p50/p99 (kvlab: from the intended send time and from the send; memtier: its
+ *    own, from the send) and kvlab's send lateness; kvlab runs twice, with its default pacing
+ *    (`spinMs` 0.1) and with `spinMs` 0 (timer thread only, least CPU);
+ * 3. the highest sustained rate of each (achieved ≥ 97 % of requested), from 30 % to 100 %
+ *    of capacity in steps of 10 %;
+ * 4. ratios kvlab / memtier measured in this run.
+ *
+ * memtier's CPU time is the change in this process's cutime + cstime (/proc/self/stat) across
+ * the run, i.e. what the reaped child used; kvlab's is `process.cpuUsage()` of this process.
+ *
+ * Usage: deno run -A bench/loadgen.ts [--connections 50] [--threads 1] [--seconds 4]
+ *   [--keys 100000] [--memtier PATH]
+ *
+ * @module
+ */
+
+import { startLocalServer } from "../src/collect/redis_server.ts";
+import { type OpenLoopResult, preloadKeys, runOpenLoop } from "../src/collect/loadgen/mod.ts";
+
+const args = Deno.args;
+const opt = (name: string, dflt: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : dflt;
+};
+const connections = Number(opt("connections", "50"));
+const threads = Number(opt("threads", "1"));
+const seconds = Number(opt("seconds", "4"));
+const keys = Number(opt("keys", "100000"));
+const SUSTAINED = 0.97;
+
+function findMemtier(): string | undefined {
+  const given = opt("memtier", "");
+  const home = Deno.env.get("HOME") ?? "";
+  const candidates = [
+    given,
+    ...(Deno.env.get("PATH") ?? "").split(":").map((d) => `${d}/memtier_benchmark`),
+    `${home}/.cache/kvlab/tools/memtier_benchmark-2.3.0/memtier_benchmark`,
+  ];
+  return candidates.find((p) => {
+    try {
+      return p !== "" && Deno.statSync(p).isFile;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** One measured step, either tool. */
+interface Step {
+  requested: number;
+  achieved: number;
+  cpuS: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** kvlab only */
+  p50SendMs?: number;
+  p99SendMs?: number;
+  lateP99Ms?: number;
+}
+
+const perCpu = (s: Step) => s.cpuS > 0 ? (s.achieved * seconds) / s.cpuS : NaN;
+
+/** Children's CPU (user + system) of this process so far, seconds. */
+function childCpuS(): number {
+  const stat = Deno.readTextFileSync("/proc/self/stat");
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // fields 16 and 17 of stat (1-based) are cutime, cstime; f starts at field 3
+  return (Number(f[13]) + Number(f[14])) / 100; // USER_HZ is 100 on Linux
+}
+
+async function memtier(bin: string, port: number, rate?: number): Promise<Step> {
+  const json = await Deno.makeTempFile({ prefix: "kvlab-bench-memtier-", suffix: ".json" });
+  const perConn = rate === undefined ? undefined : Math.max(1, Math.round(rate / connections));
+  const argv = [
+    "-s",
+    "127.0.0.1",
+    "-p",
+    String(port),
+    "--protocol=redis",
+    "-t",
+    String(threads),
+    "-c",
+    String(Math.round(connections / threads)),
+    `--test-time=${seconds}`,
+    "--ratio=0:1",
+    "--key-pattern=R:R",
+    "--key-prefix=key:",
+    "--key-minimum=1",
+    `--key-maximum=${keys - 1}`,
+    "--pipeline=1",
+    "--hide-histogram",
+    `--json-out-file=${json}`,
+    ...(perConn === undefined ? [] : [`--rate-limiting=${perConn}`]),
+  ]; // prettier-ignore
+  const cpu0 = childCpuS();
+  const out = await new Deno.Command(bin, { args: argv, stdout: "null", stderr: "piped" }).output();
+  const cpuS = childCpuS() - cpu0;
+  if (!out.success) {
+    throw new Error(
+      `memtier_benchmark exited with ${out.code}: ${
+        new TextDecoder().decode(out.stderr).slice(-300)
+      }`,
+    );
+  }
+  const all = JSON.parse(await Deno.readTextFile(json))["ALL STATS"];
+  await Deno.remove(json);
+  const pct = all.Gets["Percentile Latencies"];
+  return {
+    requested: perConn === undefined ? NaN : perConn * connections,
+    achieved: all.Totals["Ops/sec"],
+    cpuS,
+    p50Ms: pct["p50.00"],
+    p99Ms: pct["p99.00"],
+  };
+}
+
+async function kvlab(port: number, rate: number, spinMs?: number): Promise<Step> {
+  const r: OpenLoopResult = await runOpenLoop({
+    port,
+    rateOpsPerSec: rate,
+    connections,
+    durationS: seconds,
+    keys,
+    workers: threads,
+    spinMs,
+  });
+  return {
+    requested: rate,
+    achieved: r.achievedOpsPerSec,
+    cpuS: r.clientCpuS,
+    p50Ms: r.fromIntended.p50Ms,
+    p99Ms: r.fromIntended.p99Ms,
+    p50SendMs: r.fromSend.p50Ms,
+    p99SendMs: r.fromSend.p99Ms,
+    lateP99Ms: r.lateness.p99Ms,
+  };
+}
+
+/**
+ * Runs every step from `from` up by `step` and returns the highest requested rate that was
+ * sustained (achieved ≥ 97 %). All steps run, even after a miss: memtier's rate limiter can
+ * miss a low step and hold a higher one.
+ */
+async function highestSustained(
+  run: (rate: number) => Promise<Step>,
+  from: number,
+  step: number,
+  steps: number,
+): Promise<{ rate: number; achieved: number; tried: string[] }> {
+  let best = { rate: 0, achieved: 0 };
+  const tried: string[] = [];
+  for (let k = 0; k < steps; k++) {
+    const s = await run(from + k * step);
+    const ok = s.achieved >= SUSTAINED * s.requested;
+    tried.push(`${k0(s.requested)}→${k0(s.achieved)}${ok ? "" : " NS"}`);
+    if (ok) best = { rate: s.requested, achieved: s.achieved };
+  }
+  return { ...best, tried };
+}
+
+const k0 = (x: number) => `${(x / 1000).toFixed(1)}k`;
+const f3 = (x: number | undefined) => x === undefined || !Number.isFinite(x) ? "-" : x.toFixed(3);
+const ratio = (a: number, b: number) => Number.isFinite(a / b) ? (a / b).toFixed(2) : "-";
+
+const bin = findMemtier();
+const server = await startLocalServer();
+const t0 = performance.now();
+try {
+  const version = new TextDecoder().decode(
+    (await new Deno.Command("redis-server", { args: ["--version"] }).output()).stdout,
+  ).trim();
+  console.log(`kvlab open-loop generator vs memtier — ${new Date().toISOString()}`);
+  console.log(`${version}; ${Deno.build.target}, ${navigator.hardwareConcurrency} CPUs`);
+  console.log(`memtier: ${bin ?? "not found (kvlab only)"}`);
+  console.log(
+    `${connections} connections, ${threads} thread(s) each, GET only, ${keys} keys × 256 B, ` +
+      `pipeline 1, ${seconds} s per step\n`,
+  );
+  await preloadKeys({ port: server.port, keys, valueSize: 256 });
+
+  // the median of three closed-loop runs: one run on a shared machine can be far off
+  const capacities: number[] = [];
+  for (let i = 0; i < 3 && bin; i++) capacities.push((await memtier(bin, server.port)).achieved);
+  const capacity = bin
+    ? capacities.sort((a, b) => a - b)[1]
+    : (await highestSustained((r) => kvlab(server.port, r), 10_000, 10_000, 12)).rate;
+  console.log(
+    `server capacity with these connections (closed loop, median of ` +
+      `${capacities.map((c) => Math.round(c)).join(", ")}): ${Math.round(capacity)}/s\n`,
+  );
+
+  console.log(
+    "| load | tool | requested/s | achieved/s | client CPU s | req per CPU-s | p50 ms | p99 ms " +
+      "| p50 from send ms | p99 from send ms | send lateness p99 ms |",
+  );
+  console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+  const at: Record<string, { kvlab: Step; memtier?: Step; kvlabNoSpin: Step }> = {};
+  for (const share of [0.1, 0.5, 0.9]) {
+    const rate = Math.round(capacity * share);
+    const kv = await kvlab(server.port, rate);
+    const mt = bin ? await memtier(bin, server.port, rate) : undefined;
+    const kv0 = await kvlab(server.port, rate, 0);
+    at[share] = { kvlab: kv, memtier: mt, kvlabNoSpin: kv0 };
+    const rows = [["kvlab", kv], ["memtier", mt], ["kvlab spinMs 0", kv0]] as const;
+    for (const [name, s] of rows) {
+      if (!s) continue;
+      console.log(
+        `| ${share * 100} % | ${name} | ${Math.round(s.requested)} | ${Math.round(s.achieved)} | ` +
+          `${s.cpuS.toFixed(2)} | ${Math.round(perCpu(s))} | ${f3(s.p50Ms)} | ${f3(s.p99Ms)} | ` +
+          `${f3(s.p50SendMs)} | ${f3(s.p99SendMs)} | ${f3(s.lateP99Ms)} |`,
+      );
+    }
+  }
+
+  const step = Math.round(capacity / 10);
+  const from = Math.round(capacity * 0.3);
+  const kvMax = await highestSustained((r) => kvlab(server.port, r), from, step, 8);
+  const mtMax = bin
+    ? await highestSustained((r) => memtier(bin, server.port, r), from, step, 8)
+    : undefined;
+  console.log(
+    `\nhighest sustained rate (achieved ≥ 97 % of requested), 30 % to 100 % of capacity:`,
+  );
+  console.log(`- kvlab:   ${kvMax.rate}/s  (${kvMax.tried.join(", ")})`);
+  if (mtMax) console.log(`- memtier: ${mtMax.rate}/s  (${mtMax.tried.join(", ")})`);
+
+  if (bin) {
+    const r = (share: number) => at[share];
+    console.log(`\nratios measured in this run (kvlab / memtier):`);
+    for (const share of [0.5, 0.9]) {
+      console.log(
+        `- requests per client CPU-second at ${share * 100} %: ` +
+          `${ratio(perCpu(r(share).kvlab), perCpu(r(share).memtier!))} (target ≥ 1.0); ` +
+          `with spinMs 0: ${ratio(perCpu(r(share).kvlabNoSpin), perCpu(r(share).memtier!))}`,
+      );
+    }
+    console.log(
+      `- requests per client CPU-second at 10 %: ` +
+        `${ratio(perCpu(r(0.1).kvlab), perCpu(r(0.1).memtier!))} (precise pacing polls)`,
+    );
+    console.log(
+      `- highest sustained rate: ${ratio(kvMax.rate, mtMax!.rate)} (target ≥ 1.0)`,
+    );
+    console.log(
+      `- p50 at 10 %: kvlab from intended ${f3(r(0.1).kvlab.p50Ms)} ms / memtier ` +
+        `${f3(r(0.1).memtier!.p50Ms)} ms = ${ratio(r(0.1).kvlab.p50Ms, r(0.1).memtier!.p50Ms)}` +
+        ` (target ≤ 1.5); kvlab send lateness p99 ${f3(r(0.1).kvlab.lateP99Ms)} ms (target < 0.1)`,
+    );
+  }
+  console.log(`\ntotal ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+} finally {
+  await server.stop();
+}

@@ -1,0 +1,407 @@
+/**
+ * The open-loop engine for the connections of one thread (the main thread, or one Worker).
+ *
+ * Pacing: one min-heap of idle connections keyed by the intended time of their next request.
+ * While the next send is more than `spinMs` away the loop sleeps on a timer; closer than that
+ * it polls through `setImmediate`, and every turn sends everything that is due. A connection
+ * with all its pipeline slots busy leaves the heap; its reply puts it back (or sends at once
+ * when its next request is already overdue), so a late reply delays the next send and that
+ * delay is counted from the intended time.
+ *
+ * @module
+ */
+
+import { setImmediate } from "node:timers";
+import { type Histogram, latencyHistogram, recordMs } from "./histogram.ts";
+import { encodeGet, encodeSet, type RespReplyKind, RespReplyReader } from "./resp.ts";
+import {
+  type ArrivalMode,
+  connectionIntervalMs,
+  firstSendMs,
+  nextSendMs,
+  type RatioMix,
+  seededRandom,
+} from "./schedule.ts";
+import { countReply, countSent, emptySecondCounts, type SecondCounts } from "./series.ts";
+import { TimeHeap } from "./_heap.ts";
+import { connectResp, type Endpoint } from "./_wire.ts";
+import { Waker } from "./_waker.ts";
+
+/** Everything one shard needs (plain data, so it can be posted to a Worker). */
+export interface ShardOptions extends Endpoint {
+  /** Global indices of this shard's connections. */
+  indices: number[];
+  /** Total connections over all shards. */
+  connections: number;
+  rateOpsPerSec: number;
+  durationMs: number;
+  drainMs: number;
+  /** Most requests this shard may send. */
+  maxRequests: number;
+  arrival: ArrivalMode;
+  mix: RatioMix;
+  valueSize: number;
+  keys: number;
+  keyPrefix: string;
+  pipeline: number;
+  seed: number;
+  spinMs: number;
+  connectTimeoutMs: number;
+}
+
+/** Request counts of an open-loop run (of one shard, or of all merged). */
+export interface OpenLoopCounts {
+  /** Requests written. */
+  sent: number;
+  /** Successful (non-error) replies. */
+  completed: number;
+  /** Error replies plus requests lost to disconnects. */
+  errors: number;
+  /** Connections lost during the run (they are not reopened). */
+  disconnects: number;
+  /** Requests due in the window that were never sent (the connection stayed busy or closed). */
+  unsent: number;
+  /** Requests still without a reply when the drain time ran out. */
+  unanswered: number;
+  /** Up to five distinct error texts. */
+  errorSamples: string[];
+}
+
+/** What one shard measured. */
+export interface ShardOutcome extends OpenLoopCounts {
+  fromIntended: Histogram;
+  fromSend: Histogram;
+  lateness: Histogram;
+  series: SecondCounts;
+}
+
+class Conn {
+  next = 0;
+  inHeap = false;
+  n = 0;
+  outstanding = 0;
+  readyAt = 0;
+  head = 0;
+  closed = false;
+  writing = false;
+  queue: Uint8Array[] = [];
+  readonly intended: Float64Array;
+  readonly sentAt: Float64Array;
+  readonly random: () => number;
+  readonly reader: RespReplyReader;
+
+  constructor(
+    readonly sock: Deno.TcpConn,
+    readonly index: number,
+    depth: number,
+    seed: number,
+    onReply: (c: Conn, kind: RespReplyKind) => void,
+  ) {
+    this.intended = new Float64Array(depth);
+    this.sentAt = new Float64Array(depth);
+    this.random = seededRandom(Math.imul(seed, 1_000_003) + index);
+    this.reader = new RespReplyReader((kind) => onReply(this, kind));
+  }
+}
+
+/** Opens the shard's connections; `run` then drives them. */
+export async function connectShard(o: ShardOptions): Promise<Shard> {
+  const socks: Deno.TcpConn[] = [];
+  try {
+    for (const _ of o.indices) socks.push(await connectResp(o, o.connectTimeoutMs));
+  } catch (e) {
+    for (const s of socks) s.close();
+    throw e;
+  }
+  const shard = new Shard(o, socks);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await Promise.race([
+      shard.ready,
+      new Promise((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Deno.errors.TimedOut("the pacer's timer thread did not start")),
+          o.connectTimeoutMs,
+        );
+      }),
+    ]);
+  } catch (e) {
+    shard.close();
+    throw e;
+  } finally {
+    clearTimeout(timer);
+  }
+  return shard;
+}
+
+/** The connections of one thread and their measurements. */
+export class Shard {
+  readonly #o: ShardOptions;
+  readonly #conns: Conn[];
+  readonly #heap = new TimeHeap<Conn>();
+  readonly #interval: number;
+  readonly #value: Uint8Array;
+  #t0 = 0;
+  #epoch0 = 0;
+  #replyAt = 0;
+  #sending = false;
+  #finished = false;
+  #budget: number;
+  #outstanding = 0;
+  #immediate = false;
+  readonly #waker: Waker;
+  #drainTimer: ReturnType<typeof setTimeout> | undefined;
+  #stopTimer: ReturnType<typeof setTimeout> | undefined;
+  #resolve: (o: ShardOutcome) => void = () => {};
+  readonly #out: ShardOutcome = {
+    sent: 0,
+    completed: 0,
+    errors: 0,
+    disconnects: 0,
+    unsent: 0,
+    unanswered: 0,
+    errorSamples: [],
+    fromIntended: latencyHistogram(),
+    fromSend: latencyHistogram(),
+    lateness: latencyHistogram(),
+    series: emptySecondCounts(),
+  };
+
+  constructor(o: ShardOptions, socks: Deno.TcpConn[]) {
+    this.#o = o;
+    this.#interval = connectionIntervalMs(o.rateOpsPerSec, o.connections);
+    this.#value = new Uint8Array(o.valueSize).fill(120);
+    this.#budget = o.maxRequests;
+    const onReply = (c: Conn, kind: RespReplyKind) => this.#reply(c, kind);
+    this.#conns = socks.map((s, i) => new Conn(s, o.indices[i], o.pipeline, o.seed, onReply));
+    this.#waker = new Waker(this.#pump);
+  }
+
+  /** Resolves when the shard's timer thread is up. */
+  get ready(): Promise<void> {
+    return this.#waker.ready;
+  }
+
+  /** Milliseconds since the start of the run. */
+  #now(): number {
+    return performance.now() - this.#t0;
+  }
+
+  /**
+   * Runs the schedule from `startAtEpochMs` (wall clock, shared by all shards) for the
+   * duration, waits up to `drainMs` for outstanding replies, closes the connections.
+   */
+  run(startAtEpochMs: number): Promise<ShardOutcome> {
+    const o = this.#o;
+    this.#t0 = startAtEpochMs - performance.timeOrigin;
+    this.#epoch0 = startAtEpochMs;
+    for (const c of this.#conns) {
+      c.next = firstSendMs(c.index, o.connections, this.#interval, o.arrival, c.random);
+      if (c.next < o.durationMs) this.#heap.push(c);
+      this.#readLoop(c);
+    }
+    this.#sending = true;
+    const done = new Promise<ShardOutcome>((r) => (this.#resolve = r));
+    this.#stopTimer = setTimeout(() => this.#stop(), Math.max(0, o.durationMs - this.#now()));
+    this.#schedule();
+    return done;
+  }
+
+  readonly #onImmediate = () => {
+    this.#immediate = false;
+    this.#pump();
+  };
+
+  /** Sends everything that is due, then arranges the next wake-up. */
+  readonly #pump = () => {
+    if (!this.#sending) return;
+    const heap = this.#heap;
+    let t = this.#now();
+    while (heap.size > 0 && heap.peek()!.next <= t) {
+      this.#sendDue(heap.pop()!, t);
+      t = this.#now();
+    }
+    this.#schedule();
+  };
+
+  /**
+   * Wakes the pump in time for the earliest due connection: the timer thread when it is more
+   * than `spinMs` away, polling through `setImmediate` when closer.
+   */
+  #schedule(): void {
+    const top = this.#heap.peek();
+    if (!this.#sending || top === undefined || this.#immediate) return;
+    const wait = top.next - this.#now();
+    if (wait <= this.#o.spinMs) {
+      this.#immediate = true;
+      setImmediate(this.#onImmediate);
+    } else this.#waker!.arm(this.#epoch0 + top.next - this.#o.spinMs);
+  }
+
+  /** Sends what is due on `c` (up to its free pipeline slots), then re-queues it. */
+  #sendDue(c: Conn, t: number): void {
+    const o = this.#o;
+    while (
+      !c.closed && c.outstanding < o.pipeline && c.next <= t && c.next < o.durationMs &&
+      this.#budget > 0
+    ) {
+      const key = o.keyPrefix + Math.floor(c.random() * o.keys);
+      const bytes = o.mix.set > 0 && (c.n + c.index) % (o.mix.set + o.mix.get) < o.mix.set
+        ? encodeSet(key, this.#value)
+        : encodeGet(key);
+      c.n++;
+      const slot = (c.head + c.outstanding) % o.pipeline;
+      const now = this.#now();
+      c.intended[slot] = c.next;
+      c.sentAt[slot] = now;
+      recordMs(this.#out.lateness, now - Math.max(c.next, c.readyAt));
+      c.outstanding++;
+      this.#outstanding++;
+      this.#budget--;
+      this.#out.sent++;
+      countSent(this.#out.series, now);
+      this.#write(c, bytes);
+      c.next = nextSendMs(c.next, this.#interval, o.arrival, c.random);
+    }
+    this.#requeue(c);
+  }
+
+  /** Puts `c` back in the heap when it has a free slot and requests left to send. */
+  #requeue(c: Conn): void {
+    const o = this.#o;
+    if (!c.closed && c.outstanding < o.pipeline && c.next < o.durationMs && this.#budget > 0) {
+      this.#heap.push(c);
+    }
+  }
+
+  #write(c: Conn, bytes: Uint8Array): void {
+    if (c.writing) {
+      c.queue.push(bytes);
+      return;
+    }
+    c.writing = true;
+    c.sock.write(bytes).then((n) => this.#written(c, bytes, n), (e) => this.#lost(c, e));
+  }
+
+  #written(c: Conn, bytes: Uint8Array, n: number): void {
+    let rest: Uint8Array | undefined;
+    if (n < bytes.length) rest = bytes.subarray(n);
+    else if (c.queue.length > 0) {
+      const total = c.queue.reduce((s, b) => s + b.length, 0);
+      rest = new Uint8Array(total);
+      let at = 0;
+      for (const b of c.queue) {
+        rest.set(b, at);
+        at += b.length;
+      }
+      c.queue.length = 0;
+    }
+    if (rest === undefined || c.closed) c.writing = false;
+    else c.sock.write(rest).then((k) => this.#written(c, rest, k), (e) => this.#lost(c, e));
+  }
+
+  async #readLoop(c: Conn): Promise<void> {
+    const buf = new Uint8Array(16 * 1024);
+    try {
+      for (;;) {
+        const n = await c.sock.read(buf);
+        if (n === null) break;
+        this.#replyAt = this.#now();
+        c.reader.feed(buf, n);
+      }
+      this.#lost(c, new Deno.errors.ConnectionReset("server closed the connection"));
+    } catch (e) {
+      this.#lost(c, e);
+    }
+  }
+
+  #reply(c: Conn, kind: RespReplyKind): void {
+    if (c.outstanding === 0) return; // a reply nobody asked for: ignore
+    const t = this.#replyAt;
+    const slot = c.head;
+    c.head = (c.head + 1) % this.#o.pipeline;
+    c.outstanding--;
+    this.#outstanding--;
+    c.readyAt = t;
+    const out = this.#out;
+    if (kind === "error") {
+      out.errors++;
+      countReply(out.series, t, undefined);
+      this.#sample(c.reader.lastError);
+    } else {
+      out.completed++;
+      recordMs(out.fromIntended, t - c.intended[slot]);
+      recordMs(out.fromSend, t - c.sentAt[slot]);
+      countReply(out.series, t, t - c.intended[slot]);
+    }
+    if (this.#sending) {
+      // (a connection still in the heap keeps its key; the pump serves it)
+      if (!c.inHeap) c.next <= t ? this.#sendDue(c, t) : this.#requeue(c);
+      this.#schedule();
+    } else if (this.#outstanding === 0) this.#finish();
+  }
+
+  /** A connection failed: its outstanding requests count as errors; it sends no more. */
+  #lost(c: Conn, e: unknown): void {
+    if (c.closed || this.#finished) return;
+    c.closed = true;
+    this.#out.disconnects++;
+    this.#sample(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+    const t = this.#now();
+    for (let i = 0; i < c.outstanding; i++) countReply(this.#out.series, t, undefined);
+    this.#out.errors += c.outstanding;
+    this.#outstanding -= c.outstanding;
+    c.outstanding = 0;
+    try {
+      c.sock.close();
+    } catch { /* already closed */ }
+    if (!this.#sending && this.#outstanding === 0) this.#finish();
+  }
+
+  #sample(text: string): void {
+    const s = this.#out.errorSamples;
+    if (s.length < 5 && !s.includes(text)) s.push(text);
+  }
+
+  /** End of the sending window: count what was due but never sent, then drain. */
+  #stop(): void {
+    if (!this.#sending) return;
+    this.#sending = false;
+    this.#waker.close();
+    this.#heap.clear();
+    const o = this.#o;
+    for (const c of this.#conns) {
+      for (
+        let t = c.next;
+        t < o.durationMs && this.#budget > 0;
+        t = nextSendMs(t, this.#interval, o.arrival, c.random)
+      ) {
+        this.#out.unsent++;
+        this.#budget--;
+      }
+    }
+    if (this.#outstanding === 0) this.#finish();
+    else this.#drainTimer = setTimeout(() => this.#finish(), o.drainMs);
+  }
+
+  #finish(): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    this.#sending = false;
+    this.#waker.close();
+    for (const t of [this.#drainTimer, this.#stopTimer]) clearTimeout(t);
+    this.#out.unanswered = this.#outstanding;
+    for (const c of this.#conns) {
+      c.closed = true;
+      try {
+        c.sock.close();
+      } catch { /* already closed */ }
+    }
+    this.#resolve(this.#out);
+  }
+
+  /** Stops at once and closes every connection (after a failed start, or at a deadline). */
+  close(): void {
+    this.#finish();
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * Shard outcomes across Workers (histograms as compressed base64) and their exact merge.
+ *
+ * @module
+ */
+
+import { decodeHistogram, encodeHistogram, mergeHistograms } from "./histogram.ts";
+import type { SecondCounts } from "./series.ts";
+import type { ShardOutcome } from "./_shard.ts";
+
+/** A {@link ShardOutcome} as plain structured-clone data. */
+export interface EncodedOutcome
+  extends Omit<ShardOutcome, "fromIntended" | "fromSend" | "lateness" | "series"> {
+  fromIntended: string;
+  fromSend: string;
+  lateness: string;
+  series: Omit<SecondCounts, "latency"> & { latency: string[] };
+}
+
+/** Encodes an outcome for `postMessage`. */
+export function encodeOutcome(o: ShardOutcome): EncodedOutcome {
+  return {
+    ...o,
+    fromIntended: encodeHistogram(o.fromIntended),
+    fromSend: encodeHistogram(o.fromSend),
+    lateness: encodeHistogram(o.lateness),
+    series: { ...o.series, latency: o.series.latency.map(encodeHistogram) },
+  };
+}
+
+/** Reverses {@link encodeOutcome}. */
+export function decodeOutcome(e: EncodedOutcome): ShardOutcome {
+  return {
+    ...e,
+    fromIntended: decodeHistogram(e.fromIntended),
+    fromSend: decodeHistogram(e.fromSend),
+    lateness: decodeHistogram(e.lateness),
+    series: { ...e.series, latency: e.series.latency.map(decodeHistogram) },
+  };
+}
+
+/** Adds the counts and histograms of several outcomes (series stay per part). */
+export function mergeOutcomes(parts: readonly ShardOutcome[]): Omit<ShardOutcome, "series"> & {
+  seriesParts: SecondCounts[];
+} {
+  const sum = (k: "sent" | "completed" | "errors" | "disconnects" | "unsent" | "unanswered") =>
+    parts.reduce((n, p) => n + p[k], 0);
+  return {
+    sent: sum("sent"),
+    completed: sum("completed"),
+    errors: sum("errors"),
+    disconnects: sum("disconnects"),
+    unsent: sum("unsent"),
+    unanswered: sum("unanswered"),
+    errorSamples: [...new Set(parts.flatMap((p) => p.errorSamples))].slice(0, 5),
+    fromIntended: mergeHistograms(parts.map((p) => p.fromIntended)),
+    fromSend: mergeHistograms(parts.map((p) => p.fromSend)),
+    lateness: mergeHistograms(parts.map((p) => p.lateness)),
+    seriesParts: parts.map((p) => p.series),
+  };
+}

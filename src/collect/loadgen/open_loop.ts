@@ -1,0 +1,319 @@
+/**
+ * kvlab's open-loop load generator: raw RESP over Deno TCP, requests sent at intended times
+ * with connection phases spread (no synchronized bursts), latency measured from the intended
+ * send time (wrk2's coordinated-omission correction) and from the actual send, both in HDR
+ * histograms, plus the generator's own send lateness and CPU time so a saturated client is
+ * never mistaken for a slow server. Optionally spread over Workers.
+ *
+ * @module
+ */
+
+import process from "node:process";
+import type { ArrivalMode, RatioMix } from "./schedule.ts";
+import { connectionIntervalMs, parseRatio } from "./schedule.ts";
+import { type Histogram, type LatencySummary, latencySummary } from "./histogram.ts";
+import { type SecondBucket, secondSeries } from "./series.ts";
+import {
+  connectShard,
+  type OpenLoopCounts,
+  type ShardOptions,
+  type ShardOutcome,
+} from "./_shard.ts";
+
+export type { OpenLoopCounts, ShardOptions };
+import { decodeOutcome, type EncodedOutcome, mergeOutcomes } from "./_transfer.ts";
+import type { ToWorker } from "./_worker.ts";
+
+/** Options of {@link runOpenLoop}. */
+export interface OpenLoopOptions {
+  /** @default {"127.0.0.1"} */
+  hostname?: string;
+  /** Server port. */
+  port: number;
+  /** Sent with AUTH on every connection (not on the hot path). */
+  password?: string;
+  /** Requested total rate over all connections, requests per second. */
+  rateOpsPerSec: number;
+  /** Number of connections. */
+  connections: number;
+  /** Length of the sending window in seconds. */
+  durationS: number;
+  /** Most requests sent in total; a safety bound that normal runs never reach.
+   * @default {2 × rate × duration + connections} */
+  maxRequests?: number;
+  /** How long to wait for outstanding replies after the window, in seconds. @default {2} */
+  drainS?: number;
+  /** Hard deadline for the whole call, in seconds; past it the call rejects with
+   * `Deno.errors.TimedOut`. @default {durationS + drainS + 30} */
+  timeoutS?: number;
+  /** Arrival process of each connection. @default {"uniform"} */
+  arrival?: ArrivalMode;
+  /** SET:GET mix, `"1:10"` or `{ set, get }`. @default {"0:1"} (GET only) */
+  ratio?: string | RatioMix;
+  /** Value size of SETs in bytes. @default {256} */
+  valueSize?: number;
+  /** Key space: keys `keyPrefix + 0 … keys − 1`, chosen uniformly. @default {1000} */
+  keys?: number;
+  /** @default {"key:"} */
+  keyPrefix?: string;
+  /** Requests in flight per connection. @default {1} */
+  pipeline?: number;
+  /** Worker threads sharing the connections (1: run on the calling thread). @default {1} */
+  workers?: number;
+  /** Seed of the key choice and of Poisson arrivals. @default {1} */
+  seed?: number;
+  /**
+   * Pacing precision against client CPU: the pacer sleeps (on a timer thread, in
+   * `Atomics.wait`) until this many milliseconds before a send is due, then polls through
+   * `setImmediate`. 0 never polls (send lateness ≈ the timer thread's wake-up, about 0.1 ms,
+   * least CPU); 1 polls whenever sends are less than 1 ms apart (a busy core at ≥ 1,000/s).
+   * @default {0.1}
+   */
+  spinMs?: number;
+  /** @default {5000} */
+  connectTimeoutMs?: number;
+}
+
+/** What {@link runOpenLoop} measured. Latencies in histograms are integer nanoseconds. */
+export interface OpenLoopResult extends OpenLoopCounts {
+  requestedOpsPerSec: number;
+  /** Successful replies divided by the window length. */
+  achievedOpsPerSec: number;
+  /** Requests written divided by the window length. */
+  sentOpsPerSec: number;
+  durationS: number;
+  connections: number;
+  workers: number;
+  pipeline: number;
+  arrival: ArrivalMode;
+  /** Latency from the intended send time (coordinated omission corrected), ns. */
+  latencyFromIntended: Histogram;
+  /** Latency from the actual send, ns. */
+  latencyFromSend: Histogram;
+  /** The generator's own lateness: actual send − max(intended time, time the connection was
+   * free), ns. High values mean the client, not the server, is saturated. */
+  sendLateness: Histogram;
+  fromIntended: LatencySummary;
+  fromSend: LatencySummary;
+  lateness: LatencySummary;
+  perSecond: SecondBucket[];
+  /** CPU time of this process (all threads) from the start of the schedule to the end of the
+   * drain, seconds. */
+  clientCpuS: number;
+  /** CPU time spent before that: connecting, starting Workers and the timer thread. */
+  setupCpuS: number;
+  /** Requests completed per client CPU-second. */
+  requestsPerCpuS: number;
+  /** Wall time of the call, seconds (connecting included). */
+  wallS: number;
+}
+
+function positive(name: string, v: number, integer: boolean): number {
+  if (!(v > 0) || !Number.isFinite(v) || (integer && !Number.isInteger(v))) {
+    throw new RangeError(`${name} must be a positive ${integer ? "integer" : "number"}: ${v}`);
+  }
+  return v;
+}
+
+/**
+ * Checks options and fills defaults: the shard options of the whole run (all connections).
+ *
+ * @param o Options.
+ * @returns Shard options covering every connection.
+ * @throws {RangeError} On a non-positive rate, duration, connection count, …
+ *
+ * @example
+ * ```ts
+ * import { openLoopPlan } from "./open_loop.ts";
+ * import assert from "node:assert/strict";
+ * const p = openLoopPlan({ port: 6379, rateOpsPerSec: 1000, connections: 10, durationS: 2 });
+ * assert.equal(p.maxRequests, 4010);
+ * assert.deepEqual(p.mix, { set: 0, get: 1 });
+ * assert.throws(() => openLoopPlan({ port: 1, rateOpsPerSec: 0, connections: 1, durationS: 1 }),
+ *   RangeError);
+ * ```
+ */
+export function openLoopPlan(o: OpenLoopOptions): ShardOptions {
+  const connections = positive("connections", o.connections, true);
+  const rate = positive("rateOpsPerSec", o.rateOpsPerSec, false);
+  const durationS = positive("durationS", o.durationS, false);
+  connectionIntervalMs(rate, connections);
+  const ratio = o.ratio ?? "0:1";
+  const arrival = o.arrival ?? "uniform";
+  if (arrival !== "uniform" && arrival !== "poisson") {
+    throw new TypeError(`invalid arrival mode: ${arrival}`);
+  }
+  return {
+    hostname: o.hostname ?? "127.0.0.1",
+    port: o.port,
+    password: o.password,
+    indices: Array.from({ length: connections }, (_, i) => i),
+    connections,
+    rateOpsPerSec: rate,
+    durationMs: durationS * 1000,
+    drainMs: (o.drainS ?? 2) * 1000,
+    maxRequests: positive(
+      "maxRequests",
+      o.maxRequests ?? Math.ceil(2 * rate * durationS) + connections,
+      true,
+    ),
+    arrival,
+    mix: typeof ratio === "string" ? parseRatio(ratio) : ratio,
+    valueSize: positive("valueSize", o.valueSize ?? 256, true),
+    keys: positive("keys", o.keys ?? 1000, true),
+    keyPrefix: o.keyPrefix ?? "key:",
+    pipeline: positive("pipeline", o.pipeline ?? 1, true),
+    seed: o.seed ?? 1,
+    spinMs: o.spinMs ?? 0.1,
+    connectTimeoutMs: o.connectTimeoutMs ?? 5000,
+  };
+}
+
+/**
+ * Splits the run over `workers` shards: connections round-robin (so each shard's phases stay
+ * spread over the whole interval), the request budget in proportion.
+ *
+ * @param plan The whole run ({@link openLoopPlan}).
+ * @param workers Number of shards wanted (at most one per connection).
+ * @returns One shard options object per worker.
+ *
+ * @example
+ * ```ts
+ * import { openLoopPlan, splitPlan } from "./open_loop.ts";
+ * import assert from "node:assert/strict";
+ * const p = openLoopPlan({ port: 1, rateOpsPerSec: 100, connections: 5, durationS: 1 });
+ * const s = splitPlan(p, 2);
+ * assert.deepEqual(s.map((x) => x.indices), [[0, 2, 4], [1, 3]]);
+ * assert.equal(s[0].maxRequests + s[1].maxRequests, p.maxRequests);
+ * ```
+ */
+export function splitPlan(plan: ShardOptions, workers: number): ShardOptions[] {
+  const w = Math.min(positive("workers", workers, true), plan.indices.length);
+  const shards = Array.from({ length: w }, (_, k) => {
+    const indices = plan.indices.filter((_, i) => i % w === k);
+    return { ...plan, indices };
+  });
+  let left = plan.maxRequests;
+  shards.forEach((s, k) => {
+    s.maxRequests = k === w - 1
+      ? left
+      : Math.floor((plan.maxRequests * s.indices.length) / plan.indices.length);
+    left -= s.maxRequests;
+  });
+  return shards;
+}
+
+const epochNow = () => performance.timeOrigin + performance.now();
+
+function withDeadline<T>(p: Promise<T>, ms: number, onTimeout: () => void): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onTimeout();
+      reject(new Deno.errors.TimedOut(`open-loop run exceeded its ${ms / 1000} s deadline`));
+    }, ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Runs shards in Workers: connect all, then start all at one shared wall-clock instant. */
+async function runInWorkers(
+  shards: ShardOptions[],
+  register: (stop: () => void) => void,
+  started: () => void,
+): Promise<ShardOutcome[]> {
+  const workers = shards.map(() =>
+    new Worker(new URL("./_worker.ts", import.meta.url), { type: "module" })
+  );
+  register(() => workers.forEach((w) => w.terminate()));
+  const ask = (w: Worker, msg: ToWorker, want: string) =>
+    new Promise<{ outcome?: EncodedOutcome }>((resolve, reject) => {
+      w.onmessage = (e) => {
+        if (e.data.type === want) resolve(e.data);
+        else reject(new Error(`open-loop worker: ${e.data.message ?? e.data.type}`));
+      };
+      w.onerror = (e) => {
+        e.preventDefault();
+        reject(new Error(`open-loop worker: ${e.message}`));
+      };
+      w.postMessage(msg);
+    });
+  try {
+    await Promise.all(
+      workers.map((w, k) => ask(w, { type: "connect", options: shards[k] }, "ready")),
+    );
+    started();
+    const startAtEpochMs = epochNow() + 50;
+    const done = await Promise.all(
+      workers.map((w) => ask(w, { type: "run", startAtEpochMs }, "done")),
+    );
+    return done.map((d) => decodeOutcome(d.outcome!));
+  } finally {
+    workers.forEach((w) => w.terminate());
+  }
+}
+
+/**
+ * Runs one open-loop load step against a RESP server and measures it.
+ *
+ * Requests are scheduled at intended send times ({@link connectionSchedule}); with pipeline
+ * depth 1 a late reply delays the next send on that connection, and the wait counts in the
+ * latency from the intended time. Sending stops at `durationS`; requests due by then but
+ * never sent are reported as `unsent`.
+ *
+ * @param options Target, rate, connections, duration, workload.
+ * @returns Counts, histograms, summaries, per-second series, client CPU.
+ * @throws {RangeError} On bad options.
+ * @throws {Deno.errors.TimedOut} When the hard deadline passes.
+ */
+export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopResult> {
+  const plan = openLoopPlan(options);
+  const shards = splitPlan(plan, options.workers ?? 1);
+  const deadlineMs = (options.timeoutS ?? plan.durationMs / 1000 + plan.drainMs / 1000 + 30) *
+    1000;
+  const cpu0 = process.cpuUsage();
+  let cpu1 = cpu0;
+  const started = () => (cpu1 = process.cpuUsage());
+  const wall0 = performance.now();
+  let stop = () => {};
+  const work = async (): Promise<ShardOutcome[]> => {
+    if (shards.length > 1) return await runInWorkers(shards, (s) => (stop = s), started);
+    const shard = await connectShard(shards[0]);
+    stop = () => shard.close();
+    started();
+    return [await shard.run(epochNow() + 20)];
+  };
+  const outcomes = await withDeadline(work(), deadlineMs, () => stop());
+  const cpu = process.cpuUsage(cpu1);
+  const m = mergeOutcomes(outcomes);
+  const windowS = plan.durationMs / 1000;
+  const clientCpuS = (cpu.user + cpu.system) / 1e6;
+  return {
+    requestedOpsPerSec: plan.rateOpsPerSec,
+    achievedOpsPerSec: m.completed / windowS,
+    sentOpsPerSec: m.sent / windowS,
+    durationS: windowS,
+    connections: plan.connections,
+    workers: shards.length,
+    pipeline: plan.pipeline,
+    arrival: plan.arrival,
+    sent: m.sent,
+    completed: m.completed,
+    errors: m.errors,
+    disconnects: m.disconnects,
+    unsent: m.unsent,
+    unanswered: m.unanswered,
+    errorSamples: m.errorSamples,
+    latencyFromIntended: m.fromIntended,
+    latencyFromSend: m.fromSend,
+    sendLateness: m.lateness,
+    fromIntended: latencySummary(m.fromIntended),
+    fromSend: latencySummary(m.fromSend),
+    lateness: latencySummary(m.lateness),
+    perSecond: secondSeries(m.seriesParts),
+    clientCpuS,
+    setupCpuS: (cpu1.user + cpu1.system - cpu0.user - cpu0.system) / 1e6,
+    requestsPerCpuS: clientCpuS > 0 ? m.completed / clientCpuS : 0,
+    wallS: (performance.now() - wall0) / 1000,
+  };
+}

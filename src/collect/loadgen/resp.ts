@@ -1,0 +1,251 @@
+/**
+ * RESP2 on the wire, for the open-loop generator: command encoding and an incremental reply
+ * reader that walks bytes as they arrive from a socket, never copying a value (bulk bodies are
+ * skipped by count; only error text is kept). Pure: no I/O, no clock.
+ *
+ * @module
+ */
+
+const encoder = new TextEncoder();
+const CR = 13;
+const LF = 10;
+/** Error replies longer than this are cut when kept as text. */
+const MAX_ERROR_TEXT = 200;
+
+/** Kind of a complete top-level reply. */
+export type RespReplyKind = "simple" | "error" | "integer" | "bulk" | "nil" | "array";
+
+/** The server sent a byte that cannot start or continue a RESP2 reply. */
+export class RespProtocolError extends SyntaxError {
+  /** Offset of the offending byte in the whole stream fed so far (0-based). */
+  readonly offset: number;
+  /** The offending byte. */
+  readonly byte: number;
+
+  /**
+   * @param expected What the reader expected.
+   * @param offset Offset of the byte in the stream.
+   * @param byte The byte found.
+   */
+  constructor(expected: string, offset: number, byte: number) {
+    super(`RESP offset ${offset}: expected ${expected} (found byte ${byte})`);
+    this.name = "RespProtocolError";
+    this.offset = offset;
+    this.byte = byte;
+  }
+}
+
+/**
+ * Encodes one command as a RESP array of bulk strings.
+ *
+ * @param args Command name and arguments (strings are UTF-8 encoded).
+ * @returns The bytes to write.
+ *
+ * @example
+ * ```ts
+ * import { encodeCommand } from "./resp.ts";
+ * import assert from "node:assert/strict";
+ * const bytes = encodeCommand(["GET", "key:7"]);
+ * assert.equal(new TextDecoder().decode(bytes), "*2\r\n$3\r\nGET\r\n$5\r\nkey:7\r\n");
+ * ```
+ */
+export function encodeCommand(args: readonly (string | Uint8Array)[]): Uint8Array {
+  const parts = args.map((a) => typeof a === "string" ? encoder.encode(a) : a);
+  let head = `*${parts.length}\r\n`;
+  const heads = parts.map((p) => {
+    const h = encoder.encode(`${head}$${p.length}\r\n`);
+    head = "";
+    return h;
+  });
+  const size = parts.reduce((n, p, i) => n + heads[i].length + p.length + 2, 0);
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (let i = 0; i < parts.length; i++) {
+    out.set(heads[i], at);
+    at += heads[i].length;
+    out.set(parts[i], at);
+    at += parts[i].length;
+    out[at++] = CR;
+    out[at++] = LF;
+  }
+  return out;
+}
+
+/**
+ * Encodes `GET key` (the hot-path shortcut of {@link encodeCommand}, same bytes).
+ *
+ * @param key An ASCII key.
+ * @returns The bytes to write.
+ *
+ * @example
+ * ```ts
+ * import { encodeCommand, encodeGet } from "./resp.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(encodeGet("k1"), encodeCommand(["GET", "k1"]));
+ * ```
+ */
+export function encodeGet(key: string): Uint8Array {
+  return encoder.encode(`*2\r\n$3\r\nGET\r\n$${key.length}\r\n${key}\r\n`);
+}
+
+/**
+ * Encodes `SET key value` (the hot-path shortcut of {@link encodeCommand}, same bytes).
+ *
+ * @param key An ASCII key.
+ * @param value The value bytes (not copied into a string).
+ * @returns The bytes to write.
+ *
+ * @example
+ * ```ts
+ * import { encodeCommand, encodeSet } from "./resp.ts";
+ * import assert from "node:assert/strict";
+ * const v = new Uint8Array([120, 120]);
+ * assert.deepEqual(encodeSet("k1", v), encodeCommand(["SET", "k1", v]));
+ * ```
+ */
+export function encodeSet(key: string, value: Uint8Array): Uint8Array {
+  const head = encoder.encode(
+    `*3\r\n$3\r\nSET\r\n$${key.length}\r\n${key}\r\n$${value.length}\r\n`,
+  );
+  const out = new Uint8Array(head.length + value.length + 2);
+  out.set(head, 0);
+  out.set(value, head.length);
+  out[out.length - 2] = CR;
+  out[out.length - 1] = LF;
+  return out;
+}
+
+const enum State {
+  Type,
+  Line,
+  Body,
+}
+
+/**
+ * Incremental RESP2 reply reader. Feed it socket chunks of any size, split anywhere; it calls
+ * `onReply` once per complete top-level reply, in order. Nested array elements are walked but
+ * not reported; bulk bodies are skipped by count, so nothing but error text is copied.
+ *
+ * @example
+ * ```ts
+ * import { RespReplyReader } from "./resp.ts";
+ * import assert from "node:assert/strict";
+ * const kinds: string[] = [];
+ * const r = new RespReplyReader((kind) => kinds.push(kind));
+ * const bytes = new TextEncoder().encode("+OK\r\n$3\r\nabc\r\n$-1\r\n-ERR no\r\n*2\r\n:1\r\n$1\r\nx\r\n");
+ * for (const b of bytes) r.feed(new Uint8Array([b])); // one byte at a time
+ * assert.deepEqual(kinds, ["simple", "bulk", "nil", "error", "array"]);
+ * assert.equal(r.lastError, "ERR no");
+ * ```
+ */
+export class RespReplyReader {
+  /** Text of the last error reply seen (cut to 200 characters), or `""`. */
+  lastError = "";
+  #onReply: (kind: RespReplyKind) => void;
+  #state = State.Type;
+  #type = 0;
+  #number = 0;
+  #negative = false;
+  #text: number[] = [];
+  #skip = 0;
+  /** Elements still expected by each open array, innermost last. */
+  #pending: number[] = [];
+  #topKind: RespReplyKind = "simple";
+  #offset = 0;
+
+  /** @param onReply Called with the kind of each complete top-level reply. */
+  constructor(onReply: (kind: RespReplyKind) => void) {
+    this.#onReply = onReply;
+  }
+
+  /**
+   * Reads a chunk.
+   *
+   * @param chunk Bytes from the socket.
+   * @param length How many bytes of `chunk` are valid (default: all), so a read buffer can be
+   *   passed without slicing it.
+   * @returns How many top-level replies completed in this chunk.
+   * @throws {RespProtocolError} On a byte that is not RESP2.
+   */
+  feed(chunk: Uint8Array, length = chunk.length): number {
+    let done = 0;
+    let i = 0;
+    while (i < length) {
+      if (this.#state === State.Body) {
+        const take = Math.min(this.#skip, length - i);
+        this.#skip -= take;
+        i += take;
+        if (this.#skip === 0 && this.#element()) done++;
+        continue;
+      }
+      const b = chunk[i++];
+      if (this.#state === State.Type) {
+        this.#startLine(b, this.#offset + i - 1);
+      } else if (b === LF) {
+        if (this.#endLine()) done++;
+      } else this.#lineByte(b, this.#offset + i - 1);
+    }
+    this.#offset += length;
+    return done;
+  }
+
+  #startLine(b: number, offset: number): void {
+    if (b !== 43 && b !== 45 && b !== 58 && b !== 36 && b !== 42) {
+      throw new RespProtocolError("a RESP2 type byte (+ - : $ *)", offset, b);
+    }
+    this.#type = b;
+    this.#number = 0;
+    this.#negative = false;
+    this.#text.length = 0;
+    this.#state = State.Line;
+  }
+
+  #lineByte(b: number, offset: number): void {
+    const t = this.#type;
+    if (t === 45) {
+      if (b !== CR && this.#text.length < MAX_ERROR_TEXT) this.#text.push(b);
+    } else if (t !== 43 && b !== CR) {
+      if (b >= 48 && b <= 57) this.#number = this.#number * 10 + (b - 48);
+      else if (b === 45 && this.#number === 0) this.#negative = true;
+      else throw new RespProtocolError("a digit", offset, b);
+    }
+  }
+
+  /** Ends a header line; true when a top-level reply completed. */
+  #endLine(): boolean {
+    const n = this.#negative ? -this.#number : this.#number;
+    const t = this.#type;
+    const top = this.#pending.length === 0;
+    if (t === 36) {
+      if (top) this.#topKind = n < 0 ? "nil" : "bulk";
+      if (n >= 0) {
+        this.#skip = n + 2;
+        this.#state = State.Body;
+        return false;
+      }
+    } else if (t === 42) {
+      if (top) this.#topKind = n < 0 ? "nil" : "array";
+      if (n > 0) {
+        this.#pending.push(n);
+        this.#state = State.Type;
+        return false;
+      }
+    } else if (top) {
+      this.#topKind = t === 43 ? "simple" : t === 58 ? "integer" : "error";
+      if (t === 45) this.lastError = String.fromCharCode(...this.#text);
+    }
+    return this.#element();
+  }
+
+  /** One element finished; true when that closed a top-level reply. */
+  #element(): boolean {
+    this.#state = State.Type;
+    const p = this.#pending;
+    while (p.length > 0) {
+      if (--p[p.length - 1] > 0) return false;
+      p.pop();
+    }
+    this.#onReply(this.#topKind);
+    return true;
+  }
+}

@@ -1,0 +1,219 @@
+/**
+ * The open-loop schedule: when each connection is meant to send (phases spread so no burst is
+ * synchronized; evenly spaced or Poisson arrivals), and which command and key each request
+ * uses. Pure: seeded random numbers, no clock.
+ *
+ * @module
+ */
+
+/** How requests arrive: evenly spaced per connection, or a Poisson process. */
+export type ArrivalMode = "uniform" | "poisson";
+
+/** A SET:GET mix, e.g. `{ set: 1, get: 10 }`; GET-only is `{ set: 0, get: 1 }`. */
+export interface RatioMix {
+  set: number;
+  get: number;
+}
+
+/**
+ * A small seeded random number generator (mulberry32): the same seed gives the same sequence.
+ *
+ * @param seed Any integer.
+ * @returns A function returning numbers in [0, 1).
+ *
+ * @example
+ * ```ts
+ * import { seededRandom } from "./schedule.ts";
+ * import assert from "node:assert/strict";
+ * const a = seededRandom(7), b = seededRandom(7);
+ * assert.equal(a(), b());
+ * assert.ok(a() < 1);
+ * ```
+ */
+export function seededRandom(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Mean time between two requests of one connection when `connections` share `rateOpsPerSec`.
+ *
+ * @param rateOpsPerSec Requested total rate.
+ * @param connections Number of connections.
+ * @returns Milliseconds.
+ *
+ * @example
+ * ```ts
+ * import { connectionIntervalMs } from "./schedule.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(connectionIntervalMs(1000, 10), 10);
+ * ```
+ */
+export function connectionIntervalMs(rateOpsPerSec: number, connections: number): number {
+  if (!(rateOpsPerSec > 0) || !Number.isFinite(rateOpsPerSec)) {
+    throw new RangeError(`rate must be a positive number: ${rateOpsPerSec}`);
+  }
+  if (!Number.isInteger(connections) || connections < 1) {
+    throw new RangeError(`connections must be a positive integer: ${connections}`);
+  }
+  return (connections * 1000) / rateOpsPerSec;
+}
+
+/**
+ * Intended time of a connection's first request. Uniform: connection `index` of `connections`
+ * starts at `index / connections` of an interval, so the merged stream is evenly spaced.
+ * Poisson: an exponential wait from 0 (the process is memoryless).
+ *
+ * @param index Global connection index (0-based, across workers).
+ * @param connections Total connections.
+ * @param intervalMs Per-connection interval ({@link connectionIntervalMs}).
+ * @param mode Arrival mode.
+ * @param random Random source for `poisson`.
+ * @returns Milliseconds from the start of the run.
+ *
+ * @example
+ * ```ts
+ * import { firstSendMs } from "./schedule.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual([0, 1, 2, 3].map((i) => firstSendMs(i, 4, 10, "uniform", Math.random)),
+ *   [0, 2.5, 5, 7.5]);
+ * ```
+ */
+export function firstSendMs(
+  index: number,
+  connections: number,
+  intervalMs: number,
+  mode: ArrivalMode,
+  random: () => number,
+): number {
+  switch (mode) {
+    case "uniform":
+      return (index * intervalMs) / connections;
+    case "poisson":
+      return -Math.log(1 - random()) * intervalMs;
+    default:
+      throw new TypeError(`invalid arrival mode: ${mode}`);
+  }
+}
+
+/**
+ * Intended time of the request after one meant for `previousMs`.
+ *
+ * @param previousMs Intended time of the previous request.
+ * @param intervalMs Per-connection interval (the mean, for `poisson`).
+ * @param mode Arrival mode.
+ * @param random Random source for `poisson`.
+ * @returns Milliseconds from the start of the run.
+ *
+ * @example
+ * ```ts
+ * import { nextSendMs } from "./schedule.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(nextSendMs(5, 10, "uniform", Math.random), 15);
+ * assert.ok(nextSendMs(5, 10, "poisson", Math.random) >= 5);
+ * ```
+ */
+export function nextSendMs(
+  previousMs: number,
+  intervalMs: number,
+  mode: ArrivalMode,
+  random: () => number,
+): number {
+  return mode === "uniform"
+    ? previousMs + intervalMs
+    : previousMs - Math.log(1 - random()) * intervalMs;
+}
+
+/**
+ * All intended send times of one connection in `[0, durationMs)`: the whole schedule, for
+ * tests and plots (the generator computes them one at a time).
+ *
+ * @param index Global connection index.
+ * @param connections Total connections.
+ * @param rateOpsPerSec Requested total rate.
+ * @param durationMs Length of the run.
+ * @param mode Arrival mode.
+ * @param seed Seed of the connection's random source.
+ * @returns Increasing times in milliseconds.
+ *
+ * @example
+ * ```ts
+ * import { connectionSchedule } from "./schedule.ts";
+ * import assert from "node:assert/strict";
+ * // 1,000/s over 10 connections: connection 3 sends at 3, 13, 23, … ms
+ * assert.deepEqual(connectionSchedule(3, 10, 1000, 40, "uniform", 1), [3, 13, 23, 33]);
+ * ```
+ */
+export function connectionSchedule(
+  index: number,
+  connections: number,
+  rateOpsPerSec: number,
+  durationMs: number,
+  mode: ArrivalMode,
+  seed: number,
+): number[] {
+  const interval = connectionIntervalMs(rateOpsPerSec, connections);
+  const random = seededRandom(seed);
+  const out: number[] = [];
+  for (
+    let t = firstSendMs(index, connections, interval, mode, random);
+    t < durationMs;
+    t = nextSendMs(t, interval, mode, random)
+  ) out.push(t);
+  return out;
+}
+
+/**
+ * Reads a SET:GET ratio written like memtier's `--ratio` (`1:10`; `0:1` is GET only).
+ *
+ * @param text `S:G` with non-negative integers, not both 0.
+ * @returns The mix.
+ * @throws {RangeError} On anything else.
+ *
+ * @example
+ * ```ts
+ * import { parseRatio } from "./schedule.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(parseRatio("1:10"), { set: 1, get: 10 });
+ * assert.throws(() => parseRatio("0:0"), RangeError);
+ * ```
+ */
+export function parseRatio(text: string): RatioMix {
+  const m = /^(\d+):(\d+)$/.exec(text.trim());
+  const set = m ? Number(m[1]) : NaN;
+  const get = m ? Number(m[2]) : NaN;
+  if (!m || set + get === 0) {
+    throw new RangeError(`invalid SET:GET ratio: ${JSON.stringify(text)} (expected e.g. 1:10)`);
+  }
+  return { set, get };
+}
+
+/**
+ * Whether request `n` of connection `index` is a SET. The mix is exact over every
+ * `set + get` requests of a connection, and shifted by the connection index so the SETs of
+ * different connections do not line up.
+ *
+ * @param n Request number on the connection (0-based).
+ * @param index Global connection index.
+ * @param mix SET:GET mix.
+ * @returns true for SET, false for GET.
+ *
+ * @example
+ * ```ts
+ * import { isSetRequest } from "./schedule.ts";
+ * import assert from "node:assert/strict";
+ * const mix = { set: 1, get: 10 };
+ * const sets = Array.from({ length: 110 }, (_, n) => isSetRequest(n, 4, mix)).filter(Boolean);
+ * assert.equal(sets.length, 10);
+ * assert.equal(isSetRequest(0, 0, { set: 0, get: 1 }), false);
+ * ```
+ */
+export function isSetRequest(n: number, index: number, mix: RatioMix): boolean {
+  return (n + index) % (mix.set + mix.get) < mix.set;
+}
