@@ -5,6 +5,8 @@
  * @module
  */
 
+import { seededRandom } from "../_random.ts";
+
 /**
  * The median of numbers (mean of the two middle ones for an even count).
  *
@@ -23,17 +25,8 @@ export function median(xs: readonly number[]): number {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
-/** mulberry32: a small, fast, seeded PRNG returning numbers in [0, 1). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded generator in [0, 1) (mulberry32; see `src/_random.ts`). */
+export const prng: (seed: number) => () => number = seededRandom;
 
 /**
  * Percentile bootstrap interval of `median(candidate) / median(baseline)`: both samples are

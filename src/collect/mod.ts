@@ -29,3 +29,4 @@ export * from "./redis_cli.ts";
 export * from "./memory_sweep.ts";
 export * from "./memtier.ts";
 export * from "./tools.ts";
+export * from "./loadgen/mod.ts";

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { seededRandom } from "../../_random.ts";
+
 /** How requests arrive: evenly spaced per connection, or a Poisson process. */
 export type ArrivalMode = "uniform" | "poisson";
 
@@ -15,31 +17,8 @@ export interface RatioMix {
   get: number;
 }
 
-/**
- * A small seeded random number generator (mulberry32): the same seed gives the same sequence.
- *
- * @param seed Any integer.
- * @returns A function returning numbers in [0, 1).
- *
- * @example
- * ```ts
- * import { seededRandom } from "./schedule.ts";
- * import assert from "node:assert/strict";
- * const a = seededRandom(7), b = seededRandom(7);
- * assert.equal(a(), b());
- * assert.ok(a() < 1);
- * ```
- */
-export function seededRandom(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded generator in [0, 1) (mulberry32; see `src/_random.ts`). */
+export { seededRandom };
 
 /**
  * Mean time between two requests of one connection when `connections` share `rateOpsPerSec`.
