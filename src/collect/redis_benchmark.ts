@@ -217,6 +217,7 @@ export class RedisBenchmarkParser {
     m = RE_QUIET.exec(trimmed);
     if (m) return this.#quietLine(m, line, terminated);
     if (this.#otherLine(trimmed, line)) return;
+    if (!terminated && RE_PROGRESS_START.test(trimmed)) return this.#cutSegment(s, trimmed, line);
     m = RE_PROGRESS_LEGACY.exec(trimmed);
     if (m && this.#looksLikeTitle(m[1])) return this.#progressLine(m[1], num(m[2]), line, trimmed);
     if (!terminated) return this.#cutSegment(s, trimmed, line);
