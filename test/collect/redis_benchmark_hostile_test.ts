@@ -211,6 +211,7 @@ Deno.test("parseRedisBenchmark() keeps a test cut inside its live progress (D10)
       ["SET", true, null],
       ["LPUSH", false, 50000],
     ]);
+    assert.deepEqual(run.warnings.map((w) => w.message), ["line cut off at end of output"]);
   });
 });
 
@@ -330,14 +331,11 @@ Deno.test("parseRedisBenchmark() does not read a custom command's payload as -d"
     assert.deepEqual(run.warnings, []);
     assert.equal(run.tests[0].dataSizeBytes, null);
     assert.equal(parseRedisBenchmark(text).tests[0].dataSizeBytes, null);
-  });
-  await t.step("-d sizes a custom command's __data__", () => {
-    const run = parseRedisBenchmark(
+    // -d sizes only a custom command's __data__
+    const data = parseRedisBenchmark(
       "SET k __data__: 41000.00 requests per second, p50=0.3 msec\n",
-      {
-        args: parseBenchmarkArgs(["-q", "-d", "256", "SET", "k", "__data__"]),
-      },
+      { args: parseBenchmarkArgs(["-q", "-d", "256", "SET", "k", "__data__"]) },
     );
-    assert.equal(run.tests[0].dataSizeBytes, 256);
+    assert.equal(data.tests[0].dataSizeBytes, 256);
   });
 });
