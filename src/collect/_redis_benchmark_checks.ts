@@ -161,6 +161,20 @@ function badRow(rows: readonly DistributionRow[]): [DistributionRow, string] | u
  * @param originOf Where a field's value was printed.
  * @param warn Receives one warning per finding.
  * @returns Whether anything was impossible.
+ *
+ * @example
+ * ```ts
+ * import { dropImpossible } from "./_redis_benchmark_checks.ts";
+ * import { emptyTest } from "./_redis_benchmark_fields.ts";
+ * import assert from "node:assert/strict";
+ * const t = emptyTest("GET", 3);
+ * Object.assign(t, { opsPerSec: -5, p50LatencyMs: 0.3, complete: true });
+ * const warnings: string[] = [];
+ * const origin = () => ({ line: 3, text: '"GET","-5","0.3"' });
+ * assert.equal(dropImpossible(t, origin, (line, m) => warnings.push(`${line}: ${m}`)), true);
+ * assert.deepEqual([t.opsPerSec, t.p50LatencyMs, t.complete], [null, 0.3, false]);
+ * assert.deepEqual(warnings, ["3: impossible value in GET: opsPerSec = -5 (negative); not kept"]);
+ * ```
  */
 export function dropImpossible(
   t: RedisBenchmarkTest,

@@ -16,7 +16,12 @@ import type { RedisBenchmarkTest } from "./_redis_benchmark_types.ts";
 export const NUMBER = String
   .raw`[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf(?:inity)?)`;
 
-/** A live-progress number as printed, or `null` for `nan`, `-nan`, `inf` and a missing value. */
+/**
+ * A live-progress number as printed, or `null` for `nan`, `-nan`, `inf` and a missing value.
+ *
+ * @param s The printed number.
+ * @returns Its value, or `null`.
+ */
 export function num(s: string | undefined): number | null {
   if (s === undefined) return null;
   const n = Number(s);
@@ -26,6 +31,20 @@ export function num(s: string | undefined): number | null {
 /**
  * A result number as printed: `nan` / `-nan` become `NaN` and `inf` / `-inf` become ±`Infinity`,
  * so that the checks see them and reject the test; `null` for a missing value.
+ *
+ * @param s The printed number.
+ * @returns Its value, not necessarily finite.
+ *
+ * @example
+ * ```ts
+ * import { readNumber } from "./_redis_benchmark_fields.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(readNumber("52219.32"), 52219.32);
+ * assert.equal(readNumber("1e+44"), 1e44);
+ * assert.ok(Number.isNaN(readNumber("-nan")));
+ * assert.equal(readNumber("inf"), Infinity);
+ * assert.equal(readNumber(undefined), null);
+ * ```
  */
 export function readNumber(s: string | undefined): number | null {
   if (s === undefined) return null;
@@ -47,6 +66,15 @@ const RE_BUILTIN_TITLE =
  *
  * @param title The title as printed.
  * @returns `true` for `SET`, `LRANGE_100 (first 100 elements)`, `FUNCTION LOAD`, …
+ *
+ * @example
+ * ```ts
+ * import { isBuiltinTitle } from "./_redis_benchmark_fields.ts";
+ * import assert from "node:assert/strict";
+ * assert.ok(isBuiltinTitle("LRANGE_500 (first 500 elements)"));
+ * assert.ok(!isBuiltinTitle("SET mykey myval"));
+ * assert.ok(!isBuiltinTitle("PING"));
+ * ```
  */
 export function isBuiltinTitle(title: string): boolean {
   return RE_BUILTIN_TITLE.test(title);

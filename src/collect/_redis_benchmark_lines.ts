@@ -86,6 +86,17 @@ export type OtherLine =
  *
  * @param trimmed The line, trimmed.
  * @returns What it is, or `undefined` for a line the tool does not print.
+ *
+ * @example
+ * ```ts
+ * import { otherLine } from "./_redis_benchmark_lines.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(otherLine("Cluster has 3 primary nodes:"), {
+ *   kind: "preamble", output: true, clusterNodes: 3,
+ * });
+ * assert.deepEqual(otherLine("All clients disconnected... aborting."), { kind: "error" });
+ * assert.equal(otherLine("SET: 1.00 requests per second"), undefined);
+ * ```
  */
 export function otherLine(trimmed: string): OtherLine | undefined {
   // `clients: N` alone is too plain to tell that a text is redis-benchmark output.

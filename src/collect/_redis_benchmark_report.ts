@@ -223,7 +223,6 @@ export class ReportReader {
 
   /** Valkey's `RPS Summary:` block (with `--rps`). */
   #rpsLine(s: string, t: string, line: number): boolean {
-    const cur = this.#current!;
     const m = RE_TARGET_RPS.exec(s);
     if (m) this.#set("requestedOpsPerSec", m[1], line, s);
     else if (t === "RPS distribution (reqs/sec):") { /* table follows */ }
