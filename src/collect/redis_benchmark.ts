@@ -5,6 +5,10 @@
  * `--csv` with and without header, live progress (`\r`-separated, skipped), `script(1)`
  * captures, CRLF copies and cut files.
  *
+ * A number that cannot be true (negative, `nan`/`inf`, a rate above {@link MAX_OPS_PER_SEC},
+ * percentiles out of order) is never kept as a result: its test is marked not complete and a
+ * warning names the line and the value (rules in `_redis_benchmark_checks.ts`).
+ *
  * Parsing is pure: text in, numbers out. {@link RedisBenchmarkParser} takes lines one at a time
  * so that large files can be streamed; {@link parseRedisBenchmark} parses a whole text.
  *
