@@ -8,11 +8,76 @@
 
 import type { RedisBenchmarkTest } from "./_redis_benchmark_types.ts";
 
-/** A number as printed, or `null` for `nan`, `-nan`, `inf` and a missing value. */
+/**
+ * A number as C's `printf` may print it (`%d`, `%f`, `%g`: `-0.559`, `1e+44`, `nan`, `-nan`,
+ * `inf`), for the regular expressions of printed lines. Reading every form, impossible ones
+ * included, lets the checks (`_redis_benchmark_checks.ts`) reject them instead of skipping the line.
+ */
+export const NUMBER = String
+  .raw`[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf(?:inity)?)`;
+
+/**
+ * A live-progress number as printed, or `null` for `nan`, `-nan`, `inf` and a missing value.
+ *
+ * @param s The printed number.
+ * @returns Its value, or `null`.
+ */
 export function num(s: string | undefined): number | null {
   if (s === undefined) return null;
   const n = Number(s);
   return Number.isFinite(n) ? n : null;
+}
+
+/**
+ * A result number as printed: `nan` / `-nan` become `NaN` and `inf` / `-inf` become ±`Infinity`,
+ * so that the checks see them and reject the test; `null` for a missing value.
+ *
+ * @param s The printed number.
+ * @returns Its value, not necessarily finite.
+ *
+ * @example
+ * ```ts
+ * import { readNumber } from "./_redis_benchmark_fields.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(readNumber("52219.32"), 52219.32);
+ * assert.equal(readNumber("1e+44"), 1e44);
+ * assert.ok(Number.isNaN(readNumber("-nan")));
+ * assert.equal(readNumber("inf"), Infinity);
+ * assert.equal(readNumber(undefined), null);
+ * ```
+ */
+export function readNumber(s: string | undefined): number | null {
+  if (s === undefined) return null;
+  const t = s.trim().toLowerCase();
+  if (/^[-+]?nan$/.test(t)) return NaN;
+  const inf = /^([-+]?)inf(inity)?$/.exec(t);
+  if (inf) return inf[1] === "-" ? -Infinity : Infinity;
+  return t === "" ? NaN : Number(t);
+}
+
+/** The titles of the tool's own tests (`-t`), every version; anything else is a custom command. */
+const RE_BUILTIN_TITLE =
+  /^(PING_INLINE|PING_BULK|PING_MBULK|SET|GET|INCR|LPUSH|RPUSH|LPOP|RPOP|SADD|HSET|SPOP|ZADD|ZPOPMIN|XADD|FCALL|FUNCTION LOAD|MSET \(10 keys\)|MGET \(10 keys\)|LPUSH \(needed to benchmark LRANGE\)|LRANGE_\d+ \(first \d+ elements\))$/;
+
+/**
+ * Whether a title is one of the tool's own tests rather than a custom command (whose title is
+ * its arguments joined: `SET mykey myval`). A custom command spelt like a built-in title (a bare
+ * `GET`) can only be told apart from the command line.
+ *
+ * @param title The title as printed.
+ * @returns `true` for `SET`, `LRANGE_100 (first 100 elements)`, `FUNCTION LOAD`, …
+ *
+ * @example
+ * ```ts
+ * import { isBuiltinTitle } from "./_redis_benchmark_fields.ts";
+ * import assert from "node:assert/strict";
+ * assert.ok(isBuiltinTitle("LRANGE_500 (first 500 elements)"));
+ * assert.ok(!isBuiltinTitle("SET mykey myval"));
+ * assert.ok(!isBuiltinTitle("PING"));
+ * ```
+ */
+export function isBuiltinTitle(title: string): boolean {
+  return RE_BUILTIN_TITLE.test(title);
 }
 
 /**
@@ -127,22 +192,28 @@ const COLUMNS: Record<ColumnTable, ReadonlyMap<string, NumberField>> = {
 
 /**
  * Sets the fields that a row of printed values fills; columns the table does not map are
- * ignored, and a value that is missing or not a finite number becomes `null`.
+ * ignored. A missing value becomes `null`; `nan` and `inf` are kept as `NaN` and `Infinity`
+ * for the checks to reject (see {@link readNumber}).
  *
  * @param test The test to fill.
  * @param table Where the row was printed.
  * @param columns The column names, as printed.
  * @param values The values, in the order of `columns`.
+ * @returns The fields set.
  */
 export function setColumns(
   test: RedisBenchmarkTest,
   table: ColumnTable,
   columns: readonly string[],
   values: readonly (string | undefined)[],
-): void {
+): string[] {
   const fields = COLUMNS[table];
+  const set: string[] = [];
   columns.forEach((c, i) => {
     const field = fields.get(c);
-    if (field !== undefined) test[field] = num(values[i]);
+    if (field === undefined) return;
+    test[field] = readNumber(values[i]);
+    set.push(field);
   });
+  return set;
 }

@@ -7,37 +7,47 @@
  * @module
  */
 
-import { emptyTest, num, setColumns } from "./_redis_benchmark_fields.ts";
+import type { Origin } from "./_redis_benchmark_checks.ts";
+import {
+  emptyTest,
+  isBuiltinTitle,
+  NUMBER,
+  readNumber,
+  setColumns,
+} from "./_redis_benchmark_fields.ts";
 import type {
   DistributionKind,
   RedisBenchmarkFormat,
   RedisBenchmarkTest,
 } from "./_redis_benchmark_types.ts";
 
-const RE_REQUESTS = /^\s*(\d+) requests completed in ([\d.]+) seconds\s*$/;
-const RE_CLIENTS = /^\s*(\d+) parallel clients\s*$/;
-const RE_PAYLOAD = /^\s*(\d+) bytes payload\s*$/;
-const RE_KEEPALIVE = /^\s*keep alive: (\d+)\s*$/;
+const N = `(${NUMBER})`;
+const RE_REQUESTS = new RegExp(String.raw`^\s*${N} requests completed in ${N} seconds\s*$`);
+const RE_CLIENTS = new RegExp(String.raw`^\s*${N} parallel clients\s*$`);
+const RE_PAYLOAD = new RegExp(String.raw`^\s*${N} bytes payload\s*$`);
+const RE_KEEPALIVE = /^\s*keep alive: (\S+)\s*$/;
 const RE_HOSTCFG = /^\s*host configuration "(save|appendonly)": ?(.*?)\s*$/;
 const RE_CLUSTER = /^\s*cluster mode: yes \((\d+) \w+\)\s*$/;
 const RE_NODECFG = /^\s*(node \[\d+\] configuration:|save: .*|appendonly: .*)\s*$/;
 const RE_MULTITHREAD = /^\s*multi-thread: (yes|no)\s*$/;
 const RE_THREADS = /^\s*threads: (\d+)\s*$/;
-const RE_DIST = /^\s*([\d.]+)% <= ([\d.]+) milliseconds \(cumulative count (\d+)\)\s*$/;
-const RE_DIST_LEGACY = /^\s*([\d.]+)% <= ([\d.]+) milliseconds\s*$/;
-const RE_THROUGHPUT = /^\s*throughput summary: ([\d.]+|-?nan|inf) requests per second\s*$/;
-const RE_RPS_LEGACY = /^\s*([\d.]+|-?nan|inf) requests per second\s*$/;
-const RE_TARGET_RPS = /^\s*target RPS: ([\d.]+)\s*$/;
+const RE_DIST = new RegExp(
+  String.raw`^\s*${N}% <= ${N} milliseconds \(cumulative count ${N}\)\s*$`,
+);
+const RE_DIST_LEGACY = new RegExp(String.raw`^\s*${N}% <= ${N} milliseconds\s*$`);
+const RE_THROUGHPUT = new RegExp(String.raw`^\s*throughput summary: ${N} requests per second\s*$`);
+const RE_RPS_LEGACY = new RegExp(String.raw`^\s*${N} requests per second\s*$`);
+const RE_TARGET_RPS = new RegExp(String.raw`^\s*target RPS: ${N}\s*$`);
 const RE_COLUMNS = /^\s*(avg|min|p\d+(?:\.\d+)?|max)(\s+(avg|min|p\d+(?:\.\d+)?|max))+\s*$/;
-const RE_VALUES = /^\s*(-?[\d.]+|-?nan|inf)(\s+(-?[\d.]+|-?nan|inf))+\s*$/;
+const RE_VALUES = new RegExp(String.raw`^\s*${N}(\s+${N})+\s*$`);
 
 /** The block of a report being read; `done` when no report is open. */
 type Section = "header" | "rps" | "percentile" | "cumulative" | "legacy" | "summary" | "done";
 
 /** Where a {@link ReportReader} hands what it reads. */
 export interface ReportSink {
-  /** A test whose report ended, finished or not. */
-  test(t: RedisBenchmarkTest): void;
+  /** A test whose report ended, finished or not, and where each of its fields was printed. */
+  test(t: RedisBenchmarkTest, origins: ReadonlyMap<string, Origin>): void;
   /** A line that looked wrong. */
   warn(line: number, message: string, text: string): void;
   /** The last line, cut while the tool printed it. */
@@ -52,6 +62,8 @@ export class ReportReader {
   #current: RedisBenchmarkTest | undefined;
   #section: Section = "done";
   #columns: string[] | undefined;
+  /** Where each field of the open report's test was printed. */
+  #origins = new Map<string, Origin>();
 
   /** @param sink Where tests, warnings and cut lines go. */
   constructor(sink: ReportSink) {
@@ -67,6 +79,7 @@ export class ReportReader {
   start(title: string, line: number): void {
     this.close();
     this.#current = emptyTest(title, line);
+    this.#origins = new Map();
     this.#section = "header";
   }
 
@@ -74,7 +87,7 @@ export class ReportReader {
   close(): void {
     const cur = this.#current;
     if (cur) {
-      this.#sink.test(cur);
+      this.#sink.test(cur, this.#origins);
       this.#current = undefined;
     }
     this.#section = "done";
@@ -117,10 +130,35 @@ export class ReportReader {
     }
   }
 
+  /** Sets a number field of the open report's test, noting where it was printed. */
+  #set(
+    field:
+      | "requests"
+      | "durationS"
+      | "clients"
+      | "dataSizeBytes"
+      | "requestedOpsPerSec"
+      | "opsPerSec",
+    value: string,
+    line: number,
+    text: string,
+  ): void {
+    this.#current![field] = readNumber(value);
+    this.#origins.set(field, { line, text });
+  }
+
+  /** Sets the fields of a printed table row, noting where they were printed. */
+  #setColumns(table: "rps" | "summary", values: string[], line: number, text: string): void {
+    for (const f of setColumns(this.#current!, table, this.#columns!, values)) {
+      this.#origins.set(f, { line, text });
+    }
+  }
+
   /** Fast path: distribution rows are the bulk of a report. */
   #distributionRow(s: string, line: number, terminated: boolean): boolean {
     const c0 = s.charCodeAt(0);
-    if (!((c0 >= 48 && c0 <= 57) || c0 === 32)) return false;
+    // Digits, blanks, and the first characters of `-0.5`, `+1`, `.5`, `nan`, `inf`.
+    if (!((c0 >= 48 && c0 <= 57) || " -+.ni".includes(s[0]))) return false;
     const cur = this.#current!;
     let m = RE_DIST.exec(s);
     if (m) {
@@ -134,9 +172,9 @@ export class ReportReader {
       }
       cur.distribution.push({
         distribution: kind,
-        percentile: Number(m[1]),
-        latencyMs: Number(m[2]),
-        count: Number(m[3]),
+        percentile: readNumber(m[1])!,
+        latencyMs: readNumber(m[2])!,
+        count: readNumber(m[3]),
         sourceLine: line,
       });
       return true;
@@ -147,8 +185,8 @@ export class ReportReader {
       this.#sink.format("full-legacy");
       cur.distribution.push({
         distribution: "legacy",
-        percentile: Number(m[1]),
-        latencyMs: Number(m[2]),
+        percentile: readNumber(m[1])!,
+        latencyMs: readNumber(m[2])!,
         count: null,
         sourceLine: line,
       });
@@ -162,12 +200,16 @@ export class ReportReader {
     const cur = this.#current!;
     let m: RegExpExecArray | null;
     if ((m = RE_REQUESTS.exec(s))) {
-      cur.requests = Number(m[1]);
-      cur.durationS = Number(m[2]);
-    } else if ((m = RE_CLIENTS.exec(s))) cur.clients = Number(m[1]);
-    else if ((m = RE_PAYLOAD.exec(s))) cur.dataSizeBytes = Number(m[1]);
-    else if ((m = RE_KEEPALIVE.exec(s))) cur.keepAlive = m[1] !== "0";
-    else if ((m = RE_HOSTCFG.exec(s))) {
+      this.#set("requests", m[1], line, s);
+      this.#set("durationS", m[2], line, s);
+    } else if ((m = RE_CLIENTS.exec(s))) this.#set("clients", m[1], line, s);
+    else if ((m = RE_PAYLOAD.exec(s))) {
+      // A custom command's "payload" is the length of the encoded command, not `-d`.
+      if (isBuiltinTitle(cur.testTitle)) this.#set("dataSizeBytes", m[1], line, s);
+    } else if ((m = RE_KEEPALIVE.exec(s))) {
+      if (/^\d+$/.test(m[1])) cur.keepAlive = m[1] !== "0";
+      else this.#sink.warn(line, "unrecognized line", s);
+    } else if ((m = RE_HOSTCFG.exec(s))) {
       if (m[1] === "save") cur.hostConfigSave = m[2];
       else cur.hostConfigAppendonly = m[2];
     } else if ((m = RE_CLUSTER.exec(s))) cur.clusterNodes = Number(m[1]);
@@ -181,13 +223,12 @@ export class ReportReader {
 
   /** Valkey's `RPS Summary:` block (with `--rps`). */
   #rpsLine(s: string, t: string, line: number): boolean {
-    const cur = this.#current!;
     const m = RE_TARGET_RPS.exec(s);
-    if (m) cur.requestedOpsPerSec = Number(m[1]);
+    if (m) this.#set("requestedOpsPerSec", m[1], line, s);
     else if (t === "RPS distribution (reqs/sec):") { /* table follows */ }
     else if (RE_COLUMNS.test(s)) this.#columns = t.split(/\s+/);
     else if (RE_VALUES.test(s) && this.#columns) {
-      setColumns(cur, "rps", this.#columns, t.split(/\s+/));
+      this.#setColumns("rps", t.split(/\s+/), line, s);
       this.#columns = undefined;
     } else return this.#sectionStart(t, line);
     return true;
@@ -202,7 +243,7 @@ export class ReportReader {
         this.#sink.cut(line, s);
         return true;
       }
-      cur.opsPerSec = num(m[1]);
+      this.#set("opsPerSec", m[1], line, s);
     } else if (t === "latency summary (msec):") { /* table follows */ }
     else if (RE_COLUMNS.test(s)) this.#columns = t.split(/\s+/);
     else if (RE_VALUES.test(s) && this.#columns) {
@@ -211,7 +252,7 @@ export class ReportReader {
         this.#sink.cut(line, s);
         return true;
       }
-      setColumns(cur, "summary", this.#columns, v);
+      this.#setColumns("summary", v, line, s);
       cur.complete = true;
       this.#sink.format("full");
       this.close();
@@ -227,7 +268,7 @@ export class ReportReader {
         this.#sink.cut(line, s);
         return true;
       }
-      this.#current!.opsPerSec = num(m[1]);
+      this.#set("opsPerSec", m[1], line, s);
       this.#current!.complete = true;
       this.close();
       return true;
@@ -255,7 +296,7 @@ export class ReportReader {
     // ≤6.0: the rps line can follow the header directly when no latency line was printed.
     const m = RE_RPS_LEGACY.exec(t);
     if (m && this.#section === "header") {
-      cur.opsPerSec = num(m[1]);
+      this.#set("opsPerSec", m[1], line, t);
       cur.complete = true;
       this.#sink.format("full-legacy");
       this.close();

@@ -5,6 +5,10 @@
  * `--csv` with and without header, live progress (`\r`-separated, skipped), `script(1)`
  * captures, CRLF copies and cut files.
  *
+ * A number that cannot be true (negative, `nan`/`inf`, a rate above {@link MAX_OPS_PER_SEC},
+ * percentiles out of order) is never kept as a result: its test is marked not complete and a
+ * warning names the line and the value (rules in `_redis_benchmark_checks.ts`).
+ *
  * Parsing is pure: text in, numbers out. {@link RedisBenchmarkParser} takes lines one at a time
  * so that large files can be streamed; {@link parseRedisBenchmark} parses a whole text.
  *
@@ -18,12 +22,16 @@
 import { ParseError } from "../errors.ts";
 import type { BenchmarkArgs } from "./command.ts";
 import { isScriptBanner, segments, splitLines } from "./_lines.ts";
+import { dropImpossible, type Origin } from "./_redis_benchmark_checks.ts";
 import { emptyTest, num } from "./_redis_benchmark_fields.ts";
 import {
   type LineResult,
+  otherLine,
+  RE_CUT_RESULT,
   RE_HEADER,
   RE_PROGRESS,
   RE_PROGRESS_LEGACY,
+  RE_PROGRESS_START,
   RE_QUIET,
   readCsvLine,
   readQuietLine,
@@ -40,6 +48,7 @@ import { applyBenchmarkArgs, missingTests } from "./redis_benchmark_params.ts";
 
 export type * from "./_redis_benchmark_types.ts";
 export { normalizeTestName } from "./_redis_benchmark_fields.ts";
+export { MAX_OPS_PER_SEC } from "./_redis_benchmark_checks.ts";
 export { applyBenchmarkArgs, missingTests } from "./redis_benchmark_params.ts";
 export { type ProgressEvent, progressEvent, ProgressReader } from "./redis_benchmark_progress.ts";
 
@@ -78,12 +87,6 @@ export function parseRedisBenchmark(
   return parser.finish();
 }
 
-const RE_IDLE = /^clients: \d+\s*$/;
-// Error messages redis-benchmark / valkey-benchmark print (stdout or stderr captured together).
-const RE_TOOL_ERROR =
-  /^(Node \S+ replied with error|Could not connect to (Redis|server) at|Could not negotiate a TLS connection|Error from server:|Error writing to the server|Error:|ERROR:|ERR |NOAUTH|WRONGPASS|Invalid option|Unrecognized option|Invalid value|Writing to socket|Reading from socket|Failed to fetch cluster configuration|Failed to update cluster slots|Cluster node .* unreachable|FATAL:)/;
-const RE_WARNING = /^(WARNING|WARN)\b:?\s*(.*)$/;
-
 /**
  * Incremental redis-benchmark parser: {@link push} physical lines in order, then
  * {@link finish}. Pure: no I/O, no clock.
@@ -109,7 +112,9 @@ export class RedisBenchmarkParser {
   readonly #formats = new Set<RedisBenchmarkFormat>();
   readonly #report: ReportReader;
   #csvHeader: string[] | undefined;
-  #progress: { title: string; opsPerSec: number | null; line: number } | undefined;
+  #progress: { title: string; opsPerSec: number | null; line: number; text: string } | undefined;
+  /** Node count of the `--cluster` preamble, for tests whose output does not print it. */
+  #clusterNodes: number | null = null;
   #progressUpdates = 0;
   #lastLine = 0;
   #sawAny = false;
@@ -125,7 +130,7 @@ export class RedisBenchmarkParser {
     this.#file = options.file ?? "<text>";
     this.#args = options.args;
     this.#report = new ReportReader({
-      test: (t) => this.#push(t),
+      test: (t, origins) => this.#push(t, (f) => origins.get(f)),
       warn: (line, message, text) => this.#warn(line, message, text),
       cut: (line, text) => this.#cutLine(line, text),
       format: (f) => {
@@ -134,7 +139,15 @@ export class RedisBenchmarkParser {
     });
   }
 
-  #push(t: RedisBenchmarkTest): void {
+  /**
+   * Takes a test the output ended, after clearing its impossible values.
+   *
+   * @param origin Where a field was printed (the test's own line when not given).
+   */
+  #push(t: RedisBenchmarkTest, origin: (field: string) => Origin | undefined = () => undefined) {
+    const own = { line: t.sourceLine, text: t.testTitle };
+    dropImpossible(t, (f) => origin(f) ?? own, (l, m, text) => this.#warn(l, m, text));
+    if (t.clusterNodes === null) t.clusterNodes = this.#clusterNodes;
     this.#tests.push(t);
     this.#names.add(t.test);
     this.#testCount++;
@@ -204,37 +217,57 @@ export class RedisBenchmarkParser {
     if (trimmed === "...") return this.#warn(line, "elided output", s);
     if (isScriptBanner(trimmed)) return;
     let m = RE_PROGRESS.exec(trimmed);
-    if (m) return this.#progressLine(m[1], num(m[3]), line);
+    if (m) return this.#progressLine(m[1], num(m[3]), line, trimmed);
     m = RE_QUIET.exec(trimmed);
     if (m) return this.#quietLine(m, line, terminated);
-    if (RE_IDLE.test(trimmed)) return;
-    m = RE_WARNING.exec(trimmed);
-    if (m) {
-      this.#sawAny = true;
-      return this.#warn(line, "tool warning", trimmed);
-    }
-    if (RE_TOOL_ERROR.test(trimmed)) {
-      this.#sawAny = true;
-      this.#errors.push({ line, text: trimmed });
-      return;
-    }
+    if (this.#otherLine(trimmed, line)) return;
+    if (!terminated && RE_PROGRESS_START.test(trimmed)) return this.#cutSegment(s, trimmed, line);
     m = RE_PROGRESS_LEGACY.exec(trimmed);
-    if (m && this.#looksLikeTitle(m[1])) return this.#progressLine(m[1], num(m[2]), line);
-    // The last line, cut while the tool printed a result: the test did not finish.
-    m = /^(.+?): [\d.]+( |$)/.exec(trimmed);
-    if (!terminated && m && this.#looksLikeTitle(m[1])) {
+    if (m && this.#looksLikeTitle(m[1])) return this.#progressLine(m[1], num(m[2]), line, trimmed);
+    if (!terminated) return this.#cutSegment(s, trimmed, line);
+    this.#warn(line, "unrecognized line", s);
+  }
+
+  /** A line that holds no result: tool warnings and errors, `--cluster` and idle preambles. */
+  #otherLine(trimmed: string, line: number): boolean {
+    const o = otherLine(trimmed);
+    if (o === undefined) return false;
+    if (o.kind === "preamble") {
+      if (o.output) this.#sawAny = true;
+      if (o.clusterNodes !== undefined) this.#clusterNodes = o.clusterNodes;
+      return true;
+    }
+    this.#sawAny = true;
+    if (o.kind === "warning") this.#warn(line, "tool warning", trimmed);
+    else this.#errors.push({ line, text: trimmed });
+    return true;
+  }
+
+  /** The last piece of the output, cut off while the tool printed it. */
+  #cutSegment(s: string, trimmed: string, line: number): void {
+    // Live progress cut inside its text: the test was running; keep its last known rate.
+    let m = RE_PROGRESS_START.exec(trimmed);
+    if (m) {
+      const before = this.#progress?.title === m[1] ? this.#progress.opsPerSec : null;
+      this.#progressLine(m[1], m[2] === undefined ? before : num(m[2]), line, trimmed);
+      return this.#cutLine(line, s);
+    }
+    // A result (or ≤6.0 progress) cut inside its number: the test did not finish.
+    m = RE_CUT_RESULT.exec(trimmed);
+    if (m && this.#looksLikeTitle(m[1])) {
       this.#cutLine(line, s);
-      this.#progress = { title: m[1], opsPerSec: null, line };
+      this.#progress = { title: m[1], opsPerSec: null, line, text: trimmed };
       return;
     }
     // A report header cut before its last `======`.
-    if (!terminated && trimmed.startsWith("======")) return this.#cutLine(line, s);
+    if (trimmed.startsWith("======")) return this.#cutLine(line, s);
     this.#warn(line, "unrecognized line", s);
   }
 
   #looksLikeTitle(title: string): boolean {
     // Test titles are upper-case command names, maybe with a "(…)" suffix, or custom commands.
-    return /^[A-Za-z_][\w-]*( [^:]*)?$/.test(title) && title.length < 200;
+    // Custom command titles are its arguments, and may hold `:` (`SET key:__rand_int__ v`).
+    return /^[A-Za-z_][\w-]*( .*)?$/.test(title) && title.length < 200;
   }
 
   #warn(line: number, message: string, text: string): void {
@@ -255,11 +288,11 @@ export class RedisBenchmarkParser {
     this.#progress = undefined;
   }
 
-  #progressLine(title: string, overall: number | null, line: number): void {
+  #progressLine(title: string, overall: number | null, line: number, text: string): void {
     this.#sawAny = true;
     this.#progressUpdates++;
     this.#closeCurrentAsCut();
-    this.#progress = { title, opsPerSec: overall, line };
+    this.#progress = { title, opsPerSec: overall, line, text };
   }
 
   /** A report that stopped before its summary, followed by something else. */
@@ -282,6 +315,7 @@ export class RedisBenchmarkParser {
         return this.#cutLine(line, text);
       case "warn":
         if (r.output) this.#sawAny = true;
+        if (r.lost) this.#cut = true;
         return this.#warn(line, r.message, text);
       case "header":
         this.#sawAny = true;
@@ -290,7 +324,7 @@ export class RedisBenchmarkParser {
       case "test":
         this.#sawAny = true;
         this.#formats.add(r.format);
-        this.#push(r.test);
+        this.#push(r.test, () => ({ line, text }));
         return;
     }
   }
@@ -304,9 +338,10 @@ export class RedisBenchmarkParser {
     this.#closeCurrentAsCut();
     if (this.#progress) {
       // The tool was stopped while this test ran: keep it, marked incomplete.
-      const t = emptyTest(this.#progress.title, this.#progress.line);
-      t.lastProgressOpsPerSec = this.#progress.opsPerSec;
-      this.#push(t);
+      const { title, line, text, opsPerSec } = this.#progress;
+      const t = emptyTest(title, line);
+      t.lastProgressOpsPerSec = opsPerSec;
+      this.#push(t, () => ({ line, text }));
       this.#cut = true;
       this.#progress = undefined;
     }
@@ -340,7 +375,9 @@ export class RedisBenchmarkParser {
       : formats.every((f) => f.startsWith("full"))
       ? "full-legacy"
       : "mixed";
-    const complete = !this.#cut && this.#testCount > 0 && !this.#anyIncomplete;
+    // A tool error means the tool stopped early (most exit): later tests never ran.
+    const complete = !this.#cut && this.#testCount > 0 && !this.#anyIncomplete &&
+      this.#errors.length === 0;
     return {
       format,
       tests: this.#tests,

@@ -8,34 +8,40 @@
  */
 
 import { BENCHMARK_DEFAULTS, type BenchmarkArgs } from "./command.ts";
+import { isBuiltinTitle } from "./_redis_benchmark_fields.ts";
 import type { ParseWarning, RedisBenchmarkTest } from "./_redis_benchmark_types.ts";
 
-// What each -t name runs, as redis-benchmark / valkey-benchmark select tests (test_is_selected).
-const T_FLAG_TESTS: Record<string, string[]> = {
-  ping: ["PING_INLINE", "PING_MBULK"],
-  ping_inline: ["PING_INLINE"],
-  ping_mbulk: ["PING_MBULK"],
-  lrange: ["LPUSH_FOR_LRANGE", "LRANGE_100", "LRANGE_300", "LRANGE_500", "LRANGE_600"],
-  lrange_100: ["LPUSH_FOR_LRANGE", "LRANGE_100"],
-  lrange_300: ["LPUSH_FOR_LRANGE", "LRANGE_300"],
-  lrange_500: ["LPUSH_FOR_LRANGE", "LRANGE_500"],
-  lrange_600: ["LPUSH_FOR_LRANGE", "LRANGE_600"],
-};
-const SIMPLE_TESTS = new Set([
-  "set",
-  "get",
-  "incr",
-  "lpush",
-  "rpush",
-  "lpop",
-  "rpop",
-  "sadd",
-  "hset",
-  "spop",
-  "zadd",
-  "zpopmin",
-  "mset",
-  "xadd",
+// What each -t name runs, as redis-benchmark / valkey-benchmark select tests (test_is_selected):
+// a Map, so that a name such as `constructor` or `toString` is just unknown.
+const T_FLAG_TESTS: ReadonlyMap<string, readonly string[]> = new Map<string, readonly string[]>([
+  ["ping", ["PING_INLINE", "PING_MBULK"]],
+  ["ping_inline", ["PING_INLINE"]],
+  ["ping_mbulk", ["PING_MBULK"]],
+  ["lrange", ["LPUSH_FOR_LRANGE", "LRANGE_100", "LRANGE_300", "LRANGE_500", "LRANGE_600"]],
+  ["lrange_100", ["LPUSH_FOR_LRANGE", "LRANGE_100"]],
+  ["lrange_300", ["LPUSH_FOR_LRANGE", "LRANGE_300"]],
+  ["lrange_500", ["LPUSH_FOR_LRANGE", "LRANGE_500"]],
+  ["lrange_600", ["LPUSH_FOR_LRANGE", "LRANGE_600"]],
+  // valkey-benchmark 8.1+: `FUNCTION LOAD` and `FCALL` tests.
+  ["function_load", ["FUNCTION_LOAD"]],
+  ...[
+    "set",
+    "get",
+    "incr",
+    "lpush",
+    "rpush",
+    "lpop",
+    "rpop",
+    "sadd",
+    "hset",
+    "spop",
+    "zadd",
+    "zpopmin",
+    "mset",
+    "mget",
+    "xadd",
+    "fcall",
+  ].map((name) => [name, [name.toUpperCase()]] as const),
 ]);
 
 /**
@@ -57,10 +63,7 @@ const SIMPLE_TESTS = new Set([
 export function missingTests(args: BenchmarkArgs, found: readonly string[]): string[] {
   if (!args.tests || args.loop || args.customCommand) return [];
   const want = new Set<string>();
-  for (const name of args.tests) {
-    if (T_FLAG_TESTS[name]) T_FLAG_TESTS[name].forEach((t) => want.add(t));
-    else if (SIMPLE_TESTS.has(name)) want.add(name.toUpperCase());
-  }
+  for (const name of args.tests) T_FLAG_TESTS.get(name)?.forEach((t) => want.add(t));
   const have = new Set(found);
   return [...want].filter((t) => !have.has(t));
 }
@@ -104,7 +107,8 @@ export function applyBenchmarkArgs(
     }
   };
   fill("clients", args.clients);
-  fill("dataSizeBytes", args.dataSizeBytes);
+  if (args.customCommand || !isBuiltinTitle(t.testTitle)) customDataSize(t, args);
+  else fill("dataSizeBytes", args.dataSizeBytes);
   fill("pipeline", args.pipeline);
   fill("threads", args.threads);
   fill("requests", args.requests);
@@ -113,4 +117,14 @@ export function applyBenchmarkArgs(
   if (t.requestedOpsPerSec === null && args.requestedOpsPerSec !== undefined) {
     t.requestedOpsPerSec = args.requestedOpsPerSec;
   }
+}
+
+/**
+ * The data size of a custom command: `-d` sizes only its `__data__` arguments (valkey-benchmark;
+ * older tools ignore `-d`), and the report's `N bytes payload` is the length of the encoded command, not a data
+ * size. So: `-d` (or its default) when the command holds `__data__`, otherwise unknown.
+ */
+function customDataSize(t: RedisBenchmarkTest, args: BenchmarkArgs): void {
+  const usesData = args.customCommand?.some((a) => a.includes("__data__")) ?? false;
+  t.dataSizeBytes = usesData ? args.dataSizeBytes ?? BENCHMARK_DEFAULTS.dataSizeBytes : null;
 }

@@ -26,6 +26,23 @@ Deno.test("missingTests() expands -t names as the tool selects tests", async (t)
     assert.deepEqual(missingTests(parseBenchmarkArgs(["-t", "get", "SET", "k", "v"]), []), []);
     assert.deepEqual(missingTests(parseBenchmarkArgs([]), []), []);
   });
+  await t.step("valkey's mget, function_load and fcall tests", () => {
+    const args = parseBenchmarkArgs(["-t", "mget,function_load,fcall"]);
+    assert.deepEqual(missingTests(args, []), ["MGET", "FUNCTION_LOAD", "FCALL"]);
+    const run = parseRedisBenchmark(
+      "MGET (10 keys): 50000.00 requests per second, p50=0.5 msec\n" +
+        "FUNCTION LOAD: 900.00 requests per second, p50=27.1 msec\n" +
+        "FCALL: 80000.00 requests per second, p50=0.3 msec\n",
+      { args },
+    );
+    assert.equal(run.complete, true);
+    assert.deepEqual(run.warnings, []);
+  });
+  await t.step("names of Object.prototype are unknown names, not a crash", () => {
+    for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
+      assert.deepEqual(missingTests(parseBenchmarkArgs(["-t", `${name},get`]), []), ["GET"]);
+    }
+  });
 });
 
 Deno.test("applyBenchmarkArgs() fills what the output does not print", async (t) => {

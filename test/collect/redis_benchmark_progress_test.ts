@@ -31,6 +31,21 @@ Deno.test("progressEvent() reads each kind of live line", () => {
   );
 });
 
+Deno.test("progressEvent() reads valkey-benchmark 9.0 progress", () => {
+  assert.deepEqual(
+    progressEvent(
+      "SET: rps=80876.0 (overall: 80876.0) avg_msec=0.568 (overall: 0.568) 20219 requests",
+    ),
+    { kind: "progress", test: "SET", opsPerSec: 80876, overallOpsPerSec: 80876 },
+  );
+  assert.deepEqual(
+    progressEvent(
+      "Warming up GET: rps=90312.0 (overall: 90011.3) avg_msec=0.490 (overall: 0.495) 0.2 seconds",
+    ),
+    { kind: "progress", test: "GET", opsPerSec: 90312, overallOpsPerSec: 90011.3 },
+  );
+});
+
 Deno.test("ProgressReader reads the same events whatever the chunk size", () => {
   for (
     const f of [
