@@ -53,9 +53,8 @@ export type IngestTool = typeof INGEST_TOOLS[number];
  */
 export function ingestTool(tool: string): IngestTool {
   if ((INGEST_TOOLS as readonly string[]).includes(tool)) return tool as IngestTool;
-  const names = INGEST_TOOLS.length === 1
-    ? INGEST_TOOLS[0]
-    : `${INGEST_TOOLS.slice(0, -1).join(", ")} or ${INGEST_TOOLS.at(-1)}`;
+  const all: readonly string[] = INGEST_TOOLS;
+  const names = all.length === 1 ? all[0] : `${all.slice(0, -1).join(", ")} or ${all.at(-1)}`;
   throw new TypeError(`invalid tool: ${tool} (ingest reads output of ${names})`);
 }
 

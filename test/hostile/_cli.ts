@@ -10,6 +10,10 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 /** Where the hostile fixtures are. */
 export const HOSTILE = ROOT + "test/testdata/hostile/";
 
+// the permissions of `deno task kvlab`, loopback network only
+const PERMISSIONS =
+  "--allow-read --allow-write --allow-env --allow-ffi --allow-sys --allow-run --allow-net=127.0.0.1";
+
 /** What one CLI run printed. */
 export interface CliResult {
   code: number;
@@ -33,13 +37,7 @@ export async function kvlab(args: string[], maxHeapMb?: number): Promise<CliResu
   const out = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",
-      "--allow-read",
-      "--allow-write",
-      "--allow-env",
-      "--allow-ffi",
-      "--allow-sys",
-      "--allow-run",
-      "--allow-net=127.0.0.1",
+      ...PERMISSIONS.split(" "),
       ...(maxHeapMb ? [`--v8-flags=--max-old-space-size=${maxHeapMb}`] : []),
       ROOT + "src/cli.ts",
       ...args,

@@ -128,11 +128,11 @@ Deno.test("hostile: D1 plan and sample URL errors never print the password", asy
         `name: p\nservers:\n  - name: a\n    url: ${JSON.stringify(c.url)}\ntests: [set]\n`,
       );
       const r = await kvlab(["run", plan, "--data", `${dir}/d${i}`, "--dry-run"]);
+      assert.deepEqual(leaked(r.printed, c.secrets), []);
+      assert.deepEqual(leaked(allBytes(`${dir}/d${i}`).text, c.secrets), []);
       assert.notEqual(r.code, 0);
       assert.match(r.stderr, new RegExp(`p${i}\\.yaml:4:\\d+: servers\\.0\\.url: `));
       assert.match(r.stderr, c.error);
-      assert.deepEqual(leaked(r.printed, c.secrets), []);
-      assert.deepEqual(leaked(allBytes(`${dir}/d${i}`).text, c.secrets), []);
     });
   }
   await t.step("kvlab sample --url with such a password", async () => {
@@ -145,9 +145,9 @@ Deno.test("hostile: D1 plan and sample URL errors never print the password", asy
       "--duration",
       "1",
     ]);
+    assert.deepEqual(leaked(r.printed, ["SampleSecretXYZ"]), []);
     assert.notEqual(r.code, 0);
     assert.match(r.stderr, /malformed percent-escape/);
-    assert.deepEqual(leaked(r.printed, ["SampleSecretXYZ"]), []);
   });
   Deno.removeSync(dir, { recursive: true });
 });
