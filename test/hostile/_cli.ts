@@ -34,18 +34,10 @@ export interface CliResult {
  */
 export async function kvlab(args: string[], maxHeapMb?: number): Promise<CliResult> {
   const t0 = performance.now();
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      ...PERMISSIONS.split(" "),
-      ...(maxHeapMb ? [`--v8-flags=--max-old-space-size=${maxHeapMb}`] : []),
-      ROOT + "src/cli.ts",
-      ...args,
-    ],
-    stdout: "piped",
-    stderr: "piped",
-    cwd: ROOT,
-  }).output();
+  const heap = maxHeapMb ? [`--v8-flags=--max-old-space-size=${maxHeapMb}`] : [];
+  const argv = ["run", ...PERMISSIONS.split(" "), ...heap, ROOT + "src/cli.ts", ...args];
+  const io = { stdout: "piped", stderr: "piped" } as const;
+  const out = await new Deno.Command(Deno.execPath(), { args: argv, cwd: ROOT, ...io }).output();
   const dec = new TextDecoder();
   const stdout = dec.decode(out.stdout);
   const stderr = dec.decode(out.stderr);
