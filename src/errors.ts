@@ -1,8 +1,13 @@
 /**
  * Error classes that carry where bad input was found.
  *
+ * Every message is redacted when the error is made ({@link redactText}): an error that echoes
+ * its input (a URL, a file's first line) never carries a password to whoever prints it.
+ *
  * @module
  */
+
+import { redactText } from "./collect/redact.ts";
 
 /** Where in a source a problem was found. */
 export interface SourceLocation {
@@ -26,6 +31,8 @@ export interface SourceLocation {
  * });
  * assert.equal(e.message, 'a.txt:3:1: expected a redis-benchmark result (found "hello")');
  * assert.ok(e instanceof SyntaxError);
+ * const s = new ParseError("bad URL", { file: "p.yaml", line: 2, column: 8, text: "redis://:pw@h" });
+ * assert.equal(s.message, 'p.yaml:2:8: bad URL (found "redis://:***@h")');
  * ```
  */
 export class ParseError extends SyntaxError {
@@ -35,7 +42,7 @@ export class ParseError extends SyntaxError {
   readonly line: number;
   /** 1-based column number. */
   readonly column: number;
-  /** The offending text (shortened to 80 characters). */
+  /** The offending text (secrets redacted, shortened to 80 characters). */
   readonly text: string;
 
   /**
@@ -43,9 +50,10 @@ export class ParseError extends SyntaxError {
    * @param where Location and the offending text.
    */
   constructor(expected: string, where: SourceLocation & { text: string }) {
-    const text = shorten(where.text);
+    // redacted before shortening, so that a cut never leaves part of a secret behind
+    const text = shorten(redactText(where.text));
     super(
-      `${where.file}:${where.line}:${where.column}: ${expected}` +
+      `${where.file}:${where.line}:${where.column}: ${redactText(expected)}` +
         (text === "" ? "" : ` (found ${JSON.stringify(text)})`),
     );
     this.name = "ParseError";
@@ -75,7 +83,7 @@ export class UnknownFormatError extends ParseError {
 export class DatasetError extends Error {
   /** @param message What is wrong, naming the path. */
   constructor(message: string) {
-    super(message);
+    super(redactText(message));
     this.name = "DatasetError";
   }
 }

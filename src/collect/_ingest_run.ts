@@ -16,7 +16,7 @@ import { memoryRow, runRow, snapshotRows, testRows } from "./_rows.ts";
 import { captureMemory, fillMemory, readCapture } from "./_snapshot_rows.ts";
 import type { BenchmarkArgs } from "./command.ts";
 import { describeKind, type DetectedKind, detectKind, KNOWN_FORMATS } from "./detect.ts";
-import { redactCommandLine, redactRawText, type RedactState, redactUrl } from "./redact.ts";
+import { redactCommandLine, type RedactState, redactText, redactUrl } from "./redact.ts";
 import type { RedisBenchmarkRun } from "./redis_benchmark.ts";
 import { newRunId, type RunRecord, RunWriter } from "./store.ts";
 
@@ -169,7 +169,7 @@ export class RunAssembler {
 
   #toRun(b: Block, sawCommand: boolean): Pending | { skip: string } | undefined {
     const path = this.#src.path;
-    if (b.kind === "skip") return b.reason ? { skip: b.reason } : undefined;
+    if (b.kind === "skip") return b.reason ? { skip: redactText(b.reason) } : undefined;
     if (b.kind === "capture") return b.nonBlank === 0 ? undefined : this.#prepare(b, undefined);
     let parsed: RedisBenchmarkRun;
     try {
@@ -192,7 +192,7 @@ export class RunAssembler {
         );
       }
       if (b.nonBlank === 0) return { skip: `${path}:${b.firstLine}: command printed no output` };
-      return { skip: `${path}:${b.firstLine}: ${e.message}` };
+      return { skip: redactText(`${path}:${b.firstLine}: ${e.message}`) };
     }
     return this.#prepare(b, parsed);
   }
@@ -226,7 +226,7 @@ export class RunAssembler {
       status,
       output_format: parsed?.format ?? "raw",
       error: parsed && parsed.errors.length > 0
-        ? parsed.errors.map((e) => e.text).join("\n")
+        ? redactText(parsed.errors.map((e) => e.text).join("\n"))
         : null,
       warning_count: warnings.length,
       source_path: path,
@@ -245,9 +245,13 @@ export class RunAssembler {
         raw_redacted: raw.redacted,
         raw_line_offset: b.firstLine - 1,
         prompt: cmd?.prompt ?? null,
-        tool_errors: parsed?.errors ?? [],
+        tool_errors: (parsed?.errors ?? []).map((e) => ({ ...e, text: redactText(e.text) })),
         progress_updates_skipped: parsed?.progressUpdates ?? 0,
-        warnings,
+        warnings: warnings.map((w) => ({
+          ...w,
+          message: redactText(w.message),
+          text: redactText(w.text),
+        })),
       },
     };
     const tests = parsed?.testCount ?? 0;
@@ -357,7 +361,7 @@ function redactBytes(
   state: RedactState,
 ): { bytes: Uint8Array; redacted: boolean } {
   const text = new TextDecoder().decode(bytes);
-  const red = redactRawText(text, state);
+  const red = redactText(text, state);
   if (red === text) return { bytes, redacted: false };
   return { bytes: new TextEncoder().encode(red), redacted: true };
 }

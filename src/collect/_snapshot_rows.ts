@@ -12,6 +12,7 @@ import type { BenchmarkArgs } from "./command.ts";
 import type { DetectedKind } from "./detect.ts";
 import { type DockerStatsRow, parseDockerStats } from "./docker_stats.ts";
 import { type InfoField, parseInfo, type ServerIdentity, serverIdentity } from "./info.ts";
+import { redactConfigValue } from "./redact.ts";
 import { parseDbsize } from "./redis_cli.ts";
 
 /**
@@ -117,6 +118,28 @@ export function captureMemory(
   return null;
 }
 
+/**
+ * INFO fields with secret values (`requirepass`, `masterauth`, credentials in URLs) redacted,
+ * for tables: what leaves the process is redacted like the raw copy.
+ *
+ * @param info Parsed INFO fields.
+ * @returns The same fields, secret values replaced by `***` (and their number by null).
+ *
+ * @example
+ * ```ts
+ * import { redactInfo } from "./_snapshot_rows.ts";
+ * import { parseInfo } from "./info.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(redactInfo(parseInfo("requirepass:pw\nused_memory:1\n")).map((f) => f.value), ["***", "1"]);
+ * ```
+ */
+export function redactInfo(info: readonly InfoField[]): InfoField[] {
+  return info.map((f) => {
+    const value = redactConfigValue(f.key, f.value);
+    return value === f.value ? f : { ...f, value, valueNum: null };
+  });
+}
+
 /** A standalone capture read whole: what its snapshot run holds. */
 export interface CaptureSnapshot {
   /** The tool that printed it. */
@@ -125,7 +148,7 @@ export interface CaptureSnapshot {
   outputFormat: "info" | "docker-stats" | "cli-latency" | "dbsize";
   /** The server an INFO reply names, else null. */
   identity: ServerIdentity | null;
-  /** INFO fields, for `server_info` rows (empty for other captures). */
+  /** INFO fields, for `server_info` rows (empty for other captures), secrets redacted. */
   info: InfoField[];
   /** `memory` row fields, one per row, `source_line` set. */
   memory: MemoryFields[];
@@ -149,6 +172,8 @@ export interface CaptureSnapshot {
  * assert.equal(s.outputFormat, "dbsize");
  * assert.deepEqual(s.memory, [{ source_line: 1, keys: 7 }]);
  * assert.equal(readCapture("hello\n", "unknown", { first: 1, last: 1 }), null);
+ * const info = readCapture("# Replication\nmasterauth:pw\n", "redis-info", { first: 1, last: 2 })!;
+ * assert.equal(info.info[0].value, "***");
  * ```
  */
 export function readCapture(
@@ -159,7 +184,7 @@ export function readCapture(
   const row = (fields: MemoryFields): MemoryFields => ({ source_line: lines.last, ...fields });
   switch (kind) {
     case "redis-info": {
-      const info = parseInfo(text);
+      const info = redactInfo(parseInfo(text));
       const memory = infoNumber(info, "used_memory", "used_memory_human") !== null
         ? [row({ keys: keyspaceKeys(info), ...memoryViews(info) })]
         : [];

@@ -28,6 +28,37 @@ export const KNOWN_FORMATS =
   "or redis-cli --latency capture";
 
 /**
+ * The tools whose output `kvlab ingest --tool` can be told a file holds: the one list that
+ * both the check and its error message read. A tool becomes ingestible by a line here.
+ */
+export const INGEST_TOOLS = ["redis-benchmark", "valkey-benchmark"] as const;
+
+/** A tool `kvlab ingest --tool` accepts. */
+export type IngestTool = typeof INGEST_TOOLS[number];
+
+/**
+ * Checks a `--tool` given to ingest.
+ *
+ * @param tool The tool name as given.
+ * @returns It, typed.
+ * @throws {TypeError} `invalid tool: …` naming the tools ingest reads.
+ *
+ * @example
+ * ```ts
+ * import { ingestTool } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * assert.equal(ingestTool("valkey-benchmark"), "valkey-benchmark");
+ * assert.throws(() => ingestTool("memtier"), /invalid tool: memtier \(ingest reads output of redis-benchmark or valkey-benchmark\)/);
+ * ```
+ */
+export function ingestTool(tool: string): IngestTool {
+  if ((INGEST_TOOLS as readonly string[]).includes(tool)) return tool as IngestTool;
+  const all: readonly string[] = INGEST_TOOLS;
+  const names = all.length === 1 ? all[0] : `${all.slice(0, -1).join(", ")} or ${all.at(-1)}`;
+  throw new TypeError(`invalid tool: ${tool} (ingest reads output of ${names})`);
+}
+
+/**
  * Guesses the kind of a text from a sample of its start.
  *
  * @example

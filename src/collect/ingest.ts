@@ -14,7 +14,7 @@ import { ParseError } from "../errors.ts";
 import { BlockSplitter } from "./_blocks.ts";
 import { type IngestedRun, type IngestOptions, RunAssembler } from "./_ingest_run.ts";
 import { readLineBatches, sha256File } from "./_read_lines.ts";
-import { KNOWN_FORMATS } from "./detect.ts";
+import { ingestTool, KNOWN_FORMATS } from "./detect.ts";
 import { claimKey, claimSource, completeClaim, otherClaims, releaseClaim } from "./store.ts";
 
 export type { IngestedRun, IngestOptions };
@@ -69,12 +69,14 @@ export async function* expandPaths(paths: readonly string[]): AsyncGenerator<str
  * @param options The dataset and the labels stored on every run.
  * @param onFile Called after each file, for progress output.
  * @returns One outcome per file, in order.
+ * @throws {TypeError} For a `tool` ingest does not read (see `INGEST_TOOLS`), before any file.
  */
 export async function ingestPaths(
   paths: readonly string[],
   options: IngestOptions,
   onFile?: (outcome: FileOutcome) => void,
 ): Promise<FileOutcome[]> {
+  if (options.tool !== undefined) ingestTool(options.tool);
   const out: FileOutcome[] = [];
   for await (const file of expandPaths(paths)) {
     const outcome = await ingestFile(file, options);
@@ -92,6 +94,7 @@ export async function ingestPaths(
  * @param path The file.
  * @param options The dataset and the labels stored on every run.
  * @returns The outcome; errors in the file are returned (status `"error"`), not thrown.
+ * @throws {TypeError} For a `tool` ingest does not read (see `INGEST_TOOLS`).
  *
  * @example
  * ```ts
@@ -109,6 +112,7 @@ export async function ingestPaths(
  * ```
  */
 export async function ingestFile(path: string, options: IngestOptions): Promise<FileOutcome> {
+  if (options.tool !== undefined) ingestTool(options.tool);
   const now = options.now ?? (() => new Date());
   const outcome: FileOutcome = { path, status: "ingested", runs: [], skipped: [] };
   let sha: string;

@@ -10,6 +10,7 @@
 import { LineCounter, parseDocument } from "yaml";
 import { parseServerUrl, type ServerTarget } from "./target.ts";
 import {
+  MAX_PLAN_CELLS,
   type PlanCommon,
   PlanError,
   type PlanKind,
@@ -19,7 +20,7 @@ import {
 import { memoryKind } from "./plan_kinds/memory.ts";
 import { redisBenchmarkKind } from "./plan_kinds/redis_benchmark.ts";
 
-export { PlanError, type PlanServer } from "./plan_kinds/kind.ts";
+export { MAX_PLAN_CELLS, PlanError, type PlanServer } from "./plan_kinds/kind.ts";
 export type { MemoryPlan } from "./plan_kinds/memory.ts";
 export type { PlanMatrix } from "./plan_kinds/redis_benchmark.ts";
 
@@ -47,6 +48,13 @@ export type PlanCell = { [K in KindName]: CellOfKind<Kinds[K]> }[KindName];
 export type CellOf<P extends StudyPlan> = CellOfKind<Kinds[P["kind"]]>;
 
 const COMMON_FIELDS = ["name", "kind", "servers", "repetitions", "pause_s", "timeout_s", "tags"];
+const SERVER_FIELDS = ["name", "url", "container"];
+/** Tags every run of a plan sets itself: a plan's `tags:` may not use them. */
+const RUN_TAGS = ["plan", "server_name"];
+/** The longest pause between cells, seconds (one day). */
+export const MAX_PAUSE_S = 86_400;
+/** The longest time limit of one run, seconds (one week). */
+export const MAX_TIMEOUT_S = 604_800;
 
 /**
  * The module of a plan's kind.
@@ -73,7 +81,9 @@ export function planKind<P extends StudyPlan>(plan: P): PlanKind<P, CellOf<P>> {
  * @param text YAML or JSON.
  * @param file Its name, for errors.
  * @returns The plan, of the kind its `kind:` names (default `redis-benchmark`).
- * @throws {PlanError} For any missing or bad field, with its line.
+ * @throws {PlanError} For any missing or bad field, with its line; for YAML that does not
+ * parse, at the line and column of the error; for a plan of more than {@link MAX_PLAN_CELLS}
+ * cells (counted before any is built). Messages never show a password of a server URL.
  *
  * @example
  * ```ts
@@ -92,6 +102,7 @@ export function planKind<P extends StudyPlan>(plan: P): PlanKind<P, CellOf<P>> {
  * assert.deepEqual(plan.matrix.clients, [1, 50]);
  * assert.throws(() => parsePlan("name: x\nservers: []\n", "p.yaml"), /p\.yaml:2:\d+: servers: expected at least one server/);
  * assert.throws(() => parsePlan("name: x\nkind: nope\n", "p.yaml"), /p\.yaml:2:\d+: kind: expected redis-benchmark or memory/);
+ * assert.throws(() => parsePlan("name: x\nservers: [\n", "p.yaml"), /p\.yaml:3:1: expected YAML or JSON/);
  * ```
  */
 export function parsePlan(text: string, file: string): StudyPlan {
@@ -99,7 +110,7 @@ export function parsePlan(text: string, file: string): StudyPlan {
   const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false });
   if (doc.errors.length > 0) {
     const e = doc.errors[0];
-    const pos = e.linePos?.[0] ?? { line: 1, col: 1 };
+    const pos = e.linePos?.[0] ?? lc.linePos(e.pos[0]);
     throw new PlanError(`expected YAML or JSON: ${e.message.split("\n")[0]}`, {
       file,
       line: pos.line,
@@ -118,7 +129,26 @@ export function parsePlan(text: string, file: string): StudyPlan {
     if (owner) read.fail([k], `only for kind: ${owner}`);
     read.fail([k], `unknown field (known: ${[...COMMON_FIELDS, ...kind.fields].join(", ")})`);
   }
-  return kind.parse(read, readCommon(read));
+  const plan = kind.parse(read, readCommon(read, kind.tags ?? []));
+  checkCellCount(read, plan, kind);
+  return plan;
+}
+
+/** Refuses a plan of more than {@link MAX_PLAN_CELLS} cells, counted without building them. */
+function checkCellCount(read: PlanReader, plan: StudyPlan, kind: Kinds[KindName]): void {
+  const count = (kind as PlanKind<StudyPlan, PlanCell>).count;
+  const n = count ? count(plan) : plan.repetitions * plan.servers.length;
+  if (n <= MAX_PLAN_CELLS) return;
+  const path = read.value(["matrix"]) !== undefined && plan.repetitions * plan.servers.length <=
+      MAX_PLAN_CELLS
+    ? ["matrix"]
+    : ["repetitions"];
+  read.fail(
+    path,
+    `the plan has ${n.toLocaleString("en")} cells (repetitions × parameter sets × servers); ` +
+      `at most ${MAX_PLAN_CELLS.toLocaleString("en")} are allowed: split it into several plans`,
+    "",
+  );
 }
 
 /** `a or b`, `a, b or c`. */
@@ -127,14 +157,19 @@ function kindNames(): string {
   return names.length === 1 ? names[0] : `${names.slice(0, -1).join(", ")} or ${names.at(-1)}`;
 }
 
-/** The fields every plan has. */
-function readCommon(read: PlanReader): PlanCommon {
+/** The fields every plan has; `kindTags` are the tags the kind's cells set themselves. */
+function readCommon(read: PlanReader, kindTags: readonly string[]): PlanCommon {
   const name = read.string(["name"]);
   if (!/^[\w.-]+$/.test(name)) read.fail(["name"], "expected letters, digits, '.', '_' or '-'");
   const names = new Set<string>();
   const servers = read.list(["servers"], "expected at least one server").map(
     (_, i): PlanServer => {
-      read.mapping(["servers", i], "expected { name, url }");
+      const fields = read.mapping(["servers", i], "expected { name, url }");
+      for (const k of Object.keys(fields)) {
+        if (!SERVER_FIELDS.includes(k)) {
+          read.fail(["servers", i, k], `unknown field (known: ${SERVER_FIELDS.join(", ")})`, "");
+        }
+      }
       const n = read.string(["servers", i, "name"]);
       if (names.has(n)) read.fail(["servers", i, "name"], `duplicate server name ${n}`);
       names.add(n);
@@ -143,7 +178,8 @@ function readCommon(read: PlanReader): PlanCommon {
       try {
         target = parseServerUrl(url);
       } catch (e) {
-        return read.fail(["servers", i, "url"], (e as Error).message);
+        // the message shows the URL with its credentials redacted; the raw value never
+        return read.fail(["servers", i, "url"], (e as Error).message, "");
       }
       const container = read.value(["servers", i, "container"]) === undefined
         ? undefined
@@ -151,18 +187,33 @@ function readCommon(read: PlanReader): PlanCommon {
       return { name: n, url: target.display, target, ...(container ? { container } : {}) };
     },
   );
-  const tags: Record<string, string> = {};
-  if (read.value(["tags"]) !== undefined) {
-    for (const [k, v] of Object.entries(read.mapping(["tags"]))) tags[k] = String(v);
-  }
   return {
     name,
     servers,
     repetitions: read.integer(["repetitions"], 1),
-    pauseS: read.number(["pause_s"], 0),
-    timeoutS: read.number(["timeout_s"], 600),
-    tags,
+    pauseS: read.number(["pause_s"], 0, MAX_PAUSE_S),
+    timeoutS: read.number(["timeout_s"], 600, MAX_TIMEOUT_S, true),
+    tags: readTags(read, [...RUN_TAGS, ...kindTags]),
   };
+}
+
+/** `tags:`: names to strings, numbers or booleans; none of the names runs set themselves. */
+function readTags(read: PlanReader, reserved: readonly string[]): Record<string, string> {
+  const tags: Record<string, string> = {};
+  if (read.value(["tags"]) === undefined) return tags;
+  for (const [k, v] of Object.entries(read.mapping(["tags"]))) {
+    if (reserved.includes(k)) {
+      read.fail(
+        ["tags", k],
+        `reserved tag name: every run sets it (reserved: ${reserved.join(", ")})`,
+      );
+    }
+    if (!["string", "number", "boolean"].includes(typeof v)) {
+      read.fail(["tags", k], "expected a string, number or boolean");
+    }
+    tags[k] = String(v);
+  }
+  return tags;
 }
 
 /**

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { redactUrl } from "./redact.ts";
+import { redactWholeUrl } from "./redact.ts";
 
 /** A server to benchmark. */
 export interface ServerTarget {
@@ -24,7 +24,10 @@ export interface ServerTarget {
 /**
  * Reads a server URL.
  *
- * @throws {TypeError} `invalid server URL: …` for anything else.
+ * @param url The URL as the user gave it.
+ * @returns The target; its `display` is the URL with credentials redacted.
+ * @throws {TypeError} `invalid server URL: …` for anything else (a bad form, a port outside
+ * 1–65535, a malformed percent-escape); the message shows the URL with credentials redacted.
  *
  * @example
  * ```ts
@@ -35,10 +38,15 @@ export interface ServerTarget {
  * assert.equal(t.display, "redis://***:***@127.0.0.1:6380/2");
  * assert.equal(parseServerUrl("unix:///run/redis.sock").socket, "/run/redis.sock");
  * assert.throws(() => parseServerUrl("http://x"), /invalid server URL/);
+ * assert.throws(() => parseServerUrl("redis://h:0"), /port 0: expected 1 to 65535/);
+ * assert.throws(
+ *   () => parseServerUrl("redis://u:p%zzXYZ@h"),
+ *   (e: Error) => /malformed percent-escape/.test(e.message) && !e.message.includes("XYZ"),
+ * );
  * ```
  */
 export function parseServerUrl(url: string): ServerTarget {
-  const display = redactUrl(url);
+  const display = redactWholeUrl(url);
   const unix = /^unix:\/\/(\/.+)$/.exec(url);
   if (unix) return { host: "localhost", port: 0, socket: unix[1], tls: false, db: 0, display };
   const m =
@@ -49,12 +57,23 @@ export function parseServerUrl(url: string): ServerTarget {
       `invalid server URL: ${display} (expected redis://[user:password@]host[:port][/db], rediss://…, or unix:///path)`,
     );
   }
-  const dec = (
-    s: string | undefined,
-  ) => (s === undefined || s === "" ? undefined : decodeURIComponent(s));
+  const port = m[5] ? Number(m[5]) : 6379;
+  if (port < 1 || port > 65535) {
+    throw new TypeError(`invalid server URL: ${display} (port ${port}: expected 1 to 65535)`);
+  }
+  const dec = (s: string | undefined) => {
+    if (s === undefined || s === "") return undefined;
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      throw new TypeError(
+        `invalid server URL: ${display} (malformed percent-escape in the user or password)`,
+      );
+    }
+  };
   return {
     host: m[4].replace(/^\[|\]$/g, ""),
-    port: m[5] ? Number(m[5]) : 6379,
+    port,
     tls: m[1] === "rediss" || m[1] === "valkeys",
     user: dec(m[2]),
     password: dec(m[3]),

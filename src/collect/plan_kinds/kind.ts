@@ -68,6 +68,13 @@ export class PlanError extends ParseError {
   }
 }
 
+/**
+ * The most cells a plan may have (repetitions × parameter points × servers). Plans are counted
+ * arithmetically before any cell is built, so a plan over the limit fails at once with a
+ * {@link PlanError}, whatever its size; split a larger study into several plans.
+ */
+export const MAX_PLAN_CELLS = 100_000;
+
 /** A field's place in a plan: keys and list indexes from the top. */
 export type PlanPath = readonly (string | number)[];
 
@@ -98,8 +105,9 @@ export class PlanReader {
    *
    * @param path The field.
    * @param expected What it should be.
+   * @param found The offending text to show (default: the field's value).
    */
-  fail(path: PlanPath, expected: string): never {
+  fail(path: PlanPath, expected: string, found?: string): never {
     type Node = { range?: [number, number] } | undefined;
     const node = this.#doc.getIn(path, true) as Node ??
       this.#doc.getIn(path.slice(0, -1), true) as Node;
@@ -109,7 +117,8 @@ export class PlanReader {
       file: this.#file,
       line: at.line,
       column: at.col,
-      text: value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value),
+      text: found ??
+        (value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value)),
     });
   }
 
@@ -169,15 +178,19 @@ export class PlanReader {
   }
 
   /**
-   * A number ≥ 0.
+   * A number ≥ 0 (> 0 when `positive`), at most `max`.
    *
    * @param path The field.
    * @param dflt The value when absent.
+   * @param max The largest value allowed.
+   * @param positive Whether 0 is refused.
    */
-  number(path: PlanPath, dflt: number): number {
+  number(path: PlanPath, dflt: number, max = Number.MAX_VALUE, positive = false): number {
     const v = this.value(path);
     if (v === undefined) return dflt;
-    if (typeof v !== "number" || !(v >= 0)) this.fail(path, "expected a number ≥ 0");
+    if (typeof v !== "number" || !(positive ? v > 0 : v >= 0) || !(v <= max)) {
+      this.fail(path, `expected a number ${positive ? ">" : "≥"} 0 and ≤ ${max}`);
+    }
     return v as number;
   }
 
@@ -250,6 +263,17 @@ export interface PlanKind<P extends PlanBase, C extends PlanCellBase> {
   /** The cells in run order (see {@link interleavedCells}). */
   cells(plan: P): C[];
   /**
+   * How many cells {@link PlanKind.cells} returns, computed without building them, so that
+   * `parsePlan` can refuse a plan over {@link MAX_PLAN_CELLS} before expansion. A kind without
+   * it is counted as repetitions × servers (and `interleavedCells` checks the rest).
+   */
+  count?(plan: P): number;
+  /**
+   * The tags every cell of this kind sets from its parameters (`clients`, …): a plan's own
+   * `tags:` may not use them, nor `plan` and `server_name`.
+   */
+  readonly tags?: readonly string[];
+  /**
    * What a cell runs, for the start event and `--dry-run`: the command (secrets redacted) and
    * how many requests a run makes (100 % of a progress bar).
    */
@@ -269,6 +293,8 @@ export interface PlanKind<P extends PlanBase, C extends PlanCellBase> {
  * @param points The parameter sets, in order.
  * @param key The id part of a parameter set.
  * @returns One cell per repetition × parameter set × server.
+ * @throws {RangeError} When there would be more than {@link MAX_PLAN_CELLS} cells (checked
+ * before any is built).
  *
  * @example
  * ```ts
@@ -287,6 +313,13 @@ export function interleavedCells<T extends object>(
   points: readonly T[],
   key: (point: T) => string,
 ): (PlanCellBase & T)[] {
+  const n = plan.repetitions * points.length * plan.servers.length;
+  if (n > MAX_PLAN_CELLS) {
+    throw new RangeError(
+      `plan ${plan.name}: ${n} cells (${plan.repetitions} repetitions × ${points.length} ` +
+        `parameter sets × ${plan.servers.length} servers); at most ${MAX_PLAN_CELLS} are allowed`,
+    );
+  }
   const cells: (PlanCellBase & T)[] = [];
   for (let repetition = 1; repetition <= plan.repetitions; repetition++) {
     for (const point of points) {

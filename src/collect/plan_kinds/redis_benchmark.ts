@@ -7,6 +7,7 @@
  * @module
  */
 
+import { parseBenchmarkArgs } from "../command.ts";
 import { toolVersion } from "../host.ts";
 import { redactArgv } from "../redact.ts";
 import {
@@ -15,9 +16,11 @@ import {
   redisBenchmarkArgv,
   runRedisBenchmark,
 } from "../redis_benchmark_run.ts";
+import { missingTests } from "../redis_benchmark_params.ts";
 import {
   cellRecord,
   interleavedCells,
+  MAX_PLAN_CELLS,
   type PlanBase,
   type PlanCellBase,
   type PlanKind,
@@ -101,10 +104,11 @@ export function cellParams(
 /** The `redis-benchmark` plan kind. */
 export const redisBenchmarkKind: PlanKind<RedisBenchmarkPlan, RedisBenchmarkCell> = {
   fields: ["tool", "tests", "requests", "matrix", "warmup_requests"],
+  tags: ["clients", "data_size_bytes", "pipeline", "threads", "keyspace"],
 
   parse(read, common) {
     const tests = read.list(["tests"], "expected a list of tests (set, get, …)")
-      .map((_, i) => read.string(["tests", i]).toLowerCase());
+      .flatMap((_, i) => readTests(read, i));
     return {
       ...common,
       kind: "redis-benchmark",
@@ -116,7 +120,18 @@ export const redisBenchmarkKind: PlanKind<RedisBenchmarkPlan, RedisBenchmarkCell
     };
   },
 
+  count(plan) {
+    const m = plan.matrix;
+    const points = m.clients.length * m.dataSizeBytes.length * m.pipeline.length *
+      m.threads.length * m.keyspace.length;
+    return plan.repetitions * points * plan.servers.length;
+  },
+
   cells(plan) {
+    const n = redisBenchmarkKind.count!(plan);
+    if (n > MAX_PLAN_CELLS) {
+      throw new RangeError(`plan ${plan.name}: ${n} cells; at most ${MAX_PLAN_CELLS} are allowed`);
+    }
     const m = plan.matrix;
     const points: MatrixPoint[] = [];
     for (const clients of m.clients) {
@@ -179,6 +194,46 @@ export const redisBenchmarkKind: PlanKind<RedisBenchmarkPlan, RedisBenchmarkCell
     };
   },
 };
+
+/**
+ * One entry of `tests:` (`set`, or `set,get` as `-t` takes it), each name one that
+ * redis-benchmark's `-t` runs: the tool skips an unknown name without a word, so a typo would
+ * quietly measure nothing.
+ */
+function readTests(read: PlanReader, i: number): string[] {
+  const names = read.string(["tests", i]).toLowerCase().split(",").map((t) => t.trim());
+  for (const name of names) {
+    if (isKnownTest(name)) continue;
+    const near = nearTests(name);
+    read.fail(
+      ["tests", i],
+      `unknown test ${JSON.stringify(name)}: redis-benchmark -t has no such test and would ` +
+        `never run it` + (near.length > 0 ? ` (did you mean ${near.join(" or ")}?)` : ""),
+    );
+  }
+  return names;
+}
+
+/** Whether `-t name` selects a test (per the tool's own list, in redis_benchmark_params.ts). */
+function isKnownTest(name: string): boolean {
+  return name !== "" && missingTests(parseBenchmarkArgs(["-t", name]), []).length > 0;
+}
+
+/** Known test names one edit away from a misspelt one. */
+function nearTests(name: string): string[] {
+  const letters = "abcdefghijklmnopqrstuvwxyz_0123456789";
+  const out = new Set<string>();
+  for (let i = 0; i <= name.length; i++) {
+    const [a, b] = [name.slice(0, i), name.slice(i)];
+    if (b) out.add(a + b.slice(1)); // deletion
+    if (b.length > 1) out.add(a + b[1] + b[0] + b.slice(2)); // transposition
+    for (const c of letters) {
+      out.add(a + c + b); // insertion
+      if (b) out.add(a + c + b.slice(1)); // substitution
+    }
+  }
+  return [...out].filter((t) => t !== name && isKnownTest(t)).sort();
+}
 
 /** The `matrix:` section: each parameter a list (or one value), defaults for those absent. */
 function readMatrix(read: PlanReader): PlanMatrix {
