@@ -14,6 +14,7 @@ import type {
 } from "../schema.ts";
 import type { HostFacts } from "./host.ts";
 import type { InfoField } from "./info.ts";
+import { redactInfo } from "./redact.ts";
 import type { RedisBenchmarkTest } from "./redis_benchmark.ts";
 import type { ServerSnapshot } from "./server.ts";
 import type { RunInput } from "./store.ts";
@@ -154,7 +155,7 @@ export function snapshotRows(
   const config: ServerConfigRow[] = [];
   for (const [phase, snap] of snaps) {
     if (!snap) continue;
-    for (const f of snap.info) {
+    for (const f of redactInfo(snap.info)) {
       info.push({
         run_id: runId,
         phase,

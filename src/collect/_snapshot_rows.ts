@@ -12,7 +12,8 @@ import type { BenchmarkArgs } from "./command.ts";
 import type { DetectedKind } from "./detect.ts";
 import { type DockerStatsRow, parseDockerStats } from "./docker_stats.ts";
 import { type InfoField, parseInfo, type ServerIdentity, serverIdentity } from "./info.ts";
-import { redactConfigValue } from "./redact.ts";
+import { redactInfo } from "./redact.ts";
+export { redactInfo };
 import { parseDbsize } from "./redis_cli.ts";
 
 /**
@@ -116,28 +117,6 @@ export function captureMemory(
   if (words.includes("dbsize")) return { keys: parseDbsize(text) };
   if (words.includes("info")) return memoryViews(parseInfo(text));
   return null;
-}
-
-/**
- * INFO fields with secret values (`requirepass`, `masterauth`, credentials in URLs) redacted,
- * for tables: what leaves the process is redacted like the raw copy.
- *
- * @param info Parsed INFO fields.
- * @returns The same fields, secret values replaced by `***` (and their number by null).
- *
- * @example
- * ```ts
- * import { redactInfo } from "./_snapshot_rows.ts";
- * import { parseInfo } from "./info.ts";
- * import assert from "node:assert/strict";
- * assert.deepEqual(redactInfo(parseInfo("requirepass:pw\nused_memory:1\n")).map((f) => f.value), ["***", "1"]);
- * ```
- */
-export function redactInfo(info: readonly InfoField[]): InfoField[] {
-  return info.map((f) => {
-    const value = redactConfigValue(f.key, f.value);
-    return value === f.value ? f : { ...f, value, valueNum: null };
-  });
 }
 
 /** A standalone capture read whole: what its snapshot run holds. */

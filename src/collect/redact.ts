@@ -9,6 +9,8 @@
  * @module
  */
 
+import type { InfoField } from "./info.ts";
+
 /** What a redacted secret is replaced with. */
 export const REDACTED = "***";
 
@@ -422,3 +424,25 @@ function redactCommandOf(l: string, state: RedactState): string {
 // Anything that may need redacting; texts without a match are returned untouched.
 const MAYBE_SECRET =
   /-a\b|--(pass|user|askpass|authenticate|masterauth|masteruser|requirepass|password|tls-key)|:\/\/[^\s]*@|requirepass|masterauth|masteruser|-pass\b|auth-|\bAUTH|\bACL\b|\bHELLO\b|COMMAND=|PASS|SECRET|TOKEN|\\\r?$/im;
+
+/**
+ * INFO fields with secret values (`requirepass`, `masterauth`, credentials in URLs) redacted,
+ * for tables: what leaves the process is redacted like the raw copy.
+ *
+ * @param info Parsed INFO fields.
+ * @returns The same fields, secret values replaced by `***` (and their number by null).
+ *
+ * @example
+ * ```ts
+ * import { redactInfo } from "./redact.ts";
+ * import { parseInfo } from "./info.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(redactInfo(parseInfo("requirepass:pw\nused_memory:1\n")).map((f) => f.value), ["***", "1"]);
+ * ```
+ */
+export function redactInfo(info: readonly InfoField[]): InfoField[] {
+  return info.map((f) => {
+    const value = redactConfigValue(f.key, f.value);
+    return value === f.value ? f : { ...f, value, valueNum: null };
+  });
+}

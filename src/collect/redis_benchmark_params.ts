@@ -45,6 +45,19 @@ const T_FLAG_TESTS: ReadonlyMap<string, readonly string[]> = new Map<string, rea
 ]);
 
 /**
+ * The names `-t` accepts (redis-benchmark / valkey-benchmark), lowercase.
+ *
+ * @example
+ * ```ts
+ * import { BENCHMARK_TEST_NAMES } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * assert.ok(BENCHMARK_TEST_NAMES.includes("lrange_100"));
+ * assert.ok(!BENCHMARK_TEST_NAMES.includes("constructor"));
+ * ```
+ */
+export const BENCHMARK_TEST_NAMES: readonly string[] = [...T_FLAG_TESTS.keys()];
+
+/**
  * The tests a `-t` list asks for that are not in the output (in loop mode, or with a custom
  * command, nothing is expected).
  *
