@@ -9,7 +9,7 @@
  */
 
 import { ParseError } from "../errors.ts";
-import { infoNumber, runRow, snapshotRows, testRows } from "./_rows.ts";
+import { infoNumber, runRow, serverCpuColumns, snapshotRows, testRows } from "./_rows.ts";
 import { type BenchmarkArgs, benchmarkArgv } from "./command.ts";
 import { type HostFacts, hostFacts } from "./host.ts";
 import type { ProcessResult, ProcessRunner } from "./process.ts";
@@ -347,6 +347,7 @@ function benchmarkRun(
     server_io_threads: ioThreads !== undefined ? Number(ioThreads) : null,
     server_maxmemory_bytes: Number.isFinite(maxmemory) ? maxmemory : null,
     server_config_status: before?.configStatus ?? null,
+    ...serverCpuColumns(before?.info, r.m.after?.info),
   }, host);
 }
 
