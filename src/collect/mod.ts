@@ -28,4 +28,5 @@ export * from "./docker_stats.ts";
 export * from "./redis_cli.ts";
 export * from "./memory_sweep.ts";
 export * from "./memtier.ts";
+export * from "./memtier_rows.ts";
 export * from "./tools.ts";
