@@ -290,3 +290,53 @@ export function serverCpuColumns(
   };
   return { server_cpu_user_s: delta("used_cpu_user"), server_cpu_sys_s: delta("used_cpu_sys") };
 }
+
+/** The server columns of a `runs` row that come from its snapshots. */
+export type ServerColumns =
+  & Pick<
+    RunsRow,
+    | "server"
+    | "server_version"
+    | "server_io_threads"
+    | "server_maxmemory_bytes"
+    | "server_config_status"
+  >
+  & ServerCpuColumns;
+
+/**
+ * The server columns of a collected run's `runs` row: identity, io-threads (CONFIG, else INFO),
+ * maxmemory (INFO, else CONFIG) and CONFIG status from the before snapshot, and the server's CPU
+ * time over the run from both ({@link serverCpuColumns}).
+ *
+ * @param before The snapshot before the run (absent when the server was unreachable).
+ * @param after The snapshot after it.
+ * @returns The columns (`server` is `unknown` without a snapshot).
+ *
+ * @example
+ * ```ts
+ * import { serverColumns } from "./_rows.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(serverColumns(undefined, undefined), {
+ *   server: "unknown", server_version: null, server_io_threads: null,
+ *   server_maxmemory_bytes: null, server_config_status: null,
+ *   server_cpu_user_s: null, server_cpu_sys_s: null,
+ * });
+ * ```
+ */
+export function serverColumns(
+  before: Pick<ServerSnapshot, "info" | "config" | "identity" | "configStatus"> | undefined,
+  after: Pick<ServerSnapshot, "info"> | undefined,
+): ServerColumns {
+  const ioThreads = before?.config.find(([k]) => k === "io-threads")?.[1] ??
+    before?.info.find((f) => f.key === "io_threads_active" || f.key === "io_threads")?.value;
+  const maxmemory = infoNumber(before?.info, "maxmemory") ??
+    Number(before?.config.find(([k]) => k === "maxmemory")?.[1] ?? NaN);
+  return {
+    server: before?.identity.server ?? "unknown",
+    server_version: before?.identity.version ?? null,
+    server_io_threads: ioThreads !== undefined ? Number(ioThreads) : null,
+    server_maxmemory_bytes: Number.isFinite(maxmemory) ? maxmemory : null,
+    server_config_status: before?.configStatus ?? null,
+    ...serverCpuColumns(before?.info, after?.info),
+  };
+}

@@ -29,4 +29,5 @@ export * from "./redis_cli.ts";
 export * from "./memory_sweep.ts";
 export * from "./memtier.ts";
 export * from "./memtier_rows.ts";
+export * from "./memtier_run.ts";
 export * from "./tools.ts";
