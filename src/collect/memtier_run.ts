@@ -1,7 +1,7 @@
 /**
  * Live collection with memtier_benchmark: builds the argv once from one typed flags object
  * ({@link MemtierFlags}), snapshots the server (INFO, CONFIG, DBSIZE) before and after, runs the
- * tool through an injectable {@link ProcessRunner} with `--json-out-file` and
+ * tool through an injectable `ProcessRunner` with `--json-out-file` and
  * `--hdr-file-prefix` writing into the run folder, reports progress from its stderr line, parses
  * every file with the pure parsers, and commits one run ({@link memtierRows}).
  *
@@ -10,13 +10,13 @@
 
 import { ParseError } from "../errors.ts";
 import { runRow, serverColumns, snapshotRows } from "./_rows.ts";
-import { type HostFacts, hostFacts } from "./host.ts";
+import { hostFacts } from "./host.ts";
 import { parseHdrFileName, parseHdrIntervalLog } from "./memtier_hdr.ts";
 import { parseMemtierJson } from "./memtier_json.ts";
 import { type MemtierProgress, parseMemtierProgress } from "./memtier_progress.ts";
 import { parseMemtierReport } from "./memtier_report.ts";
 import { type MemtierHdrLog, type MemtierRows, memtierRows } from "./memtier_rows.ts";
-import type { ProcessResult, ProcessRunner } from "./process.ts";
+import type { ProcessResult } from "./process.ts";
 import { redactArgv, REDACTED, redactRawText } from "./redact.ts";
 import { argvToCommand, type CollectedRun, type CollectOptions } from "./redis_benchmark_run.ts";
 import { type ServerSnapshot, ServerUnreachableError, snapshotServer } from "./server.ts";
