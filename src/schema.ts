@@ -71,7 +71,7 @@ export const RUNS = [
     "output_format",
     "string",
     false,
-    "full, full-legacy, quiet, quiet-legacy, csv, csv-legacy, mixed, none, raw.",
+    "full, full-legacy, quiet, quiet-legacy, csv, csv-legacy, mixed, none, raw; memtier: json, stdout, progress.",
   ),
   c("error", "string", true, "Error printed by the tool, for failed runs."),
   c("warning_count", "int", false, "Number of parse warnings (listed in run.json)."),
