@@ -15,14 +15,10 @@ import type {
   TimeSeriesRow,
 } from "../schema.ts";
 import { decodeMemtierHistogram, type HdrFileName, type HdrIntervalLog } from "./memtier_hdr.ts";
-import type { MemtierJson, MemtierSecond } from "./memtier_json.ts";
+import type { MemtierJson, MemtierTypeStats } from "./memtier_json.ts";
 import type { MemtierStderr } from "./memtier_progress.ts";
 import type { MemtierReport } from "./memtier_report.ts";
-import type {
-  MemtierAggregate,
-  MemtierDistributionRow,
-  MemtierPercentile,
-} from "./memtier_types.ts";
+import type { MemtierAggregate, MemtierDistributionRow } from "./memtier_types.ts";
 
 /**
  * The run settings a row needs, as the command line gave them (memtier's defaults applied by the
@@ -90,27 +86,27 @@ export interface MemtierRows {
   warnings: string[];
 }
 
-/** One command type's numbers, from the JSON or from a stdout table row. */
-interface TypeFacts {
-  test: string;
-  label: string;
-  count: number | null;
-  opsPerSec: number | null;
-  hitsPerSec: number | null;
-  missesPerSec: number | null;
-  avgLatencyMs: number | null;
-  minLatencyMs: number | null;
-  maxLatencyMs: number | null;
-  p50LatencyMs: number | null;
-  p99LatencyMs: number | null;
-  p999LatencyMs: number | null;
-  percentiles: MemtierPercentile[];
-  kbPerSec: number | null;
-  sourceLine: number;
-  histogram?: string | null;
-  derived?: string[];
-  timeSeries?: MemtierSecond[];
-}
+/** One command type's numbers, from the JSON or from a stdout table row (which lacks some). */
+type TypeFacts =
+  & Pick<
+    MemtierTypeStats,
+    | "test"
+    | "label"
+    | "count"
+    | "opsPerSec"
+    | "hitsPerSec"
+    | "missesPerSec"
+    | "avgLatencyMs"
+    | "minLatencyMs"
+    | "maxLatencyMs"
+    | "p50LatencyMs"
+    | "p99LatencyMs"
+    | "p999LatencyMs"
+    | "percentiles"
+    | "kbPerSec"
+    | "sourceLine"
+  >
+  & Partial<Pick<MemtierTypeStats, "histogram" | "derived" | "timeSeries">>;
 
 /** One summary block's facts, from the JSON or the stdout report. */
 interface BlockFacts {

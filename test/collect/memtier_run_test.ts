@@ -166,6 +166,7 @@ function liveTools(test: string): { memtier: string; valkey: string; redis: stri
   const why = `${missing.join(", ")} not found on PATH or in the kvlab tools cache ` +
     "(.ci/install builds memtier_benchmark and valkey)";
   if (Deno.env.get("CI") === "true") throw new Error(`${test}: ${why}`);
+  // deno-lint-ignore no-console
   console.log(`skipped: ${test}: ${why}`);
   return null;
 }
