@@ -22,20 +22,26 @@ import { closedPort } from "../_support/servers.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
-/** The plan the tests run: every field of kind memtier that matters, short runs. */
+/**
+ * The plan the tests run: every field of kind memtier that matters, short runs. `extra` lines
+ * go into the `memtier:` section (`repetitions` stays at the top).
+ */
 function plan(servers: { name: string; url: string }[], extra = ""): string {
   return [
     "name: mt",
     "kind: memtier",
     "servers:",
     ...servers.map((s) => `  - { name: ${s.name}, url: "${s.url}" }`),
-    'ratio: "1:4"',
-    "key_minimum: 1",
-    "key_maximum: 2000",
-    "preload: once",
-    "matrix: { threads: [1], clients: [2], data_size_bytes: [64] }",
     "timeout_s: 60",
-    extra,
+    "memtier:",
+    '  ratio: "1:4"',
+    "  key_minimum: 1",
+    "  key_maximum: 2000",
+    "  preload: once",
+    "  matrix: { threads: [1], clients: [2], data_size_bytes: [64] }",
+    ...extra.split("\n").filter(Boolean).map((
+      l,
+    ) => (/^(repetitions|tags):/.test(l) ? l : `  ${l}`)),
   ].join("\n") + "\n";
 }
 
@@ -113,17 +119,21 @@ Deno.test("memtier plans: fields, defaults, cells and commands", async (t) => {
       assert.throws(() => parsePlan(plan(servers, extra), "p.yaml"), re);
     bad(
       "test_time_s: 2\nrequests: 10",
-      /p\.yaml:\d+:\d+: requests: give test_time_s or requests, not both/,
+      /p\.yaml:\d+:\d+: memtier\.requests: give test_time_s or requests, not both/,
     );
     assert.throws(
       () => parsePlan(plan(servers).replace('ratio: "1:4"', "ratio: 3"), "p.yaml"),
       /ratio: expected SET:GET/,
     );
     bad("key_pattern: X:Y", /key_pattern: expected e\.g\. R:R/);
-    bad("percentiles: [0]", /percentiles\.0: expected a percentile/);
-    bad("tests: [set]", /tests: only for kind: redis-benchmark/);
+    bad("percentiles: [0]", /memtier\.percentiles\.0: expected a percentile/);
+    bad("tests: [set]", /memtier\.tests: unknown field \(known: tool, ratio/);
     assert.throws(
-      () => parsePlan(plan(servers).replace("key_maximum: 2000\n", ""), "p.yaml"),
+      () => parsePlan(plan(servers) + "tests: [set]\n", "p.yaml"),
+      /p\.yaml:\d+:\d+: tests: only for kind: redis-benchmark/,
+    );
+    assert.throws(
+      () => parsePlan(plan(servers).replace("  key_maximum: 2000\n", ""), "p.yaml"),
       /preload: a preload needs key_maximum/,
     );
     assert.throws(
@@ -132,7 +142,7 @@ Deno.test("memtier plans: fields, defaults, cells and commands", async (t) => {
     );
     assert.throws(
       () => parsePlan(plan(servers).replace("threads: [1]", "conns: [1]"), "p.yaml"),
-      /matrix\.conns: unknown parameter/,
+      /memtier\.matrix\.conns: unknown parameter/,
     );
   });
 });

@@ -73,6 +73,25 @@ export interface MemtierCell extends PlanCellBase {
 
 type MatrixPoint = Omit<MemtierCell, keyof PlanCellBase>;
 
+/** The plan's `memtier:` section, where every field of this kind lives. */
+const S = "memtier";
+
+/** The fields of the `memtier:` section. */
+const SECTION_FIELDS = [
+  "tool",
+  "ratio",
+  "key_pattern",
+  "key_minimum",
+  "key_maximum",
+  "test_time_s",
+  "requests",
+  "rate_limit",
+  "run_count",
+  "percentiles",
+  "preload",
+  "matrix",
+];
+
 /** memtier's defaults, used for matrix lists and fields not given. */
 const DEFAULTS = { threads: 4, clients: 50, pipeline: 1, dataSizeBytes: 32 };
 
@@ -88,8 +107,8 @@ const DEFAULTS = { threads: 4, clients: 50, pipeline: 1, dataSizeBytes: 32 };
  * import { memtierArgv, memtierCall, parsePlan, planCells } from "@kvlab/kvlab/collect";
  * import assert from "node:assert/strict";
  * const plan = parsePlan(
- *   "name: m\nkind: memtier\nservers: [{name: a, url: 'redis://h:1'}]\ntest_time_s: 5\n" +
- *     "matrix: {threads: [2], clients: [10]}\n",
+ *   "name: m\nkind: memtier\nservers: [{name: a, url: 'redis://h:1'}]\n" +
+ *     "memtier: {test_time_s: 5, matrix: {threads: [2], clients: [10]}}\n",
  *   "m.yaml",
  * );
  * assert.ok(plan.kind === "memtier");
@@ -150,50 +169,48 @@ export function memtierPreloadCall(plan: MemtierPlan, cell: MemtierCell): Memtie
 
 /** The `memtier` plan kind. */
 export const memtierKind: PlanKind<MemtierPlan, MemtierCell> = {
-  fields: [
-    "tool",
-    "ratio",
-    "key_pattern",
-    "key_minimum",
-    "key_maximum",
-    "test_time_s",
-    "requests",
-    "rate_limit",
-    "run_count",
-    "percentiles",
-    "preload",
-    "matrix",
-  ],
+  fields: ["memtier"],
 
   parse(read, common) {
-    const has = (k: string) => read.value([k]) !== undefined;
-    if (has("test_time_s") && has("requests")) {
-      read.fail(["requests"], "give test_time_s or requests, not both");
+    // the section is optional: without it, every field is memtier's default
+    const section = read.value([S]) === undefined
+      ? {}
+      : read.mapping([S], "expected { ratio, key_maximum, test_time_s, matrix, … }");
+    for (const k of Object.keys(section)) {
+      if (!SECTION_FIELDS.includes(k)) {
+        read.fail([S, k], `unknown field (known: ${SECTION_FIELDS.join(", ")})`);
+      }
     }
-    const preload = read.string(["preload"], "none");
+    const has = (k: string) => read.value([S, k]) !== undefined;
+    if (has("test_time_s") && has("requests")) {
+      read.fail([S, "requests"], "give test_time_s or requests, not both");
+    }
+    const preload = read.string([S, "preload"], "none");
     if (!["none", "once", "each"].includes(preload)) {
-      read.fail(["preload"], "expected none, once or each");
+      read.fail([S, "preload"], "expected none, once or each");
     }
     if (preload !== "none" && !has("key_maximum")) {
-      read.fail(["preload"], "a preload needs key_maximum (memtier's default is 10,000,000 keys)");
+      read.fail([S, "preload"], "a preload needs key_maximum (memtier's default: 10,000,000 keys)");
     }
-    const keyMinimum = read.integer(["key_minimum"], 0, 0);
-    const keyMaximum = read.integer(["key_maximum"], 10_000_000, 0);
-    if (keyMaximum < keyMinimum) read.fail(["key_maximum"], "expected key_maximum ≥ key_minimum");
+    const keyMinimum = read.integer([S, "key_minimum"], 0, 0);
+    const keyMaximum = read.integer([S, "key_maximum"], 10_000_000, 0);
+    if (keyMaximum < keyMinimum) {
+      read.fail([S, "key_maximum"], "expected key_maximum ≥ key_minimum");
+    }
     return {
       ...common,
       kind: "memtier",
-      tool: read.string(["tool"], "memtier_benchmark"),
+      tool: read.string([S, "tool"], "memtier_benchmark"),
       ratio: readPair(read, "ratio", "1:10", /^\d+:\d+$/),
       keyPattern: readPair(read, "key_pattern", "R:R", /^[RSGP]:[RSGP]$/),
       keyMinimum,
       keyMaximum,
-      testTimeS: has("test_time_s") ? read.integer(["test_time_s"]) : null,
-      requests: has("test_time_s") ? null : read.integer(["requests"], 10000),
-      rateLimit: has("rate_limit") ? read.integer(["rate_limit"]) : null,
-      runCount: read.integer(["run_count"], 1),
+      testTimeS: has("test_time_s") ? read.integer([S, "test_time_s"]) : null,
+      requests: has("test_time_s") ? null : read.integer([S, "requests"], 10000),
+      rateLimit: has("rate_limit") ? read.integer([S, "rate_limit"]) : null,
+      runCount: read.integer([S, "run_count"], 1),
       percentiles: has("percentiles")
-        ? read.list(["percentiles"], "expected a list of percentiles (50, 99, 99.9)")
+        ? read.list([S, "percentiles"], "expected a list of percentiles (50, 99, 99.9)")
           .map((_, i) => readPercentile(read, i))
         : [50, 99, 99.9],
       preload: preload as MemtierPreload,
@@ -278,39 +295,41 @@ export const memtierKind: PlanKind<MemtierPlan, MemtierCell> = {
 
 /** A `N:M` field (`ratio`, `key_pattern`). */
 function readPair(read: PlanReader, k: string, dflt: string, re: RegExp): string {
-  const v = read.value([k]);
+  const v = read.value([S, k]);
   if (v === undefined) return dflt;
   if (typeof v !== "string" || !re.test(v)) {
-    read.fail([k], k === "ratio" ? "expected SET:GET, e.g. 1:10" : "expected e.g. R:R or P:P");
+    read.fail([S, k], k === "ratio" ? "expected SET:GET, e.g. 1:10" : "expected e.g. R:R or P:P");
   }
   return v as string;
 }
 
 function readPercentile(read: PlanReader, i: number): number {
-  const v = read.value(["percentiles", i]);
+  const v = read.value([S, "percentiles", i]);
   if (typeof v !== "number" || !(v > 0 && v <= 100)) {
-    read.fail(["percentiles", i], "expected a percentile in (0, 100]");
+    read.fail([S, "percentiles", i], "expected a percentile in (0, 100]");
   }
   return v as number;
 }
 
 /** The `matrix:` section: each parameter a list (or one value), memtier's defaults if absent. */
 function readMatrix(read: PlanReader): MemtierMatrix {
-  const m = read.value(["matrix"]) ?? {};
+  const m = read.value([S, "matrix"]) ?? {};
   if (typeof m !== "object" || Array.isArray(m)) {
-    read.fail(["matrix"], "expected a mapping of lists");
+    read.fail([S, "matrix"], "expected a mapping of lists");
   }
   const known = ["threads", "clients", "pipeline", "data_size_bytes"];
   for (const k of Object.keys(m)) {
     if (!known.includes(k)) {
-      read.fail(["matrix", k], `unknown parameter (known: ${known.join(", ")})`);
+      read.fail([S, "matrix", k], `unknown parameter (known: ${known.join(", ")})`);
     }
   }
   const list = (k: string, dflt: number): number[] => {
-    const v = read.value(["matrix", k]);
+    const v = read.value([S, "matrix", k]);
     if (v === undefined) return [dflt];
-    if (Array.isArray(v) && v.length === 0) read.fail(["matrix", k], "expected at least one value");
-    const paths = Array.isArray(v) ? v.map((_, i) => ["matrix", k, i]) : [["matrix", k]];
+    if (Array.isArray(v) && v.length === 0) {
+      read.fail([S, "matrix", k], "expected at least one value");
+    }
+    const paths = Array.isArray(v) ? v.map((_, i) => [S, "matrix", k, i]) : [[S, "matrix", k]];
     return paths.map((path) => read.integer(path));
   };
   return {
