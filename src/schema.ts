@@ -18,7 +18,7 @@
  */
 
 /** Version of the schema written by this kvlab. Readers accept any `1.x`. */
-export const SCHEMA_VERSION = "1.2";
+export const SCHEMA_VERSION = "1.3";
 
 /** Major version readers of this kvlab accept. */
 export const SCHEMA_MAJOR = 1;
@@ -71,7 +71,7 @@ export const RUNS = [
     "output_format",
     "string",
     false,
-    "full, full-legacy, quiet, quiet-legacy, csv, csv-legacy, mixed, none, raw.",
+    "full, full-legacy, quiet, quiet-legacy, csv, csv-legacy, mixed, none, raw; memtier: json, stdout, progress.",
   ),
   c("error", "string", true, "Error printed by the tool, for failed runs."),
   c("warning_count", "int", false, "Number of parse warnings (listed in run.json)."),
@@ -100,6 +100,19 @@ export const RUNS = [
     "string",
     true,
     "SHA-256 of the run's raw output (its block of a transcript), before redaction.",
+  ),
+  // 1.3: memtier, server CPU
+  c(
+    "server_cpu_user_s",
+    "float",
+    true,
+    "Server CPU time in user mode over the run: INFO used_cpu_user after − before.",
+  ),
+  c(
+    "server_cpu_sys_s",
+    "float",
+    true,
+    "Server CPU time in kernel mode over the run: INFO used_cpu_sys after − before.",
   ),
 ] as const;
 
@@ -146,6 +159,23 @@ export const RESULTS = [
     true,
     "Last live-progress rate of a test cut off: never a result.",
   ),
+  // 1.3: fixed-rate steps and pub/sub delivery
+  c(
+    "latency_basis",
+    "string",
+    true,
+    "send (timed from the actual send; every tool's) or intended (from the scheduled send time).",
+  ),
+  c("p50_send_latency_ms", "float", true, "Median timed from the actual send (intended rows)."),
+  c("p99_send_latency_ms", "float", true, "p99 timed from the actual send (intended rows)."),
+  c("send_lateness_p99_ms", "float", true, "p99 of the generator's own lateness in sending."),
+  c("client_cpu_s", "float", true, "CPU time the load generator used over the test."),
+  c("error_count", "int", true, "Error replies, disconnects and timeouts counted by kvlab."),
+  c("fan_out", "int", true, "Subscribers each published message is meant to reach."),
+  c("messages_published", "int", true, "Pub/sub messages published."),
+  c("messages_delivered", "int", true, "Deliveries received (a message × each subscriber)."),
+  c("messages_lost", "int", true, "Deliveries never received within the step and its grace."),
+  c("messages_duplicated", "int", true, "Deliveries received more than once."),
   c("complete", "bool", false, "Whether the tool finished printing this test."),
   c("source_line", "int", false, "Line of the raw file the row was read from."),
 ] as const;
@@ -208,6 +238,52 @@ export const MEMORY = [
   c("elapsed_s", "float", true, "Seconds since the run started (samplers and sweeps)."),
 ] as const;
 
+/** `time_series` (1.3): per-second statistics of a test (memtier `Time-Serie`, progress lines). */
+export const TIME_SERIES = [
+  c("run_id", "string", false, "The run."),
+  c("test_index", "int", true, "Joins results.test_index; null when the run has no such row."),
+  c("test", "string", false, "Normalized test: SET, GET, WAIT, …, TOTALS."),
+  c("run_index", "int", true, "Repetition inside one tool invocation (memtier --run-count)."),
+  c("source", "string", false, "json (the tool's per-second series) or progress (its live line)."),
+  c("second", "int", false, "0-based second of the test (the last one is usually partial)."),
+  c("count", "int", true, "Requests in that second (json)."),
+  c("bytes_rx", "int", true, "Bytes received in that second (json)."),
+  c("bytes_tx", "int", true, "Bytes sent in that second (json)."),
+  c("ops_per_sec", "float", true, "Rate over the last second (progress)."),
+  c("elapsed_s", "float", true, "Seconds since the test started, as the tool printed (progress)."),
+  c("avg_latency_ms", "float", true, "Mean latency in that second, ms."),
+  c("accumulated_latency_ms", "float", true, "Sum of that second's latencies, ms (json)."),
+  c("min_latency_ms", "float", true, "Minimum latency in that second, ms."),
+  c("max_latency_ms", "float", true, "Maximum latency in that second, ms."),
+  c("p50_latency_ms", "float", true, "Median latency in that second, ms."),
+  c("p99_latency_ms", "float", true, "99th percentile latency in that second, ms."),
+  c("p999_latency_ms", "float", true, "99.9th percentile latency in that second, ms."),
+  c("percentiles_json", "string", true, 'Every percentile of that second: `{"50": 0.27, …}` (ms).'),
+  c("source_line", "int", false, "Line of the raw file."),
+] as const;
+
+/** `hdr_histograms` (1.3): compressed HdrHistograms, kept so runs merge exactly. */
+export const HDR_HISTOGRAMS = [
+  c("run_id", "string", false, "The run."),
+  c("test_index", "int", true, "Joins results.test_index (FULL_RUN files join TOTALS); or null."),
+  c("test", "string", false, "Normalized test: SET, GET, …, TOTALS (memtier's FULL_RUN)."),
+  c("run_index", "int", true, "Repetition inside one tool invocation (memtier --run-count)."),
+  c("aggregate", "string", true, "best, worst, average, or null for one run's own histogram."),
+  c("source", "string", false, "json (--json-out-file) or hgrm (an interval log file)."),
+  c("source_file", "string", true, "Raw file the histogram was read from."),
+  c("start_time", "timestamp", true, "Start of the interval the histogram covers (UTC)."),
+  c("end_time", "timestamp", true, "End of that interval (UTC)."),
+  c("lowest_discernible_value_us", "int", true, "HdrHistogram lowest discernible value, µs."),
+  c("highest_trackable_value_us", "int", true, "HdrHistogram highest trackable value, µs."),
+  c("significant_digits", "int", true, "HdrHistogram significant value digits."),
+  c("total_count", "int", false, "Values recorded (requests)."),
+  c("max_value_us", "float", true, "Largest value recorded, µs; null when empty."),
+  c("compressed", "string", false, "The histogram: `HISTFAAA…` (base64, values in µs)."),
+  c("derived", "bool", false, "Made by kvlab (e.g. per-type histograms added), not read."),
+  c("latency_basis", "string", true, "send or intended, as in results; null means send."),
+  c("source_line", "int", false, "Line of the raw file."),
+] as const;
+
 /** The tables of schema 1.x, by name. */
 export const TABLES = {
   runs: RUNS,
@@ -216,6 +292,8 @@ export const TABLES = {
   server_info: SERVER_INFO,
   server_config: SERVER_CONFIG,
   memory: MEMORY,
+  time_series: TIME_SERIES,
+  hdr_histograms: HDR_HISTOGRAMS,
 } as const;
 
 /** Name of a table. */
@@ -242,6 +320,8 @@ export function tableSpec(name: string): readonly ColumnSpec[] {
     case "server_info":
     case "server_config":
     case "memory":
+    case "time_series":
+    case "hdr_histograms":
       return TABLES[name];
     default:
       throw new TypeError(`invalid table: ${name} (known: ${Object.keys(TABLES).join(", ")})`);
@@ -280,6 +360,11 @@ export type ServerConfigRow = RowOf<typeof SERVER_CONFIG>;
 /** A `memory` row. */
 export type MemoryRow = RowOf<typeof MEMORY>;
 
+/** A `time_series` row. */
+export type TimeSeriesRow = RowOf<typeof TIME_SERIES>;
+/** An `hdr_histograms` row. */
+export type HdrHistogramsRow = RowOf<typeof HDR_HISTOGRAMS>;
+
 /** The row type of each table, by table name. */
 export interface TableRows {
   runs: RunsRow;
@@ -288,4 +373,6 @@ export interface TableRows {
   server_info: ServerInfoRow;
   server_config: ServerConfigRow;
   memory: MemoryRow;
+  time_series: TimeSeriesRow;
+  hdr_histograms: HdrHistogramsRow;
 }

@@ -37,7 +37,7 @@ export function listRuns(dataDir: string): string[] {
  * frame with the table's columns.
  *
  * @param dataDir The dataset directory.
- * @param table `runs`, `results` or `latency_distribution`.
+ * @param table Any table of the schema (`runs`, `results`, `time_series`, `hdr_histograms`, …).
  * @throws {TypeError} For an unknown table.
  * @throws {DatasetError} When the directory is not a dataset.
  */

@@ -49,9 +49,12 @@ export function studyProgress(write: (s: string) => void, tty: boolean): (e: Stu
               bar.start(100, 0, { rps: "-", overall: "-" });
               barStart = Date.now();
             }
-            // The tool prints rates, not counts: estimate done = overall rate × elapsed / requests.
-            const done = ((ev.overallOpsPerSec ?? 0) * (Date.now() - barStart) / 1000) /
-              Math.max(1, requests);
+            // memtier says its percent; redis-benchmark prints rates, not counts: estimate
+            // done = overall rate × elapsed / requests.
+            const done = "percent" in ev && typeof ev.percent === "number"
+              ? ev.percent / 100
+              : ((ev.overallOpsPerSec ?? 0) * (Date.now() - barStart) / 1000) /
+                Math.max(1, requests);
             bar.update(Math.min(99, Math.round(done * 100)), {
               rps: fmt(ev.opsPerSec),
               overall: fmt(ev.overallOpsPerSec),

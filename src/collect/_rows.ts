@@ -248,3 +248,96 @@ export function memoryRow(
     ...fields,
   };
 }
+
+/** The server CPU columns of a `runs` row. */
+export type ServerCpuColumns = Pick<RunsRow, "server_cpu_user_s" | "server_cpu_sys_s">;
+
+/**
+ * The server's CPU time over a run: INFO `used_cpu_user` and `used_cpu_sys` of the after
+ * snapshot minus the before one. Null when either snapshot (or the field) is missing, or when the
+ * delta is negative (the server restarted in between).
+ *
+ * @param before INFO fields before the run.
+ * @param after INFO fields after the run.
+ * @returns `server_cpu_user_s` and `server_cpu_sys_s`.
+ *
+ * @example
+ * ```ts
+ * import { serverCpuColumns } from "./_rows.ts";
+ * import assert from "node:assert/strict";
+ * const info = (user: number, sys: number) => [
+ *   { section: "CPU", key: "used_cpu_user", value: String(user), valueNum: user },
+ *   { section: "CPU", key: "used_cpu_sys", value: String(sys), valueNum: sys },
+ * ];
+ * assert.deepEqual(serverCpuColumns(info(1.25, 0.5), info(3.75, 1)), {
+ *   server_cpu_user_s: 2.5, server_cpu_sys_s: 0.5,
+ * });
+ * assert.deepEqual(serverCpuColumns(info(1, 1), undefined), {
+ *   server_cpu_user_s: null, server_cpu_sys_s: null,
+ * });
+ * assert.equal(serverCpuColumns(info(9, 9), info(1, 1)).server_cpu_user_s, null);
+ * ```
+ */
+export function serverCpuColumns(
+  before: readonly InfoField[] | undefined,
+  after: readonly InfoField[] | undefined,
+): ServerCpuColumns {
+  const delta = (key: string): number | null => {
+    const a = infoNumber(before, key);
+    const b = infoNumber(after, key);
+    if (a === null || b === null || b < a) return null;
+    // INFO prints 6 decimals: keep the difference at that precision
+    return Math.round((b - a) * 1e6) / 1e6;
+  };
+  return { server_cpu_user_s: delta("used_cpu_user"), server_cpu_sys_s: delta("used_cpu_sys") };
+}
+
+/** The server columns of a `runs` row that come from its snapshots. */
+export type ServerColumns =
+  & Pick<
+    RunsRow,
+    | "server"
+    | "server_version"
+    | "server_io_threads"
+    | "server_maxmemory_bytes"
+    | "server_config_status"
+  >
+  & ServerCpuColumns;
+
+/**
+ * The server columns of a collected run's `runs` row: identity, io-threads (CONFIG, else INFO),
+ * maxmemory (INFO, else CONFIG) and CONFIG status from the before snapshot, and the server's CPU
+ * time over the run from both ({@link serverCpuColumns}).
+ *
+ * @param before The snapshot before the run (absent when the server was unreachable).
+ * @param after The snapshot after it.
+ * @returns The columns (`server` is `unknown` without a snapshot).
+ *
+ * @example
+ * ```ts
+ * import { serverColumns } from "./_rows.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(serverColumns(undefined, undefined), {
+ *   server: "unknown", server_version: null, server_io_threads: null,
+ *   server_maxmemory_bytes: null, server_config_status: null,
+ *   server_cpu_user_s: null, server_cpu_sys_s: null,
+ * });
+ * ```
+ */
+export function serverColumns(
+  before: Pick<ServerSnapshot, "info" | "config" | "identity" | "configStatus"> | undefined,
+  after: Pick<ServerSnapshot, "info"> | undefined,
+): ServerColumns {
+  const ioThreads = before?.config.find(([k]) => k === "io-threads")?.[1] ??
+    before?.info.find((f) => f.key === "io_threads_active" || f.key === "io_threads")?.value;
+  const maxmemory = infoNumber(before?.info, "maxmemory") ??
+    Number(before?.config.find(([k]) => k === "maxmemory")?.[1] ?? NaN);
+  return {
+    server: before?.identity.server ?? "unknown",
+    server_version: before?.identity.version ?? null,
+    server_io_threads: ioThreads !== undefined ? Number(ioThreads) : null,
+    server_maxmemory_bytes: Number.isFinite(maxmemory) ? maxmemory : null,
+    server_config_status: before?.configStatus ?? null,
+    ...serverCpuColumns(before?.info, after?.info),
+  };
+}

@@ -16,6 +16,7 @@ import {
   memoryRow,
   memoryViews,
   runRow,
+  serverCpuColumns,
   snapshotRows,
 } from "./_rows.ts";
 import { type DockerStatsRow, parseDockerStats } from "./docker_stats.ts";
@@ -270,7 +271,7 @@ interface MemoryRunKind {
   tool: string;
   command: string;
   manifest: Record<string, unknown>;
-  /** Store the before/after INFO and CONFIG snapshots as tables. */
+  /** Store the before/after INFO and CONFIG snapshots as tables (server CPU is always kept). */
   snapshots: boolean;
   status(rows: number, reason: string | null): MemorySweepResult["status"];
   /** Takes the samples over a connected client; throws to stop with a reason. */
@@ -331,11 +332,10 @@ async function memoryRun(o: MemoryRunOptions, kind: MemoryRunKind): Promise<Memo
   } catch (e) {
     reason = (e as Error).message;
   }
-  if (kind.snapshots) {
-    try {
-      after = await snapshotServer(o.target);
-    } catch { /* the before snapshot stays */ }
-  }
+  try {
+    // always: the server's CPU over the run comes from the two snapshots
+    after = await snapshotServer(o.target);
+  } catch { /* the before snapshot stays */ }
   const status = kind.status(memory.length, reason);
   const snaps = snapshotRows(writer.runId, [["before", before], ["after", after]]);
   writer.commit({
@@ -362,6 +362,7 @@ async function memoryRun(o: MemoryRunOptions, kind: MemoryRunKind): Promise<Memo
       repetition: o.plan?.repetition ?? null,
       server_maxmemory_bytes: infoNumber(before?.info, "maxmemory"),
       server_config_status: before?.configStatus ?? null,
+      ...serverCpuColumns(before?.info, after?.info),
     }, host),
     tables: kind.snapshots
       ? { memory, server_info: snaps.info, server_config: snaps.config }

@@ -28,5 +28,7 @@ export * from "./docker_stats.ts";
 export * from "./redis_cli.ts";
 export * from "./memory_sweep.ts";
 export * from "./memtier.ts";
+export * from "./memtier_rows.ts";
+export * from "./memtier_run.ts";
 export * from "./tools.ts";
 export * from "./loadgen/mod.ts";

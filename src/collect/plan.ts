@@ -18,6 +18,7 @@ import {
   type PlanServer,
 } from "./plan_kinds/kind.ts";
 import { memoryKind } from "./plan_kinds/memory.ts";
+import { memtierKind } from "./plan_kinds/memtier.ts";
 import { redisBenchmarkKind } from "./plan_kinds/redis_benchmark.ts";
 
 export { MAX_PLAN_CELLS, PlanError, type PlanServer } from "./plan_kinds/kind.ts";
@@ -31,6 +32,7 @@ export type { PlanMatrix } from "./plan_kinds/redis_benchmark.ts";
 export const PLAN_KINDS = {
   "redis-benchmark": redisBenchmarkKind,
   memory: memoryKind,
+  memtier: memtierKind,
 } as const;
 
 type Kinds = typeof PLAN_KINDS;
@@ -101,7 +103,7 @@ export function planKind<P extends StudyPlan>(plan: P): PlanKind<P, CellOf<P>> {
  * assert.equal(plan.requests, 100000);
  * assert.deepEqual(plan.matrix.clients, [1, 50]);
  * assert.throws(() => parsePlan("name: x\nservers: []\n", "p.yaml"), /p\.yaml:2:\d+: servers: expected at least one server/);
- * assert.throws(() => parsePlan("name: x\nkind: nope\n", "p.yaml"), /p\.yaml:2:\d+: kind: expected redis-benchmark or memory/);
+ * assert.throws(() => parsePlan("name: x\nkind: nope\n", "p.yaml"), /p\.yaml:2:\d+: kind: expected redis-benchmark, memory or memtier/);
  * assert.throws(() => parsePlan("name: x\nservers: [\n", "p.yaml"), /p\.yaml:3:1: expected YAML or JSON/);
  * ```
  */

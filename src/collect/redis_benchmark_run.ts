@@ -9,7 +9,7 @@
  */
 
 import { ParseError } from "../errors.ts";
-import { infoNumber, runRow, snapshotRows, testRows } from "./_rows.ts";
+import { runRow, serverColumns, snapshotRows, testRows } from "./_rows.ts";
 import { type BenchmarkArgs, benchmarkArgv } from "./command.ts";
 import { type HostFacts, hostFacts } from "./host.ts";
 import type { ProcessResult, ProcessRunner } from "./process.ts";
@@ -313,18 +313,11 @@ function benchmarkRun(
   },
   host: HostFacts,
 ): RunInput {
-  const before = r.m.before;
-  const ioThreads = before?.config.find(([k]) => k === "io-threads")?.[1] ??
-    before?.info.find((f) => f.key === "io_threads_active" || f.key === "io_threads")?.value;
-  const maxmemory = infoNumber(before?.info, "maxmemory") ??
-    Number(before?.config.find(([k]) => k === "maxmemory")?.[1] ?? NaN);
   return runRow({
     run_id: r.runId,
     tool: toolName(o.params.tool),
     tool_version: o.toolVersion ?? null,
     command: r.command,
-    server: before?.identity.server ?? "unknown",
-    server_version: before?.identity.version ?? null,
     target: o.params.target.display,
     transport: args.transport,
     label: o.label ?? null,
@@ -344,9 +337,7 @@ function benchmarkRun(
     plan_name: o.plan?.name ?? null,
     plan_cell: o.plan?.cell ?? null,
     repetition: o.plan?.repetition ?? null,
-    server_io_threads: ioThreads !== undefined ? Number(ioThreads) : null,
-    server_maxmemory_bytes: Number.isFinite(maxmemory) ? maxmemory : null,
-    server_config_status: before?.configStatus ?? null,
+    ...serverColumns(r.m.before, r.m.after),
   }, host);
 }
 

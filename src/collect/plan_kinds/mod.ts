@@ -8,4 +8,5 @@
 
 export * from "./kind.ts";
 export * from "./memory.ts";
+export * from "./memtier.ts";
 export * from "./redis_benchmark.ts";
