@@ -49,7 +49,11 @@ import { applyBenchmarkArgs, missingTests } from "./redis_benchmark_params.ts";
 export type * from "./_redis_benchmark_types.ts";
 export { normalizeTestName } from "./_redis_benchmark_fields.ts";
 export { MAX_OPS_PER_SEC } from "./_redis_benchmark_checks.ts";
-export { applyBenchmarkArgs, missingTests } from "./redis_benchmark_params.ts";
+export {
+  applyBenchmarkArgs,
+  BENCHMARK_TEST_NAMES,
+  missingTests,
+} from "./redis_benchmark_params.ts";
 export { type ProgressEvent, progressEvent, ProgressReader } from "./redis_benchmark_progress.ts";
 
 /**
