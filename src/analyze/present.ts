@@ -7,7 +7,7 @@
  */
 
 import pl from "nodejs-polars";
-import { formatTable, renderCells, type TableFormat, tableCells } from "./format.ts";
+import { formatTable, renderCells, tableCells, type TableFormat } from "./format.ts";
 import { decimalsFor, headerFor } from "./units.ts";
 
 export { decimalsFor, headerFor } from "./units.ts";
