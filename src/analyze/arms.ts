@@ -6,7 +6,7 @@
  * @module
  */
 
-import type pl from "nodejs-polars";
+import pl from "nodejs-polars";
 
 /** Run columns that can name arms, in the order a default is looked for. */
 export const ARM_COLUMNS = [
@@ -83,11 +83,34 @@ function armsFound(df: pl.DataFrame): string {
     .map((c) => `${c} has ${valuesPhrase(armValues(df, c))}`).join(", ");
 }
 
+/**
+ * The arms in the order they were measured: by each arm's earliest run (`started_at`, else
+ * `ingested_at`), ties and frames without times in order of first appearance.
+ */
+function measuredOrder(df: pl.DataFrame, by: string, values: string[]): string[] {
+  const times = ["started_at", "ingested_at"].filter((c) => df.columns.includes(c));
+  if (times.length === 0) return values;
+  const first = df.lazy()
+    .filter(pl.col(by).isNotNull())
+    .select(
+      pl.col(by).cast(pl.String).alias("arm"),
+      times.slice(1).reduce((t, c) => t.fillNull(pl.col(c)), pl.col(times[0])).alias("t"),
+    )
+    .groupBy("arm", true).agg(pl.col("t").min().alias("t"))
+    .collectSync();
+  const at = new Map(
+    (first.toRecords() as { arm: string; t: Date | null }[])
+      .map((r) => [r.arm, r.t?.getTime() ?? Infinity]),
+  );
+  return values.map((v, i) => ({ v, i, t: at.get(v) ?? Infinity }))
+    .sort((a, b) => (a.t - b.t) || (a.i - b.i)).map((x) => x.v);
+}
+
 /** Options of {@link resolveArms}. */
 export interface ArmsOptions {
   /** The column whose values are the arms. @default {defaultArmColumn(df)} */
   by?: string;
-  /** The baseline arm. @default {the first arm in the data} */
+  /** The baseline arm. @default {the arm measured first} */
   baseline?: string;
 }
 
@@ -95,7 +118,7 @@ export interface ArmsOptions {
 export interface Arms {
   /** The column whose values are the arms. */
   by: string;
-  /** The arms, in order of first appearance. */
+  /** The arms, in the order they were measured (earliest run first). */
   values: string[];
   /** The baseline arm. */
   baseline: string;
@@ -105,7 +128,7 @@ export interface Arms {
 
 /**
  * Resolves the arms of a comparison: the given column or the default one, and the given
- * baseline or the first arm.
+ * baseline or the arm measured first (earliest `started_at`, else `ingested_at`).
  *
  * @param df A results frame.
  * @param options The column and baseline, when given.
@@ -144,14 +167,19 @@ export function resolveArms(df: pl.DataFrame, options: ArmsOptions = {}): Arms {
     const other = defaultArmColumn(df);
     throw new TypeError(
       `fewer than two arms: ${by} has ${valuesPhrase(values)}` +
-        (other ? `; try --by ${other} (values: ${armValues(df, other).join(", ")})` : ""),
+        (other
+          ? `; try --by ${other} (values: ${
+            measuredOrder(df, other, armValues(df, other)).join(", ")
+          })`
+          : ""),
     );
   }
-  const baseline = options.baseline ?? values[0];
-  if (!values.includes(baseline)) {
-    throw new TypeError(`invalid baseline: ${baseline} (values of ${by}: ${values.join(", ")})`);
+  const ordered = measuredOrder(df, by, values);
+  const baseline = options.baseline ?? ordered[0];
+  if (!ordered.includes(baseline)) {
+    throw new TypeError(`invalid baseline: ${baseline} (values of ${by}: ${ordered.join(", ")})`);
   }
-  return { by, values, baseline, defaulted: options.by === undefined };
+  return { by, values: ordered, baseline, defaulted: options.by === undefined };
 }
 
 /**

@@ -47,20 +47,23 @@ export interface TableCells {
   numeric: boolean[];
 }
 
-function cell(v: unknown): string {
+/** A value as a cell: numbers exact (`full`, round-trip) or to 12 significant digits. */
+function cell(v: unknown, full: boolean): string {
   if (v === null || v === undefined) return "";
   if (v instanceof Date) return v.toISOString();
-  if (typeof v === "number") {
-    return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(12)));
+  if (typeof v === "number" && !full && !Number.isInteger(v)) {
+    return String(Number(v.toPrecision(12)));
   }
   return String(v);
 }
 
 /**
- * The cells of a frame, values as written by {@link formatTable} (numbers to 12 significant
- * digits, dates as ISO 8601, nulls empty).
+ * The cells of a frame, values as written by {@link formatTable}: numbers to 12 significant
+ * digits (hiding float noise such as `0.30000000000000004`) or, with `full`, exact (they read
+ * back as the same number), dates as ISO 8601, nulls empty.
  *
  * @param df The frame.
+ * @param full Numbers exact, as CSV writes them.
  * @returns Its headers, rows and which columns are numeric.
  *
  * @example
@@ -72,12 +75,12 @@ function cell(v: unknown): string {
  * assert.deepEqual(c, { headers: ["test", "n"], rows: [["SET", "3"]], numeric: [false, true] });
  * ```
  */
-export function tableCells(df: pl.DataFrame): TableCells {
+export function tableCells(df: pl.DataFrame, full = false): TableCells {
   const cols = df.columns;
   const records = df.toRecords() as Record<string, unknown>[];
   return {
     headers: cols,
-    rows: records.map((r) => cols.map((c) => cell(r[c]))),
+    rows: records.map((r) => cols.map((c) => cell(r[c], full))),
     numeric: cols.map((c) => df.getColumn(c).isNumeric()),
   };
 }
@@ -132,7 +135,8 @@ export function renderCells(cells: TableCells, format: "md" | "csv" | "text"): s
 }
 
 /**
- * Formats a DataFrame.
+ * Formats a DataFrame. CSV and JSON keep every number exact; Markdown and text show 12
+ * significant digits.
  *
  * @param df The frame.
  * @param format `md`, `csv`, `json` or `text`.
@@ -150,10 +154,13 @@ export function renderCells(cells: TableCells, format: "md" | "csv" | "text"): s
  * );
  * assert.equal(formatTable(df, "csv"), "test,ops_per_sec\nSET,109769.48\nGET,107874.87\n");
  * assert.deepEqual(JSON.parse(formatTable(df, "json"))[1], { test: "GET", ops_per_sec: 107874.87 });
+ * const third = pl.DataFrame({ ratio: [1 / 3] });
+ * assert.equal(formatTable(third, "csv"), "ratio\n0.3333333333333333\n");
+ * assert.equal(formatTable(third, "md"), "| ratio |\n|---:|\n| 0.333333333333 |\n");
  * ```
  */
 export function formatTable(df: pl.DataFrame, format: TableFormat): string {
-  if (format !== "json") return renderCells(tableCells(df), format);
+  if (format !== "json") return renderCells(tableCells(df, format === "csv"), format);
   const cols = df.columns;
   return JSON.stringify(
     (df.toRecords() as Record<string, unknown>[]).map((r) => {
