@@ -51,7 +51,9 @@ export async function labelledDataset(
         file,
         `$ redis-benchmark -q -n 100000 -t set,get\n` +
           `SET: ${(100000.123 * (1 + 0.1 * i) * noise).toFixed(2)} requests per second, ` +
-          `p50=0.231 msec\nGET: ${(90000 * noise).toFixed(2)} requests per second, p50=0.239 msec\n`,
+          `p50=0.231 msec\nGET: ${
+            (90000 * noise).toFixed(2)
+          } requests per second, p50=0.239 msec\n`,
       );
       const o = await ingestFile(file, { data: `${dir}/data`, server: server(label), label });
       if (o.status !== "ingested") throw new Error(`not ingested: ${file}`);

@@ -4,14 +4,17 @@ import { cli, labelledDataset } from "./_cli.ts";
 Deno.test("kvlab compare: arms by default, hints, and fewer than two arms", async (t) => {
   const data = await labelledDataset(["before", "after"]);
 
-  await t.step("without --by, the runs' labels are the arms and the first is the baseline", async () => {
-    const r = await cli(["compare", "--data", data]);
-    assert.equal(r.code, 0, r.stderr);
-    assert.equal(r.stderr, "comparing by label (before, after), baseline before\n");
-    const lines = r.stdout.trim().split("\n");
-    assert.match(lines[0], /^\| test \| label \| baseline n \| candidate n \| baseline median/);
-    assert.match(lines[2], /^\| SET \| after \| 3 \| 3 \| 100000\.12 \| 110000\.14 \| 1\.10 \|/);
-  });
+  await t.step(
+    "without --by, the runs' labels are the arms and the first is the baseline",
+    async () => {
+      const r = await cli(["compare", "--data", data]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stderr, "comparing by label (before, after), baseline before\n");
+      const lines = r.stdout.trim().split("\n");
+      assert.match(lines[0], /^\| test \| label \| baseline n \| candidate n \| baseline median/);
+      assert.match(lines[2], /^\| SET \| after \| 3 \| 3 \| 100000\.12 \| 110000\.14 \| 1\.10 \|/);
+    },
+  );
 
   await t.step("--by server, one server: says so and suggests --by label", async () => {
     const r = await cli(["compare", "--data", data, "--by", "server", "--baseline", "redis"]);
@@ -37,40 +40,53 @@ Deno.test("kvlab compare: arms by default, hints, and fewer than two arms", asyn
     assert.match(r.stdout.split("\n")[1], /^SET,valkey,redis,2,2,/);
   });
 
-  await t.step("one arm: compare, plot ratio and plot delta fail naming what the data holds", async () => {
-    const one = await labelledDataset(["only"], 2);
-    const c = await cli(["compare", "--data", one]);
-    assert.equal(c.code, 1);
-    assert.equal(c.stdout, "");
-    assert.match(
-      c.stderr,
-      /^error: fewer than two arms: label has one value \(only\), server has one value \(redis\), /,
-    );
-    const out = Deno.makeTempDirSync();
-    const p = await cli(["plot", "ratio", "--data", one, "-o", `${out}/r.svg`]);
-    assert.equal(p.code, 1);
-    assert.match(p.stderr, /fewer than two arms: label has one value \(only\)/);
-    const d = await cli([
-      "plot",
-      "delta",
-      "--data",
-      one,
-      "--dimension",
-      "label",
-      "--from",
-      "only",
-      "--to",
-      "other",
-      "-o",
-      `${out}/d.svg`,
-    ]);
-    assert.equal(d.code, 1);
-    assert.match(d.stderr, /fewer than two values: label has one value \(only\)/);
-    assert.throws(() => Deno.statSync(`${out}/r.svg`), Deno.errors.NotFound);
-    const dl = await cli(["delta", "--data", one, "--dimension", "label", "--from", "only", "--to", "x"]);
-    assert.equal(dl.code, 1);
-    assert.match(dl.stderr, /fewer than two values: label has one value \(only\)/);
-  });
+  await t.step(
+    "one arm: compare, plot ratio and plot delta fail naming what the data holds",
+    async () => {
+      const one = await labelledDataset(["only"], 2);
+      const c = await cli(["compare", "--data", one]);
+      assert.equal(c.code, 1);
+      assert.equal(c.stdout, "");
+      assert.match(
+        c.stderr,
+        /^error: fewer than two arms: label has one value \(only\), server has one value \(redis\), /,
+      );
+      const out = Deno.makeTempDirSync();
+      const p = await cli(["plot", "ratio", "--data", one, "-o", `${out}/r.svg`]);
+      assert.equal(p.code, 1);
+      assert.match(p.stderr, /fewer than two arms: label has one value \(only\)/);
+      const d = await cli([
+        "plot",
+        "delta",
+        "--data",
+        one,
+        "--dimension",
+        "label",
+        "--from",
+        "only",
+        "--to",
+        "other",
+        "-o",
+        `${out}/d.svg`,
+      ]);
+      assert.equal(d.code, 1);
+      assert.match(d.stderr, /fewer than two values: label has one value \(only\)/);
+      assert.throws(() => Deno.statSync(`${out}/r.svg`), Deno.errors.NotFound);
+      const dl = await cli([
+        "delta",
+        "--data",
+        one,
+        "--dimension",
+        "label",
+        "--from",
+        "only",
+        "--to",
+        "x",
+      ]);
+      assert.equal(dl.code, 1);
+      assert.match(dl.stderr, /fewer than two values: label has one value \(only\)/);
+    },
+  );
 
   await t.step("plot ratio without --by or --baseline draws the labels", async () => {
     const out = Deno.makeTempDirSync();
@@ -84,23 +100,26 @@ Deno.test("kvlab compare: arms by default, hints, and fewer than two arms", asyn
 Deno.test("kvlab compare and delta: formats", async (t) => {
   const data = await labelledDataset(["before", "after"]);
 
-  await t.step("--format csv: every column, full precision, snake_case names with units", async () => {
-    const r = await cli(["compare", "--data", data, "--format", "csv"]);
-    assert.equal(r.code, 0, r.stderr);
-    const [header, set] = r.stdout.split("\n");
-    assert.equal(
-      header,
-      "test,label,baseline,baseline_n,candidate_n,baseline_median_ops_per_sec," +
-        "candidate_median_ops_per_sec,baseline_min_ops_per_sec,baseline_max_ops_per_sec," +
-        "candidate_min_ops_per_sec,candidate_max_ops_per_sec,ratio,ratio_ci_low,ratio_ci_high," +
-        "verdict,direction,also_differs",
-    );
-    const cells = set.split(",");
-    assert.equal(cells[5], "100000.12");
-    assert.equal(cells[6], "110000.14");
-    assert.ok(cells[11].length > 6, `ratio at full precision: ${cells[11]}`);
-    assert.equal(Number(cells[11]), 110000.14 / 100000.12);
-  });
+  await t.step(
+    "--format csv: every column, full precision, snake_case names with units",
+    async () => {
+      const r = await cli(["compare", "--data", data, "--format", "csv"]);
+      assert.equal(r.code, 0, r.stderr);
+      const [header, set] = r.stdout.split("\n");
+      assert.equal(
+        header,
+        "test,label,baseline,baseline_n,candidate_n,baseline_median_ops_per_sec," +
+          "candidate_median_ops_per_sec,baseline_min_ops_per_sec,baseline_max_ops_per_sec," +
+          "candidate_min_ops_per_sec,candidate_max_ops_per_sec,ratio,ratio_ci_low,ratio_ci_high," +
+          "verdict,direction,also_differs",
+      );
+      const cells = set.split(",");
+      assert.equal(cells[5], "100000.12");
+      assert.equal(cells[6], "110000.14");
+      assert.ok(cells[11].length > 6, `ratio at full precision: ${cells[11]}`);
+      assert.equal(Number(cells[11]), 110000.14 / 100000.12);
+    },
+  );
 
   await t.step("--format json: numbers at full precision under the column names", async () => {
     const r = await cli(["compare", "--data", data, "--format", "json"]);
@@ -130,7 +149,17 @@ Deno.test("kvlab compare and delta: formats", async (t) => {
   });
 
   await t.step("delta: compact for people, every column in CSV", async () => {
-    const args = ["delta", "--data", data, "--dimension", "label", "--from", "before", "--to", "after"];
+    const args = [
+      "delta",
+      "--data",
+      data,
+      "--dimension",
+      "label",
+      "--from",
+      "before",
+      "--to",
+      "after",
+    ];
     const md = await cli(args);
     assert.equal(md.code, 0, md.stderr);
     const header = md.stdout.split("\n")[0];
