@@ -185,14 +185,8 @@ Deno.test({
   ignore: !hasScript(),
   fn: async () => {
     const dir = Deno.makeTempDirSync();
-    const ingest = await kvlab(
-      "ingest",
-      DATA + "corpus/valkey-benchmark_8.0.1_valkey-8.0.1_quiet.txt",
-      "--data",
-      `${dir}/ds`,
-      "--server",
-      "valkey",
-    );
+    const quiet = DATA + "corpus/valkey-benchmark_8.0.1_valkey-8.0.1_quiet.txt";
+    const ingest = await kvlab("ingest", quiet, "--data", `${dir}/ds`, "--server", "valkey");
     assert.equal(ingest.code, 0, ingest.stderr);
     const args = [
       "table",

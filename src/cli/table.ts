@@ -1,12 +1,14 @@
 /**
  * `kvlab table`: print one table of a dataset as Markdown, CSV, JSON or aligned text. `results`
- * comes with its runs' columns (label, server, versions, tool, transport, …) joined on.
+ * comes with its runs' columns (label, server, versions, tool, transport, io-threads, …) joined
+ * on.
  *
  * @module
  */
 
 import type { OptionValues } from "commander";
 import type pl from "nodejs-polars";
+import { ARM_COLUMNS } from "../analyze/arms.ts";
 import { formatTable, type TableFormat } from "../analyze/format.ts";
 import { loadTable } from "../analyze/load.ts";
 import type { Output } from "./_exit.ts";
@@ -52,19 +54,10 @@ export function tableOptions(name: string, raw: OptionValues): TableCommandOptio
   };
 }
 
-/** The run columns `table results` shows after `run_id`; every other run column is selectable. */
-export const RESULTS_RUN_COLUMNS = [
-  "label",
-  "server",
-  "server_version",
-  "tool",
-  "tool_version",
-  "transport",
-] as const;
-
 /**
  * A table of a dataset as `kvlab table` shows it: `results` joined with every column of its
- * runs, the {@link RESULTS_RUN_COLUMNS} shown after `run_id`; other tables as stored.
+ * runs, the columns that can name arms (`ARM_COLUMNS`: label, server, server_version, tool,
+ * tool_version, transport, server_io_threads) shown after `run_id`; other tables as stored.
  *
  * @param data Dataset directory.
  * @param name The table.
@@ -77,7 +70,7 @@ export function tableView(data: string, name: string): { frame: pl.DataFrame; sh
   const extra = runs.columns.filter((c) => c === "run_id" || !table.columns.includes(c));
   const frame = table.join(runs.select(...extra), { on: "run_id", how: "left" });
   const rest = table.columns.filter((c) => c !== "run_id");
-  return { frame, shown: ["run_id", ...RESULTS_RUN_COLUMNS, ...rest] };
+  return { frame, shown: ["run_id", ...ARM_COLUMNS, ...rest] };
 }
 
 /**

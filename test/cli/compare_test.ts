@@ -55,34 +55,12 @@ Deno.test("kvlab compare: arms by default, hints, and fewer than two arms", asyn
       const p = await cli(["plot", "ratio", "--data", one, "-o", `${out}/r.svg`]);
       assert.equal(p.code, 1);
       assert.match(p.stderr, /fewer than two arms: label has one value \(only\)/);
-      const d = await cli([
-        "plot",
-        "delta",
-        "--data",
-        one,
-        "--dimension",
-        "label",
-        "--from",
-        "only",
-        "--to",
-        "other",
-        "-o",
-        `${out}/d.svg`,
-      ]);
+      const sides = ["--data", one, "--dimension", "label", "--from", "only", "--to", "other"];
+      const d = await cli(["plot", "delta", ...sides, "-o", `${out}/d.svg`]);
       assert.equal(d.code, 1);
       assert.match(d.stderr, /fewer than two values: label has one value \(only\)/);
       assert.throws(() => Deno.statSync(`${out}/r.svg`), Deno.errors.NotFound);
-      const dl = await cli([
-        "delta",
-        "--data",
-        one,
-        "--dimension",
-        "label",
-        "--from",
-        "only",
-        "--to",
-        "x",
-      ]);
+      const dl = await cli(["delta", ...sides]);
       assert.equal(dl.code, 1);
       assert.match(dl.stderr, /fewer than two values: label has one value \(only\)/);
     },
@@ -137,8 +115,11 @@ Deno.test("kvlab compare and delta: formats", async (t) => {
     assert.match(piped.stdout, /^\| test \| label \|/);
     const tty = await cli(["compare", "--data", data], true);
     const lines = tty.stdout.trimEnd().split("\n");
-    assert.match(lines[0], /^test  label  baseline n  candidate n  baseline median \(ops\/s\)/);
-    assert.match(lines[1], /^----  -----  ----------/);
+    assert.ok(
+      lines[0].startsWith("test  label  baseline n  candidate n  baseline median (ops/s)"),
+      lines[0],
+    );
+    assert.ok(lines[1].startsWith("----  -----  ----------"), lines[1]);
     assert.doesNotMatch(tty.stdout, /\|/);
     // every row as wide as the rule: the columns line up
     const width = lines[1].length;

@@ -10,9 +10,9 @@ Deno.test("kvlab table results joins the run columns", async (t) => {
     const [header, first] = r.stdout.split("\n");
     assert.match(
       header,
-      /^run_id,label,server,server_version,tool,tool_version,transport,test_index,test,/,
+      /^run_id,label,server,server_version,tool,tool_version,transport,server_io_threads,test_index,test,/,
     );
-    assert.match(first, /^\S+?,(before|after),redis,,redis-benchmark,,tcp,0,SET,/);
+    assert.match(first, /^\S+?,(before|after),redis,,redis-benchmark,,tcp,,0,SET,/);
   });
 
   await t.step("selectable with --columns, with any other run column", async () => {
