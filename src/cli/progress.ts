@@ -1,8 +1,8 @@
 /**
  * Progress output of `kvlab run` (CLI only): on a terminal, one progress bar per test from the
- * tool's own `rps=… (overall: …)` lines; in a pipe or CI, plain lines: one per finished test
- * (with its rate), a `running` line only for a test that takes long, and the unstored warm-up
- * run kept apart from the measured one.
+ * tool's own `rps=… (overall: …)` lines; in a pipe or CI, plain lines: a test's first known
+ * rate, then one every 10 s, and `done` (never the tool's `rps=0 (overall: -nan)` start), with
+ * the unstored warm-up run kept apart from the measured one.
  *
  * @module
  */
@@ -26,7 +26,7 @@ interface LiveProgress {
   stop(): void;
 }
 
-/** Seconds between `running` lines of one test in a pipe. */
+/** Milliseconds between rate lines of one test in a pipe. */
 const PIPE_INTERVAL_MS = 10_000;
 
 const fmt = (n: number | null) => (n === null ? "-" : Math.round(n).toLocaleString("en-US"));
@@ -89,9 +89,9 @@ function barProgress(): LiveProgress {
 function lineProgress(write: (s: string) => void, now: () => number): LiveProgress {
   let lastLine = 0;
   let afterWarmup = false;
-  let overall: number | null = null;
+  let shown = "";
   return {
-    start: () => void (lastLine = now()),
+    start: () => void (shown = ""),
     warmup: () => void (afterWarmup = true),
     progress: (ev) => {
       if (afterWarmup) {
@@ -99,17 +99,16 @@ function lineProgress(write: (s: string) => void, now: () => number): LiveProgre
         write("  measured run:\n");
       }
       if (ev.kind === "done") {
-        const rate = ev.opsPerSec ?? overall;
-        const exact = ev.opsPerSec !== null;
-        write(`  ${ev.test}: done${rate ? `, ${exact ? "" : "about "}${fmt(rate)} ops/s` : ""}\n`);
-        overall = null;
-        lastLine = now();
+        write(`  ${ev.test}: done\n`);
+        shown = "";
         return;
       }
-      if (ev.overallOpsPerSec) overall = ev.overallOpsPerSec;
-      if (overall && now() - lastLine >= PIPE_INTERVAL_MS) {
+      // `rps=0.0 (overall: -nan)`: the test has only started, nothing is known yet
+      if (!ev.opsPerSec || !ev.overallOpsPerSec) return;
+      if (ev.test !== shown || now() - lastLine >= PIPE_INTERVAL_MS) {
+        shown = ev.test;
         lastLine = now();
-        write(`  ${ev.test}: running, ${fmt(overall)} ops/s so far\n`);
+        write(`  ${ev.test}: rps=${fmt(ev.opsPerSec)} (overall: ${fmt(ev.overallOpsPerSec)})\n`);
       }
     },
     fill: (keys, target) => {
