@@ -10,8 +10,10 @@
 import { Command } from "commander";
 import pl from "nodejs-polars";
 import { plotKindList } from "./analyze/plots.ts";
+import { KVLAB_VERSION } from "./collect/store.ts";
+import { redactText } from "./collect/redact.ts";
 import { TABLES } from "./schema.ts";
-import { exitCodeFor, type Output } from "./cli/_exit.ts";
+import { exitCodeFor, type Output, readOptions } from "./cli/_exit.ts";
 import { collectTag, REPO } from "./cli/_options.ts";
 import { compareCommand, compareOptions } from "./cli/compare.ts";
 import { dataCommand, dataOptions } from "./cli/data.ts";
@@ -38,7 +40,9 @@ function declareIngest(program: Command, out: Output): void {
     .option("--tool <name>", "tool, when the files do not say (redis-benchmark, valkey-benchmark)")
     .option("--tool-version <v>", "tool version")
     .option("--tag <k=v>", "tag stored on every run (repeatable)", collectTag, {})
-    .action((paths: string[], opts) => ingestCommand(ingestOptions(paths, opts), out));
+    .action((paths: string[], opts) =>
+      ingestCommand(readOptions(() => ingestOptions(paths, opts)), out)
+    );
 }
 
 /** Declares `kvlab table` and its options; the work is in `cli/table.ts`. */
@@ -47,9 +51,12 @@ function declareTable(program: Command, out: Output): void {
     .description("Print a table of a dataset.")
     .argument("<name>", `table: ${Object.keys(TABLES).join(", ")}`)
     .requiredOption("--data <dir>", "dataset directory")
-    .option("--format <format>", "md, csv or json", "md")
+    .option(
+      "--format <format>",
+      "md, csv, json or text (default: text on a terminal, md in a pipe)",
+    )
     .option("--columns <list>", "comma-separated columns to show")
-    .action((name: string, opts) => tableCommand(tableOptions(name, opts), out));
+    .action((name: string, opts) => tableCommand(readOptions(() => tableOptions(name, opts)), out));
 }
 
 /** Declares `kvlab data` and its options; the work is in `cli/data.ts`. */
@@ -61,7 +68,7 @@ function declareData(program: Command, out: Output): void {
     )
     .option("--raw <dir>", "raw folder", REPO + "data/raw")
     .option("--out <dir>", "where the datasets go", REPO + "data/studies")
-    .action((opts) => dataCommand(dataOptions(opts), out));
+    .action((opts) => dataCommand(readOptions(() => dataOptions(opts)), out));
 }
 
 /** Declares `kvlab report` and its options; the work is in `cli/report.ts`. */
@@ -72,7 +79,7 @@ function declareReport(program: Command, out: Output): void {
         "kernel, and write executed notebooks, HTML and figures to out/.",
     )
     .option("--only <names>", "comma-separated notebook names (without .ipynb)")
-    .action((opts) => reportCommand(reportOptions(opts), out));
+    .action((opts) => reportCommand(readOptions(() => reportOptions(opts)), out));
 }
 
 /** Declares `kvlab compare` and its options; the work is in `cli/compare.ts`. */
@@ -80,21 +87,26 @@ function declareCompare(program: Command, out: Output): void {
   program.command("compare")
     .description(
       "Compare each arm with a baseline per test: medians over repetitions, ratio with a 95% " +
-        "bootstrap interval, and a verdict (better / worse / no difference).",
+        "bootstrap interval, and a verdict (better / worse / no difference). CSV and JSON carry " +
+        "every column at full precision.",
     )
     .requiredOption("--data <dir>", "dataset directory")
-    .requiredOption(
+    .option(
       "--by <column>",
-      "column whose values are the arms: server, label, server_version, …",
+      "column whose values are the arms: label, server, server_version, … (default: label when " +
+        "the runs' labels split the data, else the run column that differs)",
     )
-    .requiredOption("--baseline <value>", "the baseline arm")
+    .option("--baseline <value>", "the baseline arm (default: the first arm)")
     .option(
       "--metric <column>",
       "metric: ops_per_sec, p50_latency_ms, p99_latency_ms, …",
       "ops_per_sec",
     )
-    .option("--format <format>", "md, csv or json", "md")
-    .action((opts) => compareCommand(compareOptions(opts), out));
+    .option(
+      "--format <format>",
+      "md, csv, json or text (default: text on a terminal, md in a pipe)",
+    )
+    .action((opts) => compareCommand(readOptions(() => compareOptions(opts)), out));
 }
 
 /** Declares `kvlab delta` and its options; the work is in `cli/delta.ts`. */
@@ -111,8 +123,11 @@ function declareDelta(program: Command, out: Output): void {
     )
     .requiredOption("--from <value>", "value before")
     .requiredOption("--to <value>", "value after")
-    .option("--format <format>", "md, csv or json", "md")
-    .action((opts) => deltaCommand(deltaOptions(opts), out));
+    .option(
+      "--format <format>",
+      "md, csv, json or text (default: text on a terminal, md in a pipe)",
+    )
+    .action((opts) => deltaCommand(readOptions(() => deltaOptions(opts)), out));
 }
 
 /** Declares `kvlab plot` and its options; the work is in `cli/plot.ts`. */
@@ -122,8 +137,11 @@ function declarePlot(program: Command, out: Output): void {
     .argument("<kind>", plotKindList())
     .requiredOption("--data <dir>", "dataset directory")
     .requiredOption("-o, --output <file>", "output file; the extension picks the format")
-    .option("--by <column>", "arms", "server")
-    .option("--baseline <value>", "baseline arm (ratio, scaling crossovers)")
+    .option(
+      "--by <column>",
+      "arms (default: label when the runs' labels split the data, else the run column that differs)",
+    )
+    .option("--baseline <value>", "baseline arm (ratio: default the first arm; scaling crossovers)")
     .option("--candidate <value>", "arm that may overtake the baseline (scaling)")
     .option("--metric <column>", "metric", "ops_per_sec")
     .option("--x <column>", "x of a scaling curve", "clients")
@@ -131,7 +149,7 @@ function declarePlot(program: Command, out: Output): void {
     .option("--from <value>", "delta: value before")
     .option("--to <value>", "delta: value after")
     .option("--title <text>", "chart title")
-    .action((kind: string, opts) => plotCommand(plotOptions(kind, opts), out));
+    .action((kind: string, opts) => plotCommand(readOptions(() => plotOptions(kind, opts)), out));
 }
 
 /** Declares `kvlab run` and its options; the work is in `cli/run.ts`. */
@@ -144,7 +162,7 @@ function declareRun(program: Command, out: Output): void {
     .argument("<plan>", "plan file")
     .requiredOption("--data <dir>", "dataset directory (created if missing)")
     .option("--dry-run", "print every command, run nothing")
-    .action((plan: string, opts) => runCommand(runOptions(plan, opts), out));
+    .action((plan: string, opts) => runCommand(readOptions(() => runOptions(plan, opts)), out));
 }
 
 /** Declares `kvlab sample` and its options; the work is in `cli/sample.ts`. */
@@ -163,7 +181,7 @@ function declareSample(program: Command, out: Output): void {
     .requiredOption("--duration <s>", "seconds to sample for (at most 86400)")
     .option("--container <name>", "docker container of the server")
     .option("--label <label>", "label stored on the run")
-    .action((opts) => sampleCommand(sampleOptions(opts), out));
+    .action((opts) => sampleCommand(readOptions(() => sampleOptions(opts)), out));
 }
 
 /** Declares `kvlab demo` and its options; the work is in `cli/demo.ts`. */
@@ -176,7 +194,7 @@ function declareDemo(program: Command, out: Output): void {
     )
     .option("--data <dir>", "dataset directory", REPO + "data/demo")
     .option("--samples <dir>", "folder of <server>-<version>/ folders", REPO + "data/samples")
-    .action((opts) => demoCommand(demoOptions(opts), out));
+    .action((opts) => demoCommand(readOptions(() => demoOptions(opts)), out));
 }
 
 /** Every command, in the order `kvlab --help` lists them: one declaration each. */
@@ -193,11 +211,37 @@ const COMMANDS: ((program: Command, out: Output) => void)[] = [
   declareDemo,
 ];
 
+/** Options of {@link buildCli}. */
+export interface BuildCliOptions {
+  /**
+   * Whether stdout is a terminal (tables as aligned text, progress bars).
+   * @default {false}
+   */
+  isTerminal?: boolean;
+}
+
+/**
+ * What `kvlab --version` prints: kvlab's version and the Deno it runs on.
+ *
+ * @returns e.g. `kvlab 0.1.0 (deno 2.9.6)`.
+ *
+ * @example
+ * ```ts
+ * import { versionText } from "./cli.ts";
+ * import assert from "node:assert/strict";
+ * assert.match(versionText(), /^kvlab \d+\.\d+\.\d+ \(deno \d+\.\d+\.\d+\)$/);
+ * ```
+ */
+export function versionText(): string {
+  return `kvlab ${KVLAB_VERSION} (deno ${Deno.version.deno})`;
+}
+
 /**
  * Builds the command tree.
  *
  * @param print Receives what goes to stdout.
  * @param printErr Receives what goes to stderr.
+ * @param options Whether stdout is a terminal.
  * @returns The commander program; run it with `parseAsync`.
  *
  * @example
@@ -208,26 +252,44 @@ const COMMANDS: ((program: Command, out: Output) => void)[] = [
  * const cli = buildCli((s) => out += s, () => {});
  * await assert.rejects(cli.parseAsync(["--help"], { from: "user" }), { exitCode: 0 });
  * assert.match(out, /Usage: kvlab/);
+ * await assert.rejects(buildCli(() => {}, () => {}).parseAsync(["--nope"], { from: "user" }), {
+ *   code: "commander.unknownOption",
+ * });
  * ```
  */
-export function buildCli(print: (s: string) => void, printErr: (s: string) => void): Command {
+export function buildCli(
+  print: (s: string) => void,
+  printErr: (s: string) => void,
+  options: BuildCliOptions = {},
+): Command {
   const program = new Command("kvlab")
-    .description("Collect, ingest and analyze Redis-family benchmark results.")
+    .description(
+      "Collect, ingest and analyze Redis-family benchmark results. Exit codes: 0 done, 1 failed, " +
+        "2 usage error, 130 interrupted.",
+    )
+    .version(versionText(), "-V, --version", "print kvlab's and Deno's versions")
     .exitOverride()
     .configureOutput({ writeOut: print, writeErr: printErr })
     .showHelpAfterError();
 
-  for (const declare of COMMANDS) declare(program, { print, printErr });
+  const out: Output = { print, printErr, isTerminal: options.isTerminal ?? false };
+  for (const declare of COMMANDS) declare(program, out);
   return program;
 }
 
 if (import.meta.main) {
+  // Everything kvlab prints leaves the process here: redacted once, written whole.
   const enc = new TextEncoder();
-  const print = (s: string) => void Deno.stdout.writeSync(enc.encode(s));
-  const printErr = (s: string) => void Deno.stderr.writeSync(enc.encode(s));
+  const writeAll = (w: { writeSync(b: Uint8Array): number }, s: string) => {
+    const bytes = enc.encode(redactText(s));
+    for (let off = 0; off < bytes.length;) off += w.writeSync(bytes.subarray(off));
+  };
+  const print = (s: string) => writeAll(Deno.stdout, s);
+  const printErr = (s: string) => writeAll(Deno.stderr, s);
   pl.Config.setTblRows(50);
   try {
-    await buildCli(print, printErr).parseAsync(Deno.args, { from: "user" });
+    await buildCli(print, printErr, { isTerminal: Deno.stdout.isTerminal() })
+      .parseAsync(Deno.args, { from: "user" });
   } catch (e) {
     Deno.exit(exitCodeFor(e, printErr));
   }

@@ -143,3 +143,90 @@ Deno.test("kvlab --help and bad arguments", async () => {
   assert.notEqual(tag.code, 0);
   assert.match(tag.stderr, /expected k=v/);
 });
+
+Deno.test("kvlab --version prints kvlab's and Deno's versions", async () => {
+  for (const flag of ["--version", "-V"]) {
+    const r = await kvlab(flag);
+    assert.equal(r.code, 0);
+    assert.equal(r.stdout, `kvlab 0.1.0 (deno ${Deno.version.deno})\n`);
+  }
+});
+
+Deno.test("kvlab exit codes: 2 for usage errors, 1 for failures", async () => {
+  const usage: [string[], RegExp][] = [
+    [["--nope"], /unknown option '--nope'/],
+    [["nosuch"], /unknown command 'nosuch'/],
+    [[], /Usage: kvlab/],
+    [["table", "results"], /required option '--data <dir>' not specified/],
+    [["table", "results", "--data"], /option '--data <dir>' argument missing/],
+    [["compare", "--data", "/nonexistent-kvlab", "--format", "xml"], /invalid format: xml/],
+    [["plot", "pie", "--data", "/nonexistent-kvlab", "-o", "x.svg"], /invalid chart kind: pie/],
+    [["ingest", "x", "--data", "/tmp/x", "--tag", "novalue"], /expected k=v/],
+  ];
+  for (const [args, message] of usage) {
+    const r = await kvlab(...args);
+    assert.equal(r.code, 2, `kvlab ${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, message);
+  }
+  const failures: [string[], RegExp][] = [
+    [["table", "results", "--data", "/nonexistent-kvlab"], /no such dataset directory/],
+    [["compare", "--data", Deno.makeTempDirSync()], /fewer than two arms: the data has no results/],
+    [["run", "/nonexistent-kvlab/plan.yaml", "--data", "/tmp/x"], /No such file/],
+  ];
+  for (const [args, message] of failures) {
+    const r = await kvlab(...args);
+    assert.equal(r.code, 1, `kvlab ${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, message);
+  }
+});
+
+Deno.test({
+  name: "kvlab table on a terminal: aligned text; piped: Markdown",
+  ignore: !hasScript(),
+  fn: async () => {
+    const dir = Deno.makeTempDirSync();
+    const quiet = DATA + "corpus/valkey-benchmark_8.0.1_valkey-8.0.1_quiet.txt";
+    const ingest = await kvlab("ingest", quiet, "--data", `${dir}/ds`, "--server", "valkey");
+    assert.equal(ingest.code, 0, ingest.stderr);
+    const args = [
+      "table",
+      "results",
+      "--data",
+      `${dir}/ds`,
+      "--columns",
+      "server,test,ops_per_sec",
+    ];
+    // script(1) gives the command a pseudo-terminal as stdout
+    const command = [Deno.execPath(), "run", "--allow-all", ROOT + "src/cli.ts", ...args]
+      .map((a) => `'${a}'`).join(" ");
+    const tty = await new Deno.Command("script", {
+      args: ["-qec", command, "/dev/null"],
+      stdout: "piped",
+      stderr: "piped",
+      env: { NO_COLOR: "1" },
+    }).output();
+    const text = new TextDecoder().decode(tty.stdout).replace(/\r\n/g, "\n");
+    assert.equal(tty.code, 0, text);
+    assert.equal(
+      text.split("\n").slice(0, 4).join("\n"),
+      "server  test              ops_per_sec\n" +
+        "------  ----------------  -----------\n" +
+        "valkey  SET                  71428.57\n" +
+        "valkey  GET                  81300.81",
+    );
+    const piped = await kvlab(...args);
+    assert.match(
+      piped.stdout,
+      /^\| server \| test \| ops_per_sec \|\n\|---\|---\|---:\|\n\| valkey \| SET \| 71428\.57 \|\n/,
+    );
+  },
+});
+
+function hasScript(): boolean {
+  try {
+    return new Deno.Command("script", { args: ["--version"], stdout: "null", stderr: "null" })
+      .outputSync().success;
+  } catch {
+    return false;
+  }
+}

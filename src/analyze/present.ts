@@ -1,13 +1,13 @@
 /**
  * Tables for people: numbers rounded by unit (rates to 2 decimals, ms to 3, ratios and
- * factors to 2, percentages to 1) and units in the headers, as Markdown (for blogs), CSV or
- * JSON.
+ * factors to 2, percentages to 1) and units in the headers, as Markdown (for blogs), CSV, JSON
+ * or aligned text (for a terminal).
  *
  * @module
  */
 
 import pl from "nodejs-polars";
-import { formatTable, type TableFormat } from "./format.ts";
+import { formatTable, renderCells, tableCells, type TableFormat } from "./format.ts";
 import { decimalsFor, headerFor } from "./units.ts";
 
 export { decimalsFor, headerFor } from "./units.ts";
@@ -19,8 +19,13 @@ export interface PeopleOptions {
 }
 
 /**
- * Formats a frame for people: Markdown/CSV cells with fixed decimals by unit, JSON numbers
- * rounded the same way.
+ * Formats a frame for people: Markdown, CSV and text cells with fixed decimals by unit (numbers
+ * stay right-aligned), JSON numbers rounded the same way.
+ *
+ * @param df The frame, columns named with their units (`p50_latency_ms`).
+ * @param format `md`, `csv`, `json` or `text` (aligned columns for a terminal).
+ * @param options Whether headers show units.
+ * @returns The text, ending with a newline.
  *
  * @example
  * ```ts
@@ -29,6 +34,7 @@ export interface PeopleOptions {
  * import assert from "node:assert/strict";
  * const df = pl.DataFrame({ test: ["SET"], ratio: [1.01754], p50_latency_ms: [0.34] });
  * assert.equal(formatForPeople(df, "md"), "| test | ratio | p50 latency (ms) |\n|---|---:|---:|\n| SET | 1.02 | 0.340 |\n");
+ * assert.equal(formatForPeople(df, "text"), "test  ratio  p50 latency (ms)\n----  -----  ----------------\nSET    1.02             0.340\n");
  * ```
  */
 export function formatForPeople(
@@ -51,10 +57,7 @@ export function formatForPeople(
   });
   const frame = pl.DataFrame(out);
   if (format === "json") return formatTable(frame, "json");
-  // keep numeric alignment in Markdown for the formatted columns
-  const text = formatTable(frame, format);
-  if (format !== "md") return text;
-  const lines = text.split("\n");
-  lines[1] = "|" + cols.map((c) => (df.getColumn(c).isNumeric() ? "---:" : "---")).join("|") + "|";
-  return lines.join("\n");
+  // numbers formatted as strings keep their right alignment
+  const cells = tableCells(frame);
+  return renderCells({ ...cells, numeric: cols.map((c) => df.getColumn(c).isNumeric()) }, format);
 }

@@ -1,6 +1,7 @@
 /**
  * The process edges every command shares: where output goes, SIGINT/SIGTERM turned into an
- * abort signal, and outcomes turned into exit codes (130 interrupted, 1 failed, 0 otherwise).
+ * abort signal, and outcomes turned into exit codes (130 interrupted, 2 the command line is
+ * wrong, 1 failed, 0 otherwise).
  *
  * @module
  */
@@ -13,6 +14,47 @@ export interface Output {
   print: (s: string) => void;
   /** Receives what goes to stderr. */
   printErr: (s: string) => void;
+  /**
+   * Whether stdout is a terminal: tables are then aligned text (unless `--format` says
+   * otherwise) and progress draws bars.
+   * @default {false}
+   */
+  isTerminal?: boolean;
+}
+
+/**
+ * A command line that is wrong: an option value kvlab cannot read (`--format xml`, `--interval
+ * abc`, an unknown plot kind). Exits with 2, like commander's own usage errors.
+ */
+export class UsageError extends TypeError {
+  /** @param message What is wrong, e.g. `invalid format: xml (expected md, csv, json or text)`. */
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/**
+ * Reads a command's options; whatever that throws is a {@link UsageError}.
+ *
+ * @param read Reads and checks the options (nothing else: no data is read yet).
+ * @returns What `read` returns.
+ * @throws {UsageError} With the message of what `read` threw.
+ *
+ * @example
+ * ```ts
+ * import { readOptions, UsageError } from "./_exit.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(readOptions(() => 1), 1);
+ * assert.throws(() => readOptions(() => { throw new TypeError("invalid format: xml"); }), UsageError);
+ * ```
+ */
+export function readOptions<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (e) {
+    throw e instanceof UsageError ? e : new UsageError((e as Error).message);
+  }
 }
 
 /** The signals that stop a long command cleanly. */
@@ -100,8 +142,9 @@ export function exitForStudy(result: StudyOutcome, command: string): void {
 }
 
 /**
- * The exit code for what a command threw: a {@link CommanderError}'s own code (help and
- * version are 0), otherwise 1 after printing `error: <message>`.
+ * The exit code for what a command threw: 2 for a usage error (commander's own, whose message
+ * it printed already, or a {@link UsageError}), a kvlab {@link CommanderError}'s own code (help
+ * and version are 0), otherwise 1 after printing `error: <message>`.
  *
  * @param error What the command threw.
  * @param printErr Receives the error line.
@@ -109,15 +152,26 @@ export function exitForStudy(result: StudyOutcome, command: string): void {
  *
  * @example
  * ```ts
- * import { exitCodeFor } from "./_exit.ts";
+ * import { exitCodeFor, UsageError } from "./_exit.ts";
+ * import { CommanderError } from "commander";
  * import assert from "node:assert/strict";
  * let err = "";
- * assert.equal(exitCodeFor(new TypeError("invalid format: xml"), (s) => err += s), 1);
- * assert.equal(err, "error: invalid format: xml\n");
+ * assert.equal(exitCodeFor(new Error("disk full"), (s) => err += s), 1);
+ * assert.equal(err, "error: disk full\n");
+ * assert.equal(exitCodeFor(new UsageError("invalid format: xml"), () => {}), 2);
+ * assert.equal(exitCodeFor(new CommanderError(1, "commander.unknownOption", ""), () => {}), 2);
+ * assert.equal(exitCodeFor(new CommanderError(0, "commander.version", ""), () => {}), 0);
+ * assert.equal(exitCodeFor(new CommanderError(130, "kvlab.run", ""), () => {}), 130);
  * ```
  */
 export function exitCodeFor(error: unknown, printErr: (s: string) => void): number {
-  if (error instanceof CommanderError) return error.exitCode;
+  if (error instanceof CommanderError) {
+    return error.code.startsWith("commander.") && error.exitCode !== 0 ? 2 : error.exitCode;
+  }
   printErr(`error: ${(error as Error).message}\n`);
+  if (error instanceof UsageError) {
+    printErr("(see kvlab --help, or kvlab <command> --help)\n");
+    return 2;
+  }
   return 1;
 }

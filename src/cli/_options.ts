@@ -5,6 +5,7 @@
  */
 
 import { InvalidArgumentError } from "commander";
+import { type TableFormat, tableFormat } from "../analyze/format.ts";
 
 /** The repository root (with a trailing slash): bundled data, plans and samples live under it. */
 export const REPO: string = new URL("../../", import.meta.url).pathname;
@@ -76,4 +77,25 @@ export function collectTag(
  */
 export function optionalString(value: unknown): string | undefined {
   return value === undefined ? undefined : String(value);
+}
+
+/**
+ * An optional `--format`: `undefined` stays `undefined` (the command then picks by where its
+ * output goes, see {@link peopleFormat}), anything else is checked.
+ *
+ * @param value The option's value as commander gives it.
+ * @returns The format, or `undefined`.
+ * @throws {TypeError} For an unknown format.
+ *
+ * @example
+ * ```ts
+ * import { optionalFormat } from "./_options.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(optionalFormat(undefined), undefined);
+ * assert.equal(optionalFormat("csv"), "csv");
+ * assert.throws(() => optionalFormat("xml"), /invalid format: xml/);
+ * ```
+ */
+export function optionalFormat(value: unknown): TableFormat | undefined {
+  return value === undefined ? undefined : tableFormat(String(value));
 }

@@ -1,29 +1,33 @@
 /**
  * `kvlab compare`: each arm against a baseline per test, with a bootstrap interval and a verdict.
+ * Without `--by`, the arms are the runs' labels when they split the data, else the run column
+ * that differs; without `--baseline`, the first arm.
  *
  * @module
  */
 
 import type { OptionValues } from "commander";
 import type pl from "nodejs-polars";
+import { resolveArms } from "../analyze/arms.ts";
 import { compare } from "../analyze/compare.ts";
-import { type TableFormat, tableFormat } from "../analyze/format.ts";
+import type { TableFormat } from "../analyze/format.ts";
 import { loadResults } from "../analyze/load.ts";
-import { formatForPeople } from "../analyze/present.ts";
 import type { Output } from "./_exit.ts";
+import { optionalFormat, optionalString } from "./_options.ts";
+import { peopleFormat, tableText } from "./_tables.ts";
 
 /** What `kvlab compare` compares. */
 export interface CompareCommandOptions {
   /** Dataset directory. */
   data: string;
-  /** The column whose values are the arms. */
-  by: string;
-  /** The baseline arm. */
-  baseline: string;
+  /** The column whose values are the arms. @default {label when it splits the data, else the column that differs} */
+  by?: string;
+  /** The baseline arm. @default {the first arm} */
+  baseline?: string;
   /** @default {"ops_per_sec"} */
   metric: string;
-  /** @default {"md"} */
-  format: TableFormat;
+  /** @default {text on a terminal, md in a pipe} */
+  format?: TableFormat;
 }
 
 /**
@@ -39,20 +43,21 @@ export interface CompareCommandOptions {
  * import assert from "node:assert/strict";
  * const o = compareOptions({ data: "ds", by: "server", baseline: "redis", metric: "ops_per_sec", format: "md" });
  * assert.equal(o.format, "md");
+ * assert.equal(compareOptions({ data: "ds", metric: "ops_per_sec" }).by, undefined);
  * ```
  */
 export function compareOptions(raw: OptionValues): CompareCommandOptions {
   return {
     data: String(raw.data),
-    by: String(raw.by),
-    baseline: String(raw.baseline),
-    metric: String(raw.metric),
-    format: tableFormat(raw.format),
+    by: optionalString(raw.by),
+    baseline: optionalString(raw.baseline),
+    metric: String(raw.metric ?? "ops_per_sec"),
+    format: optionalFormat(raw.format),
   };
 }
 
 /**
- * The columns of a comparison worth a Markdown table: without the per-arm spread, the
+ * The columns of a comparison worth a table for people: without the per-arm spread, the
  * direction, the baseline name and an all-empty `also_differs`.
  *
  * @param c A comparison from `compare()`.
@@ -67,12 +72,23 @@ export function compactCompare(c: pl.DataFrame): pl.DataFrame {
 }
 
 /**
- * Prints the comparison (compact in Markdown, every column in CSV and JSON).
+ * Prints the comparison: compact and rounded for people (Markdown, or aligned text on a
+ * terminal), every column at full precision in CSV and JSON. When the arms were chosen by
+ * default, says which on stderr.
  *
  * @param o What to compare.
  * @param out Where to print.
+ * @throws {TypeError} For fewer than two arms (naming the arms found) or a baseline not in the
+ * data.
  */
 export function compareCommand(o: CompareCommandOptions, out: Output): void {
-  const c = compare(loadResults(o.data), { by: o.by, baseline: o.baseline, metric: o.metric });
-  out.print(formatForPeople(o.format === "md" ? compactCompare(c) : c, o.format));
+  const results = loadResults(o.data);
+  const arms = resolveArms(results, { by: o.by, baseline: o.baseline });
+  if (arms.defaulted || o.baseline === undefined) {
+    out.printErr(
+      `comparing by ${arms.by} (${arms.values.join(", ")}), baseline ${arms.baseline}\n`,
+    );
+  }
+  const c = compare(results, { by: arms.by, baseline: arms.baseline, metric: o.metric });
+  out.print(tableText(c, peopleFormat(o.format, out.isTerminal), compactCompare));
 }

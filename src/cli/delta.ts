@@ -5,11 +5,14 @@
  */
 
 import type { OptionValues } from "commander";
+import type pl from "nodejs-polars";
+import { deltaSides } from "../analyze/arms.ts";
 import { delta } from "../analyze/compare.ts";
-import { type TableFormat, tableFormat } from "../analyze/format.ts";
+import type { TableFormat } from "../analyze/format.ts";
 import { loadResults } from "../analyze/load.ts";
-import { formatForPeople } from "../analyze/present.ts";
 import type { Output } from "./_exit.ts";
+import { optionalFormat } from "./_options.ts";
+import { peopleFormat, tableText } from "./_tables.ts";
 
 /** What `kvlab delta` measures. */
 export interface DeltaCommandOptions {
@@ -21,8 +24,8 @@ export interface DeltaCommandOptions {
   from: string;
   /** The value after. */
   to: string;
-  /** @default {"md"} */
-  format: TableFormat;
+  /** @default {text on a terminal, md in a pipe} */
+  format?: TableFormat;
 }
 
 /**
@@ -46,17 +49,38 @@ export function deltaOptions(raw: OptionValues): DeltaCommandOptions {
     dimension: String(raw.dimension),
     from: String(raw.from),
     to: String(raw.to),
-    format: tableFormat(raw.format),
+    format: optionalFormat(raw.format),
   };
 }
 
 /**
- * Prints the delta table.
+ * The columns of a delta worth a table for people: the keys, n, throughput on both sides, the
+ * factor and the latency changes (not each side's latencies), and `also_differs` when it says
+ * something.
+ *
+ * @param d A delta from `delta()`.
+ * @returns The narrower frame.
+ */
+export function compactDelta(d: pl.DataFrame): pl.DataFrame {
+  const keep = d.columns.filter((col) =>
+    !/^(from|to)$|^(from|to)_(avg|p\d+)_latency_ms$/.test(col) &&
+    !(col === "also_differs" && d.getColumn(col).nullCount() === d.height)
+  );
+  return d.select(...keep);
+}
+
+/**
+ * Prints the delta table: compact and rounded for people (Markdown, or aligned text on a
+ * terminal), every column at full precision in CSV and JSON.
  *
  * @param o What to measure.
  * @param out Where to print.
+ * @throws {TypeError} When the dimension has fewer than two values or `--from`/`--to` are not
+ * two of them.
  */
 export function deltaCommand(o: DeltaCommandOptions, out: Output): void {
-  const d = delta(loadResults(o.data), { dimension: o.dimension, from: o.from, to: o.to });
-  out.print(formatForPeople(d, o.format));
+  const results = loadResults(o.data);
+  deltaSides(results, o);
+  const d = delta(results, { dimension: o.dimension, from: o.from, to: o.to });
+  out.print(tableText(d, peopleFormat(o.format, out.isTerminal), compactDelta));
 }

@@ -18,6 +18,7 @@ import { exitForStudy, type Output } from "./_exit.ts";
 import { REPO } from "./_options.ts";
 import { describeOutcome } from "./ingest.ts";
 import { runStudy } from "./run.ts";
+import { peopleFormat } from "./_tables.ts";
 
 /** Where `kvlab demo` writes and what it falls back to. */
 export interface DemoCommandOptions {
@@ -75,7 +76,8 @@ const SUMMARY_COLUMNS = [
 ];
 
 /** The demo without redis-server: ingest data/samples/<server>-<version>/. */
-async function demoFromSamples(o: DemoCommandOptions, print: (s: string) => void): Promise<void> {
+async function demoFromSamples(o: DemoCommandOptions, out: Output): Promise<void> {
+  const print = out.print;
   const folders = [...Deno.readDirSync(o.samples)].filter((e) => e.isDirectory).map((e) => e.name)
     .sort();
   for (const folder of folders) {
@@ -89,7 +91,9 @@ async function demoFromSamples(o: DemoCommandOptions, print: (s: string) => void
   }
   const df = loadResults(o.data).sort(["server", "output_format", "test_index"]);
   print(`\nresults in ${o.data} (${df.height} tests):\n\n`);
-  print(formatForPeople(df.select(...SUMMARY_COLUMNS), "md", { headers: false }));
+  print(formatForPeople(df.select(...SUMMARY_COLUMNS), peopleFormat(undefined, out.isTerminal), {
+    headers: false,
+  }));
 }
 
 /**
@@ -110,7 +114,7 @@ export async function demoCommand(o: DemoCommandOptions, out: Output): Promise<v
         "  sudo apt-get update && sudo apt-get install -y redis-server redis-tools\n" +
         "Ingesting the bundled sample outputs instead.\n\n",
     );
-    await demoFromSamples(o, out.print);
+    await demoFromSamples(o, out);
     return;
   }
   let result: StudyResult;
@@ -126,13 +130,15 @@ export async function demoCommand(o: DemoCommandOptions, out: Output): Promise<v
     out.print(
       `redis-server started on 127.0.0.1:${server.port} (pid ${server.pid}); dataset ${data}\n`,
     );
-    result = await runStudy(live, data, false, out.print);
+    result = await runStudy(live, data, false, out);
   } finally {
     await server.stop();
     out.print(`redis-server (pid ${server.pid}) stopped\n`);
   }
   const df = loadResults(data).sort(["test_index", "run_id"]);
   out.print(`\nresults (${df.height} tests):\n\n`);
-  out.print(formatForPeople(df.select(...LIVE_COLUMNS), "md", { headers: false }));
+  out.print(formatForPeople(df.select(...LIVE_COLUMNS), peopleFormat(undefined, out.isTerminal), {
+    headers: false,
+  }));
   exitForStudy(result, "demo");
 }

@@ -1,12 +1,16 @@
 /**
  * `kvlab plot`: draw one chart of a dataset (a kind from the analyze plot registry) and save
- * it as .svg, .png, .html or .vl.json.
+ * it as .svg, .png, .html or .vl.json. Without `--by`, the arms are the runs' labels when they
+ * split the data, else the run column that differs; `ratio` and `delta` need two arms (or two
+ * values of the dimension) and say what the data holds when it has fewer.
  *
  * @module
  */
 
 import type { OptionValues } from "commander";
+import { defaultArmColumn, deltaSides, resolveArms } from "../analyze/arms.ts";
 import { chartFormat, saveChart } from "../analyze/export.ts";
+import { loadResults } from "../analyze/load.ts";
 import { plotChart, type PlotKind, plotKind, type PlotOptions } from "../analyze/plots.ts";
 import type { Output } from "./_exit.ts";
 import { optionalString } from "./_options.ts";
@@ -66,12 +70,41 @@ export function plotOptions(kind: string, raw: OptionValues): PlotCommandOptions
 }
 
 /**
+ * The kind's options with the arms filled in from the data: `by` defaults to the column that
+ * splits it (`server` when none does), and `ratio`'s baseline to the first arm.
+ *
+ * @param data Dataset directory.
+ * @param kind The kind.
+ * @param plot The options given.
+ * @returns The options to build the chart with.
+ * @throws {TypeError} For `ratio` with fewer than two arms or `delta` with fewer than two
+ * values, naming what the data holds.
+ */
+export function plotArms(data: string, kind: PlotKind, plot: PlotOptions): PlotOptions {
+  const results = loadResults(data);
+  switch (kind) {
+    case "ratio": {
+      const arms = resolveArms(results, { by: plot.by, baseline: plot.baseline });
+      return { ...plot, by: arms.by, baseline: arms.baseline };
+    }
+    case "delta":
+      if (plot.dimension && plot.from !== undefined && plot.to !== undefined) {
+        deltaSides(results, { dimension: plot.dimension, from: plot.from, to: plot.to });
+      }
+      return plot;
+    default:
+      return { ...plot, by: plot.by ?? defaultArmColumn(results) ?? "server" };
+  }
+}
+
+/**
  * Builds the chart, saves it and prints `wrote <file>`.
  *
  * @param o The kind, the dataset, the output file and the kind's options.
  * @param out Where to print.
  */
 export async function plotCommand(o: PlotCommandOptions, out: Output): Promise<void> {
-  await saveChart(plotChart(o.data, o.kind, o.plot), o.output);
+  const plot = plotArms(o.data, o.kind, o.plot);
+  await saveChart(plotChart(o.data, o.kind, plot), o.output);
   out.print(`wrote ${o.output}\n`);
 }

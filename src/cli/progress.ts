@@ -1,117 +1,170 @@
 /**
  * Progress output of `kvlab run` (CLI only): on a terminal, one progress bar per test from the
- * tool's own `rps=… (overall: …)` lines; in a pipe or CI, plain lines.
+ * tool's own `rps=… (overall: …)` lines; in a pipe or CI, plain lines: a test's first known
+ * rate, then one every 10 s, and `done` (never the tool's `rps=0 (overall: -nan)` start), with
+ * the unstored warm-up run kept apart from the measured one.
  *
  * @module
  */
 
 import cliProgress from "cli-progress";
 import process from "node:process";
+import type { ProgressEvent } from "../collect/redis_benchmark.ts";
 import type { StudyEvent } from "../collect/study.ts";
 
-/** Renders study events; `write` receives plain text lines. */
-export function studyProgress(write: (s: string) => void, tty: boolean): (e: StudyEvent) => void {
+/** How the live part of a cell (its tests' progress, a fill) is drawn. */
+interface LiveProgress {
+  /** A cell starts; a run makes `requests` requests. */
+  start(requests: number): void;
+  /** An unstored warm-up run starts. */
+  warmup(): void;
+  /** The tool's own live output. */
+  progress(ev: ProgressEvent): void;
+  /** A memory fill reached `keys` of `target`. */
+  fill(keys: number, target: number): void;
+  /** The cell ended. */
+  stop(): void;
+}
+
+/** Milliseconds between rate lines of one test in a pipe. */
+const PIPE_INTERVAL_MS = 10_000;
+
+const fmt = (n: number | null) => (n === null ? "-" : Math.round(n).toLocaleString("en-US"));
+
+/** Progress bars on stderr, for a terminal. */
+function barProgress(): LiveProgress {
   let bar: cliProgress.SingleBar | undefined;
   let barTest = "";
   let barStart = 0;
   let requests = 0;
-  let lastLine = 0;
-  const fmt = (n: number | null) => (n === null ? "-" : Math.round(n).toLocaleString("en-US"));
   const stopBar = () => {
     bar?.stop();
     bar = undefined;
   };
+  const newBar = (label: string, format: string, options: cliProgress.Options = {}) => {
+    stopBar();
+    barTest = label;
+    bar = new cliProgress.SingleBar({
+      format: `  ${label.padEnd(18)} {bar} ${format}`,
+      stream: process.stderr,
+      hideCursor: true,
+      ...options,
+    }, cliProgress.Presets.shades_classic);
+    return bar;
+  };
+  return {
+    start: (n) => void (requests = n),
+    warmup: () => {},
+    progress: (ev) => {
+      if (ev.kind === "done") {
+        if (bar && barTest === ev.test) bar.update(100, {});
+        return stopBar();
+      }
+      if (!bar || barTest !== ev.test) {
+        newBar(ev.test, "{percentage}% {rps} rps (overall {overall})", { clearOnComplete: false })
+          .start(100, 0, { rps: "-", overall: "-" });
+        barStart = Date.now();
+      }
+      // memtier says its percent; redis-benchmark prints rates, not counts: estimate
+      // done = overall rate × elapsed / requests.
+      const done = "percent" in ev && typeof ev.percent === "number"
+        ? ev.percent / 100
+        : ((ev.overallOpsPerSec ?? 0) * (Date.now() - barStart) / 1000) / Math.max(1, requests);
+      bar!.update(Math.min(99, Math.round(done * 100)), {
+        rps: fmt(ev.opsPerSec),
+        overall: fmt(ev.overallOpsPerSec),
+      });
+    },
+    fill: (keys, target) => {
+      const label = `fill → ${target.toLocaleString("en-US")}`;
+      if (!bar || barTest !== label) {
+        newBar(label, "{percentage}% {value}/{total} keys").start(target, keys);
+      }
+      bar!.update(keys);
+      if (keys >= target) stopBar();
+    },
+    stop: stopBar,
+  };
+}
+
+/** Plain lines, for a pipe or CI. */
+function lineProgress(write: (s: string) => void, now: () => number): LiveProgress {
+  let lastLine = 0;
+  let afterWarmup = false;
+  let shown = "";
+  return {
+    start: () => void (shown = ""),
+    warmup: () => void (afterWarmup = true),
+    progress: (ev) => {
+      if (afterWarmup) {
+        afterWarmup = false;
+        write("  measured run:\n");
+      }
+      if (ev.kind === "done") {
+        write(`  ${ev.test}: done\n`);
+        shown = "";
+        return;
+      }
+      // `rps=0.0 (overall: -nan)`: the test has only started, nothing is known yet
+      if (!ev.opsPerSec || !ev.overallOpsPerSec) return;
+      if (ev.test !== shown || now() - lastLine >= PIPE_INTERVAL_MS) {
+        shown = ev.test;
+        lastLine = now();
+        write(`  ${ev.test}: rps=${fmt(ev.opsPerSec)} (overall: ${fmt(ev.overallOpsPerSec)})\n`);
+      }
+    },
+    fill: (keys, target) => {
+      if (now() - lastLine >= 1000 || keys === target) {
+        lastLine = now();
+        write(`  fill: ${keys.toLocaleString("en-US")} / ${target.toLocaleString("en-US")} keys\n`);
+      }
+    },
+    stop: () => {},
+  };
+}
+
+/**
+ * Renders study events as progress.
+ *
+ * @param write Receives plain text lines (stdout).
+ * @param tty Draw bars (on stderr) instead of plain lines.
+ * @param now The clock, in ms, that spaces plain lines.
+ * @returns The event handler for `runPlan`'s `onEvent`.
+ */
+export function studyProgress(
+  write: (s: string) => void,
+  tty: boolean,
+  now: () => number = Date.now,
+): (e: StudyEvent) => void {
+  const live = tty ? barProgress() : lineProgress(write, now);
   return (e) => {
     switch (e.kind) {
       case "skip":
         write(`[${e.index}/${e.total}] ${e.cell.id}: already complete (run ${e.runId}), skipped\n`);
         break;
       case "start":
-        requests = e.requests;
+        live.start(e.requests);
         write(`[${e.index}/${e.total}] ${e.cell.id}\n  $ ${e.command}\n`);
         break;
       case "warmup":
+        live.warmup();
         write(`  warm-up run (not stored)\n`);
         break;
-      case "progress": {
-        const ev = e.event;
-        if (tty) {
-          if (ev.kind === "progress") {
-            if (!bar || barTest !== ev.test) {
-              stopBar();
-              barTest = ev.test;
-              bar = new cliProgress.SingleBar({
-                format: `  ${ev.test.padEnd(18)} {bar} {percentage}% {rps} rps (overall {overall})`,
-                stream: process.stderr,
-                hideCursor: true,
-                clearOnComplete: false,
-              }, cliProgress.Presets.shades_classic);
-              bar.start(100, 0, { rps: "-", overall: "-" });
-              barStart = Date.now();
-            }
-            // memtier says its percent; redis-benchmark prints rates, not counts: estimate
-            // done = overall rate × elapsed / requests.
-            const done = "percent" in ev && typeof ev.percent === "number"
-              ? ev.percent / 100
-              : ((ev.overallOpsPerSec ?? 0) * (Date.now() - barStart) / 1000) /
-                Math.max(1, requests);
-            bar.update(Math.min(99, Math.round(done * 100)), {
-              rps: fmt(ev.opsPerSec),
-              overall: fmt(ev.overallOpsPerSec),
-            });
-          } else {
-            if (bar && barTest === ev.test) bar.update(100, {});
-            stopBar();
-          }
-        } else {
-          const now = Date.now();
-          if (ev.kind === "done") write(`  ${ev.test}: done\n`);
-          else if (now - lastLine >= 1000) {
-            lastLine = now;
-            write(
-              `  ${ev.test}: rps=${fmt(ev.opsPerSec)} (overall: ${fmt(ev.overallOpsPerSec)})\n`,
-            );
-          }
-        }
+      case "progress":
+        live.progress(e.event);
         break;
-      }
-      case "fill": {
-        if (tty) {
-          const label = `fill → ${e.target.toLocaleString("en-US")}`;
-          if (!bar || barTest !== label) {
-            stopBar();
-            barTest = label;
-            bar = new cliProgress.SingleBar({
-              format: `  ${label.padEnd(18)} {bar} {percentage}% {value}/{total} keys`,
-              stream: process.stderr,
-              hideCursor: true,
-            }, cliProgress.Presets.shades_classic);
-            bar.start(e.target, e.keys);
-          }
-          bar.update(e.keys);
-          if (e.keys >= e.target) stopBar();
-          break;
-        }
-        const now = Date.now();
-        if (now - lastLine >= 1000 || e.keys === e.target) {
-          lastLine = now;
-          write(
-            `  fill: ${e.keys.toLocaleString("en-US")} / ${
-              e.target.toLocaleString("en-US")
-            } keys\n`,
-          );
-        }
+      case "fill":
+        live.fill(e.keys, e.target);
         break;
-      }
-      case "end":
-        stopBar();
+      case "end": {
+        live.stop();
+        const unit = e.cell.id.includes("/memory/") ? "step" : "test";
         write(
-          `  → ${e.run.status}: ${e.run.tests} ${e.cell.id.includes("/memory/") ? "step" : "test"}${
-            e.run.tests === 1 ? "" : "s"
-          }, run ${e.run.runId}` +
-            (e.run.reason ? ` (${e.run.reason})` : "") + "\n",
+          `  → ${e.run.status}: ${e.run.tests} ${unit}${e.run.tests === 1 ? "" : "s"}, ` +
+            `run ${e.run.runId}` + (e.run.reason ? ` (${e.run.reason})` : "") + "\n",
         );
         break;
+      }
     }
   };
 }

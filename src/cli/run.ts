@@ -1,12 +1,17 @@
 /**
- * `kvlab run`: run a study plan against live servers, with progress and a one-line summary.
+ * `kvlab run`: run a study plan against live servers, with progress, a count line and a
+ * per-cell summary table (status, tests, median ops/s).
  *
  * @module
  */
 
 import type { OptionValues } from "commander";
+import pl from "nodejs-polars";
+import { loadTable } from "../analyze/load.ts";
+import { formatForPeople } from "../analyze/present.ts";
+import { resultsFrame } from "../analyze/units.ts";
 import { parsePlan, type StudyPlan } from "../collect/plan.ts";
-import { runPlan, type StudyResult } from "../collect/study.ts";
+import { runPlan, type StudyEvent, type StudyResult } from "../collect/study.ts";
 import { exitForStudy, type Output, withStopSignals } from "./_exit.ts";
 import { studyProgress } from "./progress.ts";
 
@@ -38,37 +43,117 @@ export function runOptions(plan: string, raw: OptionValues): RunCommandOptions {
   return { plan, data: String(raw.data), dryRun: Boolean(raw.dryRun) };
 }
 
+/** How one cell of a plan ended. */
+export interface CellOutcome {
+  /** The cell's id. */
+  cell: string;
+  /** `skipped` when a complete run of the cell was stored before. */
+  status: "complete" | "incomplete" | "failed" | "skipped";
+  /** The cell's run (the earlier one when skipped). */
+  runId: string;
+  /** Why the run failed or is incomplete. */
+  reason: string | null;
+}
+
+/**
+ * The outcome of a cell from a study event, for the `end` and `skip` events.
+ *
+ * @param e A study event.
+ * @returns The outcome, or undefined for other events.
+ *
+ * @example
+ * ```ts
+ * import { cellOutcome } from "./run.ts";
+ * import assert from "node:assert/strict";
+ * const cell = { id: "p/redis/c1/rep1" } as never;
+ * assert.deepEqual(cellOutcome({ kind: "skip", cell, index: 1, total: 2, runId: "r1" }), {
+ *   cell: "p/redis/c1/rep1", status: "skipped", runId: "r1", reason: null,
+ * });
+ * assert.equal(cellOutcome({ kind: "warmup", cell }), undefined);
+ * ```
+ */
+export function cellOutcome(e: StudyEvent): CellOutcome | undefined {
+  if (e.kind === "skip") {
+    return { cell: e.cell.id, status: "skipped", runId: e.runId, reason: null };
+  }
+  if (e.kind === "end") {
+    return { cell: e.cell.id, status: e.run.status, runId: e.run.runId, reason: e.run.reason };
+  }
+  return undefined;
+}
+
+/**
+ * The per-cell summary of a study: each cell's status, its complete tests and their median
+ * ops/s (grouped in polars from the dataset's results), and the reason when it has one.
+ *
+ * @param data Dataset directory.
+ * @param outcomes The cells' outcomes, in plan order.
+ * @returns Columns `cell`, `status`, `tests`, `median_ops_per_sec`, and `reason` when a cell has
+ * one.
+ */
+export function cellSummary(data: string, outcomes: readonly CellOutcome[]): pl.DataFrame {
+  const ids = outcomes.map((o) => o.runId);
+  const perRun = loadTable(data, "results")
+    .filter(pl.col("run_id").isIn(ids).and(pl.col("complete")))
+    .groupBy("run_id")
+    .agg(pl.len().alias("tests"), pl.col("ops_per_sec").median().alias("median_ops_per_sec"));
+  const byRun = new Map(
+    (perRun.toRecords() as { run_id: string; tests: number; median_ops_per_sec: number }[])
+      .map((r) => [r.run_id, r]),
+  );
+  const withReason = outcomes.some((o) => o.reason !== null);
+  return resultsFrame(outcomes.map((o) => ({
+    cell: o.cell,
+    status: o.status,
+    tests: Number(byRun.get(o.runId)?.tests ?? 0),
+    median_ops_per_sec: byRun.get(o.runId)?.median_ops_per_sec ?? null,
+    ...(withReason ? { reason: o.reason } : {}),
+  })));
+}
+
 /**
  * Runs a plan with progress output (bars on a terminal, plain lines in a pipe) and SIGINT /
- * SIGTERM handling, then prints a one-line summary.
+ * SIGTERM handling, then prints a count line and, unless it was a dry run, the per-cell
+ * summary (Markdown in a pipe, aligned text on a terminal).
  *
  * @param plan The parsed plan.
  * @param data Dataset directory.
  * @param dryRun Print every command, run nothing.
- * @param print Receives stdout text.
+ * @param out Where to print; `isTerminal` picks bars and the table layout.
  * @returns The study's counts.
  */
 export async function runStudy(
   plan: StudyPlan,
   data: string,
   dryRun: boolean,
-  print: (s: string) => void,
+  out: Output,
 ): Promise<StudyResult> {
+  const progress = studyProgress(out.print, out.isTerminal ?? false);
+  const outcomes: CellOutcome[] = [];
   const result = await withStopSignals((signal) =>
     runPlan(plan, {
       data,
       dryRun,
       signal,
-      onEvent: studyProgress(print, Deno.stdout.isTerminal()),
+      onEvent: (e) => {
+        progress(e);
+        const o = cellOutcome(e);
+        if (o) outcomes.push(o);
+      },
     })
   );
-  print(
-    dryRun
-      ? `${result.cells} cells (dry run: nothing was run)\n`
-      : `${result.cells} cells: ${result.complete} complete, ${result.skipped} skipped (already complete), ` +
-        `${result.incomplete} incomplete, ${result.failed} failed` +
-        (result.interrupted ? ", interrupted" : "") + "\n",
+  if (dryRun) {
+    out.print(`${result.cells} cells (dry run: nothing was run)\n`);
+    return result;
+  }
+  out.print(
+    `${result.cells} cells: ${result.complete} complete, ${result.skipped} skipped (already complete), ` +
+      `${result.incomplete} incomplete, ${result.failed} failed` +
+      (result.interrupted ? ", interrupted" : "") + "\n",
   );
+  if (outcomes.length) {
+    out.print("\n" + formatForPeople(cellSummary(data, outcomes), out.isTerminal ? "text" : "md"));
+  }
   return result;
 }
 
@@ -81,5 +166,5 @@ export async function runStudy(
  */
 export async function runCommand(o: RunCommandOptions, out: Output): Promise<void> {
   const plan = parsePlan(Deno.readTextFileSync(o.plan), o.plan);
-  exitForStudy(await runStudy(plan, o.data, o.dryRun, out.print), "run");
+  exitForStudy(await runStudy(plan, o.data, o.dryRun, out), "run");
 }

@@ -1,13 +1,19 @@
 /**
- * `kvlab table`: print one table of a dataset as Markdown, CSV or JSON.
+ * `kvlab table`: print one table of a dataset as Markdown, CSV, JSON or aligned text. `results`
+ * comes with its runs' columns (label, server, versions, tool, transport, io-threads, …) joined
+ * on.
  *
  * @module
  */
 
 import type { OptionValues } from "commander";
-import { formatTable, type TableFormat, tableFormat } from "../analyze/format.ts";
+import type pl from "nodejs-polars";
+import { ARM_COLUMNS } from "../analyze/arms.ts";
+import { formatTable, type TableFormat } from "../analyze/format.ts";
 import { loadTable } from "../analyze/load.ts";
 import type { Output } from "./_exit.ts";
+import { optionalFormat } from "./_options.ts";
+import { peopleFormat } from "./_tables.ts";
 
 /** What `kvlab table` prints. */
 export interface TableCommandOptions {
@@ -15,8 +21,8 @@ export interface TableCommandOptions {
   name: string;
   /** Dataset directory. */
   data: string;
-  /** @default {"md"} */
-  format: TableFormat;
+  /** @default {text on a terminal, md in a pipe} */
+  format?: TableFormat;
   /** Only these columns, in this order. */
   columns?: string[];
 }
@@ -43,9 +49,28 @@ export function tableOptions(name: string, raw: OptionValues): TableCommandOptio
   return {
     name,
     data: String(raw.data),
-    format: tableFormat(raw.format),
+    format: optionalFormat(raw.format),
     columns: raw.columns ? String(raw.columns).split(",").map((c) => c.trim()) : undefined,
   };
+}
+
+/**
+ * A table of a dataset as `kvlab table` shows it: `results` joined with every column of its
+ * runs, the columns that can name arms (`ARM_COLUMNS`: label, server, server_version, tool,
+ * tool_version, transport, server_io_threads) shown after `run_id`; other tables as stored.
+ *
+ * @param data Dataset directory.
+ * @param name The table.
+ * @returns The frame with every selectable column, and the columns shown by default.
+ */
+export function tableView(data: string, name: string): { frame: pl.DataFrame; shown: string[] } {
+  const table = loadTable(data, name);
+  if (name !== "results") return { frame: table, shown: table.columns };
+  const runs = loadTable(data, "runs");
+  const extra = runs.columns.filter((c) => c === "run_id" || !table.columns.includes(c));
+  const frame = table.join(runs.select(...extra), { on: "run_id", how: "left" });
+  const rest = table.columns.filter((c) => c !== "run_id");
+  return { frame, shown: ["run_id", ...ARM_COLUMNS, ...rest] };
 }
 
 /**
@@ -56,15 +81,13 @@ export function tableOptions(name: string, raw: OptionValues): TableCommandOptio
  * @throws {TypeError} For a column the table does not have (the message lists its columns).
  */
 export function tableCommand(o: TableCommandOptions, out: Output): void {
-  let df = loadTable(o.data, o.name);
-  if (o.columns) {
-    const unknown = o.columns.filter((c) => !df.columns.includes(c));
-    if (unknown.length) {
-      throw new TypeError(
-        `invalid column: ${unknown.join(", ")} (table ${o.name} has: ${df.columns.join(", ")})`,
-      );
-    }
-    df = df.select(...o.columns);
+  const { frame, shown } = tableView(o.data, o.name);
+  const columns = o.columns ?? shown;
+  const unknown = columns.filter((c) => !frame.columns.includes(c));
+  if (unknown.length) {
+    throw new TypeError(
+      `invalid column: ${unknown.join(", ")} (table ${o.name} has: ${frame.columns.join(", ")})`,
+    );
   }
-  out.print(formatTable(df, o.format));
+  out.print(formatTable(frame.select(...columns), peopleFormat(o.format, out.isTerminal)));
 }

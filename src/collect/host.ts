@@ -5,16 +5,24 @@
  * @module
  */
 
+import os from "node:os";
 import type { ProcessRunner } from "./process.ts";
 
 /** Host facts stored with every collected run. */
 export interface HostFacts {
+  /** The machine's name. */
   hostname: string;
+  /** CPU model, e.g. `AMD EPYC 7B13`; null when it cannot be read. */
   cpuModel: string | null;
+  /** Logical CPUs. */
   cpuCount: number;
+  /** Total memory; null when it cannot be read. */
   memoryBytes: number | null;
+  /** Kernel release. */
   kernel: string;
+  /** Operating system (`PRETTY_NAME` of `/etc/os-release`). */
   os: string | null;
+  /** Deno version kvlab runs on. */
   denoVersion: string;
 }
 
@@ -26,23 +34,52 @@ function readText(path: string): string | null {
   }
 }
 
-/** Reads the host facts (Linux /proc and /etc/os-release where present). */
+/**
+ * The CPU model and logical CPU count. `node:os` `cpus()` needs only `--allow-sys` (the
+ * permission kvlab's tasks grant); `/proc/cpuinfo`, which Deno lets only `--allow-all` read, is
+ * the fallback for a model `cpus()` leaves empty.
+ */
+function cpuFacts(): { cpuModel: string | null; cpuCount: number } {
+  let cpus: { model: string }[] = [];
+  try {
+    cpus = os.cpus();
+  } catch { /* not permitted */ }
+  let model = cpus.map((c) => c.model.trim()).find((m) => m !== "") ?? null;
+  if (model === null) {
+    const cpuinfo = readText("/proc/cpuinfo");
+    model = cpuinfo ? /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? null : null;
+  }
+  return { cpuModel: model, cpuCount: cpus.length || navigator.hardwareConcurrency };
+}
+
+/**
+ * Reads the host facts: CPU model and count, memory, kernel, OS (`/etc/os-release`), Deno
+ * version. Works under `--allow-read --allow-sys`; a fact that cannot be read is null.
+ *
+ * @returns The facts.
+ *
+ * @example
+ * ```ts
+ * import { hostFacts } from "./host.ts";
+ * import assert from "node:assert/strict";
+ * const h = hostFacts();
+ * assert.ok(h.cpuCount >= 1);
+ * assert.equal(h.denoVersion, Deno.version.deno);
+ * ```
+ */
 export function hostFacts(): HostFacts {
-  const cpuinfo = readText("/proc/cpuinfo");
-  const model = cpuinfo ? /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? null : null;
   const osRelease = readText("/etc/os-release");
-  const os = osRelease ? /^PRETTY_NAME="?([^"\n]+)"?$/m.exec(osRelease)?.[1] ?? null : null;
+  const osName = osRelease ? /^PRETTY_NAME="?([^"\n]+)"?$/m.exec(osRelease)?.[1] ?? null : null;
   let memoryBytes: number | null = null;
   try {
     memoryBytes = Deno.systemMemoryInfo().total;
   } catch { /* not permitted */ }
   return {
     hostname: Deno.hostname(),
-    cpuModel: model,
-    cpuCount: navigator.hardwareConcurrency,
+    ...cpuFacts(),
     memoryBytes,
     kernel: Deno.osRelease(),
-    os,
+    os: osName,
     denoVersion: Deno.version.deno,
   };
 }

@@ -1,0 +1,100 @@
+import assert from "node:assert/strict";
+import { parsePlan, type StudyEvent } from "../../src/collect/mod.ts";
+import { studyProgress } from "../../src/cli/progress.ts";
+import { runStudy } from "../../src/cli/run.ts";
+import { withServers } from "../_support/servers.ts";
+
+const cell = { id: "p/redis/c1-d3-P1-t0-r0/rep1" } as StudyEvent["cell"];
+const at = { cell, index: 1, total: 1 };
+
+Deno.test("studyProgress() in a pipe: warm-up apart, known rates only, every 10 s", () => {
+  let out = "";
+  let clock = 0;
+  const on = studyProgress((s) => out += s, false, () => clock);
+  const progress = (test: string, rps: number, overall: number | null) =>
+    on({
+      kind: "progress",
+      cell,
+      event: { kind: "progress", test, opsPerSec: rps, overallOpsPerSec: overall },
+    });
+  const done = (test: string) =>
+    on({ kind: "progress", cell, event: { kind: "done", test, opsPerSec: null } });
+  on({ kind: "start", ...at, command: "redis-benchmark -t set,get", requests: 1000 });
+  on({ kind: "warmup", cell });
+  progress("SET", 0, null);
+  clock += 500;
+  progress("SET", 40000, 39000.4);
+  progress("SET", 41000, 39500);
+  done("SET");
+  // a long test gets a rate line every 10 s
+  for (let s = 1; s <= 12; s++) {
+    clock += 1000;
+    progress("GET", 50000, 50000 + s);
+  }
+  done("GET");
+  on({
+    kind: "end",
+    ...at,
+    run: {
+      runId: "r1",
+      status: "complete",
+      tests: 2,
+      reason: null,
+      command: "",
+      interrupted: false,
+    },
+  });
+  assert.equal(
+    out,
+    "[1/1] p/redis/c1-d3-P1-t0-r0/rep1\n" +
+      "  $ redis-benchmark -t set,get\n" +
+      "  warm-up run (not stored)\n" +
+      "  measured run:\n" +
+      "  SET: rps=40,000 (overall: 39,000)\n" +
+      "  SET: done\n" +
+      "  GET: rps=50,000 (overall: 50,001)\n" +
+      "  GET: rps=50,000 (overall: 50,011)\n" +
+      "  GET: done\n" +
+      "  → complete: 2 tests, run r1\n",
+  );
+  assert.doesNotMatch(out, /rps=0|overall: -/);
+});
+
+Deno.test("runStudy() ends with a per-cell summary table", async () => {
+  await withServers([{}], async ([a]) => {
+    const data = Deno.makeTempDirSync({ prefix: "kvlab-run-" });
+    const plan = parsePlan(
+      `name: t
+servers:
+  - { name: redis, url: "${a.url}" }
+tests: [set, get]
+requests: 2000
+warmup_requests: 500
+matrix:
+  clients: [1, 5]
+repetitions: 1
+timeout_s: 60
+`,
+      "p.yaml",
+    );
+    let out = "";
+    const o = { print: (s: string) => void (out += s), printErr: () => {} };
+    const r = await runStudy(plan, data, false, o);
+    assert.equal(r.complete, 2);
+    assert.equal((out.match(/warm-up run \(not stored\)\n {2}measured run:\n/g) ?? []).length, 2);
+    assert.doesNotMatch(out, /rps=0|overall: -/);
+    const table = out.slice(out.indexOf("2 cells: 2 complete"));
+    const lines = table.trim().split("\n");
+    assert.equal(lines[2], "| cell | status | tests | median (ops/s) |");
+    assert.equal(lines[3], "|---|---|---:|---:|");
+    assert.match(lines[4], /^\| t\/redis\/c1-d3-P1-t0-r0\/rep1 \| complete \| 2 \| \d+\.\d\d \|$/);
+    assert.match(lines[5], /^\| t\/redis\/c5-d3-P1-t0-r0\/rep1 \| complete \| 2 \| \d+\.\d\d \|$/);
+
+    // again: both cells skipped, listed with their earlier runs; aligned text on a terminal
+    out = "";
+    await runStudy(plan, data, false, { ...o, isTerminal: true });
+    const again = out.trim().split("\n");
+    assert.equal(again.at(-4), "cell                         status   tests  median (ops/s)");
+    assert.match(again.at(-2)!, /^t\/redis\/c1-d3-P1-t0-r0\/rep1 {2}skipped {6}2\s+\d+\.\d\d$/);
+  });
+});
