@@ -46,7 +46,10 @@ function compareValues(a: unknown, b: unknown): number {
  * Adds the {@link GROUP} field to records and returns the group names in key order (numbers
  * as numbers: `clients 2` before `clients 10`).
  */
-export function withGroups(recs: Rec[], extra: readonly string[]): { values: Rec[]; groups: string[] } {
+export function withGroups(
+  recs: Rec[],
+  extra: readonly string[],
+): { values: Rec[]; groups: string[] } {
   const values: Rec[] = recs.map((r) => ({ ...r, [GROUP]: groupName(r, extra) }));
   const sorted = [...values].sort((a, b) => {
     for (const k of extra) {

@@ -13,8 +13,8 @@ import {
   GROUP,
   keysBefore,
   pctLabel,
-  type Rec,
   ratioDomain,
+  type Rec,
   runsPhrase,
   testOrder,
   valueLabels,
@@ -69,7 +69,14 @@ export function deltaChart(d: pl.DataFrame, options: ChartOptions = {}): VegaLit
     for (const p of PERCENTILES) {
       const v = r[`${p}_latency_change_pct`];
       if (typeof v === "number") {
-        lat.push({ test: r.test, [GROUP]: r[GROUP], latency: p, change_pct: v, label: pctLabel(v), label_at: v });
+        lat.push({
+          test: r.test,
+          [GROUP]: r[GROUP],
+          latency: p,
+          change_pct: v,
+          label: pctLabel(v),
+          label_at: v,
+        });
       }
     }
   }

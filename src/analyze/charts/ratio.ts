@@ -11,9 +11,9 @@ import {
   GROUP,
   keysBefore,
   labelAt,
-  type Rec,
   ratioDomain,
   ratioLabel,
+  type Rec,
   runsPhrase,
   testOrder,
   valueLabels,
@@ -101,7 +101,11 @@ export function ratioChart(cmp: pl.DataFrame, options: RatioChartOptions = {}): 
         encoding: {
           x,
           xOffset,
-          y: { ...y, field: "ratio", title: `${name} ratio (${armOrder(arms).join(", ")} / ${baseline})` },
+          y: {
+            ...y,
+            field: "ratio",
+            title: `${name} ratio (${armOrder(arms).join(", ")} / ${baseline})`,
+          },
           y2: { datum: 1 },
           color: colorEncoding(by, arms),
           tooltip: [

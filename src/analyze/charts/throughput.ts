@@ -72,9 +72,10 @@ export function throughputChart(
   const runs = runsPhrase(values.map((v) => v.n), "arm");
   const head = base(
     options.title ?? `${metricName(metric)} by test`,
-    options.subtitle ?? (runs.startsWith("one")
-      ? `bars: ${runs}, so no whiskers`
-      : `bars: ${runs}; whiskers: min–max of the runs`),
+    options.subtitle ??
+      (runs.startsWith("one")
+        ? `bars: ${runs}, so no whiskers`
+        : `bars: ${runs}; whiskers: min–max of the runs`),
   );
   const unit = {
     width: WIDTH,
@@ -95,11 +96,19 @@ export function throughputChart(
         encoding: {
           y: { field: "value", type: "quantitative", title: metricTitle(metric) },
           color: colorEncoding(by, arms),
-          tooltip: [{ field: "test" }, ...extra.map((field) => ({ field })), { field: by }, {
-            field: "value",
-            title: "median",
-            format: ",.2f",
-          }, { field: "min", format: ",.2f" }, { field: "max", format: ",.2f" }, { field: "n" }],
+          tooltip: [
+            { field: "test" },
+            ...extra.map((field) => ({ field })),
+            { field: by },
+            {
+              field: "value",
+              title: "median",
+              format: ",.2f",
+            },
+            { field: "min", format: ",.2f" },
+            { field: "max", format: ",.2f" },
+            { field: "n" },
+          ],
         },
       },
       {
