@@ -161,3 +161,15 @@ export function valueLabels(
   });
   return [side(true), side(false)];
 }
+
+/**
+ * A solid reference line at `value` (1 for ratios, 0 for changes), drawn once per panel (one
+ * aggregated row, not one line per data row stacked on each other).
+ */
+export function referenceRule(value: number): VegaLiteSpec {
+  return {
+    transform: [{ aggregate: [{ op: "count", as: "rows" }] }],
+    mark: { type: "rule", color: "#000" },
+    encoding: { y: { datum: value } },
+  };
+}

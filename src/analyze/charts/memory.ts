@@ -6,7 +6,7 @@
 
 import type pl from "nodejs-polars";
 import { memoryDifference, memoryTable } from "../memory.ts";
-import { base, changeDomain, pctLabel, type Rec, valueLabels } from "./_common.ts";
+import { base, changeDomain, pctLabel, type Rec, referenceRule, valueLabels } from "./_common.ts";
 import { colorEncoding } from "./color.ts";
 import type { ChartOptions, VegaLiteSpec } from "./theme.ts";
 
@@ -184,7 +184,7 @@ function differencePanel(
           }],
         },
       },
-      { mark: { type: "rule", color: "#000" }, encoding: { y: { datum: 0 } } },
+      referenceRule(0),
       ...valueLabels("difference_pct", 0, { x, xOffset }, { fontSize: 11 }),
     ],
   };

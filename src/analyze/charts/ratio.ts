@@ -14,6 +14,7 @@ import {
   ratioDomain,
   ratioLabel,
   type Rec,
+  referenceRule,
   runsPhrase,
   testOrder,
   valueLabels,
@@ -125,7 +126,7 @@ export function ratioChart(cmp: pl.DataFrame, options: RatioChartOptions = {}): 
         mark: { type: "rule", color: "#222", strokeWidth: 1.5 },
         encoding: { x, xOffset, y: { ...y, field: "ci_low" }, y2: { field: "ci_high" } },
       },
-      { mark: { type: "rule", color: "#000" }, encoding: { y: { datum: 1 } } },
+      referenceRule(1),
       ...valueLabels("ratio", 1, { x, xOffset }, {
         fontSize: 11,
         upright: WIDTH * Math.max(1, groups.length) / values.length < 44,
