@@ -91,11 +91,12 @@ export function factorLabel(x: number): string {
 }
 
 /**
- * The value label of a ratio: a change in % near 1 (`+3.7 %`), a factor beyond ±50 %
- * (`2.13×`).
+ * The value labels of ratios, one format for a whole chart: changes in % when every ratio is
+ * within ±50 % of 1 (`+3.7 %`), else factors (`2.13×`).
  */
-export function ratioLabel(ratio: number): string {
-  return ratio >= 1.5 || ratio <= 2 / 3 ? factorLabel(ratio) : pctLabel((ratio - 1) * 100);
+export function ratioLabels(ratios: readonly number[]): (ratio: number) => string {
+  const factors = ratios.some((r) => r >= 1.5 || r <= 2 / 3);
+  return (r) => (factors ? factorLabel(r) : pctLabel((r - 1) * 100));
 }
 
 /**

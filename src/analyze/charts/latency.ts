@@ -71,7 +71,7 @@ export function latencyChart(
       x: {
         field: "nines",
         type: "quantitative",
-        title: 'percentile ("nines" axis: 90 %, 99 %, 99.9 % … evenly spaced)',
+        title: 'percentile ("nines" axis)',
         scale: { domain: [0, 6] },
         axis: {
           values: [0, 1, 2, 3, 4, 5, 6],
@@ -102,10 +102,12 @@ export function latencyChart(
   };
   const head = base(
     options.title ?? "latency by percentile",
-    options.subtitle ??
-      (steps
+    options.subtitle ?? [
+      steps
         ? "runs merged as histograms; each step a printed bucket's upper bound"
-        : "runs merged as histograms; steps between the reported percentiles"),
+        : "runs merged as histograms; steps between the reported percentiles",
+      'x: "nines" axis (90 %, 99 %, 99.9 % … evenly spaced); y: log scale',
+    ],
   );
   if (single) return { ...head, data: { values }, ...layer };
   return {

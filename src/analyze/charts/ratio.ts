@@ -12,7 +12,7 @@ import {
   keysBefore,
   labelAt,
   ratioDomain,
-  ratioLabel,
+  ratioLabels,
   type Rec,
   referenceRule,
   runsPhrase,
@@ -66,6 +66,7 @@ export function ratioChart(cmp: pl.DataFrame, options: RatioChartOptions = {}): 
   const keys = keysBefore(cmp.columns, "baseline", by);
   const extra = keys.filter((k) => k !== "test");
   const recs = cmp.toRecords() as Rec[];
+  const ratioLabel = ratioLabels(recs.map((r) => r.ratio as number));
   const { values, groups } = withGroups(
     recs.map((r) => ({
       ...Object.fromEntries(keys.map((k) => [k, r[k]])),
