@@ -36,7 +36,7 @@ export interface Grouping {
  *   clients: [10, 50, 10, 50], keyspace: [1, 1, 2, 2],
  * });
  * assert.deepEqual(comparisonKeys(df, "server"), { keys: ["test", "clients"], confounded: ["keyspace"] });
- * assert.deepEqual(comparisonKeys(df, "clients").keys, ["test"]);
+ * assert.deepEqual(comparisonKeys(df, "clients").keys, ["test", "keyspace"]);
  * ```
  */
 export function comparisonKeys(df: pl.DataFrame, by: string): Grouping {

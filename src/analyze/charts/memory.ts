@@ -69,6 +69,11 @@ export function memoryChart(memory: pl.DataFrame, options: MemoryChartOptions = 
   }
   const views = Object.values(VIEW_TITLES).filter((t) => values.some((v) => v.view === t));
   const arms = [...new Set(values.map((v) => String(v[by])))];
+  // a stable order whatever order the runs were read in
+  values.sort((a, b) =>
+    String(a[by]).localeCompare(String(b[by])) || String(a.view).localeCompare(String(b.view)) ||
+    (a.keys as number) - (b.keys as number) || (a.mib as number) - (b.mib as number)
+  );
   const absolute = absolutePanels(values, views, by);
   const baseline = options.baseline ?? (arms.length === 2 ? arms[0] : undefined);
   const candidate = options.candidate ?? arms.find((a) => a !== baseline);

@@ -60,12 +60,13 @@ export function throughputChart(
   const { values, groups } = withGroups(
     (stats.toRecords() as Rec[]).map((r) => ({
       ...Object.fromEntries(keys.map((k) => [k, r[k]])),
+      test: String(r.test),
       [by]: String(r[by]),
       value: r[`median_${metric}`],
       min: r[`min_${metric}`],
       max: r[`max_${metric}`],
       n: r.n,
-    })),
+    })).sort((a, b) => a.test.localeCompare(b.test) || String(a[by]).localeCompare(String(b[by]))),
     extra,
   );
   const arms = values.map((v) => String(v[by]));
