@@ -174,3 +174,22 @@ export function referenceRule(value: number): VegaLiteSpec {
     encoding: { y: { datum: value } },
   };
 }
+
+/**
+ * A spec of one unit chart, faceted into a row per group when there are groups besides the
+ * tests (`groups` holds more than the empty name).
+ */
+export function rowsPerGroup(
+  head: VegaLiteSpec,
+  values: Rec[],
+  unit: VegaLiteSpec,
+  groups: readonly string[],
+): VegaLiteSpec {
+  if (groups.length <= 1 && !groups[0]) return { ...head, data: { values }, ...unit };
+  return {
+    ...head,
+    data: { values },
+    facet: { row: { field: GROUP, type: "nominal", sort: groups, title: null } },
+    spec: unit,
+  };
+}

@@ -8,13 +8,13 @@ import type pl from "nodejs-polars";
 import { metricName } from "../units.ts";
 import {
   base,
-  GROUP,
   keysBefore,
   labelAt,
   ratioDomain,
   ratioLabels,
   type Rec,
   referenceRule,
+  rowsPerGroup,
   runsPhrase,
   testOrder,
   valueLabels,
@@ -138,13 +138,7 @@ export function ratioChart(cmp: pl.DataFrame, options: RatioChartOptions = {}): 
     options.title ?? `${name}: ${armOrder(arms).join(", ")} relative to ${baseline}`,
     options.subtitle ?? ratioSubtitle(recs, options.confidence ?? 0.95),
   );
-  if (extra.length === 0) return { ...head, data: { values }, ...unit };
-  return {
-    ...head,
-    data: { values },
-    facet: { row: { field: GROUP, type: "nominal", sort: groups, title: null } },
-    spec: unit,
-  };
+  return rowsPerGroup(head, values, unit, groups);
 }
 
 /** What the bars and whiskers of a ratio chart are, from compare's n and intervals. */

@@ -8,7 +8,7 @@ import type pl from "nodejs-polars";
 import { comparisonKeys } from "../grouping.ts";
 import { finiteRows, summarize } from "../summary.ts";
 import { metricName, metricTitle } from "../units.ts";
-import { base, GROUP, type Rec, runsPhrase, testOrder, withGroups } from "./_common.ts";
+import { base, type Rec, rowsPerGroup, runsPhrase, testOrder, withGroups } from "./_common.ts";
 import { armOrder, colorEncoding } from "./color.ts";
 import { type ChartOptions, type VegaLiteSpec, WIDTH } from "./theme.ts";
 
@@ -119,11 +119,5 @@ export function throughputChart(
       },
     ],
   };
-  if (extra.length === 0) return { ...head, data: { values }, ...unit };
-  return {
-    ...head,
-    data: { values },
-    facet: { row: { field: GROUP, type: "nominal", sort: groups, title: null } },
-    spec: unit,
-  };
+  return rowsPerGroup(head, values, unit, groups);
 }
