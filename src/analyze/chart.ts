@@ -15,3 +15,4 @@ export * from "./charts/scaling.ts";
 export * from "./charts/delta.ts";
 export * from "./charts/memory.ts";
 export { metricTitle } from "./units.ts";
+export * from "./grouping.ts";

@@ -44,7 +44,19 @@ interface Histogram {
  * capped at 6 for p = 100), `count` (requests merged).
  */
 export function latencySpectrum(dist: pl.DataFrame, options: SpectrumOptions = {}): pl.DataFrame {
-  const by = options.by ?? ["server"];
+  const ps = options.percentiles ?? SPECTRUM_PERCENTILES;
+  const out: Rec[] = [];
+  for (const g of mergedHistograms(dist, options.by ?? ["server"])) {
+    out.push(...readPercentiles(g, ps));
+  }
+  return resultsFrame(out);
+}
+
+/**
+ * The merged histogram of each group of `by` and test (see {@link latencySpectrum}), tests in
+ * print order, then groups by their keys.
+ */
+function mergedHistograms(dist: pl.DataFrame, by: string[]): Histogram[] {
   for (const c of ["run_id", "test_index", "test", "distribution", "latency_ms", "count", ...by]) {
     if (!dist.columns.includes(c)) throw new TypeError(`invalid column: ${c} (not in the frame)`);
   }
@@ -108,14 +120,58 @@ export function latencySpectrum(dist: pl.DataFrame, options: SpectrumOptions = {
     }
     g.total += prev;
   }
-  const ps = options.percentiles ?? SPECTRUM_PERCENTILES;
-  const out: Rec[] = [];
   // deterministic order: tests as printed, then arms by name
-  const sorted = [...groups.values()].sort((a, b) =>
+  return [...groups.values()].sort((a, b) =>
     a.order - b.order || String(a.keys.test).localeCompare(String(b.keys.test)) ||
     JSON.stringify(by.map((c) => a.keys[c])).localeCompare(JSON.stringify(by.map((c) => b.keys[c])))
   );
-  for (const g of sorted) out.push(...readPercentiles(g, ps));
+}
+
+/**
+ * The exact step function of each merged histogram (as {@link latencySpectrum} merges them):
+ * one row per printed bucket, its upper bound `latency_ms` holding from `from_percentile` (the
+ * share of requests in lower buckets) up to `to_percentile`; `nines` is that of
+ * `from_percentile`, capped at 6. Drawn with `interpolate: "step-after"` plus a last point at
+ * nines 6 (`to_percentile` 100), it is the spectrum with no interpolation: every percentile
+ * {@link latencySpectrum} reports lies on it.
+ *
+ * @param dist `latency_distribution` joined with the run columns named in `by`.
+ * @param options The grouping (`by`); `percentiles` is not used.
+ * @returns `test`, the `by` columns, `from_percentile`, `to_percentile`, `latency_ms`,
+ * `nines`, `count` (requests merged); the last row of each group repeats its last bucket at
+ * nines 6.
+ *
+ * @example
+ * ```ts
+ * import pl from "nodejs-polars";
+ * import { latencySteps } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * const dist = pl.DataFrame({ run_id: ["r", "r"], test_index: [0, 0], test: ["GET", "GET"],
+ *   distribution: ["cumulative", "cumulative"], latency_ms: [1, 2], count: [90, 100], server: ["redis", "redis"] });
+ * const steps = latencySteps(dist).toRecords();
+ * assert.deepEqual(steps.map((r) => [r.from_percentile, r.latency_ms]), [[0, 1], [90, 2], [100, 2]]);
+ * assert.equal(steps[1].nines, 1);
+ * ```
+ */
+export function latencySteps(dist: pl.DataFrame, options: SpectrumOptions = {}): pl.DataFrame {
+  const out: Rec[] = [];
+  for (const g of mergedHistograms(dist, options.by ?? ["server"])) {
+    const bounds = [...g.buckets.entries()].sort((a, b) => a[0] - b[0]);
+    let cum = 0;
+    const row = (from: number, to: number, ms: number) => ({
+      ...g.keys,
+      from_percentile: from,
+      to_percentile: to,
+      latency_ms: ms,
+      nines: from >= 100 ? 6 : Math.min(6, -Math.log10(1 - from / 100)),
+      count: g.total,
+    });
+    for (const [ms, n] of bounds) {
+      out.push(row((cum / g.total) * 100, ((cum + n) / g.total) * 100, ms));
+      cum += n;
+    }
+    if (bounds.length) out.push(row(100, 100, bounds[bounds.length - 1][0]));
+  }
   return resultsFrame(out);
 }
 

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type pl from "nodejs-polars";
+import pl from "nodejs-polars";
 import {
   deltaChart,
   latencyChart,
@@ -15,17 +15,19 @@ import {
   throughputChart,
   type VegaLiteSpec,
 } from "./chart.ts";
-import { compare, delta } from "./compare.ts";
-import { latencySpectrum } from "./latency.ts";
+import { compare, delta, PARAMETER_COLUMNS } from "./compare.ts";
+import { comparisonKeys } from "./grouping.ts";
+import { latencySteps } from "./latency.ts";
 import { loadResults, loadTable } from "./load.ts";
-import { crossovers, scaling } from "./scaling.ts";
+import { crossovers, scaling, type ScalingOptions } from "./scaling.ts";
 
 /** The kinds of plot in {@link PLOTS}. */
 export type PlotKind = "throughput" | "ratio" | "latency" | "scaling" | "delta";
 
 /**
  * The data a plot is built from: `results` is {@link loadResults}; `latency` is
- * {@link latencyDistributionBy} (`latency_distribution` with the runs' arm column).
+ * {@link latencyDistributionBy} (`latency_distribution` with each test's arm and parameter
+ * columns).
  */
 export type PlotData = "results" | "latency";
 
@@ -49,6 +51,11 @@ export interface PlotOptions {
   to?: string;
   /** The chart's title. */
   title?: string;
+  /**
+   * The grouping: `test` and the parameters that split groups. @default {comparisonKeys} (as
+   * `compare` groups: `test` plus each parameter that varies within an arm)
+   */
+  keys?: string[];
 }
 
 /** One kind of plot: the data it needs and how it becomes a chart. */
@@ -87,7 +94,7 @@ export const PLOTS: Readonly<Record<PlotKind, Plot>> = {
     needs: "results",
     build: (results, options) => {
       const o = resolved(options);
-      return throughputChart(results, { by: o.by, metric: o.metric, title: o.title });
+      return throughputChart(results, { by: o.by, metric: o.metric, keys: o.keys, title: o.title });
     },
   },
   ratio: {
@@ -95,7 +102,12 @@ export const PLOTS: Readonly<Record<PlotKind, Plot>> = {
     build: (results, options) => {
       const o = resolved(options);
       if (!o.baseline) throw new TypeError("ratio needs --baseline");
-      const cmp = compare(results, { by: o.by, baseline: o.baseline, metric: o.metric });
+      const cmp = compare(results, {
+        by: o.by,
+        baseline: o.baseline,
+        metric: o.metric,
+        keys: o.keys,
+      });
       return ratioChart(cmp, { by: o.by, title: o.title });
     },
   },
@@ -103,7 +115,9 @@ export const PLOTS: Readonly<Record<PlotKind, Plot>> = {
     needs: "latency",
     build: (dist, options) => {
       const o = resolved(options);
-      return latencyChart(latencySpectrum(dist, { by: [o.by] }), { by: o.by, title: o.title });
+      const extra = (o.keys ?? comparisonKeys(dist, o.by).keys).filter((k) => k !== "test");
+      const steps = latencySteps(dist, { by: [o.by, ...extra] });
+      return latencyChart(steps, { by: o.by, keys: extra, title: o.title });
     },
   },
   scaling: {
@@ -111,10 +125,16 @@ export const PLOTS: Readonly<Record<PlotKind, Plot>> = {
     build: (results, options) => {
       const o = resolved(options);
       const axes = { x: o.x, by: o.by, metric: o.metric };
-      const cross = o.baseline && o.candidate
+      const extra = (o.keys ?? comparisonKeys(results, o.by).keys)
+        .filter((k) => k !== "test" && k !== o.x);
+      const cross = o.baseline && o.candidate && extra.length === 0
         ? crossovers(results, { ...axes, baseline: o.baseline, candidate: o.candidate })
         : undefined;
-      return scalingChart(scaling(results, axes), { ...axes, crossovers: cross, title: o.title });
+      return scalingChart(scalingBy(results, axes, extra), {
+        ...axes,
+        crossovers: cross,
+        title: o.title,
+      });
     },
   },
   delta: {
@@ -124,11 +144,49 @@ export const PLOTS: Readonly<Record<PlotKind, Plot>> = {
       if (!o.dimension || o.from === undefined || o.to === undefined) {
         throw new TypeError("delta needs --dimension, --from and --to");
       }
-      const d = delta(results, { dimension: o.dimension, from: o.from, to: o.to });
+      const d = delta(results, { dimension: o.dimension, from: o.from, to: o.to, keys: o.keys });
       return deltaChart(d, { title: o.title });
     },
   },
 };
+
+/**
+ * Scaling curves per group of `extra` columns: {@link scaling} of each group's rows, with the
+ * group's values as columns (so the chart draws each group apart instead of pooling them).
+ *
+ * @param results A results frame.
+ * @param options The curve's axes.
+ * @param extra Columns that split groups besides `test`, the arm and x.
+ * @returns `scaling`'s columns, then the `extra` columns.
+ *
+ * @example
+ * ```ts
+ * import pl from "nodejs-polars";
+ * import { scalingBy } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * const df = pl.DataFrame({ test: ["SET", "SET", "SET", "SET"], server: ["a", "a", "a", "a"],
+ *   clients: [1, 8, 1, 8], pipeline: [1, 1, 16, 16], ops_per_sec: [1, 8, 16, 128] });
+ * const curve = scalingBy(df, { x: "clients", by: "server" }, ["pipeline"]);
+ * assert.deepEqual(curve.getColumn("median_ops_per_sec").toArray(), [1, 8, 16, 128]);
+ * assert.deepEqual(curve.getColumn("pipeline").toArray(), [1, 1, 16, 16]);
+ * ```
+ */
+export function scalingBy(
+  results: pl.DataFrame,
+  options: ScalingOptions,
+  extra: readonly string[],
+): pl.DataFrame {
+  if (extra.length === 0 || results.height === 0) return scaling(results, options);
+  const parts = results.sort([...extra]).partitionBy([...extra], true, true);
+  return pl.concat(
+    parts.map((part) => {
+      const first = part.head(1).toRecords()[0];
+      const curve = scaling(part, options);
+      return curve.withColumns(...extra.map((c) => pl.repeat(first[c], curve.height).alias(c)));
+    }),
+    { how: "vertical" },
+  );
+}
 
 /** The plot kinds, in the registry's order. */
 export const PLOT_KINDS: readonly PlotKind[] = Object.keys(PLOTS) as PlotKind[];
@@ -173,12 +231,13 @@ export function plotKind(name: string): PlotKind {
 }
 
 /**
- * The `latency_distribution` rows of a dataset with each run's arm column joined on, as
- * {@link latencySpectrum} takes them.
+ * The `latency_distribution` rows of a dataset with each test's arm column and run parameters
+ * (`clients`, `pipeline`, … as far as the results hold them) joined on, as
+ * {@link latencySteps} takes them.
  *
  * @param dataDir The dataset directory.
- * @param by The runs column that names the arms: `server`, `label`, …
- * @returns `latency_distribution`'s columns and `by`.
+ * @param by The column that names the arms: `server`, `label`, …
+ * @returns `latency_distribution`'s columns, `by` and the parameter columns.
  * @throws {DatasetError} When the directory is not a dataset.
  *
  * @example
@@ -187,12 +246,14 @@ export function plotKind(name: string): PlotKind {
  * import assert from "node:assert/strict";
  * const df = latencyDistributionBy(Deno.makeTempDirSync(), "label");
  * assert.equal(df.height, 0);
- * assert.ok(df.columns.includes("latency_ms") && df.columns.includes("label"));
+ * assert.ok(["latency_ms", "label", "clients"].every((c) => df.columns.includes(c)));
  * ```
  */
 export function latencyDistributionBy(dataDir: string, by: string): pl.DataFrame {
-  const runs = loadTable(dataDir, "runs").select("run_id", by);
-  return loadTable(dataDir, "latency_distribution").join(runs, { on: "run_id" });
+  const results = loadResults(dataDir, { completeOnly: false });
+  const params = PARAMETER_COLUMNS.filter((c) => c !== by && results.columns.includes(c));
+  const tests = results.select("run_id", "test_index", by, ...params);
+  return loadTable(dataDir, "latency_distribution").join(tests, { on: ["run_id", "test_index"] });
 }
 
 /**

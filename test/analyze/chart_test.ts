@@ -10,8 +10,10 @@ import {
   FONT,
   latencyChart,
   latencySpectrum,
+  latencySteps,
   loadResults,
   loadTable,
+  memoryChart,
   mimeBundle,
   ratioChart,
   saveChart,
@@ -133,6 +135,21 @@ Deno.test("chart snapshots (normalized SVG)", async (t) => {
         }),
       }),
     ));
+  const mem = await seed("dragonfly-vs-redis-memory", [
+    ["large-keys-redis.txt", "redis"],
+    ["large-keys-dragonfly.txt", "dragonfly"],
+  ]);
+  const memory = loadTable(mem, "memory").join(loadTable(mem, "runs").select("run_id", "server"), {
+    on: "run_id",
+  });
+  await t.step(
+    "memoryChart() of seed 002 with the difference panel",
+    () =>
+      snapshot(
+        "memory-seed002",
+        memoryChart(memory, { baseline: "redis", candidate: "dragonfly" }),
+      ),
+  );
   const data = Deno.makeTempDirSync({ prefix: "kvlab-chart-lat-" });
   await ingestFile(`${ROOT}test/testdata/corpus/redis-benchmark_7.0.15_redis-7.0.15_full.txt`, {
     data,
@@ -152,6 +169,14 @@ Deno.test("chart snapshots (normalized SVG)", async (t) => {
       snapshot(
         "latency-corpus",
         latencyChart(latencySpectrum(dist.filter(pl.col("test").eq(pl.lit("GET"))))),
+      ),
+  );
+  await t.step(
+    "latencyChart() of the corpus reports as bucket steps",
+    () =>
+      snapshot(
+        "latency-steps-corpus",
+        latencyChart(latencySteps(dist.filter(pl.col("test").eq(pl.lit("GET"))))),
       ),
   );
 });

@@ -1,6 +1,7 @@
 /**
- * Pieces the chart builders share: the spec head (schema, title, theme), test order and the
- * test axis.
+ * Pieces the chart builders share: the spec head (schema, title, theme), test order, the
+ * groups a chart draws apart (the keys `compare` groups by besides `test`), how many runs a
+ * mark summarises, and value labels.
  *
  * @module
  */
@@ -10,7 +11,7 @@ import { THEME, VEGA_LITE_SCHEMA, type VegaLiteSpec } from "./theme.ts";
 export type Rec = Record<string, unknown>;
 
 /** The head of a spec: schema, title (with a subtitle) and theme. */
-export function base(title: string | undefined, subtitle?: string): VegaLiteSpec {
+export function base(title: string | undefined, subtitle?: string | string[]): VegaLiteSpec {
   return {
     $schema: VEGA_LITE_SCHEMA,
     ...(title ? { title: subtitle ? { text: title, subtitle } : title } : {}),
@@ -21,4 +22,174 @@ export function base(title: string | undefined, subtitle?: string): VegaLiteSpec
 /** Tests in order of first appearance (as the tool printed them). */
 export function testOrder(records: Rec[]): string[] {
   return [...new Set(records.map((r) => String(r.test)))];
+}
+
+/** The field that names a mark's group (its keys besides `test` and the arm), e.g. `clients 50`. */
+export const GROUP = "group";
+
+/**
+ * A group's name from its keys besides `test`: `clients 50`, `clients 50 · pipeline 16`; ""
+ * without such keys.
+ */
+export function groupName(r: Rec, extra: readonly string[]): string {
+  return extra.map((k) => `${k.replace(/_/g, " ")} ${r[k]}`).join(" · ");
+}
+
+/** Compares key values: numbers as numbers, anything else as text. */
+function compareValues(a: unknown, b: unknown): number {
+  return typeof a === "number" && typeof b === "number"
+    ? a - b
+    : String(a ?? "").localeCompare(String(b ?? ""), undefined, { numeric: true });
+}
+
+/**
+ * Adds the {@link GROUP} field to records and returns the group names in key order (numbers
+ * as numbers: `clients 2` before `clients 10`).
+ */
+export function withGroups(
+  recs: Rec[],
+  extra: readonly string[],
+): { values: Rec[]; groups: string[] } {
+  const values: Rec[] = recs.map((r) => ({ ...r, [GROUP]: groupName(r, extra) }));
+  const sorted = [...values].sort((a, b) => {
+    for (const k of extra) {
+      const c = compareValues(a[k], b[k]);
+      if (c) return c;
+    }
+    return 0;
+  });
+  return { values, groups: [...new Set(sorted.map((r) => String(r[GROUP])))] };
+}
+
+/** The key columns of a comparison frame: the columns before `marker`, less the arm column. */
+export function keysBefore(columns: readonly string[], marker: string, by?: string): string[] {
+  const at = columns.indexOf(marker);
+  const keys = (at < 0 ? ["test"] : columns.slice(0, at)).filter((c) => c !== by);
+  return keys.includes("test") ? keys : ["test", ...keys];
+}
+
+/**
+ * How many runs the marks summarise, as a subtitle phrase: `one run per side` or
+ * `medians of 5 runs per side` (`2–5 runs` when the counts differ).
+ */
+export function runsPhrase(counts: readonly unknown[], side = "side"): string {
+  const ns = counts.filter((n): n is number => typeof n === "number");
+  if (ns.length === 0 || ns.every((n) => n <= 1)) return `one run per ${side}`;
+  const lo = Math.min(...ns);
+  const hi = Math.max(...ns);
+  return `medians of ${lo === hi ? lo : `${lo}–${hi}`} runs per ${side}`;
+}
+
+/** A signed percentage for a value label: `+3.7 %`, `-53.0 %`. */
+export function pctLabel(pct: number): string {
+  return `${pct >= 0 ? "+" : "-"}${Math.abs(pct).toFixed(1)} %`;
+}
+
+/** A factor for a value label: `2.13×`. */
+export function factorLabel(x: number): string {
+  return `${x.toFixed(2)}×`;
+}
+
+/**
+ * The value labels of ratios, one format for a whole chart: changes in % when every ratio is
+ * within ±50 % of 1 (`+3.7 %`), else factors (`2.13×`).
+ */
+export function ratioLabels(ratios: readonly number[]): (ratio: number) => string {
+  const factors = ratios.some((r) => r >= 1.5 || r <= 2 / 3);
+  return (r) => (factors ? factorLabel(r) : pctLabel((r - 1) * 100));
+}
+
+/**
+ * A ratio axis domain around 1: at least 0.9–1.1 (so +0.6 % looks small), widened to hold
+ * every value, with room for the value labels, never below 0.
+ */
+export function ratioDomain(values: readonly unknown[]): [number, number] {
+  const [lo, hi] = extent(values, 0.9, 1.1);
+  const pad = (hi - lo) * 0.12;
+  return [Math.max(0, Math.floor((lo - pad) * 100) / 100), Math.ceil((hi + pad) * 100) / 100];
+}
+
+/**
+ * A domain for changes around 0 (in %) with room beyond the bars for upright value labels.
+ */
+export function changeDomain(values: readonly unknown[]): [number, number] {
+  const [lo, hi] = extent(values, 0, 0);
+  const pad = (hi - lo) * 0.3;
+  return [lo < 0 ? lo - pad : 0, hi > 0 ? hi + pad : 0];
+}
+
+/** The extent of the finite numbers among `values`, widened to hold `lo` and `hi`. */
+function extent(values: readonly unknown[], lo: number, hi: number): [number, number] {
+  const xs = values.filter((v): v is number => typeof v === "number" && Number.isFinite(v));
+  return [Math.min(lo, ...xs), Math.max(hi, ...xs)];
+}
+
+/**
+ * Where a value label sits: beyond the bar's end and its whisker, above the reference for
+ * values above it, below otherwise.
+ */
+export function labelAt(value: number, reference: number, low?: unknown, high?: unknown): number {
+  if (value >= reference) return typeof high === "number" ? Math.max(value, high) : value;
+  return typeof low === "number" ? Math.min(value, low) : value;
+}
+
+/**
+ * Two text layers labelling bars with the `label` field at `label_at`: beyond the bar end,
+ * above for values at or above `reference`, below otherwise; turned upright (reading upwards)
+ * when the bars are too narrow for the text.
+ */
+export function valueLabels(
+  field: string,
+  reference: number,
+  encoding: VegaLiteSpec = {},
+  options: { fontSize?: number; upright?: boolean } = {},
+): VegaLiteSpec[] {
+  const side = (up: boolean): VegaLiteSpec => ({
+    transform: [{ filter: `datum.${field} ${up ? ">=" : "<"} ${reference}` }],
+    mark: {
+      type: "text",
+      fontSize: options.fontSize ?? 12,
+      color: "#222",
+      ...(options.upright
+        ? { angle: 270, align: up ? "left" : "right", baseline: "middle", dx: up ? 3 : -3 }
+        : { baseline: up ? "bottom" : "top", dy: up ? -3 : 3 }),
+    },
+    encoding: {
+      ...encoding,
+      y: { field: "label_at", type: "quantitative" },
+      text: { field: "label" },
+    },
+  });
+  return [side(true), side(false)];
+}
+
+/**
+ * A solid reference line at `value` (1 for ratios, 0 for changes), drawn once per panel (one
+ * aggregated row, not one line per data row stacked on each other).
+ */
+export function referenceRule(value: number): VegaLiteSpec {
+  return {
+    transform: [{ aggregate: [{ op: "count", as: "rows" }] }],
+    mark: { type: "rule", color: "#000" },
+    encoding: { y: { datum: value } },
+  };
+}
+
+/**
+ * A spec of one unit chart, faceted into a row per group when there are groups besides the
+ * tests (`groups` holds more than the empty name).
+ */
+export function rowsPerGroup(
+  head: VegaLiteSpec,
+  values: Rec[],
+  unit: VegaLiteSpec,
+  groups: readonly string[],
+): VegaLiteSpec {
+  if (groups.length <= 1 && !groups[0]) return { ...head, data: { values }, ...unit };
+  return {
+    ...head,
+    data: { values },
+    facet: { row: { field: GROUP, type: "nominal", sort: groups, title: null } },
+    spec: unit,
+  };
 }

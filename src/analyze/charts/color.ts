@@ -77,34 +77,61 @@ export function colorFor(name: string): string {
 /**
  * A colour encoding whose scale maps each arm to {@link colorFor}; when two arms of one chart
  * would share a colour, the later one (in sorted order) takes the next free palette colour.
+ * Numbers (`clients` 1, 50) stay numbers in the domain, sorted as numbers, on an ordinal scale:
+ * a domain of strings would match none of them and leave the marks without a colour.
+ *
+ * @param field The arm column.
+ * @param values The arm values as the chart's data holds them (strings or numbers).
+ * @param title The legend title.
+ * @returns A Vega-Lite colour encoding.
+ *
+ * @example
+ * ```ts
+ * import { colorEncoding } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * const c = colorEncoding("clients", [50, 1, 50]);
+ * assert.equal(c.type, "ordinal");
+ * assert.deepEqual((c.scale as { domain: number[] }).domain, [1, 50]);
+ * ```
  */
 export function colorEncoding(
   field: string,
-  values: readonly string[],
+  values: readonly unknown[],
   title?: string,
 ): VegaLiteSpec {
-  const domain = armOrder(values);
+  const domain = domainOf(values);
+  const names = domain.map(String);
   const used = new Set<string>();
-  const range: string[] = [];
-  for (const arm of [...domain].sort()) {
+  const byArm = new Map<string, string>();
+  for (const arm of [...names].sort()) {
     let c = colorFor(arm);
     if (used.has(c)) {
       c = [...PALETTE, ...Object.values(SHADES).flat()].find((p) => !used.has(p)) ?? c;
     }
     used.add(c);
-    range.push(c);
+    byArm.set(arm, c);
   }
-  const byArm = new Map([...domain].sort().map((a, i) => [a, range[i]]));
+  const numeric = domain.every((v) => typeof v === "number");
   return {
     field,
-    type: "nominal",
-    title: title ?? field,
-    scale: { domain, range: domain.map((a) => byArm.get(a)!) },
+    type: numeric ? "ordinal" : "nominal",
+    title: title ?? field.replace(/_/g, " "),
+    scale: { domain, range: names.map((a) => byArm.get(a)!) },
     sort: domain,
   };
 }
 
-/** Arms in a stable order (by name), whatever order the runs were read in. */
+/** Distinct values, numbers sorted as numbers, anything else as text (numerals by value). */
+function domainOf(values: readonly unknown[]): (string | number)[] {
+  const distinct = [...new Set(values.map((v) => (typeof v === "number" ? v : String(v))))];
+  return distinct.sort((a, b) =>
+    typeof a === "number" && typeof b === "number"
+      ? a - b
+      : String(a).localeCompare(String(b), undefined, { numeric: true })
+  );
+}
+
+/** Arms in a stable order (by name, numerals by value), whatever order the runs were read in. */
 export function armOrder(values: readonly unknown[]): string[] {
-  return [...new Set(values.map(String))].sort((a, b) => a.localeCompare(b));
+  return domainOf(values).map(String);
 }

@@ -1,77 +1,168 @@
 /**
- * A change along one dimension: throughput factor beside latency change per test.
+ * A change along one dimension: throughput factor beside latency change per test, one row of
+ * panels per group.
  *
  * @module
  */
 
 import type pl from "nodejs-polars";
-import { base, type Rec, testOrder } from "./_common.ts";
+import {
+  base,
+  changeDomain,
+  factorLabel,
+  GROUP,
+  keysBefore,
+  pctLabel,
+  ratioDomain,
+  type Rec,
+  referenceRule,
+  runsPhrase,
+  testOrder,
+  valueLabels,
+  withGroups,
+} from "./_common.ts";
 import { colorFor } from "./color.ts";
 import type { ChartOptions, VegaLiteSpec } from "./theme.ts";
 
+const PERCENTILES = ["avg", "p50", "p95", "p99"] as const;
+
 /**
- * A change along one dimension (from {@link delta}): throughput factor per test (line at 1)
- * beside the latency change in % per test and percentile (line at 0).
+ * A change along one dimension (from {@link delta}): the throughput factor per test (bars
+ * from a line at 1, labelled `2.32×`) beside the latency change in % per test and percentile
+ * (bars from 0, labelled `-53.0 %`). Each group of `delta`'s rows (test and each parameter
+ * that varies within a side, e.g. `clients` 10 and 50) gets its own row of panels: nothing is
+ * stacked or summed.
+ *
+ * @param d A frame from `delta`.
+ * @param options Title and subtitle.
+ * @returns A Vega-Lite spec.
+ *
+ * @example
+ * ```ts
+ * import pl from "nodejs-polars";
+ * import { delta, deltaChart } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * const df = pl.DataFrame({ test: ["GET", "GET"], transport: ["tcp", "rdma"],
+ *   ops_per_sec: [100, 232], p50_latency_ms: [0.2, 0.1] });
+ * const spec = deltaChart(delta(df, { dimension: "transport", from: "tcp", to: "rdma" }));
+ * const panels = spec.hconcat as { data: { values: { label: string }[] } }[];
+ * assert.equal(panels[0].data.values[0].label, "2.32×");
+ * assert.equal(panels[1].data.values[0].label, "-50.0 %");
+ * assert.match(JSON.stringify(spec.title), /one run per side/);
+ * ```
  */
 export function deltaChart(d: pl.DataFrame, options: ChartOptions = {}): VegaLiteSpec {
   const recs = d.toRecords() as Rec[];
-  const tests = testOrder(recs);
-  const testAxis = {
-    field: "test",
-    type: "nominal",
-    sort: tests,
-    title: "test",
-    axis: { labelAngle: -40 },
-  };
+  const keys = keysBefore(d.columns, "from");
+  const extra = keys.filter((k) => k !== "test");
+  const { values, groups } = withGroups(
+    recs.map((r) => ({
+      ...r,
+      label: typeof r.throughput_factor === "number" ? factorLabel(r.throughput_factor) : "",
+      label_at: r.throughput_factor,
+    })),
+    extra,
+  );
   const from = String(recs[0]?.from ?? "from");
   const to = String(recs[0]?.to ?? "to");
   const lat: Rec[] = [];
-  for (const r of recs) {
-    for (const p of ["avg", "p50", "p95", "p99"]) {
+  for (const r of values) {
+    for (const p of PERCENTILES) {
       const v = r[`${p}_latency_change_pct`];
-      if (typeof v === "number") lat.push({ test: r.test, latency: p, change_pct: v });
+      if (typeof v === "number") {
+        lat.push({
+          test: r.test,
+          [GROUP]: r[GROUP],
+          latency: p,
+          change_pct: v,
+          label: pctLabel(v),
+          label_at: v,
+        });
+      }
     }
   }
+  const panels = { tests: testOrder(recs), from, to, lat, values };
+  const head = base(
+    options.title ?? `${to} vs ${from}`,
+    options.subtitle ??
+      `${runsPhrase(recs.flatMap((r) => [r.from_n, r.to_n]))}; no whiskers (delta has no interval)`,
+  );
+  if (extra.length === 0) return { ...head, ...panelRow(panels, null) };
   return {
-    ...base(options.title ?? `${to} vs ${from}`, options.subtitle ?? "medians of repetitions"),
+    ...head,
+    vconcat: groups.map((g) => ({ title: g, ...panelRow(panels, g) })),
+    resolve: { scale: { color: "shared" } },
+  };
+}
+
+interface Panels {
+  tests: string[];
+  from: string;
+  to: string;
+  lat: Rec[];
+  values: Rec[];
+}
+
+/** The two panels of one group (all rows when `group` is null). */
+function panelRow(p: Panels, group: string | null): VegaLiteSpec {
+  const mine = (rows: Rec[]) => rows.filter((r) => group === null || r[GROUP] === group);
+  const x = {
+    field: "test",
+    type: "nominal",
+    sort: p.tests,
+    title: "test",
+    axis: { labelAngle: -40 },
+  };
+  const width = Math.max(300, p.tests.length * 60);
+  const factors = mine(p.values);
+  const domain = ratioDomain(factors.map((r) => r.throughput_factor));
+  return {
     hconcat: [
       {
-        width: 300,
-        height: 300,
-        data: { values: recs },
+        width: Math.max(300, p.tests.length * 40),
+        height: 280,
+        data: { values: factors },
         layer: [
           {
-            mark: { type: "bar", color: colorFor(to) },
+            mark: { type: "bar", color: colorFor(p.to) },
             encoding: {
-              x: testAxis,
+              x,
               y: {
                 field: "throughput_factor",
                 type: "quantitative",
-                title: `throughput factor (${to} / ${from})`,
+                title: `throughput factor (${p.to} / ${p.from}, ×)`,
+                scale: { domain, nice: false },
               },
-              tooltip: [{ field: "test" }, { field: "throughput_factor", format: ".2f" }],
+              y2: { datum: 1 },
+              tooltip: [{ field: "test" }, { field: "throughput_factor", format: ".3f" }],
             },
           },
-          { mark: { type: "rule", strokeDash: [4, 3] }, encoding: { y: { datum: 1 } } },
+          referenceRule(1),
+          ...valueLabels("throughput_factor", 1, { x }),
         ],
       },
       {
-        width: 300,
-        height: 300,
-        data: { values: lat },
+        width,
+        height: 280,
+        data: { values: mine(p.lat) },
         layer: [
           {
             mark: { type: "bar" },
             encoding: {
-              x: testAxis,
-              xOffset: { field: "latency", sort: ["avg", "p50", "p95", "p99"] },
-              y: { field: "change_pct", type: "quantitative", title: "latency change (%)" },
+              x,
+              xOffset: { field: "latency", sort: PERCENTILES },
+              y: {
+                field: "change_pct",
+                type: "quantitative",
+                title: `latency change (%, ${p.to} vs ${p.from})`,
+                scale: { domain: changeDomain(mine(p.lat).map((r) => r.change_pct)) },
+              },
               color: {
                 field: "latency",
                 type: "nominal",
                 title: "latency",
-                sort: ["avg", "p50", "p95", "p99"],
-                scale: { scheme: "blues" },
+                sort: PERCENTILES,
+                scale: { domain: PERCENTILES, scheme: "blues" },
               },
               tooltip: [{ field: "test" }, { field: "latency" }, {
                 field: "change_pct",
@@ -79,7 +170,11 @@ export function deltaChart(d: pl.DataFrame, options: ChartOptions = {}): VegaLit
               }],
             },
           },
-          { mark: { type: "rule" }, encoding: { y: { datum: 0 } } },
+          referenceRule(0),
+          ...valueLabels("change_pct", 0, {
+            x,
+            xOffset: { field: "latency", sort: PERCENTILES },
+          }, { fontSize: 10, upright: true }),
         ],
       },
     ],

@@ -1,40 +1,77 @@
 /**
- * Latency spectra: latency against percentile on a "nines" axis.
+ * Latency spectra: latency against percentile on a "nines" axis, drawn as steps.
  *
  * @module
  */
 
 import type pl from "nodejs-polars";
-import { base, type Rec, testOrder } from "./_common.ts";
+import { PARAMETER_COLUMNS } from "../compare.ts";
+import { base, GROUP, type Rec, testOrder, withGroups } from "./_common.ts";
 import { colorEncoding } from "./color.ts";
 import { type ChartOptions, type VegaLiteSpec, WIDTH } from "./theme.ts";
 
 const NINES_LABELS =
   "datum.value == 0 ? '0%' : datum.value == 1 ? '90%' : datum.value == 2 ? '99%' : datum.value == 3 ? '99.9%' : datum.value == 4 ? '99.99%' : datum.value == 5 ? '99.999%' : datum.value == 6 ? 'max' : ''";
 
+/** Options of {@link latencyChart}. */
+export interface LatencyChartOptions extends ChartOptions {
+  /** The column whose values are the arms (one line colour each). @default {"server"} */
+  by?: string;
+  /**
+   * The parameters that split groups besides the arm (one panel column each). @default {the
+   * parameter columns the frame holds besides `by`} (the spectrum was grouped by them)
+   */
+  keys?: string[];
+}
+
 /**
- * Latency spectrum (from {@link latencySpectrum}): latency against percentile on a "nines"
- * axis (50 %, 90 %, 99 %, 99.9 % … evenly spaced), log latency axis, one line per arm, one
- * panel per test.
+ * Latency spectrum: latency (log axis) against percentile on a "nines" axis (0 %, 90 %,
+ * 99 %, 99.9 % … evenly spaced), one line per arm (numbers such as `clients` on an ordinal
+ * colour scale), one panel per test and group (e.g. `clients 50`): nothing pooled.
+ *
+ * From {@link latencySteps} (preferred) the line is the merged histogram's exact step
+ * function (`step-after`: each printed bucket's upper bound from the share of requests below
+ * it); from {@link latencySpectrum} it steps between the reported percentiles, with a point
+ * at each, and the 0 % point (the first bucket's upper bound, not a measured minimum) left out.
+ *
+ * @param spectrum Rows of `latencySteps` or `latencySpectrum`.
+ * @param options Arm column, grouping, title.
+ * @returns A Vega-Lite spec.
+ *
+ * @example
+ * ```ts
+ * import pl from "nodejs-polars";
+ * import { latencyChart } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * const steps = pl.DataFrame({ test: ["GET", "GET"], clients: [1, 1], from_percentile: [0, 100],
+ *   to_percentile: [100, 100], latency_ms: [0.2, 0.2], nines: [0, 6], count: [10, 10] });
+ * const spec = latencyChart(steps, { by: "clients" });
+ * const layer = spec as { mark: { interpolate: string }; encoding: { color: { type: string } } };
+ * assert.equal(layer.mark.interpolate, "step-after");
+ * assert.equal(layer.encoding.color.type, "ordinal");
+ * ```
  */
 export function latencyChart(
   spectrum: pl.DataFrame,
-  options: ChartOptions & { by?: string } = {},
+  options: LatencyChartOptions = {},
 ): VegaLiteSpec {
   const by = options.by ?? "server";
-  const recs = spectrum.toRecords() as Rec[];
-  const arms = recs.map((r) => String(r[by]));
-  const tests = testOrder(recs);
-  const single = tests.length === 1;
+  const steps = spectrum.columns.includes("from_percentile");
+  const extra = options.keys ??
+    PARAMETER_COLUMNS.filter((c) => c !== by && spectrum.columns.includes(c));
+  const rows = (spectrum.toRecords() as Rec[]).filter((r) => steps || r.percentile !== 0);
+  const { values, groups } = withGroups(rows, extra);
+  const tests = testOrder(values);
+  const single = tests.length === 1 && extra.length === 0;
   const layer = {
-    width: WIDTH,
-    height: single ? 340 : 260,
-    mark: { type: "line", point: true, interpolate: "monotone" },
+    width: extra.length ? 320 : WIDTH,
+    height: single ? 340 : 240,
+    mark: { type: "line", interpolate: "step-after", point: !steps, strokeWidth: 2 },
     encoding: {
       x: {
         field: "nines",
         type: "quantitative",
-        title: "percentile",
+        title: 'percentile ("nines" axis)',
         scale: { domain: [0, 6] },
         axis: {
           values: [0, 1, 2, 3, 4, 5, 6],
@@ -46,26 +83,42 @@ export function latencyChart(
       y: {
         field: "latency_ms",
         type: "quantitative",
-        title: "latency (ms)",
+        title: "latency (ms, log scale)",
         scale: { type: "log" },
       },
-      color: colorEncoding(by, arms),
-      tooltip: [{ field: "test" }, { field: by }, { field: "percentile" }, {
-        field: "latency_ms",
-        format: ".3f",
-      }, { field: "count" }],
+      color: colorEncoding(by, values.map((r) => r[by])),
+      order: { field: "nines", type: "quantitative" },
+      tooltip: [
+        { field: "test" },
+        ...extra.map((field) => ({ field })),
+        { field: by },
+        ...(steps
+          ? [{ field: "from_percentile", format: ".3f" }, { field: "to_percentile", format: ".3f" }]
+          : [{ field: "percentile" }]),
+        { field: "latency_ms", format: ".3f" },
+        { field: "count", title: "requests" },
+      ],
     },
   };
   const head = base(
     options.title ?? "latency by percentile",
-    options.subtitle ?? "runs merged as histograms",
+    options.subtitle ?? [
+      steps
+        ? "runs merged as histograms; each step a printed bucket's upper bound"
+        : "runs merged as histograms; steps between the reported percentiles",
+      'x: "nines" axis (90 %, 99 %, 99.9 % … evenly spaced); y: log scale',
+    ],
   );
-  if (single) return { ...head, data: { values: recs }, ...layer };
+  if (single) return { ...head, data: { values }, ...layer };
   return {
     ...head,
-    data: { values: recs },
-    facet: { field: "test", type: "nominal", title: null, sort: tests },
-    columns: 1,
+    data: { values },
+    facet: {
+      row: { field: "test", type: "nominal", title: null, sort: tests },
+      ...(extra.length
+        ? { column: { field: GROUP, type: "nominal", title: null, sort: groups } }
+        : {}),
+    },
     spec: layer,
   };
 }

@@ -1,34 +1,89 @@
 /**
- * Ratio of each arm to the baseline per test, with confidence whiskers.
+ * Ratio of each arm to the baseline per test and group, with confidence whiskers.
  *
  * @module
  */
 
 import type pl from "nodejs-polars";
-import { base, type Rec, testOrder } from "./_common.ts";
+import { metricName } from "../units.ts";
+import {
+  base,
+  keysBefore,
+  labelAt,
+  ratioDomain,
+  ratioLabels,
+  type Rec,
+  referenceRule,
+  rowsPerGroup,
+  runsPhrase,
+  testOrder,
+  valueLabels,
+  withGroups,
+} from "./_common.ts";
 import { armOrder, colorEncoding } from "./color.ts";
 import { type ChartOptions, type VegaLiteSpec, WIDTH } from "./theme.ts";
 
+/** Options of {@link ratioChart}. */
+export interface RatioChartOptions extends ChartOptions {
+  /** The column whose values are the arms (compare's `by`). @default {"server"} */
+  by?: string;
+  /** The confidence of compare's interval, for the subtitle. @default {0.95} */
+  confidence?: number;
+}
+
+/** The metric of a compare() frame, from its `baseline_median_<metric>` column. */
+function metricOf(columns: readonly string[]): string {
+  const c = columns.find((c) => c.startsWith("baseline_median_"));
+  return c ? c.slice("baseline_median_".length) : "ops_per_sec";
+}
+
 /**
- * Ratio of each arm to the baseline per test (from {@link compare}): bars from 1, confidence
- * whiskers, and a line at 1.
+ * Ratio of each arm to the baseline per test (from {@link compare}): one bar per row of the
+ * compare frame — its groups (test and each parameter that varies within an arm) as compare
+ * made them, a parameter's values in panels of their own — from a reference line at 1 on an
+ * axis around 1, labelled `+3.7 %` or `2.13×`, with compare's bootstrap interval as the
+ * whisker where there are repetitions.
+ *
+ * @param cmp A frame from `compare`.
+ * @param options Arm column, title.
+ * @returns A Vega-Lite spec.
+ *
+ * @example
+ * ```ts
+ * import pl from "nodejs-polars";
+ * import { compare, ratioChart } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * const df = pl.DataFrame({ test: ["SET", "SET"], server: ["redis", "valkey"], ops_per_sec: [100, 103.7] });
+ * const spec = ratioChart(compare(df, { by: "server", baseline: "redis" }));
+ * const [bar] = (spec.data as { values: { ratio: number; label: string }[] }).values;
+ * assert.equal(bar.label, "+3.7 %");
+ * assert.match(JSON.stringify(spec.title), /one run per side/);
+ * ```
  */
-export function ratioChart(
-  cmp: pl.DataFrame,
-  options: ChartOptions & { by?: string } = {},
-): VegaLiteSpec {
+export function ratioChart(cmp: pl.DataFrame, options: RatioChartOptions = {}): VegaLiteSpec {
   const by = options.by ?? "server";
+  const metric = metricOf(cmp.columns);
+  const keys = keysBefore(cmp.columns, "baseline", by);
+  const extra = keys.filter((k) => k !== "test");
   const recs = cmp.toRecords() as Rec[];
-  const values = recs.map((r) => ({
-    test: r.test,
-    [by]: r[by],
-    ratio: r.ratio,
-    ci_low: r.ratio_ci_low ?? null,
-    ci_high: r.ratio_ci_high ?? null,
-    verdict: r.verdict,
-  }));
+  const ratioLabel = ratioLabels(recs.map((r) => r.ratio as number));
+  const { values, groups } = withGroups(
+    recs.map((r) => ({
+      ...Object.fromEntries(keys.map((k) => [k, r[k]])),
+      [by]: r[by],
+      ratio: r.ratio,
+      ci_low: r.ratio_ci_low ?? null,
+      ci_high: r.ratio_ci_high ?? null,
+      verdict: r.verdict,
+      n: `${r.baseline_n} vs ${r.candidate_n}`,
+      label: ratioLabel(r.ratio as number),
+      label_at: labelAt(r.ratio as number, 1, r.ratio_ci_low, r.ratio_ci_high),
+    })),
+    extra,
+  );
   const baseline = String(recs[0]?.baseline ?? "baseline");
   const arms = values.map((v) => String(v[by]));
+  const domain = ratioDomain(values.flatMap((v) => [v.ratio, v.ci_low, v.ci_high, v.label_at]));
   const x = {
     field: "test",
     type: "nominal",
@@ -37,17 +92,11 @@ export function ratioChart(
     axis: { labelAngle: -40 },
   };
   const xOffset = { field: by, sort: armOrder(arms) };
-  return {
-    ...base(
-      options.title ?? `ratio to ${baseline} by test`,
-      options.subtitle ??
-        (values.some((v) => v.ci_low !== null)
-          ? "median ratio; whiskers: 95% bootstrap interval"
-          : "median ratio; one run per arm, so no interval: differences of a few % may be noise"),
-    ),
+  const y = { type: "quantitative", scale: { domain, zero: false, nice: false } };
+  const name = metricName(metric);
+  const unit = {
     width: WIDTH,
-    height: 320,
-    data: { values },
+    height: extra.length ? 240 : 320,
     layer: [
       {
         mark: { type: "bar" },
@@ -55,19 +104,20 @@ export function ratioChart(
           x,
           xOffset,
           y: {
+            ...y,
             field: "ratio",
-            type: "quantitative",
-            title: `ratio to ${baseline}`,
-            scale: { zero: false },
+            title: `${name} ratio (${armOrder(arms).join(", ")} / ${baseline})`,
           },
           y2: { datum: 1 },
           color: colorEncoding(by, arms),
           tooltip: [
             { field: "test" },
+            ...extra.map((field) => ({ field })),
             { field: by },
-            { field: "ratio", format: ".3f" },
-            { field: "ci_low", format: ".3f" },
-            { field: "ci_high", format: ".3f" },
+            { field: "ratio", format: ".4f" },
+            { field: "ci_low", format: ".4f" },
+            { field: "ci_high", format: ".4f" },
+            { field: "n", title: "runs" },
             { field: "verdict" },
           ],
         },
@@ -75,14 +125,29 @@ export function ratioChart(
       {
         transform: [{ filter: "datum.ci_low != null" }],
         mark: { type: "rule", color: "#222", strokeWidth: 1.5 },
-        encoding: {
-          x,
-          xOffset,
-          y: { field: "ci_low", type: "quantitative" },
-          y2: { field: "ci_high" },
-        },
+        encoding: { x, xOffset, y: { ...y, field: "ci_low" }, y2: { field: "ci_high" } },
       },
-      { mark: { type: "rule", color: "#000", strokeDash: [4, 3] }, encoding: { y: { datum: 1 } } },
+      referenceRule(1),
+      ...valueLabels("ratio", 1, { x, xOffset }, {
+        fontSize: 11,
+        upright: WIDTH * Math.max(1, groups.length) / values.length < 44,
+      }),
     ],
   };
+  const head = base(
+    options.title ?? `${name}: ${armOrder(arms).join(", ")} relative to ${baseline}`,
+    options.subtitle ?? ratioSubtitle(recs, options.confidence ?? 0.95),
+  );
+  return rowsPerGroup(head, values, unit, groups);
+}
+
+/** What the bars and whiskers of a ratio chart are, from compare's n and intervals. */
+function ratioSubtitle(recs: Rec[], confidence: number): string {
+  const runs = runsPhrase(recs.flatMap((r) => [r.baseline_n, r.candidate_n]));
+  if (recs.some((r) => typeof r.ratio_ci_low === "number")) {
+    return `bars: ratio of ${runs}; whiskers: ${
+      Math.round(confidence * 100)
+    } % bootstrap interval (compare)`;
+  }
+  return `${runs}, so no interval: differences of a few % may be noise`;
 }

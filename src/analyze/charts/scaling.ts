@@ -6,28 +6,90 @@
 
 import type pl from "nodejs-polars";
 import { metricName, metricTitle } from "../units.ts";
-import { base, type Rec, testOrder } from "./_common.ts";
+import { base, GROUP, type Rec, runsPhrase, testOrder, withGroups } from "./_common.ts";
 import { colorEncoding } from "./color.ts";
 import { type ChartOptions, type VegaLiteSpec, WIDTH } from "./theme.ts";
 
+/** Options of {@link scalingChart}. */
+export interface ScalingChartOptions extends ChartOptions {
+  /** The x column. @default {"clients"} */
+  x?: string;
+  /** The column whose values are the arms. @default {"server"} */
+  by?: string;
+  /** The metric. @default {"ops_per_sec"} */
+  metric?: string;
+  /** Crossover points (from `crossovers`), marked with a rule and a label. */
+  crossovers?: pl.DataFrame;
+}
+
+/** The columns of a scaling curve that are not group keys. */
+function curveColumns(x: string, by: string, metric: string): Set<string> {
+  return new Set(["test", x, by, "n", ...["median", "min", "max"].map((s) => `${s}_${metric}`)]);
+}
+
 /**
  * Scaling curves (from {@link scaling}): the median metric against `x` (log-2 axis for counts)
- * per arm and test, with crossover points (from {@link crossovers}) marked.
+ * per arm, a min–max whisker per point with repetitions, one panel per test and per group of
+ * the curve's other key columns (e.g. `pipeline 16`), with crossover points (from
+ * {@link crossovers}) marked.
+ *
+ * @param curve A frame from `scaling` (extra key columns split panels).
+ * @param options Axes, crossovers, title.
+ * @returns A Vega-Lite spec.
+ *
+ * @example
+ * ```ts
+ * import pl from "nodejs-polars";
+ * import { scaling, scalingChart } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * const df = pl.DataFrame({ test: ["SET", "SET"], server: ["redis", "redis"], clients: [1, 8],
+ *   ops_per_sec: [10, 70] });
+ * const spec = scalingChart(scaling(df, { x: "clients", by: "server" }));
+ * assert.equal(JSON.stringify(spec.title), '{"text":"throughput against clients","subtitle":"one run per point"}');
+ * ```
  */
-export function scalingChart(
-  curve: pl.DataFrame,
-  options: ChartOptions & { x?: string; by?: string; metric?: string; crossovers?: pl.DataFrame } =
-    {},
-): VegaLiteSpec {
+export function scalingChart(curve: pl.DataFrame, options: ScalingChartOptions = {}): VegaLiteSpec {
   const x = options.x ?? "clients";
   const by = options.by ?? "server";
   const metric = options.metric ?? "ops_per_sec";
-  const recs = curve.toRecords() as Rec[];
-  const arms = recs.map((r) => String(r[by]));
+  const known = curveColumns(x, by, metric);
+  const extra = curve.columns.filter((c) => !known.has(c));
+  const tests = testOrder(curve.toRecords() as Rec[]);
+  const { values, groups } = withGroups(curve.toRecords() as Rec[], extra);
+  const panelOf = (test: unknown, group: unknown) => group ? `${test} · ${group}` : String(test);
+  const data = values.map((r) => ({ ...r, panel: panelOf(r.test, r[GROUP]) }));
+  const panels = tests.flatMap((t) => groups.map((g) => panelOf(t, g)));
   const cross = (options.crossovers?.toRecords() as Rec[] | undefined ?? []).filter((c) =>
     c.crossover_x !== null
   );
-  const tests = testOrder(recs);
+  const layers = curveLayers(x, by, metric, values.map((r) => r[by]), extra);
+  if (cross.length > 0 && extra.length === 0) layers.push(...crossoverLayers(cross));
+  const n = runsPhrase(values.map((r) => r.n), "point");
+  const head = base(
+    options.title ?? `${metricName(metric)} against ${x.replace(/_/g, " ")}`,
+    options.subtitle ??
+      (n.startsWith("one") ? n : `${n}; whiskers: min–max of the runs`),
+  );
+  if (tests.length === 1 && extra.length === 0) {
+    return { ...head, width: WIDTH, height: 360, data: { values: data }, layer: layers };
+  }
+  return {
+    ...head,
+    data: { values: data },
+    facet: { field: "panel", type: "nominal", title: null, sort: panels },
+    columns: 2,
+    spec: { width: 300, height: 220, layer: layers },
+  };
+}
+
+/** The curve (a line per arm) and, where there are repetitions, min–max whiskers. */
+function curveLayers(
+  x: string,
+  by: string,
+  metric: string,
+  arms: unknown[],
+  extra: string[],
+): VegaLiteSpec[] {
   const xEnc = {
     field: x,
     type: "quantitative",
@@ -35,61 +97,65 @@ export function scalingChart(
     scale: { type: "log", base: 2 },
     axis: { tickCount: 8 },
   };
-  const layers: VegaLiteSpec[] = [
+  const y = { type: "quantitative", title: metricTitle(metric) };
+  return [
     {
       mark: { type: "line", point: true },
       encoding: {
         x: xEnc,
-        y: { field: `median_${metric}`, type: "quantitative", title: metricTitle(metric) },
+        y: { ...y, field: `median_${metric}` },
         color: colorEncoding(by, arms),
-        tooltip: [{ field: "test" }, { field: by }, { field: x }, {
-          field: `median_${metric}`,
-          format: ",.2f",
-        }, { field: "n" }],
+        tooltip: [
+          { field: "test" },
+          ...extra.map((field) => ({ field })),
+          { field: by },
+          {
+            field: x,
+          },
+          { field: `median_${metric}`, format: ",.2f" },
+          { field: "n" },
+        ],
+      },
+    },
+    {
+      transform: [{ filter: "datum.n > 1" }],
+      mark: { type: "rule", strokeWidth: 1.5 },
+      encoding: {
+        x: xEnc,
+        y: { ...y, field: `min_${metric}` },
+        y2: { field: `max_${metric}` },
+        color: colorEncoding(by, arms),
       },
     },
   ];
-  if (cross.length > 0) {
-    layers.push(
-      {
-        data: { values: cross },
-        mark: { type: "rule", strokeDash: [5, 4], color: "#444" },
-        encoding: { x: { field: "crossover_x", type: "quantitative" } },
+}
+
+/** A dashed rule and a label at each crossover. */
+function crossoverLayers(cross: Rec[]): VegaLiteSpec[] {
+  return [
+    {
+      data: { values: cross },
+      mark: { type: "rule", strokeDash: [5, 4], color: "#444" },
+      encoding: { x: { field: "crossover_x", type: "quantitative" } },
+    },
+    {
+      data: {
+        values: cross.map((c) => ({ ...c, label: `${c.candidate} ahead from ${c.crossover_x}` })),
       },
-      {
-        data: {
-          values: cross.map((c) => ({ ...c, label: `${c.candidate} ahead from ${c.crossover_x}` })),
-        },
-        mark: {
-          type: "text",
-          align: "right",
-          dx: -6,
-          dy: 12,
-          baseline: "top",
-          fontSize: 13,
-          color: "#222",
-        },
-        encoding: {
-          x: { field: "crossover_x", type: "quantitative" },
-          y: { value: 0 },
-          text: { field: "label" },
-        },
+      mark: {
+        type: "text",
+        align: "right",
+        dx: -6,
+        dy: 12,
+        baseline: "top",
+        fontSize: 13,
+        color: "#222",
       },
-    );
-  }
-  const head = base(
-    options.title ??
-      `${metricName(metric)} against ${x.replace(/_/g, " ")}`,
-    options.subtitle ?? "medians of repetitions",
-  );
-  if (tests.length === 1) {
-    return { ...head, width: WIDTH, height: 360, data: { values: recs }, layer: layers };
-  }
-  return {
-    ...head,
-    data: { values: recs },
-    facet: { field: "test", type: "nominal", title: null, sort: tests },
-    columns: 2,
-    spec: { width: 300, height: 220, layer: layers },
-  };
+      encoding: {
+        x: { field: "crossover_x", type: "quantitative" },
+        y: { value: 0 },
+        text: { field: "label" },
+      },
+    },
+  ];
 }
