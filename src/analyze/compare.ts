@@ -16,18 +16,11 @@ import pl from "nodejs-polars";
 import { bootstrapRatioCi } from "./_stats.ts";
 import { finiteRows, summarize } from "./summary.ts";
 import { metricDirection, resultsFrame } from "./units.ts";
+import { comparisonKeys } from "./grouping.ts";
 
 export { type Direction, metricDirection } from "./units.ts";
 
-/** Run parameters that split comparisons when they vary in the data. */
-export const PARAMETER_COLUMNS = [
-  "clients",
-  "threads",
-  "pipeline",
-  "data_size_bytes",
-  "keyspace",
-  "transport",
-] as const;
+export { PARAMETER_COLUMNS } from "./grouping.ts";
 
 /** Options of {@link compare}. */
 export interface CompareOptions {
@@ -51,32 +44,12 @@ export interface CompareOptions {
 }
 
 type Rec = Record<string, unknown>;
-
-/**
- * Grouping keys: `test` plus each parameter that varies *within* an arm (so like is compared
- * with like). A parameter that differs only *between* arms is confounded with them: it cannot
- * split groups, and is reported in the `also_differs` column instead.
- */
 function groupKeys(
   df: pl.DataFrame,
   by: string,
   keys: string[] | undefined,
 ): { keys: string[]; confounded: string[] } {
-  if (keys) return { keys, confounded: [] };
-  const varying = PARAMETER_COLUMNS.filter((c) =>
-    c !== by && df.columns.includes(c) && df.getColumn(c).nUnique() > 1
-  );
-  const out = ["test"];
-  const confounded: string[] = [];
-  if (varying.length === 0) return { keys: out, confounded };
-  const perArm = df.lazy().groupBy(by, true)
-    .agg(...varying.map((c) => pl.col(c).nUnique().alias(c)))
-    .collectSync();
-  for (const c of varying) {
-    if ((perArm.getColumn(c).toArray() as number[]).some((n) => n > 1)) out.push(c);
-    else confounded.push(c);
-  }
-  return { keys: out, confounded };
+  return keys ? { keys, confounded: [] } : comparisonKeys(df, by);
 }
 
 function need(df: pl.DataFrame, cols: string[]): void {

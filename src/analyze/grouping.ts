@@ -7,7 +7,16 @@
  */
 
 import pl from "nodejs-polars";
-import { PARAMETER_COLUMNS } from "./compare.ts";
+
+/** Run parameters that split comparisons when they vary in the data. */
+export const PARAMETER_COLUMNS = [
+  "clients",
+  "threads",
+  "pipeline",
+  "data_size_bytes",
+  "keyspace",
+  "transport",
+] as const;
 
 /** The grouping of a frame by arms: the keys that split groups, and the confounded columns. */
 export interface Grouping {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ingestFile } from "../../src/collect/mod.ts";
-import { latencyChart, latencySpectrum, loadTable, plotChart } from "../../src/analyze/mod.ts";
+import { latencyChart, latencySteps, loadTable, plotChart } from "../../src/analyze/mod.ts";
 import { plotCommand, plotOptions } from "../../src/cli/plot.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -38,13 +38,18 @@ Deno.test("kvlab plot handler", async (t) => {
     const spec = JSON.parse(Deno.readTextFileSync(`${dir}/l.vl.json`));
     const values = (spec.data as { values: Record<string, unknown>[] }).values;
     assert.deepEqual([...new Set(values.map((v) => v.label))].sort(), ["after", "before"]);
-    assert.ok(values.some((v) => v.test === "SET" && v.percentile === 99));
+    assert.ok(
+      values.some((v) =>
+        v.test === "SET" && (v.from_percentile as number) < 99 &&
+        (v.to_percentile as number) >= 99
+      ),
+    );
     // the same spec as joining by hand
     const runs = loadTable(`${dir}/data`, "runs").select("run_id", "label");
     const dist = loadTable(`${dir}/data`, "latency_distribution").join(runs, { on: "run_id" });
     assert.deepEqual(
       plotChart(`${dir}/data`, "latency", { by: "label" }),
-      latencyChart(latencySpectrum(dist, { by: ["label"] }), { by: "label" }),
+      latencyChart(latencySteps(dist, { by: ["label"] }), { by: "label" }),
     );
   });
 });
