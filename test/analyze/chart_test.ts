@@ -319,3 +319,23 @@ Deno.test("kvlab compare and plot on a dataset with repetitions", async () => {
   assert.notEqual(bad.code, 0);
   assert.match(new TextDecoder().decode(bad.stderr), /invalid chart kind: pie/);
 });
+
+Deno.test("charts keep the arm column when arms are labels (value labels never clobber it)", () => {
+  const rows = ["before", "after"].flatMap((label, k) =>
+    [1, 2, 3].flatMap((rep) =>
+      ["SET", "GET"].map((test) => ({
+        run_id: `${label}-${rep}`,
+        label,
+        test,
+        ops_per_sec: 1000 * (1 + k * 0.1) + rep,
+      }))
+    )
+  );
+  const df = pl.DataFrame(rows);
+  const cmp = compare(df, { by: "label", baseline: "before" });
+  for (const spec of [ratioChart(cmp, { by: "label" })]) {
+    const values = (spec.data as { values: Record<string, unknown>[] }).values;
+    assert.deepEqual([...new Set(values.map((v) => v.label))], ["after"]);
+    assert.ok(values.every((v) => typeof v.value_label === "string"));
+  }
+});

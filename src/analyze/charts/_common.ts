@@ -134,7 +134,7 @@ export function labelAt(value: number, reference: number, low?: unknown, high?: 
 }
 
 /**
- * Two text layers labelling bars with the `label` field at `label_at`: beyond the bar end,
+ * Two text layers labelling bars with the `value_label` field at `value_label_at`: beyond the bar end,
  * above for values at or above `reference`, below otherwise; turned upright (reading upwards)
  * when the bars are too narrow for the text.
  */
@@ -156,8 +156,8 @@ export function valueLabels(
     },
     encoding: {
       ...encoding,
-      y: { field: "label_at", type: "quantitative" },
-      text: { field: "label" },
+      y: { field: "value_label_at", type: "quantitative" },
+      text: { field: "value_label" },
     },
   });
   return [side(true), side(false)];

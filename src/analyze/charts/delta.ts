@@ -45,9 +45,9 @@ const PERCENTILES = ["avg", "p50", "p95", "p99"] as const;
  * const df = pl.DataFrame({ test: ["GET", "GET"], transport: ["tcp", "rdma"],
  *   ops_per_sec: [100, 232], p50_latency_ms: [0.2, 0.1] });
  * const spec = deltaChart(delta(df, { dimension: "transport", from: "tcp", to: "rdma" }));
- * const panels = spec.hconcat as { data: { values: { label: string }[] } }[];
- * assert.equal(panels[0].data.values[0].label, "2.32×");
- * assert.equal(panels[1].data.values[0].label, "-50.0 %");
+ * const panels = spec.hconcat as { data: { values: { value_label: string }[] } }[];
+ * assert.equal(panels[0].data.values[0].value_label, "2.32×");
+ * assert.equal(panels[1].data.values[0].value_label, "-50.0 %");
  * assert.match(JSON.stringify(spec.title), /one run per side/);
  * ```
  */
@@ -58,8 +58,8 @@ export function deltaChart(d: pl.DataFrame, options: ChartOptions = {}): VegaLit
   const { values, groups } = withGroups(
     recs.map((r) => ({
       ...r,
-      label: typeof r.throughput_factor === "number" ? factorLabel(r.throughput_factor) : "",
-      label_at: r.throughput_factor,
+      value_label: typeof r.throughput_factor === "number" ? factorLabel(r.throughput_factor) : "",
+      value_label_at: r.throughput_factor,
     })),
     extra,
   );
@@ -75,8 +75,8 @@ export function deltaChart(d: pl.DataFrame, options: ChartOptions = {}): VegaLit
           [GROUP]: r[GROUP],
           latency: p,
           change_pct: v,
-          label: pctLabel(v),
-          label_at: v,
+          value_label: pctLabel(v),
+          value_label_at: v,
         });
       }
     }

@@ -144,8 +144,8 @@ function differencePanel(
         size_label: sizeLabel(r.size as number),
         view,
         difference_pct: v,
-        label: pctLabel(v),
-        label_at: v,
+        value_label: pctLabel(v),
+        value_label_at: v,
       });
     }
   }

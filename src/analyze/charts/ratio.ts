@@ -55,8 +55,8 @@ function metricOf(columns: readonly string[]): string {
  * import assert from "node:assert/strict";
  * const df = pl.DataFrame({ test: ["SET", "SET"], server: ["redis", "valkey"], ops_per_sec: [100, 103.7] });
  * const spec = ratioChart(compare(df, { by: "server", baseline: "redis" }));
- * const [bar] = (spec.data as { values: { ratio: number; label: string }[] }).values;
- * assert.equal(bar.label, "+3.7 %");
+ * const [bar] = (spec.data as { values: { ratio: number; value_label: string }[] }).values;
+ * assert.equal(bar.value_label, "+3.7 %");
  * assert.match(JSON.stringify(spec.title), /one run per side/);
  * ```
  */
@@ -76,14 +76,16 @@ export function ratioChart(cmp: pl.DataFrame, options: RatioChartOptions = {}): 
       ci_high: r.ratio_ci_high ?? null,
       verdict: r.verdict,
       n: `${r.baseline_n} vs ${r.candidate_n}`,
-      label: ratioLabel(r.ratio as number),
-      label_at: labelAt(r.ratio as number, 1, r.ratio_ci_low, r.ratio_ci_high),
+      value_label: ratioLabel(r.ratio as number),
+      value_label_at: labelAt(r.ratio as number, 1, r.ratio_ci_low, r.ratio_ci_high),
     })),
     extra,
   );
   const baseline = String(recs[0]?.baseline ?? "baseline");
   const arms = values.map((v) => String(v[by]));
-  const domain = ratioDomain(values.flatMap((v) => [v.ratio, v.ci_low, v.ci_high, v.label_at]));
+  const domain = ratioDomain(
+    values.flatMap((v) => [v.ratio, v.ci_low, v.ci_high, v.value_label_at]),
+  );
   const x = {
     field: "test",
     type: "nominal",

@@ -140,7 +140,10 @@ function crossoverLayers(cross: Rec[]): VegaLiteSpec[] {
     },
     {
       data: {
-        values: cross.map((c) => ({ ...c, label: `${c.candidate} ahead from ${c.crossover_x}` })),
+        values: cross.map((c) => ({
+          ...c,
+          crossover_label: `${c.candidate} ahead from ${c.crossover_x}`,
+        })),
       },
       mark: {
         type: "text",
@@ -154,7 +157,7 @@ function crossoverLayers(cross: Rec[]): VegaLiteSpec[] {
       encoding: {
         x: { field: "crossover_x", type: "quantitative" },
         y: { value: 0 },
-        text: { field: "label" },
+        text: { field: "crossover_label" },
       },
     },
   ];
