@@ -98,7 +98,10 @@ export async function pageMarks(
     const page = `${dir}/page.html`;
     const text = Deno.readTextFileSync(html);
     const at = text.lastIndexOf("</body>");
-    Deno.writeTextFileSync(page, at < 0 ? text + PROBE : text.slice(0, at) + PROBE + text.slice(at));
+    Deno.writeTextFileSync(
+      page,
+      at < 0 ? text + PROBE : text.slice(0, at) + PROBE + text.slice(at),
+    );
     const child = new Deno.Command(chromium, {
       args: [
         "--headless",
