@@ -15,6 +15,7 @@ async function ownDataset(dir: string): Promise<{ arms: [string, string]; valkey
   const valkeyServer = findTool("valkey-server");
   if (!valkeyServer) {
     if (Deno.env.get("CI") === "true") throw new Error("valkey-server is required under CI=true");
+    // deno-lint-ignore no-console -- one line saying what was skipped and why
     console.log("valkey-server not found (.ci/install test builds it): two redis-servers instead");
   }
   const arms: [string, string] = valkeyServer ? ["redis", "valkey"] : ["redis-a", "redis-b"];

@@ -8,6 +8,7 @@ import { checkHtmlReport } from "./_support/html_report.ts";
 const chromium = findChromium();
 const skip = chromium === null && Deno.env.get("CI") !== "true";
 if (skip) {
+  // deno-lint-ignore no-console -- one line saying what was skipped and why
   console.log("skipped: HTML report checks, chromium is not installed (apt-get install chromium)");
 }
 

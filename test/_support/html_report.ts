@@ -24,6 +24,7 @@ export async function checkHtmlReport(out: string, names: string[]): Promise<voi
     if (Deno.env.get("CI") === "true") {
       throw new Error("chromium is required under CI=true (.ci/install test installs it)");
     }
+    // deno-lint-ignore no-console -- one line saying what was skipped and why
     console.log(
       "skipped: HTML charts not checked, chromium is not installed (apt-get install chromium)",
     );
