@@ -35,6 +35,11 @@ export interface ReportOptions {
   only?: string[];
   /** @default {"jupyter"} (or KVLAB_JUPYTER) */
   jupyter?: string;
+  /**
+   * More environment variables for the kernels (`KVLAB_DATA`, `KVLAB_BY`, …: point the
+   * notebooks at another dataset).
+   */
+  env?: Record<string, string>;
   /** Per-cell timeout, seconds. @default {180} */
   cellTimeoutS?: number;
   onNotebook?: (r: NotebookRun) => void;
@@ -100,6 +105,7 @@ export async function runReport(options: ReportOptions = {}): Promise<NotebookRu
   await Deno.mkdir(`${out}/notebooks`, { recursive: true });
   await Deno.mkdir(`${out}/html`, { recursive: true });
   const env = {
+    ...options.env,
     KVLAB_FIGURES: `${out}/figures`,
     KVLAB_OUT: out,
     // src/_fenced_execute.py, the preprocessor that runs the cells

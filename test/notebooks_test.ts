@@ -1,45 +1,10 @@
 import assert from "node:assert/strict";
 import { runReport } from "../src/report.ts";
+import { findTool } from "../src/collect/tools.ts";
+import { checkHtmlReport } from "./_support/html_report.ts";
+import { type Cell, executeResults, notesOf, shown, tables } from "./_support/notebooks.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
-
-type Cell = {
-  cell_type: string;
-  source: string[];
-  outputs?: { output_type: string; data?: Record<string, string[] | string>; text?: string[] }[];
-  execution_count?: number | null;
-};
-
-/** What a notebook displayed, in order: each table's caption, and `<chart>` for each chart. */
-function shown(path: string): string[] {
-  const nb = JSON.parse(Deno.readTextFileSync(path)) as { cells: Cell[] };
-  return nb.cells.flatMap((c) =>
-    (c.outputs ?? []).flatMap((o) => {
-      const md = o.data?.["text/markdown"];
-      if (md) return [/^\*\*(.+?)\*\*/.exec(Array.isArray(md) ? md.join("") : md)?.[1] ?? ""];
-      return o.data?.["application/vnd.vegalite.v5+json"] ? ["<chart>"] : [];
-    })
-  );
-}
-
-/** The Markdown tables a notebook displayed, by caption: rows of cells. */
-function tables(path: string): Map<string, string[][]> {
-  const nb = JSON.parse(Deno.readTextFileSync(path)) as { cells: Cell[] };
-  const out = new Map<string, string[][]>();
-  for (const c of nb.cells) {
-    for (const o of c.outputs ?? []) {
-      const md = o.data?.["text/markdown"];
-      if (!md) continue;
-      const text = Array.isArray(md) ? md.join("") : md;
-      const caption = /^\*\*(.+?)\*\*/.exec(text)?.[1] ?? "";
-      const rows = text.split("\n").filter((l) => l.startsWith("|")).map((l) =>
-        l.slice(1, -1).split("|").map((x) => x.trim())
-      );
-      out.set(caption, rows);
-    }
-  }
-  return out;
-}
 
 Deno.test("committed notebooks carry no outputs", () => {
   for (const e of Deno.readDirSync(`${ROOT}notebooks`)) {
@@ -85,6 +50,8 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
   // after the cell's idle status; the report must still keep them)
   const nb = (name: string) => shown(`${out}/notebooks/${name}.ipynb`);
   assert.deepEqual(nb("dragonfly-vs-redis-memory"), [
+    "environment, by server",
+    "<note>",
     "20 runs repeated under another server's name",
     "~100k keys (MiB)",
     "Dragonfly vs Redis (%)",
@@ -98,12 +65,16 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
     "<chart>",
   ]);
   assert.deepEqual(nb("rdma-vs-tcp"), [
+    "environment, by transport",
+    "<note>",
     "the two runs",
     "RDMA vs TCP",
     "<chart>",
     "what else differs between the runs",
   ]);
   assert.deepEqual(nb("redis-benchmark-modes"), [
+    "environment, by output_format",
+    "<note>",
     "runs read from the session",
     "throughput by mode (requests/s)",
     "as printed (PING_INLINE, default report)",
@@ -111,19 +82,53 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
     "<chart>",
   ]);
   assert.deepEqual(nb("valkey-vs-redis"), [
+    "environment, by server",
+    "<note>", // no server config in ingested outputs
     "runs in the dataset",
     "Valkey 8.0.1 / Redis 6.0.16, valkey-benchmark -q -n 100000 (one run each)",
     "<chart>",
     "<chart>",
+    "<note>", // n = 1 per arm and cell
+    "<note>", // the warning
     "verdicts",
   ]);
-  assert.deepEqual(nb("your-first-study"), [
-    "server, tool and host",
-    "median throughput by clients",
-    "50 clients vs 1 client",
-    "<chart>",
-    "<chart>",
-  ]);
+  // Valkey against Redis when valkey-server is found (on PATH or in kvlab's tools cache)
+  const valkey = findTool("valkey-server") !== null;
+  assert.deepEqual(
+    nb("your-first-study"),
+    valkey
+      ? [
+        "environment, by label",
+        "server config that differs between the arms",
+        "<note>", // config keys only one server has
+        "median throughput by clients",
+        "<note>", // n = 2 per arm and cell
+        "<note>", // the warning
+        "valkey vs redis",
+        "<chart>",
+        "<chart>",
+      ]
+      : [
+        "environment, by label",
+        "<note>",
+        "median throughput by clients",
+        "<note>",
+        "<note>",
+        "50 clients vs 1 client",
+        "<chart>",
+        "<chart>",
+      ],
+  );
+  const notes = notesOf(`${out}/notebooks/valkey-vs-redis.ipynb`);
+  assert.match(notes.join("\n"), /warning: one run per arm in every cell \(21 cells\)/);
+  assert.match(
+    notesOf(`${out}/notebooks/your-first-study.ipynb`).join("\n"),
+    /warning: \d+ of \d+ cells have fewer than 3 runs per arm \(2 to 2\)/,
+  );
+  // each table and chart shown once: no cell returns a value (no `Out[n]` echo)
+  for (const r of runs) assert.deepEqual(executeResults(r.executed), [], r.notebook);
+  // the HTML pages show every chart (drawn marks in headless chromium) and every table once
+  await checkHtmlReport(out, runs.map((r) => r.notebook.replace(/\.ipynb$/, "")));
 
   // seed 001: the published table, ratios to 2 decimals
   const v = tables(`${out}/notebooks/valkey-vs-redis.ipynb`).get(
@@ -190,6 +195,10 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
     "100000",
   ]);
 
+  // seed 002: the intercept in whole bytes
+  const perKey = tables(`${out}/notebooks/dragonfly-vs-redis-memory.ipynb`).get("bytes per key")!;
+  assert.ok(perKey.slice(2).every((r) => /^-?\d+$/.test(r[4])), perKey.map((r) => r[4]).join());
+
   // seed 002: memory tables, the copied log flagged, the crossover at 128 clients
   const mem = tables(`${out}/notebooks/dragonfly-vs-redis-memory.ipynb`);
   assert.equal(mem.get("20 runs repeated under another server's name")?.length, 22);
@@ -212,8 +221,10 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
 
   // the live study ran against a real redis-server, wrote under the report's out/, and was analyzed
   assert.equal([...Deno.readDirSync(`${out}/first-study`)].length, 1);
-  const live = tables(`${out}/notebooks/your-first-study.ipynb`).get("50 clients vs 1 client")!;
-  assert.equal(live.length - 2, 4);
+  const live = tables(`${out}/notebooks/your-first-study.ipynb`).get(
+    valkey ? "valkey vs redis" : "50 clients vs 1 client",
+  )!;
+  assert.equal(live.length - 2, valkey ? 8 : 4); // tests × client counts (× candidate arms)
   for (
     const f of [
       "valkey-vs-redis/ratio.png",
@@ -224,7 +235,7 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
   ) {
     assert.ok(Deno.statSync(`${out}/figures/${f}`).size > 1000, f);
   }
-  assert.ok(seconds < 120, `notebooks took ${seconds.toFixed(1)} s`);
+  assert.ok(seconds < 150, `notebooks took ${seconds.toFixed(1)} s`);
 });
 
 Deno.test("a cell error fails the report, naming the notebook and the cell", async () => {

@@ -202,15 +202,54 @@ export async function mimeBundle(spec: VegaLiteSpec): Promise<Record<string, unk
   };
 }
 
+/** What a notebook shows for a chart: its display bundle and the bundle's metadata. */
+export interface ChartDisplay {
+  /** `application/vnd.vegalite.v5+json`, `image/png` (base64) and `text/plain`. */
+  data: Record<string, unknown>;
+  /** The PNG's size in CSS pixels (it is rendered at 2× for sharp screens). */
+  metadata: Record<string, unknown>;
+}
+
+/**
+ * The display of a chart in a notebook: the Vega-Lite spec (JupyterLab and VS Code draw it)
+ * and a PNG of it (what every other frontend shows, nbconvert's HTML and GitHub included).
+ * No SVG: nbconvert sanitizes inline SVG down to its text, which left blank charts in HTML.
+ *
+ * @example
+ * ```ts
+ * import { chartDisplay } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * const spec = { width: 40, height: 20, data: { values: [{ a: 1 }] }, mark: "bar", encoding: { x: { field: "a", type: "quantitative" } } };
+ * const { data, metadata } = await chartDisplay(spec);
+ * assert.deepEqual(Object.keys(data).sort(), ["application/vnd.vegalite.v5+json", "image/png", "text/plain"]);
+ * assert.equal(atob(data["image/png"] as string).slice(1, 4), "PNG");
+ * assert.ok((metadata["image/png"] as { width: number }).width > 40);
+ * ```
+ */
+export async function chartDisplay(spec: VegaLiteSpec): Promise<ChartDisplay> {
+  const { "image/svg+xml": svg, ...rest } = await mimeBundle(spec);
+  const png = await toPng(svg as string, { scale: 2 });
+  let binary = "";
+  for (let i = 0; i < png.length; i += 0x8000) {
+    binary += String.fromCharCode(...png.subarray(i, i + 0x8000));
+  }
+  return {
+    data: { ...rest, "image/png": btoa(binary) },
+    metadata: { "image/png": svgSize(svg as string) },
+  };
+}
+
 /**
  * Shows a chart inline under the Deno Jupyter kernel (feature-detected: `Deno.jupyter` only
- * exists there). Returns the bundle, so outside Jupyter it can still be inspected.
+ * exists there): the bundle of {@link chartDisplay}. Outside Jupyter it shows nothing.
+ *
+ * @returns The bundle shown (or that would be shown), for inspection outside Jupyter.
  */
 export async function display(spec: VegaLiteSpec): Promise<Record<string, unknown>> {
-  const bundle = await mimeBundle(spec);
+  const { data, metadata } = await chartDisplay(spec);
   const jupyter = (Deno as unknown as {
-    jupyter?: { display(b: unknown, o: { raw: boolean }): Promise<void> | void };
+    jupyter?: { broadcast(type: string, content: unknown): Promise<void> };
   }).jupyter;
-  if (jupyter) await jupyter.display(bundle, { raw: true });
-  return bundle;
+  if (jupyter) await jupyter.broadcast("display_data", { data, metadata, transient: {} });
+  return data;
 }

@@ -20,3 +20,4 @@ export * from "./plots.ts";
 export * from "./summary.ts";
 export * from "./units.ts";
 export * from "./arms.ts";
+export * from "./environment.ts";

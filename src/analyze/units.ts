@@ -61,7 +61,7 @@ export const UNITS: readonly Unit[] = [
   { suffix: "bytes_per_key", symbol: "bytes/key", decimals: 1 },
   { suffix: "ms", symbol: "ms", axis: "ms", direction: "lower", decimals: 3, fractional: true },
   { suffix: "pct", symbol: "%", decimals: 1, fractional: true },
-  { suffix: "bytes", symbol: "bytes", direction: "lower" },
+  { suffix: "bytes", symbol: "bytes", direction: "lower", decimals: 0 },
   { suffix: "mib", symbol: "MiB", decimals: 2 },
   { suffix: "s", symbol: "s", direction: "lower", decimals: 2 },
 ];
