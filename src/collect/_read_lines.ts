@@ -4,6 +4,7 @@
  * @module
  */
 
+import { createHash } from "node:crypto";
 import type { Line } from "./_lines.ts";
 
 /** A line with where its bytes are in the file. */
@@ -122,7 +123,6 @@ export function readRangeSync(file: Deno.FsFile, start: number, end: number): Ui
 
 /** SHA-256 of a file, streamed. */
 export async function sha256File(path: string): Promise<string> {
-  const { createHash } = await import("node:crypto");
   const hash = createHash("sha256");
   const file = await Deno.open(path, { read: true });
   try {
@@ -138,18 +138,33 @@ export async function sha256File(path: string): Promise<string> {
   return hash.digest("hex");
 }
 
+/** SHA-256 of bytes `[start, end)` of an open file, read in chunks. */
+export function hashRangeSync(file: Deno.FsFile, start: number, end: number): string {
+  const hash = createHash("sha256");
+  for (let pos = start; pos < end;) {
+    const chunk = readRangeSync(file, pos, Math.min(end, pos + CHUNK));
+    if (chunk.length === 0) break;
+    hash.update(chunk);
+    pos += chunk.length;
+  }
+  return hash.digest("hex");
+}
+
 /**
- * Copies bytes `[start, end)` of an open file to `dest` in chunks that end at line ends,
- * passing each chunk through `transform` (which returns the bytes to write).
+ * Copies bytes `[start, end)` of an open file to `dest` (a new file, or an open one written at
+ * its position) in chunks that end at line ends, passing each chunk through `transform`
+ * (which returns the bytes to write).
  */
 export function copyRangeSync(
   file: Deno.FsFile,
   start: number,
   end: number,
-  dest: string,
+  dest: string | Deno.FsFile,
   transform: (chunk: Uint8Array) => Uint8Array,
 ): void {
-  const out = Deno.openSync(dest, { write: true, createNew: true });
+  const out = typeof dest === "string"
+    ? Deno.openSync(dest, { write: true, createNew: true })
+    : dest;
   try {
     let pos = start;
     let carry = new Uint8Array(0);
@@ -168,7 +183,7 @@ export function copyRangeSync(
       if (pos >= end && carry.length === 0) break;
     }
   } finally {
-    out.close();
+    if (typeof dest === "string") out.close();
   }
 }
 
