@@ -279,10 +279,10 @@ async function ingestClaimed(
   const runs = new RunAssembler({ path, sha, size, file }, options, now, outcome, dataset);
   try {
     for await (const batch of readLineBatches(path)) {
-      if (options.signal?.aborted) throw new DOMException("ingest stopped", "AbortError");
       for (const l of batch) {
         const done = splitter.push(l);
         if (done) {
+          if (options.signal?.aborted) throw new DOMException("ingest stopped", "AbortError");
           blocks++;
           runs.add(done, splitter.sawCommand);
         }
