@@ -151,6 +151,17 @@ export function datasetFiles(dataDir: string): DatasetFiles {
   } catch {
     throw new DatasetError(`${dataDir}: no such dataset directory`);
   }
+  // a batch that a compaction removes while it is listed: list again
+  for (let attempt = 0;; attempt++) {
+    try {
+      return listFiles(dataDir);
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound) || attempt >= 5) throw e;
+    }
+  }
+}
+
+function listFiles(dataDir: string): DatasetFiles {
   const tables = new Map<string, string[]>();
   const replaced = new Set<string>();
   const found: { dir: string; id: string; files: string[] }[] = [];

@@ -86,6 +86,8 @@ export interface ClaimWriter {
   pid: number;
   /** Start time of the process (clock ticks since boot, `/proc/<pid>/stat`), or null. */
   start: number | null;
+  /** Boot time of the host (s since the epoch, from its uptime), or null. */
+  boot_time?: number | null;
 }
 
 let me: ClaimWriter | undefined;
@@ -97,8 +99,17 @@ export function thisWriter(): ClaimWriter {
     boot_id: readOrNull("/proc/sys/kernel/random/boot_id")?.trim() ?? null,
     pid: Deno.pid,
     start: procStart(Deno.pid),
+    boot_time: bootTime(),
   };
   return me;
+}
+
+function bootTime(): number | null {
+  try {
+    return Math.round(Date.now() / 1000 - Deno.osUptime());
+  } catch {
+    return null;
+  }
 }
 
 function hostName(): string {
@@ -137,11 +148,27 @@ function procStart(pid: number): number | null {
 export function writerGone(w: ClaimWriter | undefined): boolean {
   if (!w || typeof w.pid !== "number") return false;
   const mine = thisWriter();
-  if (w.host !== mine.host || mine.boot_id === null) return false;
-  if (w.boot_id !== mine.boot_id) return true; // rebooted since: every process of then is gone
-  if (!Deno.build.os.startsWith("linux")) return false;
+  if (w.host !== mine.host) return false;
+  // rebooted since: every process of then is gone
+  if (w.boot_id && mine.boot_id) {
+    if (w.boot_id !== mine.boot_id) return true;
+  } else if (typeof w.boot_time === "number" && typeof mine.boot_time === "number") {
+    if (Math.abs(w.boot_time - mine.boot_time) > 120) return true;
+  } else return false;
+  if (w.pid === mine.pid) return w.start !== null && mine.start !== null && w.start !== mine.start;
   const start = procStart(w.pid);
-  return start === null || (w.start !== null && start !== w.start);
+  if (start !== null) return w.start !== null && start !== w.start;
+  return !alive(w.pid);
+}
+
+/** Whether a process runs (signal it SIGCONT: no effect on a running process). */
+function alive(pid: number): boolean {
+  try {
+    Deno.kill(pid, "SIGCONT");
+    return true;
+  } catch (e) {
+    return !(e instanceof Deno.errors.NotFound); // ESRCH: gone; EPERM or no permission: unknown
+  }
 }
 
 function checkKey(key: ClaimKey): void {

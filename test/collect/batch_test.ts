@@ -26,7 +26,7 @@ async function deadPid(): Promise<number> {
 
 Deno.test("an ingest killed half-way leaves nothing of the file, and a retry just works", async () => {
   const dir = Deno.makeTempDirSync({ prefix: "kvlab-kill9-" });
-  transcript(`${dir}/t.txt`, 3000);
+  transcript(`${dir}/t.txt`, 10_000);
   const data = `${dir}/data`;
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", ROOT + "src/cli.ts", "ingest", `${dir}/t.txt`, "--data", data],
@@ -37,18 +37,19 @@ Deno.test("an ingest killed half-way leaves nothing of the file, and a retry jus
   for (let i = 0; i < 600; i++) {
     await new Promise((r) => setTimeout(r, 50));
     try {
-      if ([...Deno.readDirSync(`${data}/tmp`)].length > 0 && i > 10) break;
+      if ([...Deno.readDirSync(`${data}/tmp`)].length > 0) break;
     } catch { /* not yet */ }
   }
+  await new Promise((r) => setTimeout(r, 300));
   child.kill("SIGKILL");
   await child.status;
   assert.equal(loadTable(data, "runs").height, 0, "no run of the killed file is visible");
   const again = await ingestPaths([`${dir}/t.txt`], { data });
   assert.equal(again[0].status, "ingested", again[0].error?.message);
-  assert.equal(again[0].runs.length, 3000);
+  assert.equal(again[0].runs.length, 10_000);
   const runs = loadTable(data, "runs");
-  assert.equal(runs.height, 3000);
-  assert.equal(new Set(runs.getColumn("run_id").toArray()).size, 3000);
+  assert.equal(runs.height, 10_000);
+  assert.equal(new Set(runs.getColumn("run_id").toArray()).size, 10_000);
   assert.equal((await ingestPaths([`${dir}/t.txt`], { data }))[0].status, "duplicate");
   Deno.removeSync(dir, { recursive: true });
 });
