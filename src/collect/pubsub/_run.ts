@@ -18,11 +18,11 @@ import {
   subscriberChannels,
   writePayloadHeader,
 } from "./payload.ts";
-import { type Checked, type PubSubResult, PubSubUnsupportedError } from "./types.ts";
+import { type PubSubChecked, type PubSubResult, PubSubUnsupportedError } from "./types.ts";
 
 /** One step's connections, schedule and counts. */
 export class PubSubRun {
-  readonly #o: Checked;
+  readonly #o: PubSubChecked;
   readonly #names: string[];
   readonly #pubs: Publisher[] = [];
   readonly #subs: Subscriber[] = [];
@@ -56,7 +56,7 @@ export class PubSubRun {
     series: emptySecondCounts(),
   };
 
-  constructor(o: Checked) {
+  constructor(o: PubSubChecked) {
     this.#o = o;
     this.#names = Array.from({ length: o.channels }, (_, c) => `${o.channelPrefix}${c}`);
     this.#interval = connectionIntervalMs(o.rateDeliveriesPerSec / o.fanOut, o.publishers);

@@ -15,7 +15,7 @@ import process from "node:process";
 import { connectionIntervalMs } from "../loadgen/schedule.ts";
 import { checkTopology, PAYLOAD_HEADER_BYTES } from "./payload.ts";
 import { PubSubRun } from "./_run.ts";
-import type { Checked, PubSubOptions, PubSubResult } from "./types.ts";
+import type { PubSubChecked, PubSubOptions, PubSubResult } from "./types.ts";
 
 export * from "./types.ts";
 
@@ -36,7 +36,7 @@ export * from "./types.ts";
  * assert.throws(() => pubSubPlan({ ...p, payloadBytes: 8 }), /payloadBytes/);
  * ```
  */
-export function pubSubPlan(o: PubSubOptions): Checked {
+export function pubSubPlan(o: PubSubOptions): PubSubChecked {
   const fanOut = o.fanOut ?? (o.mode === "fan-out" ? o.subscribers : 1);
   // every subscriber on exactly one channel unless told otherwise
   const channels = o.channels ?? Math.ceil(o.subscribers / fanOut);

@@ -114,7 +114,7 @@ export interface PubSubResult {
 }
 
 /** The checked options with defaults filled. */
-export type Checked =
+export type PubSubChecked =
   & Required<Omit<PubSubOptions, "password" | "hostname" | "channels" | "fanOut" | "signal">>
   & Endpoint
   & { channels: number; fanOut: number; signal?: AbortSignal };
