@@ -19,6 +19,7 @@ import { deltaCommand, deltaOptions } from "./cli/delta.ts";
 import { demoCommand, demoOptions } from "./cli/demo.ts";
 import { ingestCommand, ingestOptions } from "./cli/ingest.ts";
 import { plotCommand, plotOptions } from "./cli/plot.ts";
+import { pubSubCommand, pubSubCommandOptions } from "./cli/pubsub.ts";
 import { reportCommand, reportOptions } from "./cli/report.ts";
 import { runCommand, runOptions } from "./cli/run.ts";
 import { sampleCommand, sampleOptions } from "./cli/sample.ts";
@@ -166,6 +167,25 @@ function declareSample(program: Command, out: Output): void {
     .action((opts) => sampleCommand(sampleOptions(opts), out));
 }
 
+/** Declares `kvlab pubsub` and its options; the work is in `cli/pubsub.ts`. */
+function declarePubSub(program: Command, out: Output): void {
+  program.command("pubsub")
+    .description("One pub/sub delivery-latency step (open-loop publishing at --rate deliveries/s).")
+    .requiredOption("--url <url>", "redis://[:password@]host[:port] (plain TCP)")
+    .requiredOption("--data <dir>", "dataset directory")
+    .requiredOption("--rate <n>", "target delivery rate: messages × subscribers reached per second")
+    .option("--mode <mode>", "one-to-one, fan-out or sharded", "one-to-one")
+    .option("--publishers <n>", "publisher connections", "64")
+    .option("--subscribers <n>", "subscriber connections", "100")
+    .option("--channels <n>", "channels (default: subscribers ÷ fan-out)")
+    .option("--fan-out <n>", "subscribers per channel (fan-out: all; else 1)")
+    .option("--payload <bytes>", "payload size, at least 16", "128")
+    .option("--duration <s>", "publishing window, seconds", "10")
+    .option("--grace <s>", "seconds deliveries may still arrive after it", "2")
+    .option("--label <label>", "label stored on the run")
+    .action((opts) => pubSubCommand(pubSubCommandOptions(opts), out));
+}
+
 /** Declares `kvlab demo` and its options; the work is in `cli/demo.ts`. */
 function declareDemo(program: Command, out: Output): void {
   program.command("demo")
@@ -191,6 +211,7 @@ const COMMANDS: ((program: Command, out: Output) => void)[] = [
   declareRun,
   declareSample,
   declareDemo,
+  declarePubSub,
 ];
 
 /**

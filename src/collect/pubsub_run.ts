@@ -20,6 +20,9 @@ import { KVLAB_VERSION, newRunId, RunWriter } from "./store.ts";
 import { type ServerTarget, transportOf } from "./target.ts";
 import { type SustainedVerdict, sustainedVerdict } from "../_sustained.ts";
 
+export * from "./pubsub/mod.ts";
+export * from "./pubsub_rows.ts";
+
 /** One pub/sub step to run: the server and the engine's options other than the endpoint. */
 export interface PubSubCall extends Omit<PubSubOptions, "hostname" | "port" | "password"> {
   target: ServerTarget;

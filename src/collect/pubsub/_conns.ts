@@ -16,6 +16,7 @@ export class QueuedWriter {
   #pending: Uint8Array[] = [];
   #busy = false;
   #closed = false;
+  #queued = 0;
 
   /**
    * @param sock The socket.
@@ -23,9 +24,15 @@ export class QueuedWriter {
    */
   constructor(readonly sock: Deno.TcpConn, readonly onError: (e: unknown) => void) {}
 
+  /** Bytes given to {@link QueuedWriter.write} and not yet taken by the socket. */
+  get queuedBytes(): number {
+    return this.#queued;
+  }
+
   /** Queues bytes (written at once when no write is pending). */
   write(bytes: Uint8Array): void {
     if (this.#closed) return;
+    this.#queued += bytes.length;
     this.#pending.push(bytes);
     if (!this.#busy) this.#flush();
   }
@@ -41,7 +48,11 @@ export class QueuedWriter {
           bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
           parts.reduce((at, p) => (bytes.set(p, at), at + p.length), 0);
         }
-        for (let at = 0; at < bytes.length;) at += await this.sock.write(bytes.subarray(at));
+        for (let at = 0; at < bytes.length;) {
+          const n = await this.sock.write(bytes.subarray(at));
+          at += n;
+          this.#queued -= n;
+        }
       }
     } catch (e) {
       if (!this.#closed) this.onError(e);

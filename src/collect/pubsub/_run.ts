@@ -20,6 +20,9 @@ import {
 } from "./payload.ts";
 import { type PubSubChecked, type PubSubResult, PubSubUnsupportedError } from "./types.ts";
 
+/** Most bytes a publisher may have waiting for its socket; messages due beyond are unsent. */
+const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
+
 /** One step's connections, schedule and counts. */
 export class PubSubRun {
   readonly #o: PubSubChecked;
@@ -63,6 +66,11 @@ export class PubSubRun {
     this.#budget = o.maxMessages;
     this.#last = new Int32Array(o.subscribers * o.publishers).fill(-1);
     this.#subscribed.promise.catch(() => {/* awaited in connect(); rejected early is fine */});
+  }
+
+  /** End of the window for intended times (1 ns early: summed intervals drift by ulps). */
+  get #windowMs(): number {
+    return this.#o.durationS * 1000 - 1e-6;
   }
 
   #now(): number {
@@ -122,7 +130,7 @@ export class PubSubRun {
     this.#t0 = performance.now() + 20;
     for (const p of this.#pubs) {
       p.next = firstSendMs(p.index, o.publishers, this.#interval, o.arrival, p.random);
-      if (p.next < o.durationS * 1000) this.#heap.push(p);
+      if (p.next < this.#windowMs) this.#heap.push(p);
     }
     this.#sending = true;
     this.#timers.push(setTimeout(() => this.#stop(), o.durationS * 1000 + 20));
@@ -154,31 +162,36 @@ export class PubSubRun {
     } else this.#waker!.arm(performance.timeOrigin + this.#t0 + top.next - this.#o.spinMs);
   }
 
-  /** Writes every message of `p` due by `t` (one write), then re-queues it. */
+  /** Writes every message of `p` due by `t` (gathered while the socket is busy), then re-queues it. */
   #publishDue(p: Publisher, t: number): void {
     const o = this.#o;
-    const windowMs = o.durationS * 1000;
-    const parts: Uint8Array[] = [];
+    const windowMs = this.#windowMs;
+    let sent = 0;
     while (!p.closed && p.next <= t && p.next < windowMs && this.#budget > 0) {
+      if (p.writer.queuedBytes > MAX_QUEUED_BYTES) {
+        // the socket does not take more: the client (or the server) is saturated
+        this.#c.unsent++;
+        this.#budget--;
+        p.next = nextSendMs(p.next, this.#interval, o.arrival, p.random);
+        continue;
+      }
       const stampNs = Math.round(p.next * 1e6);
       const sequence = p.sequence++;
       const channel = messageChannel(p.index, sequence, o.publishers, o.channels);
-      parts.push(
-        p.command(
-          channel,
-          o.payloadBytes,
-          (payload) => writePayloadHeader(payload, { stampNs, publisher: p.index, sequence }),
-        ),
-      );
+      p.writer.write(p.command(
+        channel,
+        o.payloadBytes,
+        (payload) => writePayloadHeader(payload, { stampNs, publisher: p.index, sequence }),
+      ));
+      sent++;
       recordMs(this.#c.lateness, t - p.next);
       countSent(this.#c.series, t);
       this.#budget--;
       p.next = nextSendMs(p.next, this.#interval, o.arrival, p.random);
     }
-    for (const bytes of parts) p.writer.write(bytes);
-    p.outstanding += parts.length;
-    this.#outstanding += parts.length;
-    this.#c.published += parts.length;
+    p.outstanding += sent;
+    this.#outstanding += sent;
+    this.#c.published += sent;
     if (!p.closed && p.next < windowMs && this.#budget > 0) this.#heap.push(p);
   }
 
@@ -297,7 +310,7 @@ export class PubSubRun {
     this.#waker?.close();
     this.#heap.clear();
     for (const p of this.#pubs) {
-      for (let t = p.next; t < o.durationS * 1000 && this.#budget > 0;) {
+      for (let t = p.next; t < this.#windowMs && this.#budget > 0;) {
         this.#c.unsent++;
         this.#budget--;
         t = nextSendMs(t, this.#interval, o.arrival, p.random);
