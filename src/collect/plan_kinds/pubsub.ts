@@ -182,17 +182,9 @@ export const pubSubKind: PlanKind<PubSubPlan, PubSubCell> = {
       };
       const ns = notSustained.get(key);
       if (ns !== undefined && cell.rate > ns) {
-        // the engine never runs: a zero-length step records the skip with its reason
-        const run = await runPubSubStep(
-          { ...call, target: { ...call.target, socket: "" } },
-          record,
-        );
-        return {
-          ...run,
-          reason:
-            `skipped: ${cell.label} did not sustain ${ns.toLocaleString("en")} deliveries/s ` +
-            `(${cell.mode}, repetition ${cell.repetition})`,
-        };
+        const skip = `skipped: ${cell.label} did not sustain ${ns.toLocaleString("en")} ` +
+          `deliveries/s (${cell.mode}, repetition ${cell.repetition})`;
+        return await runPubSubStep(call, { ...record, skip });
       }
       const run = await runPubSubStep({ ...call, signal: ctx.signal }, record);
       if (run.verdict === "NS" || run.status === "failed") {
