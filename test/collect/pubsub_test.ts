@@ -94,14 +94,14 @@ Deno.test({
           const admin = new Redis(server.port, "127.0.0.1");
           try {
             // a small pub/sub output buffer: the server disconnects the stalled subscriber
-            await admin.config("SET", "client-output-buffer-limit", "pubsub 32kb 16kb 1");
+            await admin.config("SET", "client-output-buffer-limit", "pubsub 256kb 128kb 1");
             const wall0 = performance.now();
             const r = await runPubSub({
               port: server.port,
               mode: "one-to-one",
               publishers: 2,
               subscribers: 4,
-              payloadBytes: 8192, // 500 deliveries/s × 8 KB outgrow the kernel's socket buffers
+              payloadBytes: 16384, // 500/s × 16 KB to the stalled one outgrow the socket buffers (~10 MB)
               rateDeliveriesPerSec: 2000,
               durationS: 2,
               graceS: 1,
