@@ -38,6 +38,9 @@ interface Kvlab {
   done: Promise<{ code: number; stdout: string; stderr: string }>;
 }
 
+/** The kvlab processes still running, killed by {@link stopAll} after a failed test. */
+const RUNNING = new Map<number, Deno.ChildProcess>();
+
 function kvlab(args: string[], env: Record<string, string> = {}): Kvlab {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", ...PERMISSIONS, ROOT + "src/cli.ts", ...args],
@@ -46,6 +49,8 @@ function kvlab(args: string[], env: Record<string, string> = {}): Kvlab {
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+  RUNNING.set(child.pid, child);
+  child.status.then(() => RUNNING.delete(child.pid));
   let out = "";
   const waiters: { re: RegExp; resolve: () => void }[] = [];
   const reading = (async () => {
@@ -175,6 +180,19 @@ function hasSetpriv(): boolean {
   });
 }
 
+/** Kills the kvlab processes and the gated tools of a test still running (after a failure). */
+async function stopAll(gate: string): Promise<void> {
+  for (const child of RUNNING.values()) {
+    child.kill("SIGKILL");
+    await child.status;
+  }
+  for (const pid of started(gate)) {
+    try {
+      Deno.kill(pid, "SIGKILL");
+    } catch { /* ended */ }
+  }
+}
+
 function gone(pid: number): true | undefined {
   return processState(pid).state === "gone" ? true : undefined;
 }
@@ -183,32 +201,36 @@ Deno.test("two kvlab run of one plan into one dataset run each cell once", async
   await withServers([{}, {}], async ([a, b]) => {
     const dir = Deno.makeTempDirSync({ prefix: "kvlab-twice-" });
     const env = gatedBenchmark(`${dir}/gate`);
-    const plan = writePlan(dir, [a.url, b.url]);
-    const first = kvlab(["run", plan, "--data", `${dir}/data`], env);
-    // the first runner's first cell is running (held at the gate)
-    await until(() => started(`${dir}/gate`).length === 1 || undefined, "the first tool");
-    const second = kvlab(["run", plan, "--data", `${dir}/data`], env);
-    // the second runner either waits for that cell (locked) or starts it again (the defect)
-    const seen = await until(
-      () =>
-        /^\[1\/4\] procs\/s1\/\S+: run by another kvlab \(pid \d+ on .+\); waiting for it$/m
-            .test(second.output())
-          ? "waits"
-          : started(`${dir}/gate`).length > 1
-          ? "runs the cell again"
-          : undefined,
-      "the second runner to wait or start",
-    );
-    assert.equal(seen, "waits", second.output());
-    Deno.writeTextFileSync(`${dir}/gate/go`, "");
-    const [r1, r2] = await Promise.all([first.done, second.done]);
-    assert.equal(r1.code, 0, r1.stdout + r1.stderr);
-    assert.equal(r2.code, 0, r2.stdout + r2.stderr);
-    const s = await stored(`${dir}/data`);
-    assert.deepEqual(s.n, [2, 2], "compare n equals repetitions");
-    assert.deepEqual(s.runsPerCell, [1, 1, 1, 1], "one run per cell");
-    assert.ok(s.statuses.every((x) => x === "complete"));
-    assert.deepEqual([...Deno.readDirSync(`${dir}/data/locks/cells`)], [], "locks released");
+    try {
+      const plan = writePlan(dir, [a.url, b.url]);
+      const first = kvlab(["run", plan, "--data", `${dir}/data`], env);
+      // the first runner's first cell is running (held at the gate)
+      await until(() => started(`${dir}/gate`).length === 1 || undefined, "the first tool");
+      const second = kvlab(["run", plan, "--data", `${dir}/data`], env);
+      // the second runner either waits for that cell (locked) or starts it again (the defect)
+      const seen = await until(
+        () =>
+          /^\[1\/4\] procs\/s1\/\S+: run by another kvlab \(pid \d+ on .+\); waiting for it$/m
+              .test(second.output())
+            ? "waits"
+            : started(`${dir}/gate`).length > 1
+            ? "runs the cell again"
+            : undefined,
+        "the second runner to wait or start",
+      );
+      assert.equal(seen, "waits", second.output());
+      Deno.writeTextFileSync(`${dir}/gate/go`, "");
+      const [r1, r2] = await Promise.all([first.done, second.done]);
+      assert.equal(r1.code, 0, r1.stdout + r1.stderr);
+      assert.equal(r2.code, 0, r2.stdout + r2.stderr);
+      const s = await stored(`${dir}/data`);
+      assert.deepEqual(s.n, [2, 2], "compare n equals repetitions");
+      assert.deepEqual(s.runsPerCell, [1, 1, 1, 1], "one run per cell");
+      assert.ok(s.statuses.every((x) => x === "complete"));
+      assert.deepEqual([...Deno.readDirSync(`${dir}/data/locks/cells`)], [], "locks released");
+    } finally {
+      await stopAll(`${dir}/gate`);
+    }
   });
 });
 
@@ -216,26 +238,30 @@ Deno.test("kill -9 of kvlab mid-cell leaves no tool running; a resume runs the c
   await withServers([{}, {}], async ([a, b]) => {
     const dir = Deno.makeTempDirSync({ prefix: "kvlab-kill9-" });
     const env = gatedBenchmark(`${dir}/gate`);
-    const plan = writePlan(dir, [a.url, b.url]);
-    const first = kvlab(["run", plan, "--data", `${dir}/data`], env);
-    const [tool] = await until(
-      () => started(`${dir}/gate`).length ? started(`${dir}/gate`) : undefined,
-      "the tool",
-    );
-    assert.equal(processState(tool).state, "running");
-    first.kill("SIGKILL");
-    assert.equal((await first.done).code, 137);
-    // the tool dies with kvlab (it would otherwise wait at the gate for ever): at once where
-    // setpriv gives it a parent-death signal, else when the resume finds its pid file
-    if (hasSetpriv()) await until(() => gone(tool), `tool pid ${tool} to end`);
-    Deno.writeTextFileSync(`${dir}/gate/go`, "");
-    const resume = await kvlab(["run", plan, "--data", `${dir}/data`], env).done;
-    assert.equal(resume.code, 0, resume.stdout + resume.stderr);
-    assert.equal(processState(tool).state, "gone");
-    assert.match(resume.stdout, /^4 cells: 4 complete, 0 skipped/m);
-    const s = await stored(`${dir}/data`);
-    assert.deepEqual(s.n, [2, 2]);
-    assert.deepEqual(s.runsPerCell, [1, 1, 1, 1]);
+    try {
+      const plan = writePlan(dir, [a.url, b.url]);
+      const first = kvlab(["run", plan, "--data", `${dir}/data`], env);
+      const [tool] = await until(
+        () => started(`${dir}/gate`).length ? started(`${dir}/gate`) : undefined,
+        "the tool",
+      );
+      assert.equal(processState(tool).state, "running");
+      first.kill("SIGKILL");
+      assert.equal((await first.done).code, 137);
+      // the tool dies with kvlab (it would otherwise wait at the gate for ever): at once where
+      // setpriv gives it a parent-death signal, else when the resume finds its pid file
+      if (hasSetpriv()) await until(() => gone(tool), `tool pid ${tool} to end`);
+      Deno.writeTextFileSync(`${dir}/gate/go`, "");
+      const resume = await kvlab(["run", plan, "--data", `${dir}/data`], env).done;
+      assert.equal(resume.code, 0, resume.stdout + resume.stderr);
+      assert.equal(processState(tool).state, "gone");
+      assert.match(resume.stdout, /^4 cells: 4 complete, 0 skipped/m);
+      const s = await stored(`${dir}/data`);
+      assert.deepEqual(s.n, [2, 2]);
+      assert.deepEqual(s.runsPerCell, [1, 1, 1, 1]);
+    } finally {
+      await stopAll(`${dir}/gate`);
+    }
   });
 });
 
@@ -315,9 +341,7 @@ Deno.test("SIGHUP stops the tool, stores the partial run as incomplete and exits
     );
     const run = kvlab(["run", plan, "--data", data]);
     await run.waitFor(/^\s+SET: rps=/m);
-    // the running tool, from its pid file
-    const [pidFile] = [...Deno.readDirSync(`${data}/locks/children`)];
-    const tool = Number(pidFile.name.replace(/\.json$/, ""));
+    const [tool] = benchmarksOn(a.port);
     assert.equal(processState(tool).state, "running");
     run.kill("SIGHUP");
     const r = await run.done;
