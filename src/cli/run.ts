@@ -11,7 +11,7 @@ import { loadTable } from "../analyze/load.ts";
 import { formatForPeople } from "../analyze/present.ts";
 import { resultsFrame } from "../analyze/units.ts";
 import { parsePlan, type StudyPlan } from "../collect/plan.ts";
-import { runPlan, type StudyEvent, type StudyResult } from "../collect/study.ts";
+import { type Orphan, runPlan, type StudyEvent, type StudyResult } from "../collect/study.ts";
 import { exitForStudy, type Output, stopSignalOf, withStopSignals } from "./_exit.ts";
 import { studyProgress } from "./progress.ts";
 
@@ -112,8 +112,7 @@ export function cellSummary(data: string, outcomes: readonly CellOutcome[]): pl.
 }
 
 /**
- * The line said when kvlab waits for another runner's cell, or found a tool left running by a
- * kvlab that died; undefined for other events.
+ * The line said when kvlab waits for a cell another kvlab runs; undefined for other events.
  *
  * @param e A study event.
  * @returns The line (with its newline), or undefined.
@@ -128,26 +127,36 @@ export function cellSummary(data: string, outcomes: readonly CellOutcome[]): pl.
  *   lockLine({ kind: "wait", cell, index: 1, total: 2, holder }),
  *   "[1/2] p/a/c1/rep1: run by another kvlab (pid 42 on h since t); waiting for it\n",
  * );
+ * ```
+ */
+export function lockLine(e: StudyEvent): string | undefined {
+  if (e.kind !== "wait") return undefined;
+  const h = e.holder;
+  return `[${e.index}/${e.total}] ${e.cell.id}: run by another kvlab ` +
+    `(pid ${h.pid} on ${h.hostname} since ${h.started_at}); waiting for it\n`;
+}
+
+/**
+ * The line said of a tool left running by a kvlab that died.
+ *
+ * @param o The tool, and what was done.
+ * @returns The line, with its newline.
+ *
+ * @example
+ * ```ts
+ * import { orphanLine } from "./run.ts";
+ * import assert from "node:assert/strict";
  * assert.equal(
- *   lockLine({ kind: "orphan", orphan: { pid: 7, program: "redis-benchmark", kvlabPid: 5, action: "stopped" } }),
+ *   orphanLine({ pid: 7, program: "redis-benchmark", kvlabPid: 5, action: "stopped" }),
  *   "stopped redis-benchmark (pid 7), left running by kvlab pid 5 which is gone\n",
  * );
  * ```
  */
-export function lockLine(e: StudyEvent): string | undefined {
-  if (e.kind === "wait") {
-    const h = e.holder;
-    return `[${e.index}/${e.total}] ${e.cell.id}: run by another kvlab ` +
-      `(pid ${h.pid} on ${h.hostname} since ${h.started_at}); waiting for it\n`;
-  }
-  if (e.kind === "orphan") {
-    const o = e.orphan;
-    return o.action === "stopped"
-      ? `stopped ${o.program} (pid ${o.pid}), left running by kvlab pid ${o.kvlabPid} which is gone\n`
-      : `${o.program} (pid ${o.pid}), started by kvlab pid ${o.kvlabPid} which is gone, may ` +
-        `still run: ps could not check it\n`;
-  }
-  return undefined;
+export function orphanLine(o: Orphan): string {
+  return o.action === "stopped"
+    ? `stopped ${o.program} (pid ${o.pid}), left running by kvlab pid ${o.kvlabPid} which is gone\n`
+    : `${o.program} (pid ${o.pid}), started by kvlab pid ${o.kvlabPid} which is gone, may ` +
+      `still run: ps could not check it\n`;
 }
 
 /**
@@ -185,6 +194,7 @@ export async function runStudy(
       data,
       dryRun,
       signal,
+      onOrphan: (o) => print(orphanLine(o)),
       onEvent: (e) => {
         const line = lockLine(e);
         if (line) print(line);

@@ -41,9 +41,7 @@ export type StudyEvent =
   | InCell<CellEvent>
   | { kind: "end"; cell: PlanCell; index: number; total: number; run: CollectedRun }
   /** Another kvlab holds the cell: this one waits for it (reported once per holder). */
-  | { kind: "wait"; cell: PlanCell; index: number; total: number; holder: LockOwner }
-  /** A tool left running by a kvlab that died was found (and stopped), before the first cell. */
-  | { kind: "orphan"; orphan: Orphan };
+  | { kind: "wait"; cell: PlanCell; index: number; total: number; holder: LockOwner };
 
 /** A cell's own events (`warmup`, `progress`, `fill`), each with its cell. */
 type InCell<E> = E extends unknown ? E & { cell: PlanCell } : never;
@@ -59,6 +57,8 @@ export interface RunPlanOptions {
   /** Only list the cells and their commands. */
   dryRun?: boolean;
   onEvent?: (e: StudyEvent) => void;
+  /** Told of each tool left running by a kvlab that died, found (and stopped) before any cell. */
+  onOrphan?: (o: Orphan) => void;
   /** @default {setTimeout-based} */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** @default {() => new Date()} */
@@ -167,7 +167,7 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
   };
   const { data, signal, now, onEvent } = options;
   if (!options.dryRun) {
-    for (const orphan of await reapOrphans(children)) onEvent?.({ kind: "orphan", orphan });
+    for (const orphan of await reapOrphans(children)) options.onOrphan?.(orphan);
   }
   const stored = options.dryRun ? undefined : new StoredCells(data, plan.name);
   const locks = new CellLocks(data, { now });
