@@ -157,18 +157,30 @@ export function toHtml(spec: VegaLiteSpec, svgFallback?: string): string {
 `;
 }
 
+/** Options of {@link saveChart}. */
+export interface SaveChartOptions {
+  /**
+   * Which missing folders to create: `all` of them (for programs that choose their own paths,
+   * like `saveFigure`), or only the file's own folder when its `parent` exists (for a path a
+   * person typed, like `kvlab plot -o`: a mistyped path is refused rather than grown into a
+   * tree).
+   * @default {"all"}
+   */
+  folders?: "all" | "parent";
+}
+
 /**
  * Saves a chart: `.svg`, `.png` (2× scale), `.html` (interactive, with the SVG inline as a
- * fallback) or `.vl.json` (the spec). The file's folder is created when its own parent exists
- * (`out/fig.svg` makes `out/`); deeper missing folders are refused rather than created, so a
- * mistyped path does not silently grow a tree. The file is written to a temporary name and
- * renamed, so a failed render leaves nothing half-written.
+ * fallback) or `.vl.json` (the spec). Missing folders are created as `options.folders` says.
+ * The file is written to a temporary name and renamed, so a failed render leaves nothing
+ * half-written. A path under `/proc`, `/sys` or `/dev`, or one kvlab may not write, is refused
+ * with the path and what to do.
  *
  * @param spec The chart.
  * @param path Where to write it; the extension picks the format.
- * @throws {TypeError} For any other extension, for a path whose folder's parent is missing,
- * and for a path kvlab may not write (under `/proc`, `/sys` or `/dev`, or without permission),
- * with the path and what to do.
+ * @param options Which missing folders to create.
+ * @throws {TypeError} For any other extension, for a folder whose parent is missing (with
+ * `folders: "parent"`), and for a path that cannot be written.
  *
  * @example
  * ```ts
@@ -176,14 +188,23 @@ export function toHtml(spec: VegaLiteSpec, svgFallback?: string): string {
  * import assert from "node:assert/strict";
  * const dir = Deno.makeTempDirSync();
  * const spec = { mark: "point", data: { values: [] } };
- * await saveChart(spec, `${dir}/out/fig.vl.json`);
+ * await saveChart(spec, `${dir}/out/fig.vl.json`, { folders: "parent" });
  * assert.ok(Deno.statSync(`${dir}/out/fig.vl.json`).isFile);
- * await assert.rejects(saveChart(spec, `${dir}/no/such/fig.svg`), /folder .*\/no does not exist/);
+ * await assert.rejects(
+ *   saveChart(spec, `${dir}/no/such/fig.svg`, { folders: "parent" }),
+ *   /folder .*\/no does not exist/,
+ * );
+ * await saveChart(spec, `${dir}/a/b/fig.vl.json`);
+ * assert.ok(Deno.statSync(`${dir}/a/b/fig.vl.json`).isFile);
  * ```
  */
-export async function saveChart(spec: VegaLiteSpec, path: string): Promise<void> {
+export async function saveChart(
+  spec: VegaLiteSpec,
+  path: string,
+  options: SaveChartOptions = {},
+): Promise<void> {
   const format = chartFormat(path);
-  await chartFolder(path);
+  await chartFolder(path, options.folders ?? "all");
   let bytes: Uint8Array;
   switch (format) {
     case "svg":
@@ -209,8 +230,8 @@ export async function saveChart(spec: VegaLiteSpec, path: string): Promise<void>
   }
 }
 
-/** Makes a chart's folder when its parent exists; refuses otherwise. */
-async function chartFolder(path: string): Promise<void> {
+/** Makes a chart's folder (all missing ones, or only when its parent exists). */
+async function chartFolder(path: string, folders: "all" | "parent"): Promise<void> {
   const cut = path.lastIndexOf("/");
   const dir = cut > 0 ? path.slice(0, cut) : cut === 0 ? "/" : ".";
   if (/^\/(proc|sys|dev)(\/|$)/.test(dir)) {
@@ -219,7 +240,7 @@ async function chartFolder(path: string): Promise<void> {
     );
   }
   try {
-    await Deno.mkdir(dir);
+    await Deno.mkdir(dir, { recursive: folders === "all" });
   } catch (e) {
     if (e instanceof Deno.errors.AlreadyExists) return;
     if (e instanceof Deno.errors.NotFound) {

@@ -14,15 +14,10 @@ import { processState } from "../../src/collect/_pids.ts";
 import { withServers } from "../_support/servers.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-const PERMISSIONS = [
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-ffi",
-  "--allow-sys",
-  "--allow-run",
-  "--allow-net=127.0.0.1",
-];
+// the permissions of `deno task kvlab`, loopback network only
+const PERMISSIONS =
+  "--allow-read --allow-write --allow-env --allow-ffi --allow-sys --allow-run --allow-net=127.0.0.1"
+    .split(" ");
 /** The longest any single wait of these tests may take. */
 const BOUND_MS = 90_000;
 
