@@ -32,3 +32,5 @@ export * from "./memtier_rows.ts";
 export * from "./memtier_run.ts";
 export * from "./tools.ts";
 export * from "./loadgen/mod.ts";
+export * from "./open_loop_run.ts";
+export * from "./open_loop_rows.ts";
