@@ -19,3 +19,4 @@ export * from "./memory.ts";
 export * from "./plots.ts";
 export * from "./summary.ts";
 export * from "./units.ts";
+export * from "./sweep.ts";
