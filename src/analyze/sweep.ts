@@ -78,7 +78,7 @@ function stepRows(results: pl.DataFrame, by: string): StepRow[] {
           ? [...new Set(others)].join("+")
           : String(r.test),
         clients: num("clients"),
-        arm: String(r[by] ?? ""),
+        arm: r[by] === null || r[by] === undefined ? "(no label)" : String(r[by]),
         requested: r.requested_ops_per_sec as number,
         achieved: num("ops_per_sec"),
         p50: num("p50_latency_ms"),
