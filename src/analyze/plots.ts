@@ -19,9 +19,10 @@ import { compare, delta } from "./compare.ts";
 import { latencySpectrum } from "./latency.ts";
 import { loadResults, loadTable } from "./load.ts";
 import { crossovers, scaling } from "./scaling.ts";
+import { sweepChart, sweepTable } from "./sweep.ts";
 
 /** The kinds of plot in {@link PLOTS}. */
-export type PlotKind = "throughput" | "ratio" | "latency" | "scaling" | "delta";
+export type PlotKind = "throughput" | "ratio" | "latency" | "scaling" | "delta" | "sweep";
 
 /**
  * The data a plot is built from: `results` is {@link loadResults}; `latency` is
@@ -77,7 +78,7 @@ function resolved(o: PlotOptions): Resolved {
  * import { PLOTS } from "@kvlab/kvlab/analyze";
  * import pl from "nodejs-polars";
  * import assert from "node:assert/strict";
- * assert.deepEqual(Object.keys(PLOTS), ["throughput", "ratio", "latency", "scaling", "delta"]);
+ * assert.deepEqual(Object.keys(PLOTS), ["throughput", "ratio", "latency", "scaling", "delta", "sweep"]);
  * assert.equal(PLOTS.latency.needs, "latency");
  * assert.throws(() => PLOTS.ratio.build(pl.DataFrame({}), {}), /ratio needs --baseline/);
  * ```
@@ -128,13 +129,18 @@ export const PLOTS: Readonly<Record<PlotKind, Plot>> = {
       return deltaChart(d, { title: o.title });
     },
   },
+  sweep: {
+    needs: "results",
+    build: (results, o) =>
+      sweepChart(sweepTable({ results }, { by: o.by }), { by: o.by, title: o.title }),
+  },
 };
 
 /** The plot kinds, in the registry's order. */
 export const PLOT_KINDS: readonly PlotKind[] = Object.keys(PLOTS) as PlotKind[];
 
 /**
- * The plot kinds as a phrase: `throughput, ratio, latency, scaling or delta`.
+ * The plot kinds as a phrase: `throughput, ratio, latency, scaling, delta or sweep`.
  *
  * @returns The phrase, for help texts and messages.
  *
@@ -142,7 +148,7 @@ export const PLOT_KINDS: readonly PlotKind[] = Object.keys(PLOTS) as PlotKind[];
  * ```ts
  * import { plotKindList } from "@kvlab/kvlab/analyze";
  * import assert from "node:assert/strict";
- * assert.equal(plotKindList(), "throughput, ratio, latency, scaling or delta");
+ * assert.equal(plotKindList(), "throughput, ratio, latency, scaling, delta or sweep");
  * ```
  */
 export function plotKindList(): string {
