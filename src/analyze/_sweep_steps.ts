@@ -22,6 +22,18 @@ export interface StepRow {
   p50: number | null;
   p99: number | null;
   basis: string;
+  /** Every rate of the sweep the run belongs to (its `sweep_rates` tag), when known. */
+  planned: number[];
+}
+
+/** The `sweep_rates` tag of a run's tags (JSON), as numbers. */
+function plannedRates(tags: unknown): number[] {
+  try {
+    const t = JSON.parse(String(tags ?? "{}"));
+    return typeof t.sweep_rates === "string" ? t.sweep_rates.split(",").map(Number) : [];
+  } catch {
+    return [];
+  }
 }
 
 /**
@@ -57,6 +69,7 @@ export function stepRows(results: pl.DataFrame, by: string): StepRow[] {
         p50: num("p50_latency_ms"),
         p99: num("p99_latency_ms"),
         basis: typeof r.latency_basis === "string" ? r.latency_basis : "send",
+        planned: plannedRates(r.tags),
       });
     }
   }

@@ -109,7 +109,7 @@ export function sweepTable(source: string | SweepFrames, options: SweepOptions =
     groups.set(k, [...(groups.get(k) ?? []), s]);
   }
   const rows: Rec[] = [...groups.values()].map((g) => stepSummary(g, hist, by, rule));
-  rows.push(...skippedRows(rows, by));
+  rows.push(...skippedRows(rows, by, planned(steps)));
   // tables in order of appearance; arms in order of appearance; rates ascending
   const order = (k: (r: Rec) => string) => {
     const seen = new Map<string, number>();
@@ -190,8 +190,21 @@ function stepSummary(
   };
 }
 
-/** Rows for the rates of a table an arm did not run after its first NS. */
-function skippedRows(rows: Rec[], by: string): Rec[] {
+/** The rates each arm's sweep planned (its runs' `sweep_rates` tags), by table and arm. */
+function planned(steps: StepRow[]): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const s of steps) {
+    const k = JSON.stringify([s.workload, s.clients, s.arm]);
+    out.set(k, [...new Set([...(out.get(k) ?? []), ...s.planned])]);
+  }
+  return out;
+}
+
+/**
+ * Rows for the rates of a table (those other arms ran, and those the arm's own plan had) that an
+ * arm did not run after its first NS.
+ */
+function skippedRows(rows: Rec[], by: string, plannedRates: Map<string, number[]>): Rec[] {
   const out: Rec[] = [];
   const tables = new Map<string, Rec[]>();
   for (const r of rows) {
@@ -199,8 +212,10 @@ function skippedRows(rows: Rec[], by: string): Rec[] {
     tables.set(k, [...(tables.get(k) ?? []), r]);
   }
   for (const t of tables.values()) {
-    const rates = [...new Set(t.map((r) => Number(r.requested_ops_per_sec)))];
+    const ran = t.map((r) => Number(r.requested_ops_per_sec));
     for (const arm of new Set(t.map((r) => String(r[by])))) {
+      const own = plannedRates.get(JSON.stringify([t[0].test, t[0].clients, arm])) ?? [];
+      const rates = [...new Set([...ran, ...own])];
       const mine = t.filter((r) => String(r[by]) === arm);
       const ns = Math.min(
         ...mine.filter((r) => r.verdict === "NS").map((r) => Number(r.requested_ops_per_sec)),

@@ -11,7 +11,7 @@
 
 import * as hdr from "hdr-histogram-js";
 import type { HdrHistogramsRow, ResultsRow, TimeSeriesRow } from "../schema.ts";
-import { type Histogram, latencySummary } from "./loadgen/histogram.ts";
+import { type Histogram, latencyHistogram, latencySummary } from "./loadgen/histogram.ts";
 import type { CommandOutcome, OpenLoopResult } from "./loadgen/open_loop.ts";
 import { parseRatio, type RatioMix } from "./loadgen/schedule.ts";
 
@@ -126,7 +126,21 @@ export function histogramInMicroseconds(ns: Histogram): Histogram {
 export function openLoopRows(r: OpenLoopResult, runId: string, w: OpenLoopWorkload): OpenLoopRows {
   const mix = typeof w.ratio === "object" ? w.ratio : parseRatio(w.ratio ?? "0:1");
   const out: OpenLoopRows = { results: [], hdr_histograms: [], time_series: [] };
-  const parts: (CommandOutcome | null)[] = [...r.commands];
+  // the types the mix sends (an overloaded step may have measured none of them), SET first
+  const types: CommandOutcome["test"][] = [
+    ...(mix.set > 0 ? ["SET" as const] : []),
+    ...(mix.get > 0 ? ["GET" as const] : []),
+  ];
+  const parts: (CommandOutcome | null)[] = types.map((test) =>
+    r.commands.find((c) => c.test === test) ?? {
+      test,
+      sent: 0,
+      completed: 0,
+      errors: 0,
+      latencyFromIntended: latencyHistogram(),
+      latencyFromSend: latencyHistogram(),
+    }
+  );
   if (parts.length > 1) parts.push(null); // TOTALS
   const step = parts.length - 1; // the row that stands for the whole step
   parts.forEach((c, i) => {
@@ -202,7 +216,8 @@ function resultRow(
     requests: f.completed,
     keyspace: w.keys,
     duration_s: r.durationS,
-    ops_per_sec: f.completed / r.durationS,
+    // the step's row: replies received in the window; a type's: its measured replies
+    ops_per_sec: f.isStep ? r.achievedOpsPerSec : f.completed / r.durationS,
     avg_latency_ms: ms(i.meanMs),
     min_latency_ms: ms(f.intended.minNonZeroValue / 1e6),
     p50_latency_ms: ms(i.p50Ms),

@@ -87,6 +87,9 @@ export interface ShardOutcome extends OpenLoopCounts {
   series: SecondCounts;
   /** The SETs among the requests counted above. */
   sets: SetCounts;
+  /** Successful replies received inside the measured window, whatever their intended time
+   * (the achieved rate; an overloaded schedule falls behind, so its late requests still count). */
+  windowCompleted: number;
 }
 
 class Conn {
@@ -182,6 +185,7 @@ export class Shard {
     fromSend: latencyHistogram(),
     lateness: latencyHistogram(),
     series: emptySecondCounts(),
+    windowCompleted: 0,
     sets: {
       sent: 0,
       completed: 0,
@@ -362,6 +366,7 @@ export class Shard {
       }
     } else {
       countReply(out.series, t, t - c.intended[slot]);
+      if (t >= this.#o.warmupMs && t < this.#o.durationMs) out.windowCompleted++;
       if (flags & 2) {
         out.completed++;
         recordMs(out.fromIntended, t - c.intended[slot]);

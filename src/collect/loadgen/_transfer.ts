@@ -54,7 +54,15 @@ export function decodeOutcome(e: EncodedOutcome): ShardOutcome {
 export function mergeOutcomes(parts: readonly ShardOutcome[]): Omit<ShardOutcome, "series"> & {
   seriesParts: SecondCounts[];
 } {
-  const sum = (k: "sent" | "completed" | "errors" | "disconnects" | "unsent" | "unanswered") =>
+  type Count =
+    | "sent"
+    | "completed"
+    | "errors"
+    | "disconnects"
+    | "unsent"
+    | "unanswered"
+    | "windowCompleted";
+  const sum = (k: Count) =>
     parts.reduce((n, p) => n + p[k], 0);
   return {
     sent: sum("sent"),
@@ -63,6 +71,7 @@ export function mergeOutcomes(parts: readonly ShardOutcome[]): Omit<ShardOutcome
     disconnects: sum("disconnects"),
     unsent: sum("unsent"),
     unanswered: sum("unanswered"),
+    windowCompleted: sum("windowCompleted"),
     errorSamples: [...new Set(parts.flatMap((p) => p.errorSamples))].slice(0, 5),
     fromIntended: mergeHistograms(parts.map((p) => p.fromIntended)),
     fromSend: mergeHistograms(parts.map((p) => p.fromSend)),

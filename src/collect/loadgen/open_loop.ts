@@ -101,7 +101,7 @@ export interface CommandOutcome {
 /** What {@link runOpenLoop} measured. Latencies in histograms are integer nanoseconds. */
 export interface OpenLoopResult extends OpenLoopCounts {
   requestedOpsPerSec: number;
-  /** Successful replies divided by the window length. */
+  /** Successful replies received in the measured window divided by its length. */
   achievedOpsPerSec: number;
   /** Requests written divided by the window length. */
   sentOpsPerSec: number;
@@ -354,7 +354,7 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
   const clientCpuS = (cpu.user + cpu.system) / 1e6;
   return {
     requestedOpsPerSec: plan.rateOpsPerSec,
-    achievedOpsPerSec: m.completed / windowS,
+    achievedOpsPerSec: m.windowCompleted / windowS,
     sentOpsPerSec: m.sent / windowS,
     durationS: windowS,
     warmupS: plan.warmupMs / 1000,

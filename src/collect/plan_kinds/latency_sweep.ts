@@ -148,7 +148,7 @@ export function stepVerdict(
  * assert.equal(
  *   memtierArgv(sweepMemtierCall(plan, planCells(plan)[0])).join(" "),
  *   "memtier_benchmark -s h -p 1 --protocol=redis -t 4 -c 12 --ratio=0:1 -d 256 --key-pattern=R:R " +
- *     "--key-minimum=0 --key-maximum=99999 --pipeline=1 --test-time=5 --rate-limiting=208 " +
+ *     "--key-minimum=1 --key-maximum=100000 --pipeline=1 --test-time=5 --rate-limiting=208 " +
  *     "--print-percentiles=50,99,99.9",
  * );
  * ```
@@ -166,8 +166,8 @@ export function sweepMemtierCall(
     ratio: plan.ratio,
     dataSizeBytes: plan.dataSizeBytes,
     keyPattern: "R:R",
-    keyMinimum: 0,
-    keyMaximum: plan.keys - 1,
+    keyMinimum: 1, // memtier refuses 0
+    keyMaximum: plan.keys,
     pipeline: plan.pipeline,
     testTimeS,
     rateLimit: Math.round(cell.rateOpsPerSec / (plan.threads * plan.clients)),
@@ -246,7 +246,7 @@ export const latencySweepKind: PlanKind<LatencySweepPlan, LatencySweepCell> = {
     } as LatencySweepPlan;
   },
 
-  tags: ["engine", "connections", "requested_ops_per_sec"],
+  tags: ["engine", "connections", "requested_ops_per_sec", "sweep_rates"],
 
   count(plan) {
     return plan.repetitions * plan.rates.length * plan.servers.length;
@@ -291,6 +291,8 @@ export const latencySweepKind: PlanKind<LatencySweepPlan, LatencySweepCell> = {
         engine: plan.engine,
         connections: String(plan.threads * plan.clients),
         requested_ops_per_sec: String(cell.rateOpsPerSec),
+        // every rate of the sweep, so the analysis shows steps not run after an NS as `-`
+        sweep_rates: plan.rates.join(","),
       });
       const run = plan.engine === "kvlab"
         ? await runOpenLoopStep(openLoopCall(plan, cell), {
