@@ -260,11 +260,16 @@ export interface SweepMatrix {
  * assert.equal(sweepCell({ verdict: "sustained", p50_latency_ms: 0.384, p99_latency_ms: 1.806 }), "0.38 / 1.81");
  * assert.equal(sweepCell({ verdict: "NS", achieved_ops_per_sec: 1_078_400 }), "NS (1,078k)");
  * assert.equal(sweepCell({ verdict: "over", p50_latency_ms: 0.2, p99_latency_ms: 0.5, achieved_ops_per_sec: 5010 }), "0.20 / 0.50 over (5k)");
+ * assert.equal(sweepCell({ verdict: "NS", achieved_ops_per_sec: 3116 }), "NS (3.1k)");
  * assert.equal(sweepCell({ verdict: "skipped" }), "-");
  * ```
  */
 export function sweepCell(r: Record<string, unknown>): string {
-  const k = (v: unknown) => `${Math.round(Number(v) / 1000).toLocaleString("en")}k`;
+  // thousands, as the post prints them; one decimal below 10k (`NS (3.1k)`)
+  const k = (v: unknown) => {
+    const x = Number(v) / 1000;
+    return `${x < 10 ? x.toFixed(1).replace(/\.0$/, "") : Math.round(x).toLocaleString("en")}k`;
+  };
   const lat = () =>
     `${Number(r.p50_latency_ms).toFixed(2)} / ${Number(r.p99_latency_ms).toFixed(2)}`;
   switch (r.verdict) {
