@@ -62,8 +62,7 @@ export function mergeOutcomes(parts: readonly ShardOutcome[]): Omit<ShardOutcome
     | "unsent"
     | "unanswered"
     | "windowCompleted";
-  const sum = (k: Count) =>
-    parts.reduce((n, p) => n + p[k], 0);
+  const sum = (k: Count) => parts.reduce((n, p) => n + p[k], 0);
   return {
     sent: sum("sent"),
     completed: sum("completed"),
