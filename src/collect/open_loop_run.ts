@@ -79,7 +79,7 @@ export interface CollectedStep extends CollectedRun {
  * assert.equal(
  *   openLoopCommand({ target: parseServerUrl("redis://:pw@127.0.0.1:7000"), rateOpsPerSec: 5000,
  *     connections: 48, durationS: 20, ratio: "1:10" }),
- *   "kvlab load --url redis://***@127.0.0.1:7000 --rate 5000 --connections 48 --duration 20 " +
+ *   "kvlab load --url redis://:***@127.0.0.1:7000 --rate 5000 --connections 48 --duration 20 " +
  *     "--warmup 0 --ratio 1:10 --data-size 256 --keys 1000 --pipeline 1 --arrivals uniform --threads 1",
  * );
  * ```
