@@ -22,3 +22,4 @@ export * from "./units.ts";
 export * from "./arms.ts";
 export * from "./environment.ts";
 export * from "./pubsub.ts";
+export * from "./sweep.ts";

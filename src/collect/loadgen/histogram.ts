@@ -208,7 +208,9 @@ export function histogramInMicroseconds(h: Histogram): Histogram {
   it.reset();
   while (it.hasNext()) {
     const v = it.next();
-    out.recordValueWithCount(Math.round(v.valueIteratedTo / 1000), v.countAtValueIteratedTo);
+    // a bucket's top value may lie just above the highest trackable value
+    const us = Math.min(HIGHEST_LATENCY_NS / 1000, Math.round(v.valueIteratedTo / 1000));
+    out.recordValueWithCount(us, v.countAtValueIteratedTo);
   }
   return out;
 }
