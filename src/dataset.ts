@@ -323,6 +323,22 @@ export function runFacts(dataDir: string, columns: readonly string[]): Record<st
     .toRecords();
 }
 
+/**
+ * A table of a dataset, scanned lazily over every batch (and old per-run folder) that holds it.
+ *
+ * @param dataDir The dataset directory.
+ * @param table The table.
+ * @returns The lazy frame (empty, with the columns, for a dataset without the table).
+ */
+export function scanDatasetTable(dataDir: string, table: string): pl.LazyDataFrame {
+  try {
+    Deno.statSync(dataDir);
+  } catch {
+    return scanFiles(dataDir, table, []);
+  }
+  return scanFiles(dataDir, table, datasetFiles(dataDir).tables.get(table) ?? []);
+}
+
 /** One raw file of a run, as stored (secrets redacted). */
 export interface RunRaw {
   /** The file's name as the run knew it (`stdout.txt`, the source file's name). */

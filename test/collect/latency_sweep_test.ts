@@ -20,6 +20,7 @@ import {
 } from "../../src/collect/mod.ts";
 import { runRow } from "../../src/collect/_rows.ts";
 import { withServers } from "../_support/servers.ts";
+import { runRaw } from "../../src/dataset.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -189,7 +190,12 @@ Deno.test("a live memtier sweep, and its memtier JSON files alone, label every s
     // configuration (rate limit × clients × threads)
     const alone = Deno.makeTempDirSync({ prefix: "kvlab-sweep-json-" });
     for (const id of loadTable(data, "runs").getColumn("run_id").toArray()) {
-      storeMemtierJson(Deno.readTextFileSync(`${data}/runs/${id}/raw/memtier.json`), alone);
+      storeMemtierJson(
+        new TextDecoder().decode(
+          runRaw(data, String(id)).find((r) => r.name === "memtier.json")!.bytes,
+        ),
+        alone,
+      );
     }
     const fromJson = sweepTable(alone);
     assert.deepEqual(

@@ -7,6 +7,7 @@
  */
 
 import pl from "nodejs-polars";
+import { runFacts, scanDatasetTable } from "../../dataset.ts";
 
 /** One stored step. */
 export interface StoredStep {
@@ -26,46 +27,48 @@ export interface StoredStep {
  * @returns The rates, or null when the run has no such row.
  */
 export function stepOf(data: string, runId: string): Omit<StoredStep, "runId" | "label"> | null {
-  let df: pl.DataFrame;
-  try {
-    df = pl.readParquet(`${data}/runs/${runId}/results.parquet`);
-  } catch {
-    return null;
+  return stepsOf(data, [runId]).get(runId) ?? null;
+}
+
+/** The steps of runs, read from the dataset's `results` in one scan. */
+function stepsOf(
+  data: string,
+  runIds: readonly string[],
+): Map<string, Omit<StoredStep, "runId" | "label">> {
+  const out = new Map<string, Omit<StoredStep, "runId" | "label">>();
+  if (runIds.length === 0) return out;
+  const rows = scanDatasetTable(data, "results")
+    .filter(pl.col("run_id").isIn([...runIds]).and(pl.col("requested_ops_per_sec").isNotNull()))
+    .select("run_id", "test_index", "test", "requested_ops_per_sec", "ops_per_sec")
+    .sort(["run_id", "test_index"]).collectSync().toRecords() as {
+      run_id: string;
+      test: string;
+      requested_ops_per_sec: number;
+      ops_per_sec: number | null;
+    }[];
+  for (const r of rows) {
+    const prev = out.get(r.run_id);
+    if (prev && r.test !== "TOTALS") continue;
+    out.set(r.run_id, { requested: r.requested_ops_per_sec, achieved: r.ops_per_sec });
   }
-  const rows = (df.select("test", "requested_ops_per_sec", "ops_per_sec").toRecords() as {
-    test: string;
-    requested_ops_per_sec: number | null;
-    ops_per_sec: number | null;
-  }[]).filter((r) => r.requested_ops_per_sec !== null);
-  const row = rows.find((r) => r.test === "TOTALS") ?? rows[0];
-  return row ? { requested: row.requested_ops_per_sec!, achieved: row.ops_per_sec } : null;
+  return out;
 }
 
 /**
- * The steps a plan already stored (runs whose `run.json` names the plan).
+ * The steps a plan already stored (runs that name the plan, not failed).
  *
  * @param data Dataset directory.
  * @param planName The plan's name.
  * @returns One entry per stored run with a step row.
  */
 export function storedSteps(data: string, planName: string): StoredStep[] {
-  let entries: Deno.DirEntry[];
-  try {
-    entries = [...Deno.readDirSync(`${data}/runs`)];
-  } catch {
-    return [];
-  }
+  const runs = runFacts(data, ["run_id", "plan_name", "label", "status"])
+    .filter((m) => m.plan_name === planName && m.status !== "failed");
+  const steps = stepsOf(data, runs.map((m) => String(m.run_id)));
   const out: StoredStep[] = [];
-  for (const e of entries) {
-    let m: { plan_name?: string; label?: string | null; status?: string };
-    try {
-      m = JSON.parse(Deno.readTextFileSync(`${data}/runs/${e.name}/run.json`));
-    } catch {
-      continue;
-    }
-    if (m.plan_name !== planName || m.status === "failed") continue;
-    const step = stepOf(data, e.name);
-    if (step) out.push({ runId: e.name, label: m.label ?? "", ...step });
+  for (const m of runs) {
+    const step = steps.get(String(m.run_id));
+    if (step) out.push({ runId: String(m.run_id), label: String(m.label ?? ""), ...step });
   }
   return out;
 }

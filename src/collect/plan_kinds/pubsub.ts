@@ -9,6 +9,7 @@
  * @module
  */
 
+import { runFacts, runManifest } from "../../dataset.ts";
 import { PUBSUB_MODES, type PubSubMode, pubSubMode } from "../pubsub/mod.ts";
 import { type PubSubCall, pubSubCommand, runPubSubStep } from "../pubsub_run.ts";
 import {
@@ -203,24 +204,18 @@ function sweepKey(cell: PubSubCell): string {
 
 /**
  * Each sweep's lowest NS rate among the runs already stored (for a resumed plan): the verdict
- * each complete run keeps in its run.json.
+ * each complete run keeps in its manifest.
  */
 function firstNotSustained(plan: PubSubPlan, data: string): Map<string, number> {
   const out = new Map<string, number>();
   const cells = new Map(pubSubKind.cells(plan).map((c) => [c.id, c]));
-  let entries: Deno.DirEntry[] = [];
-  try {
-    entries = [...Deno.readDirSync(`${data}/runs`)];
-  } catch { /* no dataset yet */ }
-  for (const e of entries) {
-    try {
-      const m = JSON.parse(Deno.readTextFileSync(`${data}/runs/${e.name}/run.json`));
-      const cell = cells.get(m.plan_cell);
-      if (m.plan_name !== plan.name || !cell || m.status !== "complete") continue;
-      if (m.pubsub?.verdict !== "NS") continue;
-      const key = sweepKey(cell);
-      out.set(key, Math.min(out.get(key) ?? Infinity, cell.rate));
-    } catch { /* not a run folder */ }
+  for (const m of runFacts(data, ["run_id", "plan_name", "plan_cell", "status"])) {
+    const cell = cells.get(String(m.plan_cell));
+    if (m.plan_name !== plan.name || !cell || m.status !== "complete") continue;
+    const manifest = runManifest(data, String(m.run_id)) as { pubsub?: { verdict?: string } };
+    if (manifest?.pubsub?.verdict !== "NS") continue;
+    const key = sweepKey(cell);
+    out.set(key, Math.min(out.get(key) ?? Infinity, cell.rate));
   }
   return out;
 }
