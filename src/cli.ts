@@ -24,6 +24,7 @@ import { plotCommand, plotOptions } from "./cli/plot.ts";
 import { reportCommand, reportOptions } from "./cli/report.ts";
 import { runCommand, runOptions } from "./cli/run.ts";
 import { sampleCommand, sampleOptions } from "./cli/sample.ts";
+import { summaryCommand, summaryOptions } from "./cli/summary.ts";
 import { tableCommand, tableOptions } from "./cli/table.ts";
 
 /** Declares `kvlab ingest` and its options; the work is in `cli/ingest.ts`. */
@@ -152,6 +153,27 @@ function declarePlot(program: Command, out: Output): void {
     .action((kind: string, opts) => plotCommand(readOptions(() => plotOptions(kind, opts)), out));
 }
 
+/** Declares `kvlab summary` and its options; the work is in `cli/summary.ts`. */
+function declareSummary(program: Command, out: Output): void {
+  program.command("summary")
+    .description(
+      "Write a study's summary page (summary.md: environment, config differences, runs per " +
+        "cell, medians with intervals and verdicts, changes, memory) and its figures (SVG and " +
+        "PNG, in figures/): the page to paste into a blog post.",
+    )
+    .argument("<dir>", "dataset directory")
+    .option(
+      "--by <column>",
+      "arms (default: label when the runs' labels split the data, else the run column that differs)",
+    )
+    .option("--baseline <value>", "the baseline arm (default: the arm measured first)")
+    .option("-o, --output <dir>", "folder for summary.md and figures/ (default: <dir>/summary)")
+    .option("--title <text>", "the page's title (default: the dataset folder's name)")
+    .action(async (dir: string, opts) => {
+      await summaryCommand(readOptions(() => summaryOptions(dir, opts)), out);
+    });
+}
+
 /** Declares `kvlab run` and its options; the work is in `cli/run.ts`. */
 function declareRun(program: Command, out: Output): void {
   program.command("run")
@@ -206,6 +228,7 @@ const COMMANDS: ((program: Command, out: Output) => void)[] = [
   declareCompare,
   declareDelta,
   declarePlot,
+  declareSummary,
   declareRun,
   declareSample,
   declareDemo,

@@ -21,3 +21,4 @@ export * from "./summary.ts";
 export * from "./units.ts";
 export * from "./arms.ts";
 export * from "./environment.ts";
+export * from "./summary_page.ts";
