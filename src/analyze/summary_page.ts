@@ -119,7 +119,7 @@ export function summaryPage(data: SummaryData, options: SummaryPageOptions): Sum
   const comparisons: Record<string, pl.DataFrame> = {};
   const sections: Section[] = [
     { lines: intro(data, o), figures: [] },
-    { lines: environmentLines(data.environment), figures: [] },
+    { lines: environmentLines(data.environment, o.arms), figures: [] },
   ];
   if (results.height > 0) {
     sections.push({ lines: countLines(results, o), figures: [] });
@@ -213,8 +213,13 @@ function intro(data: SummaryData, o: Resolved): string[] {
 }
 
 /** The environment table and the config differences between arms. */
-function environmentLines(env: EnvironmentSummary): string[] {
-  const lines = ["## Environment", "", formatForPeople(env.table, "md", { headers: false })];
+function environmentLines(env: EnvironmentSummary, arms: readonly string[]): string[] {
+  // the page's arm order (as measured), arms outside it after
+  const rank = (a: string) => arms.includes(a) ? arms.indexOf(a) : arms.length;
+  const table = env.table.withColumns(
+    pl.Series("__rank", (env.table.getColumn("arm").toArray() as string[]).map(rank)),
+  ).sort("__rank", false, true).drop("__rank");
+  const lines = ["## Environment", "", formatForPeople(table, "md", { headers: false })];
   if (env.config.height > 0) {
     lines.push(
       "Server config that differs between arms (CONFIG GET before each run; per-instance keys " +
@@ -232,7 +237,9 @@ function environmentLines(env: EnvironmentSummary): string[] {
   }
   if (env.configMissing.length > 0) {
     lines.push(
-      `No server config recorded for ${env.configMissing.join(", ")} (ingested outputs or ` +
+      `No server config recorded for ${
+        [...env.configMissing].sort((a, b) => rank(a) - rank(b)).join(", ")
+      } (ingested outputs or ` +
         "managed services do not have it).",
       "",
     );
@@ -242,7 +249,10 @@ function environmentLines(env: EnvironmentSummary): string[] {
 
 /** Runs per arm and cell, with the plain warning when a cell has fewer than `minRuns`. */
 function countLines(results: pl.DataFrame, o: Resolved): string[] {
-  const counts = cellCounts(results, o.by);
+  const all = cellCounts(results, o.by);
+  // the arms' columns in the page's arm order
+  const arms = o.arms.map((a) => `${a} n`).filter((c) => all.columns.includes(c));
+  const counts = all.select(...all.columns.filter((c) => !c.endsWith(" n")), ...arms);
   const warning = fewRunsWarning(counts, o.minRuns);
   return [
     "## Runs per cell",
