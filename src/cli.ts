@@ -210,8 +210,9 @@ function declareSample(program: Command, out: Output): void {
 function declareDemo(program: Command, out: Output): void {
   program.command("demo")
     .description(
-      "Start a throwaway redis-server on a free loopback port, run the bundled small plan " +
-        "(data/plans/demo.yaml), stop the server, and print the results table. Without " +
+      "Start throwaway redis-server and, when installed, valkey-server on free loopback ports, " +
+        "run the bundled small plan (data/plans/demo.yaml), stop them, print Valkey against " +
+        "Redis and write the summary page (Redis alone: the results table). Without " +
         "redis-server, ingest the bundled sample outputs instead.",
     )
     .option("--data <dir>", "dataset directory", REPO + "data/demo")
