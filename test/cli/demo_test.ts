@@ -7,18 +7,8 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 async function demo(data: string, timeoutMs: number): Promise<{ code: number; out: string }> {
   const r = await new Deno.Command(Deno.execPath(), {
     args: [
-      "run",
-      "--allow-read",
-      "--allow-write",
-      "--allow-env",
-      "--allow-ffi",
-      "--allow-sys",
-      "--allow-run",
-      "--allow-net=127.0.0.1",
-      `${ROOT}src/cli.ts`,
-      "demo",
-      "--data",
-      data,
+      ...["run", "--allow-read", "--allow-write", "--allow-env", "--allow-ffi", "--allow-sys"],
+      ...["--allow-run", "--allow-net=127.0.0.1", `${ROOT}src/cli.ts`, "demo", "--data", data],
     ],
     stdout: "piped",
     stderr: "piped",

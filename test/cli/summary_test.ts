@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { findTool } from "../../src/collect/tools.ts";
-import { type LocalServer, startLocalServer } from "../../src/collect/redis_server.ts";
+import type { LocalServerOptions } from "../../src/collect/redis_server.ts";
+import { withServers } from "../_support/servers.ts";
 import { cli, labelledDataset } from "./_cli.ts";
 
 /**
@@ -16,31 +17,24 @@ async function twoServerDataset(): Promise<{ data: string; arms: [string, string
   }
   const arms: [string, string] = valkey ? ["redis", "valkey"] : ["redis-a", "redis-b"];
   const dir = Deno.makeTempDirSync({ prefix: "kvlab-summary-" });
-  const servers: LocalServer[] = [];
-  try {
-    servers.push(await startLocalServer());
-    servers.push(await startLocalServer(valkey ? { program: valkey } : {}));
-    Deno.writeTextFileSync(
-      `${dir}/plan.yaml`,
-      `name: summary
-tool: redis-benchmark
-servers:
-  - { name: ${arms[0]}, url: "${servers[0].url}" }
-  - { name: ${arms[1]}, url: "${servers[1].url}" }
-tests: [set, get]
-requests: 2000
-matrix:
-  clients: [1, 10]
-repetitions: 2
-pause_s: 0
-`,
-    );
-    const r = await cli(["run", `${dir}/plan.yaml`, "--data", `${dir}/data`]);
+  // the second server is valkey-server when found (withServers passes the options on whole)
+  const options: LocalServerOptions[] = [{}, valkey ? { program: valkey } : {}];
+  await withServers(options, async ([a, b]) => {
+    const plan = {
+      name: "summary",
+      tool: "redis-benchmark",
+      servers: [{ name: arms[0], url: a.url }, { name: arms[1], url: b.url }],
+      tests: ["set", "get"],
+      requests: 2000,
+      matrix: { clients: [1, 10] },
+      repetitions: 2,
+      pause_s: 0,
+    };
+    Deno.writeTextFileSync(`${dir}/plan.json`, JSON.stringify(plan));
+    const r = await cli(["run", `${dir}/plan.json`, "--data", `${dir}/data`]);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /8 cells: 8 complete/);
-  } finally {
-    for (const s of servers) await s.stop();
-  }
+  });
   return { data: `${dir}/data`, arms };
 }
 
@@ -137,19 +131,8 @@ Deno.test({
     });
 
     await t.step("the delta table matches kvlab delta", async () => {
-      const d = await cli([
-        "delta",
-        "--data",
-        data,
-        "--dimension",
-        "label",
-        "--from",
-        base,
-        "--to",
-        cand,
-        "--format",
-        "json",
-      ]);
+      const sides = ["--dimension", "label", "--from", base, "--to", cand];
+      const d = await cli(["delta", "--data", data, ...sides, "--format", "json"]);
       const want = JSON.parse(d.stdout) as Record<string, number>[];
       const { headers, rows } = tableAfter(md, new RegExp(`^## From ${base} to ${cand}$`));
       const factor = headers.indexOf("throughput factor");
