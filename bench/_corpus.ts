@@ -132,3 +132,22 @@ export function writeSmallFiles(dir: string, n: number): void {
     );
   }
 }
+
+/**
+ * Writes `runs` runs as `files` transcripts of short outputs (-q, --csv, ≤2.x CSV, cycled),
+ * numbers varied, for the 100,000-run dataset.
+ */
+export function writeManyRuns(dir: string, runs: number, files: number): void {
+  const s = loadSources();
+  const short = [s[1], s[2], s[6]];
+  Deno.mkdirSync(dir, { recursive: true });
+  const per = Math.ceil(runs / files);
+  for (let f = 0; f < files; f++) {
+    const parts: string[] = [];
+    for (let i = f * per; i < Math.min(runs, (f + 1) * per); i++) {
+      const src = short[i % short.length];
+      parts.push(`[bench@host${i} ~]$ ${src.command}\n`, variant(src.text, i));
+    }
+    Deno.writeTextFileSync(`${dir}/runs-${String(f).padStart(3, "0")}.txt`, parts.join(""));
+  }
+}

@@ -1,7 +1,9 @@
 // deno-lint-ignore-file no-console
 /**
  * One measurement in its own process (so peak memory is its own): `ingest FILE DATA`,
- * `read FILE` (plain chunked read), `lines FILE` (kvlab's line reader), `load DATA`.
+ * `read FILE` (plain chunked read), `lines FILE` (kvlab's line reader), `load DATA`,
+ * `table DATA` (`kvlab table results --format csv`, output counted), `polarscsv DATA` (the same
+ * table written as CSV by polars), `compact DATA`, `files DATA` (files and bytes).
  * Prints one JSON line: { seconds, peakRssBytes, ... }.
  *
  * @module
@@ -9,7 +11,9 @@
 
 import { ingestPaths } from "../src/collect/ingest.ts";
 import { readLines } from "../src/collect/_read_lines.ts";
-import { loadResults } from "../src/analyze/load.ts";
+import { loadResults, loadTable } from "../src/analyze/load.ts";
+import { tableCommand } from "../src/cli/table.ts";
+import { compactDataset } from "../src/collect/compact.ts";
 
 function peakRss(): number {
   const status = Deno.readTextFileSync("/proc/self/status");
@@ -59,6 +63,44 @@ switch (mode) {
   case "load": {
     const df = loadResults(a);
     extra.rows = df.height;
+    break;
+  }
+  case "table": {
+    let bytes = 0;
+    tableCommand({ name: "results", data: a, format: "csv" }, {
+      print: (s) => void (bytes += s.length),
+      printErr: () => {},
+    });
+    extra.bytes = bytes;
+    break;
+  }
+  case "polarscsv": {
+    const df = loadTable(a, "results");
+    extra.bytes = df.writeCSV().length;
+    break;
+  }
+  case "compact": {
+    const r = compactDataset(a);
+    Object.assign(extra, r, { merged: r.merged.length });
+    break;
+  }
+  case "files": {
+    const walk = (d: string): { files: number; bytes: number } => {
+      let files = 0, bytes = 0;
+      for (const e of Deno.readDirSync(d)) {
+        const p = `${d}/${e.name}`;
+        if (e.isDirectory) {
+          const w = walk(p);
+          files += w.files;
+          bytes += w.bytes;
+        } else {
+          files++;
+          bytes += Deno.statSync(p).size;
+        }
+      }
+      return { files, bytes };
+    };
+    Object.assign(extra, walk(a), { raw: walk(`${a}/raw`), batches: walk(`${a}/batches`) });
     break;
   }
   default:

@@ -15,6 +15,7 @@ import { redactText } from "./collect/redact.ts";
 import { TABLES } from "./schema.ts";
 import { exitCodeFor, type Output, readOptions } from "./cli/_exit.ts";
 import { collectTag, REPO } from "./cli/_options.ts";
+import { compactCommand, compactOptions } from "./cli/compact.ts";
 import { compareCommand, compareOptions } from "./cli/compare.ts";
 import { dataCommand, dataOptions } from "./cli/data.ts";
 import { deltaCommand, deltaOptions } from "./cli/delta.ts";
@@ -220,6 +221,15 @@ function declareDemo(program: Command, out: Output): void {
     .action((opts) => demoCommand(readOptions(() => demoOptions(opts)), out));
 }
 
+/** Declares `kvlab compact` and its options; the work is in `cli/compact.ts`. */
+function declareCompact(program: Command, out: Output): void {
+  program.command("compact")
+    .description("Merge a dataset's small batch files into few large ones (safe while in use).")
+    .requiredOption("--data <dir>", "dataset directory")
+    .option("--target-mb <n>", "size a merged batch aims at, MB", "128")
+    .action((opts) => compactCommand(compactOptions(opts), out));
+}
+
 /** Every command, in the order `kvlab --help` lists them: one declaration each. */
 const COMMANDS: ((program: Command, out: Output) => void)[] = [
   declareIngest,
@@ -233,6 +243,7 @@ const COMMANDS: ((program: Command, out: Output) => void)[] = [
   declareRun,
   declareSample,
   declareDemo,
+  declareCompact,
 ];
 
 /** Options of {@link buildCli}. */

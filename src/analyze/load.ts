@@ -1,35 +1,31 @@
 /**
- * Loading a kvlab dataset into nodejs-polars: each table is scanned lazily over
- * `runs/* /<table>.parquet`, and results come joined with their runs. Analysis code reads
- * datasets only through here (never through the parsers).
+ * Loading a kvlab dataset into nodejs-polars: each table is scanned lazily over an explicit
+ * list of its Parquet files (the batches in place, and the per-run folders of older datasets),
+ * and results come joined with their runs. Analysis code reads datasets only through here
+ * (never through the parsers). A damaged file is named, never skipped.
  *
  * @module
  */
 
 import pl from "nodejs-polars";
+import { damaged, datasetFiles, scanFiles } from "../dataset.ts";
 import { DatasetError } from "../errors.ts";
-import { schemaOf, tableFrame } from "../frame.ts";
 import { SCHEMA_MAJOR, type TableName, tableSpec } from "../schema.ts";
 
-/** The run folders of a dataset (finished runs only; `tmp/` is never read). */
+/**
+ * The runs of a dataset, by id (finished runs only; `tmp/` is never read).
+ *
+ * @param dataDir The dataset directory.
+ * @returns The run ids, sorted.
+ * @throws {DatasetError} When the directory is not a dataset.
+ */
 export function listRuns(dataDir: string): string[] {
-  const ids: string[] = [];
-  try {
-    for (const e of Deno.readDirSync(`${dataDir}/runs`)) {
-      if (e.isDirectory && !e.name.startsWith(".")) ids.push(e.name);
-    }
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) {
-      try {
-        Deno.statSync(dataDir);
-      } catch {
-        throw new DatasetError(`${dataDir}: no such dataset directory`);
-      }
-      return [];
-    }
-    throw e;
-  }
-  return ids.sort();
+  const ids = collectChecked(
+    dataDir,
+    "runs",
+    (files) => scanFiles(dataDir, "runs", files).select("run_id").collectSync(),
+  );
+  return [...new Set(ids.getColumn("run_id").toArray() as string[])].sort();
 }
 
 /**
@@ -39,37 +35,52 @@ export function listRuns(dataDir: string): string[] {
  * @param dataDir The dataset directory.
  * @param table Any table of the schema (`runs`, `results`, `time_series`, `hdr_histograms`, …).
  * @throws {TypeError} For an unknown table.
- * @throws {DatasetError} When the directory is not a dataset.
+ * @throws {DatasetError} When the directory is not a dataset, or a file of it is damaged.
  */
 export function scanTable(dataDir: string, table: TableName | string): pl.LazyDataFrame {
   tableSpec(table);
-  // A run holds `<table>.parquet`, or `<table>.part-NNNN.parquet` parts for long outputs.
-  const any = listRuns(dataDir).some((id) =>
-    exists(`${dataDir}/runs/${id}/${table}.parquet`) ||
-    exists(`${dataDir}/runs/${id}/${table}.part-0000.parquet`)
-  );
-  if (!any) return tableFrame(table as TableName, []).lazy();
-  // Runs written by an older 1.x lack the newer columns: they read as nulls.
-  return pl.scanParquet(`${dataDir}/runs/*/${table}.*parquet`, {
-    schema: schemaOf(table as TableName),
-    missingColumns: "insert",
-    extraColumns: "ignore",
-  } as never);
+  return scanFiles(dataDir, table, datasetFiles(dataDir).tables.get(table) ?? []);
 }
 
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
+/**
+ * Collects a table, naming the file when polars fails on one (a changed column type, a
+ * damaged footer), and listing the files again when one went away meanwhile (a compaction
+ * replaced it).
+ */
+function collectChecked(
+  dataDir: string,
+  table: string,
+  collect: (files: readonly string[]) => pl.DataFrame,
+): pl.DataFrame {
+  for (let attempt = 0;; attempt++) {
+    const files = datasetFiles(dataDir).tables.get(table) ?? [];
+    try {
+      return collect(files);
+    } catch (e) {
+      if (/No such file|os error 2|not found/i.test(String(e)) && attempt < 3) continue;
+      throw blame(dataDir, table, files, e);
+    }
   }
+}
+
+/** The error naming the file that polars failed on, found by reading the files one by one. */
+function blame(dataDir: string, table: string, files: readonly string[], e: unknown): Error {
+  if (e instanceof DatasetError) return e;
+  for (const f of files) {
+    try {
+      scanFiles(dataDir, table, [f]).collectSync();
+    } catch (one) {
+      return damaged(f, String((one as Error).message ?? one).split("\n")[0]);
+    }
+  }
+  return e as Error;
 }
 
 /**
  * Loads one table into memory, checking the runs' schema version.
  *
- * @throws {DatasetError} When a run was written by a newer, incompatible kvlab.
+ * @throws {DatasetError} When a run was written by a newer, incompatible kvlab, or a file is
+ * damaged (the message names it).
  *
  * @example
  * ```ts
@@ -81,8 +92,18 @@ function exists(path: string): boolean {
  * ```
  */
 export function loadTable(dataDir: string, table: TableName | string): pl.DataFrame {
-  const df = scanTable(dataDir, table).collectSync();
+  tableSpec(table);
+  const df = collectChecked(dataDir, table, (f) => scanFiles(dataDir, table, f).collectSync());
   if (table === "runs") checkVersions(df);
+  else if (df.height > 0) {
+    checkVersions(
+      collectChecked(
+        dataDir,
+        "runs",
+        (f) => scanFiles(dataDir, "runs", f).select("run_id", "schema_version").collectSync(),
+      ),
+    );
+  }
   return df;
 }
 
@@ -125,9 +146,11 @@ export interface LoadResultsOptions {
  */
 export function loadResults(dataDir: string, options: LoadResultsOptions = {}): pl.DataFrame {
   const runs = loadTable(dataDir, "runs");
-  let results = scanTable(dataDir, "results");
-  if (options.completeOnly ?? true) results = results.filter(pl.col("complete"));
-  // a stable order: runs by id (time first), tests as printed
-  return results.join(runs.lazy(), { on: "run_id", how: "left" }).sort(["run_id", "test_index"])
-    .collectSync();
+  return collectChecked(dataDir, "results", (files) => {
+    let results = scanFiles(dataDir, "results", files);
+    if (options.completeOnly ?? true) results = results.filter(pl.col("complete"));
+    // a stable order: runs by id (time first), tests as printed
+    return results.join(runs.lazy(), { on: "run_id", how: "left" })
+      .sort(["run_id", "test_index"]).collectSync();
+  });
 }

@@ -6,7 +6,7 @@
 
 import type { OptionValues } from "commander";
 import { type FileOutcome, type IngestOptions, ingestPaths } from "../collect/ingest.ts";
-import { exitWith, type Output } from "./_exit.ts";
+import { exitWith, type Output, withStopSignals } from "./_exit.ts";
 import { optionalString } from "./_options.ts";
 
 /** What `kvlab ingest` does. */
@@ -107,15 +107,20 @@ export function describeOutcome(o: FileOutcome): string {
  */
 export async function ingestCommand(o: IngestCommandOptions, out: Output): Promise<void> {
   let failed = 0;
+  let stopped = false;
   try {
-    await ingestPaths(o.paths, o.ingest, (f) => {
-      if (f.status === "error") {
-        failed++;
-        out.printErr(describeOutcome(f) + "\n");
-      } else {
-        out.print(describeOutcome(f) + "\n");
-      }
-      for (const s of f.skipped) if (s.reason) out.print(`  skipped: ${s.reason}\n`);
+    // Ctrl-C / SIGTERM / SIGHUP: the files done so far are committed, the one being read is not
+    await withStopSignals((signal) => {
+      signal.addEventListener("abort", () => stopped = true);
+      return ingestPaths(o.paths, { ...o.ingest, signal }, (f) => {
+        if (f.status === "error") {
+          failed++;
+          out.printErr(describeOutcome(f) + "\n");
+        } else {
+          out.print(describeOutcome(f) + "\n");
+        }
+        for (const s of f.skipped) if (s.reason) out.print(`  skipped: ${s.reason}\n`);
+      });
     });
   } catch (e) {
     out.printErr(`error ${(e as Error).message}\n`);
@@ -124,5 +129,9 @@ export async function ingestCommand(o: IngestCommandOptions, out: Output): Promi
   if (failed > 0) {
     out.printErr(`${failed} file${failed === 1 ? "" : "s"} could not be ingested\n`);
     exitWith(1, "ingest");
+  }
+  if (stopped) {
+    out.printErr("interrupted: the files listed above are ingested; run again for the rest\n");
+    exitWith(130, "ingest");
   }
 }

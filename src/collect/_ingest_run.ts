@@ -1,8 +1,9 @@
 /**
  * Run assembly for ingest: turns the blocks of one file into runs (the `runs` row, the
- * results and memory tables, a redacted copy of the raw block) and writes them through the
- * store. A benchmark run is committed when the next one starts, so the DBSIZE / INFO / docker
- * stats captures printed after a fill can add its memory row.
+ * results and memory tables) and adds them to the dataset's current batch; at the end of the
+ * file, one redacted copy of the whole file is stored, content-addressed, and each run points
+ * to its byte and line range in it. A benchmark run is committed when the next one starts, so
+ * the DBSIZE / INFO / docker stats captures printed after a fill can add its memory row.
  *
  * @module
  */
@@ -11,14 +12,16 @@ import { createHash } from "node:crypto";
 import { ParseError, UnknownFormatError } from "../errors.ts";
 import type { MemoryRow } from "../schema.ts";
 import type { Block, CaptureBlock, ImplicitBlock, ParsedBlock } from "./_blocks.ts";
-import { copyRangeSync, readRangeSync } from "./_read_lines.ts";
+import { RAW_REFS } from "../dataset.ts";
+import { type RawRef, storeRaw } from "./_batch.ts";
+import { copyRangeSync, hashRangeSync, readRangeSync } from "./_read_lines.ts";
 import { memoryRow, runRow, snapshotRows, testRows } from "./_rows.ts";
 import { captureMemory, fillMemory, readCapture } from "./_snapshot_rows.ts";
 import type { BenchmarkArgs } from "./command.ts";
 import { describeKind, type DetectedKind, detectKind, KNOWN_FORMATS } from "./detect.ts";
 import { redactCommandLine, type RedactState, redactText, redactUrl } from "./redact.ts";
 import type { RedisBenchmarkRun } from "./redis_benchmark.ts";
-import { newRunId, type RunRecord, RunWriter } from "./store.ts";
+import { type DatasetWriter, newRunId, type RunRecord, type RunWriter } from "./store.ts";
 
 /** Options of `ingestFile` and `ingestPaths` (re-exported by `ingest.ts`). */
 export interface IngestOptions {
@@ -44,6 +47,11 @@ export interface IngestOptions {
    * @default {() => new Date()}
    */
   now?: () => Date;
+  /**
+   * Stops ingest between files (and abandons the file being read): what is complete is
+   * committed, the rest is left for a retry.
+   */
+  signal?: AbortSignal;
 }
 
 /** One run written from a file. */
@@ -99,6 +107,10 @@ export class RunAssembler {
   readonly #options: IngestOptions;
   readonly #now: () => Date;
   readonly #sink: RunSink;
+  readonly #dataset: DatasetWriter;
+  /** Byte and line ranges of the runs made so far, for their raw references. */
+  readonly #spans: { runId: string; start: number; end: number; first: number; last: number }[] =
+    [];
   #pending: Pending | undefined;
   #parts: Parts | undefined;
   /** Memory rows made from this file so far. */
@@ -109,8 +121,16 @@ export class RunAssembler {
    * @param options The labels stored on its runs.
    * @param now The clock.
    * @param sink Where runs and skipped blocks are reported.
+   * @param dataset The batches the runs go to.
    */
-  constructor(src: SourceFile, options: IngestOptions, now: () => Date, sink: RunSink) {
+  constructor(
+    src: SourceFile,
+    options: IngestOptions,
+    now: () => Date,
+    sink: RunSink,
+    dataset: DatasetWriter,
+  ) {
+    this.#dataset = dataset;
     this.#src = src;
     this.#options = options;
     this.#now = now;
@@ -119,10 +139,7 @@ export class RunAssembler {
 
   /** Writes the tests the current (long) block has finished so far as a Parquet part. */
   flush(b: ParsedBlock): void {
-    this.#parts ??= {
-      writer: new RunWriter(this.#options.data, newRunId(this.#now())),
-      written: 0,
-    };
+    this.#parts ??= { writer: this.#dataset.run(newRunId(this.#now())), written: 0 };
     const tests = b.parser.takeCompleted();
     const rows = testRows(this.#parts.writer.runId, tests, this.#parts.written);
     this.#parts.writer.writePart("results", rows.results);
@@ -151,9 +168,10 @@ export class RunAssembler {
     }
   }
 
-  /** Commits the last benchmark run. */
+  /** Commits the last benchmark run, and stores the file's raw copy that every run points to. */
   end(): void {
     this.#commitPending();
+    if (this.#spans.length > 0) this.#storeRawCopy();
   }
 
   /** Drops what is written and not committed (after an error). */
@@ -201,7 +219,7 @@ export class RunAssembler {
   #prepare(b: Block, parsed: RedisBenchmarkRun | undefined): Pending {
     const { path, sha } = this.#src;
     const options = this.#options;
-    const writer = this.#parts?.writer ?? new RunWriter(options.data, newRunId(this.#now()));
+    const writer = this.#parts?.writer ?? this.#dataset.run(newRunId(this.#now()));
     const runId = writer.runId;
     const fromName = toolFromFileName(path);
     const cmd = b.command;
@@ -235,14 +253,19 @@ export class RunAssembler {
       source_line_end: b.lastLine,
     });
     const rows = testRows(runId, parsed?.tests ?? [], this.#parts?.written ?? 0);
-    const raw = this.#copyRaw(b, writer);
-    run.raw_sha256 = raw.sha256;
+    run.raw_sha256 = hashRangeSync(this.#src.file, b.byteStart, b.byteEnd);
+    this.#spans.push({
+      runId,
+      start: b.byteStart,
+      end: b.byteEnd,
+      first: b.firstLine,
+      last: b.lastLine,
+    });
     const record: RunRecord = {
       run,
       tables: { results: rows.results, latency_distribution: rows.distribution },
       raw: [],
       manifest: {
-        raw_redacted: raw.redacted,
         raw_line_offset: b.firstLine - 1,
         prompt: cmd?.prompt ?? null,
         tool_errors: (parsed?.errors ?? []).map((e) => ({ ...e, text: redactText(e.text) })),
@@ -260,23 +283,50 @@ export class RunAssembler {
   }
 
   /**
-   * Copies the raw block into the run, in chunks (a long output is never held whole), secrets
-   * redacted; its hash (before redaction) tells identical blocks apart from real repeats.
+   * Copies the whole file once, secrets redacted, in chunks (a long output is never held
+   * whole), stores it content-addressed, and points each run to its bytes and lines in it.
+   * The copy is cut at every run's first and last byte, so each run's range in the copy is
+   * known even where redaction changed lengths.
    */
-  #copyRaw(b: Block, writer: RunWriter): { sha256: string; redacted: boolean } {
+  #storeRawCopy(): void {
     const { path, file, size } = this.#src;
-    const whole = b.byteStart === 0 && b.byteEnd === size;
-    const rawName = whole ? basename(path) : `${basename(path)}.L${b.firstLine}-L${b.lastLine}`;
+    const cuts = new Set<number>([0, size]);
+    for (const s of this.#spans) cuts.add(s.start).add(s.end);
+    const points = [...cuts].sort((a, b) => a - b);
+    const at = new Map<number, number>([[0, 0]]);
+    const redactedFrom = new Set<number>();
+    const tmp = `${this.#dataset.batch.tmp}/source-${crypto.randomUUID()}`;
     const state: RedactState = { secretNext: false };
-    let redacted = false;
     const hash = createHash("sha256");
-    copyRangeSync(file, b.byteStart, b.byteEnd, writer.rawPath(rawName), (chunk) => {
-      hash.update(chunk);
-      const r = redactBytes(chunk, state);
-      redacted ||= r.redacted;
-      return r.bytes;
-    });
-    return { sha256: hash.digest("hex"), redacted };
+    let out = 0;
+    const dest = Deno.openSync(tmp, { write: true, createNew: true });
+    try {
+      for (let i = 0; i + 1 < points.length; i++) {
+        copyRangeSync(file, points[i], points[i + 1], dest, (chunk) => {
+          const r = redactBytes(chunk, state);
+          if (r.redacted) redactedFrom.add(points[i]);
+          hash.update(r.bytes);
+          out += r.bytes.length;
+          return r.bytes;
+        });
+        at.set(points[i + 1], out);
+      }
+    } finally {
+      dest.close();
+    }
+    const sha256 = hash.digest("hex");
+    storeRaw(this.#options.data, tmp, sha256);
+    const refs: RawRef[] = this.#spans.map((s) => ({
+      run_id: s.runId,
+      name: basename(path),
+      raw_sha256: sha256,
+      byte_start: at.get(s.start)!,
+      byte_end: at.get(s.end)!,
+      line_start: s.first,
+      line_end: s.last,
+      redacted: points.some((p) => p >= s.start && p < s.end && redactedFrom.has(p)),
+    }));
+    this.#dataset.batch.add(RAW_REFS, refs as never[]);
   }
 
   /**

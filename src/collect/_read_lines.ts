@@ -4,6 +4,7 @@
  * @module
  */
 
+import { createHash } from "node:crypto";
 import type { Line } from "./_lines.ts";
 
 /** A line with where its bytes are in the file. */
@@ -210,7 +211,6 @@ function toUtf8(bytes: Uint8Array, start: number, enc: TextEncoding): Uint8Array
 
 /** SHA-256 of a file, streamed. */
 export async function sha256File(path: string): Promise<string> {
-  const { createHash } = await import("node:crypto");
   const hash = createHash("sha256");
   const file = await Deno.open(path, { read: true });
   try {
@@ -226,20 +226,36 @@ export async function sha256File(path: string): Promise<string> {
   return hash.digest("hex");
 }
 
+/** SHA-256 of bytes `[start, end)` of an open file, read in chunks. */
+export function hashRangeSync(file: Deno.FsFile, start: number, end: number): string {
+  const hash = createHash("sha256");
+  for (let pos = start; pos < end;) {
+    // the bytes as they are in the file (a UTF-16 file is hashed as itself)
+    const chunk = readBytes(file, pos, Math.min(end, pos + CHUNK));
+    if (chunk.length === 0) break;
+    hash.update(chunk);
+    pos += chunk.length;
+  }
+  return hash.digest("hex");
+}
+
 /**
- * Copies bytes `[start, end)` of an open file to `dest` in chunks that end at line ends,
- * passing each chunk through `transform` (which returns the bytes to write). Chunks are UTF-8
- * (a UTF-16 file's are decoded, as {@link readRangeSync} does).
+ * Copies bytes `[start, end)` of an open file to `dest` (a new file, or an open one written at
+ * its position) in chunks that end at line ends, passing each chunk through `transform`
+ * (which returns the bytes to write). Chunks are UTF-8 (a UTF-16 file's are decoded, as
+ * {@link readRangeSync} does).
  */
 export function copyRangeSync(
   file: Deno.FsFile,
   start: number,
   end: number,
-  dest: string,
+  dest: string | Deno.FsFile,
   transform: (chunk: Uint8Array) => Uint8Array,
 ): void {
   const enc = encodingOf(file);
-  const out = Deno.openSync(dest, { write: true, createNew: true });
+  const out = typeof dest === "string"
+    ? Deno.openSync(dest, { write: true, createNew: true })
+    : dest;
   try {
     let pos = start;
     let at = start; // file offset of data[0]
@@ -262,7 +278,7 @@ export function copyRangeSync(
       if (pos >= end && carry.length === 0) break;
     }
   } finally {
-    out.close();
+    if (typeof dest === "string") out.close();
   }
 }
 

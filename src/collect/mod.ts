@@ -32,3 +32,4 @@ export * from "./memtier_rows.ts";
 export * from "./memtier_run.ts";
 export * from "./tools.ts";
 export * from "./loadgen/mod.ts";
+export * from "./compact.ts";

@@ -1,17 +1,33 @@
 /**
- * Writing runs into a dataset directory: one folder per run, written under `tmp/` and renamed
- * into `runs/` in one step, so readers never see half a run and no run is ever overwritten.
- * Sources are claimed with one small file per content hash and labels
- * (`sources/<sha256>/<labels>.json`, created exclusively), so many writers on different hosts can share a dataset with no index file to
- * contend on.
+ * Writing runs into a dataset directory in batches: the rows of many runs are buffered and
+ * written as one Parquet file per table per batch, under `tmp/<batch_id>/`, and the batch folder
+ * is renamed into `batches/` in one step, so readers see every run of a batch or none, and
+ * nothing is ever rewritten in place. Raw outputs are stored once, content-addressed
+ * (`raw/<aa>/<sha256>`); each run points to its byte and line range. A collector writes one run
+ * as a batch of its own ({@link RunWriter}); ingest writes many runs per batch
+ * ({@link DatasetWriter}). Sources are claimed in `sources/` (see `_claims.ts`).
  *
  * @module
  */
 
+import { MANIFESTS, RAW_REFS } from "../dataset.ts";
 import { DatasetError } from "../errors.ts";
 import { type RunsRow, SCHEMA_VERSION, type TableName, type TableRows } from "../schema.ts";
-import { tableFrame } from "../frame.ts";
-import { createHash } from "node:crypto";
+import { Batch, hashFileSync, type RawRef, storeRaw } from "./_batch.ts";
+
+export {
+  claimDir,
+  type ClaimKey,
+  claimKey,
+  claimPath,
+  claimSource,
+  type ClaimWriter,
+  completeClaim,
+  otherClaims,
+  releaseClaim,
+  type SourceClaim,
+} from "./_claims.ts";
+export type { RawRef } from "./_batch.ts";
 
 /** kvlab's own version, stored with every run. */
 export const KVLAB_VERSION = "0.1.0";
@@ -64,67 +80,69 @@ export function newRunId(now: Date): string {
 }
 
 /**
- * Writes one run folder, atomically: the folder is built under `DIR/tmp/<run_id>/` and renamed
- * to `DIR/runs/<run_id>` by {@link RunWriter.commit}. A long run can write its tables in parts
- * (`<table>.part-NNNN.parquet`) as it goes, so memory stays flat; a short one writes
- * `<table>.parquet`.
+ * Writes one run. Standalone (`new RunWriter(dir, id)`), the run is a batch of its own
+ * (`batches/<run_id>/`), visible when {@link commit} returns; given a {@link Batch} (see
+ * {@link DatasetWriter.run}), the run joins that batch and becomes visible with it. A long run
+ * can write its tables in parts as it goes ({@link writePart}), so memory stays flat.
  */
 export class RunWriter {
   readonly dataDir: string;
   readonly runId: string;
-  readonly #tmp: string;
-  readonly #parts = new Map<string, number>();
+  readonly #batch: Batch;
+  readonly #own: boolean;
+  readonly #rawDir: string;
+  readonly #rawNames: string[] = [];
+  readonly #parted = new Set<string>();
   #done = false;
 
   /**
    * @param dataDir The dataset directory (created if missing).
    * @param runId A new run id (see {@link newRunId}).
+   * @param batch The batch the run joins; by default a batch of its own, named after the run.
    * @throws {TypeError} For an id that is not a plain name.
    */
-  constructor(dataDir: string, runId: string) {
+  constructor(dataDir: string, runId: string, batch?: Batch) {
     if (!/^[\w.-]+$/.test(runId) || runId.startsWith(".")) {
       throw new TypeError(`invalid run_id: ${runId}`);
     }
     this.dataDir = dataDir;
     this.runId = runId;
-    this.#tmp = `${dataDir}/tmp/${runId}`;
-    Deno.mkdirSync(`${this.#tmp}/raw`, { recursive: true });
+    this.#own = batch === undefined;
+    this.#batch = batch ?? new Batch(dataDir, runId);
+    this.#rawDir = `${this.#batch.tmp}/raw-${runId}`;
   }
 
   /**
-   * The path of a raw file inside the run being written, for callers that stream a large raw
-   * output into it (it must then not be listed again in {@link commit}'s `raw`).
+   * The path of a raw file of the run, for callers that stream a large raw output into it (it
+   * must then not be listed again in {@link commit}'s `raw`). It is stored, content-addressed,
+   * when the run is committed.
    *
    * @throws {TypeError} For a name with a slash or `.`/`..`.
    */
   rawPath(name: string): string {
-    if (!/^[^/\\]+$/.test(name) || name === "." || name === "..") {
-      throw new TypeError(`invalid raw file name: ${name}`);
-    }
+    checkRawName(name);
+    Deno.mkdirSync(this.#rawDir, { recursive: true });
     if (!this.#rawNames.includes(name)) this.#rawNames.push(name);
-    return `${this.#tmp}/raw/${name}`;
+    return `${this.#rawDir}/${name}`;
   }
-  readonly #rawNames: string[] = [];
 
   /** Writes one part of a table (call again for the next part). Empty row lists are ignored. */
   writePart<T extends RowTable>(table: T, rows: readonly TableRows[T][]): void {
     if (rows.length === 0) return;
-    const n = this.#parts.get(table) ?? 0;
-    this.#parts.set(table, n + 1);
-    tableFrame(table, rows).writeParquet(
-      `${this.#tmp}/${table}.part-${String(n).padStart(4, "0")}.parquet`,
-    );
+    this.#parted.add(table);
+    this.#batch.writeOwnPart(table, rows as never, this.runId);
   }
 
   /**
-   * Writes the last rows, the runs row, raw files and run.json, then moves the folder into
-   * `runs/` in one rename.
+   * Adds the run (its `runs` row, the last rows, raw files and manifest) to its batch; a
+   * standalone run's batch is then moved into `batches/` in one rename.
    *
+   * @param record The run.
+   * @returns The run id.
    * @throws {DatasetError} If the run already exists (it is never overwritten).
    */
   commit(record: RunRecord): string {
     if (this.#done) throw new DatasetError(`run ${this.runId} was already committed or aborted`);
-    const final = `${this.dataDir}/runs/${this.runId}`;
     try {
       const run: RunsRow = {
         schema_version: SCHEMA_VERSION,
@@ -135,35 +153,24 @@ export class RunWriter {
         throw new TypeError(`run_id ${String(run.run_id)} is not ${this.runId}`);
       }
       for (const f of record.raw) {
-        if (!/^[^/\\]+$/.test(f.name) || f.name === "." || f.name === "..") {
-          throw new TypeError(`invalid raw file name: ${f.name}`);
-        }
-        Deno.writeFileSync(`${this.#tmp}/raw/${f.name}`, f.bytes);
+        Deno.writeFileSync(this.rawPath(f.name), f.bytes);
       }
-      tableFrame("runs", [run]).writeParquet(`${this.#tmp}/runs.parquet`);
+      const refs = this.#storeRaw(record.manifest?.raw_redacted);
+      const b = this.#batch;
+      b.add("runs", [run as never]);
+      const tables = new Set(["runs", ...this.#parted]);
       for (const name of Object.keys(record.tables) as RowTable[]) {
-        const rows = record.tables[name] ?? [];
+        const rows = (record.tables[name] ?? []) as never[];
         if (rows.length === 0) continue;
-        if (this.#parts.has(name)) this.writePart(name, rows);
-        else tableFrame(name, rows).writeParquet(`${this.#tmp}/${name}.parquet`);
+        tables.add(name);
+        if (this.#parted.has(name)) this.writePart(name, rows);
+        else b.add(name, rows);
       }
-      const tables = new Set(["runs", ...this.#parts.keys()]);
-      for (const [n, r] of Object.entries(record.tables)) if (r.length > 0) tables.add(n);
-      const manifest = {
-        ...jsonSafe(run),
-        raw_files: [...this.#rawNames, ...record.raw.map((f) => f.name)],
-        tables: [...tables],
-        ...record.manifest,
-      };
-      Deno.writeTextFileSync(`${this.#tmp}/run.json`, JSON.stringify(manifest, null, 2) + "\n");
-      Deno.mkdirSync(`${this.dataDir}/runs`, { recursive: true });
-      try {
-        Deno.statSync(final);
-        throw new DatasetError(`${final} already exists; runs are never overwritten`);
-      } catch (e) {
-        if (!(e instanceof Deno.errors.NotFound)) throw e;
-      }
-      Deno.renameSync(this.#tmp, final);
+      const manifest = { raw_files: this.#rawNames, tables: [...tables], ...record.manifest };
+      b.add(MANIFESTS, [{ run_id: this.runId, manifest: JSON.stringify(manifest) }]);
+      b.add(RAW_REFS, refs as never[]);
+      b.addRun(this.runId);
+      if (this.#own) b.commit();
       this.#done = true;
       return this.runId;
     } catch (e) {
@@ -172,20 +179,151 @@ export class RunWriter {
     }
   }
 
+  /** Stores the run's raw files (content-addressed) and says where they are. */
+  #storeRaw(redacted: unknown): RawRef[] {
+    const refs: RawRef[] = [];
+    for (const name of this.#rawNames) {
+      const path = `${this.#rawDir}/${name}`;
+      const { sha256, size, lines } = hashFileSync(path);
+      storeRaw(this.dataDir, path, sha256);
+      refs.push({
+        run_id: this.runId,
+        name,
+        raw_sha256: sha256,
+        byte_start: 0,
+        byte_end: size,
+        line_start: lines > 0 ? 1 : null,
+        line_end: lines > 0 ? lines : null,
+        redacted: typeof redacted === "boolean" ? redacted : null,
+      });
+    }
+    if (this.#rawNames.length > 0) Deno.removeSync(this.#rawDir, { recursive: true });
+    return refs;
+  }
+
   /** Drops what was written (after an error). */
   abort(): void {
     this.#done = true;
+    if (this.#own) this.#batch.abort();
+    else this.#batch.dropOwnParts(this.runId);
     try {
-      Deno.removeSync(this.#tmp, { recursive: true });
-    } catch { /* already gone */ }
+      Deno.removeSync(this.#rawDir, { recursive: true });
+    } catch { /* none */ }
+  }
+}
+
+function checkRawName(name: string): void {
+  if (!/^[^/\\]+$/.test(name) || name === "." || name === "..") {
+    throw new TypeError(`invalid raw file name: ${name}`);
+  }
+}
+
+/** Options of {@link DatasetWriter}. */
+export interface DatasetWriterOptions {
+  /**
+   * Rows (all tables) after which {@link DatasetWriter.due} says the batch should be committed.
+   * @default {2_000_000}
+   */
+  maxRows?: number;
+  /**
+   * Age of a batch (ms) after which {@link DatasetWriter.due} says it should be committed.
+   * @default {60_000}
+   */
+  maxAgeMs?: number;
+  /**
+   * The clock, for batch ids.
+   * @default {() => new Date()}
+   */
+  now?: () => Date;
+}
+
+/**
+ * Writes many runs per batch: {@link run} gives a {@link RunWriter} that joins the current
+ * batch; {@link commit} makes the batch visible (call it when {@link due}, at the end, and on
+ * a stop signal); the next run starts a new batch.
+ *
+ * @example
+ * ```ts
+ * import { DatasetWriter, newRunId } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * const dir = Deno.makeTempDirSync();
+ * const w = new DatasetWriter(dir);
+ * for (const i of [1, 2]) {
+ *   const id = newRunId(new Date());
+ *   w.run(id).commit({
+ *     run: {
+ *       run_id: id, tool: "redis-benchmark", server: "redis", transport: "tcp", tags: "{}",
+ *       ingested_at: new Date(), status: "complete", output_format: "quiet", warning_count: 0,
+ *     },
+ *     tables: {},
+ *     raw: [{ name: `out${i}.txt`, bytes: new TextEncoder().encode("SET: 1 requests\n") }],
+ *   });
+ * }
+ * assert.equal([...Deno.readDirSync(dir)].some((e) => e.name === "batches"), false);
+ * assert.equal(w.commit().length, 2);
+ * assert.equal([...Deno.readDirSync(`${dir}/batches`)].length, 1);
+ * assert.equal([...Deno.readDirSync(`${dir}/raw`)].length, 1); // the same bytes, stored once
+ * ```
+ */
+export class DatasetWriter {
+  readonly dataDir: string;
+  readonly #maxRows: number;
+  readonly #maxAgeMs: number;
+  readonly #now: () => Date;
+  #batch: Batch | undefined;
+
+  /**
+   * @param dataDir The dataset directory (created if missing).
+   * @param options Thresholds and clock.
+   */
+  constructor(dataDir: string, options: DatasetWriterOptions = {}) {
+    this.dataDir = dataDir;
+    this.#maxRows = options.maxRows ?? 2_000_000;
+    this.#maxAgeMs = options.maxAgeMs ?? 60_000;
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  /** The batch being written (started on first use). */
+  get batch(): Batch {
+    this.#batch ??= new Batch(this.dataDir, newRunId(this.#now()));
+    return this.#batch;
+  }
+
+  /** A writer for one run of the current batch. */
+  run(runId: string): RunWriter {
+    return new RunWriter(this.dataDir, runId, this.batch);
+  }
+
+  /** Whether the current batch is large or old enough to be committed. */
+  get due(): boolean {
+    const b = this.#batch;
+    return b !== undefined &&
+      (b.rowCount >= this.#maxRows || Date.now() - b.startedAt >= this.#maxAgeMs);
+  }
+
+  /**
+   * Makes the current batch visible (one rename); the next run starts a new one.
+   *
+   * @returns The runs made visible.
+   */
+  commit(): string[] {
+    const b = this.#batch;
+    this.#batch = undefined;
+    return b ? b.commit() : [];
+  }
+
+  /** Drops the current batch: none of its runs becomes visible. */
+  abort(): void {
+    this.#batch?.abort();
+    this.#batch = undefined;
   }
 }
 
 /**
- * Writes one run folder into a dataset in one step (see {@link RunWriter}).
+ * Writes one run into a dataset in one step, as a batch of its own (see {@link RunWriter}).
  *
  * @param dataDir The dataset directory (created if missing).
- * @param record What the run holds; `record.run.run_id` names the folder.
+ * @param record What the run holds; `record.run.run_id` names it.
  * @returns The run id.
  * @throws {DatasetError} If a run with that id already exists.
  */
@@ -195,214 +333,4 @@ export function writeRun(dataDir: string, record: RunRecord): Promise<string> {
   } catch (e) {
     return Promise.reject(e);
   }
-}
-
-function jsonSafe(row: RunsRow): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(row)) out[k] = v instanceof Date ? v.toISOString() : v;
-  return out;
-}
-
-/**
- * What names a claim: the content hash of a source file and a digest of the labels it is
- * ingested under (server, label, tool, …). The same bytes under the same labels are one claim;
- * under other labels, another claim in the same folder.
- */
-export interface ClaimKey {
-  /** sha256 of the file's bytes, 64 hex digits. */
-  readonly sha256: string;
-  /** 12 hex digits naming the labels (see {@link claimKey}), or null for "any labels". */
-  readonly labels: string | null;
-}
-
-/**
- * The claim key of a file's bytes under some labels.
- *
- * @param sha256 The file's sha256, 64 hex digits.
- * @param labels The labels the file is ingested under (compared as JSON, in key order), or
- * null for one claim whatever the labels.
- * @returns The key.
- * @throws {TypeError} For a hash that is not 64 hex digits.
- *
- * @example
- * ```ts
- * import { claimKey } from "@kvlab/kvlab/collect";
- * import assert from "node:assert/strict";
- * const sha = "0".repeat(64);
- * const k = claimKey(sha, { server: "redis" });
- * assert.match(k.labels ?? "", /^[0-9a-f]{12}$/);
- * assert.deepEqual(claimKey(sha, { server: "redis" }), k);
- * assert.notEqual(claimKey(sha, { server: "valkey" }).labels, k.labels);
- * assert.equal(claimKey(sha, null).labels, null);
- * ```
- */
-export function claimKey(
-  sha256: string,
-  labels: Readonly<Record<string, unknown>> | null,
-): ClaimKey {
-  if (!/^[0-9a-f]{64}$/.test(sha256)) throw new TypeError(`invalid source hash: ${sha256}`);
-  if (labels === null) return { sha256, labels: null };
-  const digest = createHash("sha256").update(JSON.stringify(labels)).digest("hex").slice(0, 12);
-  return { sha256, labels: digest };
-}
-
-/** The key as `claimSource` writes it into the claim file: `<sha256>-<labels>` or `<sha256>`. */
-function keyText(key: ClaimKey): string {
-  return key.labels === null ? key.sha256 : `${key.sha256}-${key.labels}`;
-}
-
-function claimOf(
-  key: ClaimKey,
-  sourcePath: string,
-  state: SourceClaim["state"],
-  now: Date,
-  runIds: string[],
-): SourceClaim {
-  return {
-    sha256: keyText(key),
-    source_path: sourcePath,
-    state,
-    claimed_at: now.toISOString(),
-    run_ids: runIds,
-  };
-}
-
-function checkKey(key: ClaimKey): void {
-  if (!/^[0-9a-f]{64}$/.test(key.sha256) || !/^([0-9a-f]{12})?$/.test(key.labels ?? "")) {
-    throw new TypeError(`invalid source key: ${keyText(key)}`);
-  }
-}
-
-/** What `sources/<sha256>/<labels>.json` says about an ingested file. */
-export interface SourceClaim {
-  /** The claim key, `<sha256>-<labels>`. */
-  sha256: string;
-  source_path: string;
-  state: "claimed" | "done";
-  claimed_at: string;
-  run_ids: string[];
-}
-
-/**
- * Claims a source file by content hash and labels. Exactly one writer wins a claim; the others
- * get the existing claim back.
- *
- * @param dataDir The dataset directory.
- * @param key The file's claim key (see {@link claimKey}).
- * @param sourcePath The file's path, recorded in the claim.
- * @param now The claim's time.
- * @returns `{ claimed: true }`, or `{ claimed: false, existing }` when the key is already
- * claimed (ingested, or being ingested by another writer).
- * @throws {TypeError} For a malformed key.
- */
-export async function claimSource(
-  dataDir: string,
-  key: ClaimKey,
-  sourcePath: string,
-  now: Date,
-): Promise<{ claimed: true } | { claimed: false; existing: SourceClaim }> {
-  checkKey(key);
-  await Deno.mkdir(claimDir(dataDir, key), { recursive: true });
-  const path = claimPath(dataDir, key);
-  const claim = claimOf(key, sourcePath, "claimed", now, []);
-  try {
-    const f = await Deno.open(path, { write: true, createNew: true });
-    try {
-      await f.write(new TextEncoder().encode(JSON.stringify(claim, null, 2) + "\n"));
-    } finally {
-      f.close();
-    }
-    return { claimed: true };
-  } catch (e) {
-    if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
-    try {
-      return { claimed: false, existing: JSON.parse(await Deno.readTextFile(path)) };
-    } catch {
-      // The other writer has created the file but not written it yet.
-      return { claimed: false, existing: { ...claim, source_path: "?", run_ids: [] } };
-    }
-  }
-}
-
-/**
- * Marks a claim done with the runs it produced (atomic replace of the claim file).
- *
- * @param dataDir The dataset directory.
- * @param key The claim's key.
- * @param sourcePath The file's path.
- * @param runIds The runs written from it.
- * @param now The time recorded.
- */
-export async function completeClaim(
-  dataDir: string,
-  key: ClaimKey,
-  sourcePath: string,
-  runIds: string[],
-  now: Date,
-): Promise<void> {
-  const path = claimPath(dataDir, key);
-  const claim = claimOf(key, sourcePath, "done", now, runIds);
-  const tmp = `${path}.${crypto.randomUUID()}.tmp`;
-  await Deno.writeTextFile(tmp, JSON.stringify(claim, null, 2) + "\n");
-  await Deno.rename(tmp, path);
-}
-
-/**
- * Drops a claim (after a failed ingest, so the file can be tried again).
- *
- * @param dataDir The dataset directory.
- * @param key The claim's key.
- */
-export async function releaseClaim(dataDir: string, key: ClaimKey): Promise<void> {
-  await Deno.remove(claimPath(dataDir, key)).catch(() => {});
-  // the folder goes too when no other claim of the same bytes is in it
-  await Deno.remove(claimDir(dataDir, key)).catch(() => {});
-}
-
-/**
- * Claims of the same bytes under other labels than `key`'s (claims being written are skipped).
- *
- * @param dataDir The dataset directory.
- * @param key A claim key.
- * @returns The source path and run ids of each other claim.
- */
-export function otherClaims(
-  dataDir: string,
-  key: ClaimKey,
-): { path: string; runIds: string[] }[] {
-  const out: { path: string; runIds: string[] }[] = [];
-  const dir = claimDir(dataDir, key);
-  const mine = claimPath(dataDir, key);
-  try {
-    for (const e of Deno.readDirSync(dir)) {
-      if (!e.name.endsWith(".json") || `${dir}/${e.name}` === mine) continue;
-      try {
-        const c = JSON.parse(Deno.readTextFileSync(`${dir}/${e.name}`));
-        out.push({ path: c.source_path, runIds: c.run_ids ?? [] });
-      } catch { /* being written */ }
-    }
-  } catch { /* no claims for these bytes yet */ }
-  return out;
-}
-
-/**
- * The folder of a source's claims: `sources/<sha256>/`.
- *
- * @param dataDir The dataset directory.
- * @param key A claim key (only its hash counts).
- * @returns The folder's path.
- */
-export function claimDir(dataDir: string, key: ClaimKey): string {
-  return `${dataDir}/sources/${key.sha256}`;
-}
-
-/**
- * A claim file: `sources/<sha256>/<labels>.json` (or `sources/<sha256>/any.json`).
- *
- * @param dataDir The dataset directory.
- * @param key A claim key.
- * @returns The claim file's path.
- */
-export function claimPath(dataDir: string, key: ClaimKey): string {
-  return `${claimDir(dataDir, key)}/${key.labels ?? "any"}.json`;
 }

@@ -7,6 +7,8 @@
  * @module
  */
 
+import { runFacts } from "../dataset.ts";
+
 import { hostFacts } from "./host.ts";
 import { type PlanCell, planCells, planKind, type StudyPlan } from "./plan.ts";
 import type { CellEvent } from "./plan_kinds/kind.ts";
@@ -63,29 +65,21 @@ export interface StudyResult {
 
 /**
  * The plan cells already in a dataset, with the status of their latest run. Reads
- * `runs/<id>/run.json` (no index file).
+ * the `runs` table of the dataset (no index file).
  */
 export function storedCells(
   dataDir: string,
   planName: string,
 ): Map<string, { runId: string; status: string }> {
   const out = new Map<string, { runId: string; status: string }>();
-  let entries: Deno.DirEntry[];
-  try {
-    entries = [...Deno.readDirSync(`${dataDir}/runs`)];
-  } catch {
-    return out;
-  }
-  for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    try {
-      const m = JSON.parse(Deno.readTextFileSync(`${dataDir}/runs/${e.name}/run.json`));
-      if (m.plan_name !== planName || !m.plan_cell) continue;
-      const prev = out.get(m.plan_cell);
-      // a complete run of the cell wins; otherwise the latest one
-      if (!prev || prev.status !== "complete") {
-        out.set(m.plan_cell, { runId: m.run_id, status: m.status });
-      }
-    } catch { /* not a run folder */ }
+  for (const m of runFacts(dataDir, ["run_id", "plan_name", "plan_cell", "status"])) {
+    if (m.plan_name !== planName || !m.plan_cell) continue;
+    const cell = String(m.plan_cell);
+    const prev = out.get(cell);
+    // a complete run of the cell wins; otherwise the latest one
+    if (!prev || prev.status !== "complete") {
+      out.set(cell, { runId: String(m.run_id), status: String(m.status) });
+    }
   }
   return out;
 }

@@ -4,6 +4,7 @@ import pl from "nodejs-polars";
 import { loadResults, loadTable, scanTable } from "../../src/analyze/mod.ts";
 import { ingestFile, newRunId, writeRun } from "../../src/collect/mod.ts";
 import { DatasetError } from "../../src/errors.ts";
+import { runRaw } from "../../src/dataset.ts";
 
 const DATA = new URL("../testdata/", import.meta.url).pathname;
 
@@ -64,7 +65,8 @@ Deno.test("writeRun() never overwrites a run", async () => {
     }),
     DatasetError,
   );
-  assert.equal(Deno.readTextFileSync(`${dir}/runs/${run.run_id}/raw/a.txt`), "one");
+  const [raw] = runRaw(dir, run.run_id);
+  assert.equal(new TextDecoder().decode(raw.bytes), "one");
   assert.deepEqual([...Deno.readDirSync(`${dir}/tmp`)], []);
   await assert.rejects(
     writeRun(dir, { run: { ...run, run_id: "../x" }, tables: {}, raw: [] }),

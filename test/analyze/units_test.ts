@@ -113,8 +113,13 @@ Deno.test("units: the same answers as the five rule lists they replace", async (
   await t.step("metricDirection()", () => {
     for (const c of all) assert.equal(direction(c), OLD.direction(c), c);
   });
-  await t.step("decimalsFor()", () => {
-    for (const c of all) assert.equal(decimalsFor(c), OLD.decimals(c), c);
+  await t.step("decimalsFor(), except that whole bytes now print as whole numbers", () => {
+    for (const c of all) {
+      const want = /_bytes$/.test(c) && !/per_key/.test(c) ? 0 : OLD.decimals(c);
+      assert.equal(decimalsFor(c), want, c);
+    }
+    // issue 10: a memory-per-key intercept printed as 59554057.1318
+    assert.equal(decimalsFor("intercept_bytes"), 0);
   });
   await t.step("headerFor()", () => {
     for (const c of all) assert.equal(headerFor(c), OLD.header(c), c);

@@ -4,6 +4,7 @@ import pl from "nodejs-polars";
 import { ingestFile, ingestPaths, parseRedisBenchmark } from "../../src/collect/mod.ts";
 import { loadResults, loadTable } from "../../src/analyze/mod.ts";
 import { walk } from "../_support/servers.ts";
+import { runManifest, runRaw } from "../../src/dataset.ts";
 
 const DATA = new URL("../testdata/", import.meta.url).pathname;
 
@@ -13,7 +14,7 @@ function snapshot(dir: string): Record<string, string> {
   return out;
 }
 
-Deno.test("ingestFile() writes a run folder that loads back with every number", async (t) => {
+Deno.test("ingestFile() writes a run that loads back with every number", async (t) => {
   const data = Deno.makeTempDirSync({ prefix: "kvlab-ingest-" });
   const files = [...Deno.readDirSync(DATA + "corpus")].map((e) => e.name)
     .filter((n) => /^(redis|valkey)-benchmark_/.test(n)).sort();
@@ -27,10 +28,12 @@ Deno.test("ingestFile() writes a run folder that loads back with every number", 
       });
       assert.equal(o.status, "ingested", o.error?.message);
       assert.equal(o.runs.length, 1);
-      const runDir = `${data}/runs/${o.runs[0].runId}`;
+      const runId = o.runs[0].runId;
       // the raw file, byte for byte
-      assert.deepEqual(Deno.readFileSync(`${runDir}/raw/${name}`), Deno.readFileSync(path));
-      const manifest = JSON.parse(Deno.readTextFileSync(`${runDir}/run.json`));
+      const raw = runRaw(data, runId);
+      assert.deepEqual(raw.map((r) => r.name), [name]);
+      assert.deepEqual(raw[0].bytes, Deno.readFileSync(path));
+      const manifest = runManifest(data, runId)!;
       assert.equal(manifest.status, "complete");
       assert.equal(
         manifest.tool,
@@ -38,7 +41,8 @@ Deno.test("ingestFile() writes a run folder that loads back with every number", 
       );
       // numbers read back from Parquet equal the parser's
       const parsed = parseRedisBenchmark(Deno.readTextFileSync(path));
-      const df = pl.readParquet(`${runDir}/results.parquet`);
+      const mine = pl.col("run_id").eq(pl.lit(runId));
+      const df = loadTable(data, "results").filter(mine).sort("test_index");
       assert.deepEqual(df.getColumn("ops_per_sec").toArray(), parsed.tests.map((x) => x.opsPerSec));
       assert.deepEqual(
         df.getColumn("p50_latency_ms").toArray(),
@@ -50,7 +54,7 @@ Deno.test("ingestFile() writes a run folder that loads back with every number", 
       );
       const dist = parsed.tests.reduce((n, x) => n + x.distribution.length, 0);
       if (dist > 0) {
-        assert.equal(pl.readParquet(`${runDir}/latency_distribution.parquet`).height, dist);
+        assert.equal(loadTable(data, "latency_distribution").filter(mine).height, dist);
       }
     });
   }
@@ -105,11 +109,14 @@ Deno.test("ingestPaths() reads seed transcripts into one run per benchmark comma
   const r0 = bench.filter(pl.col("source_path").str.contains("seed-001")).sort("source_line_start")
     .row(0);
   const runId = r0[bench.columns.indexOf("run_id")];
-  const rawName = [...Deno.readDirSync(`${data}/runs/${runId}/raw`)][0].name;
-  assert.equal(rawName, "seed-001.txt.L104-L128");
-  const raw = Deno.readTextFileSync(`${data}/runs/${runId}/raw/${rawName}`).split("\n");
+  const [block] = runRaw(data, runId);
+  assert.deepEqual([block.name, block.firstLine], ["seed-001.txt", 104]);
+  const raw = new TextDecoder().decode(block.bytes).split("\n");
   const src = Deno.readTextFileSync(DATA + "seeds/seed-001.txt").split("\n");
   assert.equal(raw[0], src[103]);
+  assert.equal(raw.length - 1, 128 - 104 + 1);
+  // the transcript is stored once, however many runs it made
+  assert.equal(walk(`${data}/raw`).length, 2);
   const line = seed1.filter(pl.col("test").eq(pl.lit("XADD"))).sort("source_line").getColumn(
     "source_line",
   ).get(0);
@@ -147,7 +154,8 @@ Deno.test("ingestPaths() reports bad files with file and line, and ingests the o
   assert.match(by["b-junk.bin"].error!.message, /binary data/);
   assert.match(by["a-empty.txt"].error!.message, /empty/);
   // only the good file left a run; no half-written run, no stale claim
-  assert.equal(walk(`${data}/runs`).filter((f) => f.endsWith("run.json")).length, 1);
+  assert.equal(loadTable(data, "runs").height, 1);
+  assert.equal([...Deno.readDirSync(`${data}/batches`)].length, 1);
   assert.deepEqual([...Deno.readDirSync(`${data}/tmp`)], []);
   assert.equal([...Deno.readDirSync(`${data}/sources`)].length, 1);
 });
@@ -282,8 +290,9 @@ Deno.test("a very long output (-l loop) is written in Parquet parts and loads wh
   Deno.writeTextFileSync(`${dir}/loop.txt`, "$ redis-benchmark -q -t get -l\n" + q.repeat(25_000));
   const o = await ingestFile(`${dir}/loop.txt`, { data: `${dir}/data` });
   assert.equal(o.status, "ingested");
-  const runDir = `${dir}/data/runs/${o.runs[0].runId}`;
-  const files = [...Deno.readDirSync(runDir)].map((e) => e.name).sort();
+  const [batch] = [...Deno.readDirSync(`${dir}/data/batches`)];
+  const files = [...Deno.readDirSync(`${dir}/data/batches/${batch.name}`)].map((e) => e.name)
+    .sort();
   assert.deepEqual(files.filter((f) => f.startsWith("results")), [
     "results.part-0000.parquet",
     "results.part-0001.parquet",
@@ -300,7 +309,7 @@ Deno.test("a very long output (-l loop) is written in Parquet parts and loads wh
   assert.equal(o.runs[0].tests, 25_000);
   // the raw copy is the whole file, byte for byte
   assert.deepEqual(
-    Deno.readFileSync(`${runDir}/raw/loop.txt`),
+    runRaw(`${dir}/data`, o.runs[0].runId)[0].bytes,
     Deno.readFileSync(`${dir}/loop.txt`),
   );
 });

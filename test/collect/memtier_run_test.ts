@@ -19,6 +19,7 @@ import {
 } from "../../src/collect/mod.ts";
 import type { LocalServer } from "../../src/collect/redis_server.ts";
 import { closedPort } from "../_support/servers.ts";
+import { runRaw } from "../../src/dataset.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -254,7 +255,7 @@ Deno.test("a live memtier plan runs Redis and Valkey interleaved, with server CP
     assert.equal(hdr.getColumn("test_index").nullCount(), 0);
     // raw files kept byte for byte with the run
     const id = runs.getColumn("run_id").get(0);
-    const raw = [...Deno.readDirSync(`${data}/runs/${id}/raw`)].map((e) => e.name).sort();
+    const raw = runRaw(data, id).map((r) => r.name).sort();
     assert.ok(
       ["memtier.json", "stderr.txt", "stdout.txt", "hdr_FULL_RUN_1.hgrm"].every((f) =>
         raw.includes(f)
@@ -310,7 +311,7 @@ Deno.test("a live memtier plan killed in the middle resumes without doing a cell
     assert.match(runs.getColumn("error").get(1), /interrupted/);
     const cut = runs.getColumn("run_id").get(1);
     assert.ok(
-      Deno.statSync(`${dir}/data/runs/${cut}/raw/stderr.txt`).size > 0,
+      runRaw(`${dir}/data`, cut).find((r) => r.name === "stderr.txt")!.bytes.length > 0,
       "partial output kept",
     );
 

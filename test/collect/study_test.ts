@@ -12,6 +12,7 @@ import {
   ToolNotFoundError,
 } from "../../src/collect/mod.ts";
 import { loadResults, loadTable } from "../../src/analyze/mod.ts";
+import { runRaw } from "../../src/dataset.ts";
 import { closedPort, fakeTool, walk, withServers } from "../_support/servers.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -109,7 +110,7 @@ Deno.test("runPlan() runs a plan against two live servers, interleaved, with sna
     // the raw output of each run is kept
     const runId = runs.getColumn("run_id").get(0);
     assert.match(
-      Deno.readTextFileSync(`${data}/runs/${runId}/raw/stdout.txt`),
+      new TextDecoder().decode(runRaw(data, runId).find((r) => r.name === "stdout.txt")!.bytes),
       /====== SET ======/,
     );
   });
@@ -155,7 +156,7 @@ Deno.test("a plan killed in the middle keeps the partial run and completes on re
     assert.deepEqual(runs.getColumn("status").toArray(), ["complete", "incomplete"]);
     const cut = runs.getColumn("run_id").get(1);
     assert.ok(
-      Deno.statSync(`${dir}/data/runs/${cut}/raw/stdout.txt`).size > 0,
+      runRaw(`${dir}/data`, cut).find((r) => r.name === "stdout.txt")!.bytes.length > 0,
       "partial output kept",
     );
     assert.match(runs.getColumn("error").get(1), /interrupted/);
