@@ -18,6 +18,7 @@ import type { StudyResult } from "../collect/study.ts";
 import { parseServerUrl } from "../collect/target.ts";
 import { findTool } from "../collect/tools.ts";
 import { compare } from "../analyze/compare.ts";
+import { cellCounts, fewRunsWarning } from "../analyze/environment.ts";
 import { exitForStudy, type Output } from "./_exit.ts";
 import { REPO } from "./_options.ts";
 import { describeOutcome } from "./ingest.ts";
@@ -162,6 +163,8 @@ async function printComparison(data: string, out: Output): Promise<void> {
   const c = compare(results, { by: "label", baseline: "redis" });
   out.print(`\nvalkey against redis, per test and client count (compare --by label):\n\n`);
   out.print(tableText(c, peopleFormat(undefined, out.isTerminal), compactCompare));
+  const warning = fewRunsWarning(cellCounts(results, "label"));
+  if (warning) out.print(`\n${warning}\n\n`);
   await summaryCommand({
     data,
     by: "label",
