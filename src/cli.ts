@@ -22,6 +22,7 @@ import { deltaCommand, deltaOptions } from "./cli/delta.ts";
 import { demoCommand, demoOptions } from "./cli/demo.ts";
 import { ingestCommand, ingestOptions } from "./cli/ingest.ts";
 import { plotCommand, plotOptions } from "./cli/plot.ts";
+import { pubSubCommand, pubSubCommandOptions } from "./cli/pubsub.ts";
 import { reportCommand, reportOptions } from "./cli/report.ts";
 import { runCommand, runOptions } from "./cli/run.ts";
 import { sampleCommand, sampleOptions } from "./cli/sample.ts";
@@ -207,6 +208,25 @@ function declareSample(program: Command, out: Output): void {
     .action((opts) => sampleCommand(readOptions(() => sampleOptions(opts)), out));
 }
 
+/** Declares `kvlab pubsub` and its options; the work is in `cli/pubsub.ts`. */
+function declarePubSub(program: Command, out: Output): void {
+  program.command("pubsub")
+    .description("One pub/sub delivery-latency step (open-loop publishing at --rate deliveries/s).")
+    .requiredOption("--url <url>", "redis://[:password@]host[:port] (plain TCP)")
+    .requiredOption("--data <dir>", "dataset directory")
+    .requiredOption("--rate <n>", "target delivery rate: messages × subscribers reached per second")
+    .option("--mode <mode>", "one-to-one, fan-out or sharded", "one-to-one")
+    .option("--publishers <n>", "publisher connections", "64")
+    .option("--subscribers <n>", "subscriber connections", "100")
+    .option("--channels <n>", "channels (default: subscribers ÷ fan-out)")
+    .option("--fan-out <n>", "subscribers per channel (fan-out: all; else 1)")
+    .option("--payload <bytes>", "payload size, at least 16", "128")
+    .option("--duration <s>", "publishing window, seconds", "10")
+    .option("--grace <s>", "seconds deliveries may still arrive after it", "2")
+    .option("--label <label>", "label stored on the run")
+    .action((opts) => pubSubCommand(readOptions(() => pubSubCommandOptions(opts)), out));
+}
+
 /** Declares `kvlab demo` and its options; the work is in `cli/demo.ts`. */
 function declareDemo(program: Command, out: Output): void {
   program.command("demo")
@@ -227,7 +247,7 @@ function declareCompact(program: Command, out: Output): void {
     .description("Merge a dataset's small batch files into few large ones (safe while in use).")
     .requiredOption("--data <dir>", "dataset directory")
     .option("--target-mb <n>", "size a merged batch aims at, MB", "128")
-    .action((opts) => compactCommand(compactOptions(opts), out));
+    .action((opts) => compactCommand(readOptions(() => compactOptions(opts)), out));
 }
 
 /** Every command, in the order `kvlab --help` lists them: one declaration each. */
@@ -244,6 +264,7 @@ const COMMANDS: ((program: Command, out: Output) => void)[] = [
   declareSample,
   declareDemo,
   declareCompact,
+  declarePubSub,
 ];
 
 /** Options of {@link buildCli}. */

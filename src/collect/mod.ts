@@ -33,3 +33,4 @@ export * from "./memtier_run.ts";
 export * from "./tools.ts";
 export * from "./loadgen/mod.ts";
 export * from "./compact.ts";
+export * from "./pubsub_run.ts";

@@ -43,6 +43,7 @@ export interface BuiltStudy {
  * @example
  * ```ts
  * import { buildStudies } from "@kvlab/kvlab/collect";
+ * import { runFacts } from "../dataset.ts";
  * import assert from "node:assert/strict";
  * const out = Deno.makeTempDirSync();
  * const built = await buildStudies(new URL("../../data/raw", import.meta.url).pathname, out);
@@ -53,7 +54,7 @@ export interface BuiltStudy {
  * Deno.mkdirSync(`${bad}/rdma-vs-tcp`);
  * Deno.writeTextFileSync(`${bad}/rdma-vs-tcp/ingest.json`, '[{"file": "gone", "server": "x"}]');
  * await assert.rejects(buildStudies(bad, out), Deno.errors.NotFound);
- * assert.equal([...Deno.readDirSync(`${out}/rdma-vs-tcp/runs`)].length, 2);
+ * assert.equal(runFacts(`${out}/rdma-vs-tcp`, ["run_id"]).length, 2);
  * const left = [...Deno.readDirSync(out)].map((e) => e.name).sort();
  * assert.deepEqual(left, built.map((b) => b.study));
  * ```

@@ -10,3 +10,4 @@ export * from "./kind.ts";
 export * from "./memory.ts";
 export * from "./memtier.ts";
 export * from "./redis_benchmark.ts";
+export * from "./pubsub.ts";
