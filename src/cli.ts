@@ -28,6 +28,7 @@ import { reportCommand, reportOptions } from "./cli/report.ts";
 import { runCommand, runOptions } from "./cli/run.ts";
 import { sampleCommand, sampleOptions } from "./cli/sample.ts";
 import { sweepCommand, sweepOptions } from "./cli/sweep.ts";
+import { summaryCommand, summaryOptions } from "./cli/summary.ts";
 import { tableCommand, tableOptions } from "./cli/table.ts";
 
 /** Declares `kvlab ingest` and its options; the work is in `cli/ingest.ts`. */
@@ -156,6 +157,27 @@ function declarePlot(program: Command, out: Output): void {
     .action((kind: string, opts) => plotCommand(readOptions(() => plotOptions(kind, opts)), out));
 }
 
+/** Declares `kvlab summary` and its options; the work is in `cli/summary.ts`. */
+function declareSummary(program: Command, out: Output): void {
+  program.command("summary")
+    .description(
+      "Write a study's summary page (summary.md: environment, config differences, runs per " +
+        "cell, medians with intervals and verdicts, changes, memory) and its figures (SVG and " +
+        "PNG, in figures/): the page to paste into a blog post.",
+    )
+    .argument("<dir>", "dataset directory")
+    .option(
+      "--by <column>",
+      "arms (default: label when the runs' labels split the data, else the run column that differs)",
+    )
+    .option("--baseline <value>", "the baseline arm (default: the arm measured first)")
+    .option("-o, --output <dir>", "folder for summary.md and figures/ (default: <dir>/summary)")
+    .option("--title <text>", "the page's title (default: the dataset folder's name)")
+    .action(async (dir: string, opts) => {
+      await summaryCommand(readOptions(() => summaryOptions(dir, opts)), out);
+    });
+}
+
 /** Declares `kvlab run` and its options; the work is in `cli/run.ts`. */
 function declareRun(program: Command, out: Output): void {
   program.command("run")
@@ -211,8 +233,9 @@ function declarePubSub(program: Command, out: Output): void {
 function declareDemo(program: Command, out: Output): void {
   program.command("demo")
     .description(
-      "Start a throwaway redis-server on a free loopback port, run the bundled small plan " +
-        "(data/plans/demo.yaml), stop the server, and print the results table. Without " +
+      "Start throwaway redis-server and, when installed, valkey-server on free loopback ports, " +
+        "run the bundled small plan (data/plans/demo.yaml), stop them, print Valkey against " +
+        "Redis and write the summary page (Redis alone: the results table). Without " +
         "redis-server, ingest the bundled sample outputs instead.",
     )
     .option("--data <dir>", "dataset directory", REPO + "data/demo")
@@ -240,7 +263,7 @@ function declareSweep(program: Command, out: Output): void {
     .option("--format <format>", "md (the tables), csv or json (one row per arm × step)", "md")
     .option("--by <column>", "runs column naming the arms", "label")
     .option("--sustained <min:max>", "sustained bounds on achieved / requested", "0.97:1.03")
-    .action((opts) => sweepCommand(sweepOptions(opts), out));
+    .action((opts) => sweepCommand(readOptions(() => sweepOptions(opts)), out));
 }
 
 /** Declares `kvlab load`; the work is in `cli/load.ts`. */
@@ -263,7 +286,7 @@ function declareLoad(program: Command, out: Output): void {
     .option("--arrivals <mode>", "uniform (spread phases) or poisson", "uniform")
     .option("--threads <n>", "Worker threads sharing the connections", "1")
     .option("--label <label>", "label stored on the run")
-    .action((opts) => loadCommand(loadOptions(opts), out));
+    .action((opts) => loadCommand(readOptions(() => loadOptions(opts)), out));
 }
 
 /** Every command, in the order `kvlab --help` lists them: one declaration each. */
@@ -275,6 +298,7 @@ const COMMANDS: ((program: Command, out: Output) => void)[] = [
   declareCompare,
   declareDelta,
   declarePlot,
+  declareSummary,
   declareRun,
   declareSample,
   declareDemo,

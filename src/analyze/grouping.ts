@@ -16,6 +16,10 @@ export const PARAMETER_COLUMNS = [
   "data_size_bytes",
   "keyspace",
   "transport",
+  // fixed-rate and pub/sub steps: each requested rate is its own group
+  "requested_ops_per_sec",
+  // memtier --run-count: best, worst and average rows are never pooled with the runs' own
+  "aggregate",
 ] as const;
 
 /** The grouping of a frame by arms: the keys that split groups, and the confounded columns. */

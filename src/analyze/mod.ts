@@ -23,3 +23,4 @@ export * from "./arms.ts";
 export * from "./environment.ts";
 export * from "./pubsub.ts";
 export * from "./sweep.ts";
+export * from "./summary_page.ts";

@@ -1,6 +1,8 @@
 /**
- * `kvlab demo`: a throwaway redis-server, the bundled small plan, the results table; without
- * redis-server, the bundled sample outputs ingested instead.
+ * `kvlab demo`: throwaway local servers (redis-server, and valkey-server when it is installed),
+ * the bundled small plan, then Valkey against Redis (the `compare` table and a summary page
+ * under the dataset) or, with Redis alone, the results table; without redis-server, the bundled
+ * sample outputs ingested instead.
  *
  * @module
  */
@@ -11,14 +13,19 @@ import { formatForPeople } from "../analyze/present.ts";
 import { ingestPaths } from "../collect/ingest.ts";
 import { parsePlan, type StudyPlan } from "../collect/plan.ts";
 import { ToolNotFoundError } from "../collect/process.ts";
-import { startLocalServer } from "../collect/redis_server.ts";
+import { type LocalServer, startLocalServer } from "../collect/redis_server.ts";
 import type { StudyResult } from "../collect/study.ts";
 import { parseServerUrl } from "../collect/target.ts";
+import { findTool } from "../collect/tools.ts";
+import { compare } from "../analyze/compare.ts";
+import { cellCounts, fewRunsWarning } from "../analyze/environment.ts";
 import { exitForStudy, type Output } from "./_exit.ts";
 import { REPO } from "./_options.ts";
 import { describeOutcome } from "./ingest.ts";
 import { runStudy } from "./run.ts";
-import { peopleFormat } from "./_tables.ts";
+import { peopleFormat, tableText } from "./_tables.ts";
+import { compactCompare } from "./compare.ts";
+import { summaryCommand } from "./summary.ts";
 
 /** Where `kvlab demo` writes and what it falls back to. */
 export interface DemoCommandOptions {
@@ -96,19 +103,98 @@ async function demoFromSamples(o: DemoCommandOptions, out: Output): Promise<void
   }));
 }
 
+/** A server the demo started: the plan's server name, and the server. */
+interface DemoServer {
+  name: string;
+  server: LocalServer;
+}
+
 /**
- * Runs the demo live when redis-server is installed, else from the samples.
+ * Starts redis-server and, when it is installed, valkey-server (each on a free loopback port).
+ *
+ * @returns The servers started, redis first; none when redis-server is not installed.
+ */
+async function startDemoServers(out: Output): Promise<DemoServer[]> {
+  const started: DemoServer[] = [];
+  try {
+    started.push({ name: "redis", server: await startLocalServer() });
+  } catch (e) {
+    if (e instanceof ToolNotFoundError) return started;
+    throw e;
+  }
+  const valkey = findTool("valkey-server");
+  if (valkey === null) {
+    out.printErr(
+      "valkey-server is not installed (on PATH or in ~/.cache/kvlab/tools/; .ci/install builds " +
+        "it): the demo runs Redis alone.\n",
+    );
+    return started;
+  }
+  try {
+    started.push({ name: "valkey", server: await startLocalServer({ program: valkey }) });
+  } catch (e) {
+    for (const s of started) await s.server.stop();
+    throw e;
+  }
+  return started;
+}
+
+/** The demo plan with the started servers' URLs; servers that did not start are left out. */
+function demoPlan(servers: readonly DemoServer[]): StudyPlan {
+  const plan = parsePlan(
+    Deno.readTextFileSync(REPO + "data/plans/demo.yaml"),
+    "data/plans/demo.yaml",
+  );
+  const live = plan.servers.flatMap((s) => {
+    const started = servers.find((d) => d.name === s.name);
+    if (!started) return [];
+    const target = parseServerUrl(started.server.url);
+    return [{ ...s, url: target.display, target }];
+  });
+  return { ...plan, servers: live };
+}
+
+/**
+ * Prints valkey against redis (`compare` by label, baseline redis) and writes the summary page
+ * under the dataset.
+ */
+async function printComparison(data: string, out: Output): Promise<void> {
+  const results = loadResults(data);
+  const c = compare(results, { by: "label", baseline: "redis" });
+  out.print(`\nvalkey against redis, per test and client count (compare --by label):\n\n`);
+  out.print(tableText(c, peopleFormat(undefined, out.isTerminal), compactCompare));
+  const warning = fewRunsWarning(cellCounts(results, "label"));
+  if (warning) out.print(`\n${warning}\n\n`);
+  await summaryCommand({
+    data,
+    by: "label",
+    baseline: "redis",
+    output: `${data}/summary`,
+    title: "kvlab demo: Valkey against Redis on this machine",
+  }, out);
+}
+
+/** Prints the results of a one-server demo, one row per test. */
+function printResults(data: string, out: Output): void {
+  const df = loadResults(data).sort(["test_index", "run_id"]);
+  out.print(`\nresults (${df.height} tests):\n\n`);
+  out.print(formatForPeople(df.select(...LIVE_COLUMNS), peopleFormat(undefined, out.isTerminal), {
+    headers: false,
+  }));
+}
+
+/**
+ * Runs the demo live: redis-server, and valkey-server when installed, the bundled small plan,
+ * then the comparison of the two (and the summary page) or, with Redis alone, the results.
+ * Without redis-server, the bundled samples are ingested instead.
  *
  * @param o The dataset and samples folders.
  * @param out Where to print.
  * @throws {CommanderError} Exit code 130 when interrupted, 1 when a cell failed or is incomplete.
  */
 export async function demoCommand(o: DemoCommandOptions, out: Output): Promise<void> {
-  let server;
-  try {
-    server = await startLocalServer();
-  } catch (e) {
-    if (!(e instanceof ToolNotFoundError)) throw e;
+  const servers = await startDemoServers(out);
+  if (servers.length === 0) {
     out.printErr(
       "redis-server is not installed, so the demo cannot run live. Install it with\n" +
         "  sudo apt-get update && sudo apt-get install -y redis-server redis-tools\n" +
@@ -118,27 +204,22 @@ export async function demoCommand(o: DemoCommandOptions, out: Output): Promise<v
     return;
   }
   let result: StudyResult;
-  const plan = parsePlan(
-    Deno.readTextFileSync(REPO + "data/plans/demo.yaml"),
-    "data/plans/demo.yaml",
-  );
   // a fresh dataset each time: the demo measures this machine now
   const data = `${o.data}/${new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}`;
   try {
-    const target = parseServerUrl(server.url);
-    const live: StudyPlan = { ...plan, servers: [{ name: "redis", url: target.display, target }] };
-    out.print(
-      `redis-server started on 127.0.0.1:${server.port} (pid ${server.pid}); dataset ${data}\n`,
-    );
-    result = await runStudy(live, data, false, out);
+    for (const { name, server } of servers) {
+      out.print(`${name} started on 127.0.0.1:${server.port} (pid ${server.pid})\n`);
+    }
+    out.print(`dataset ${data}\n`);
+    result = await runStudy(demoPlan(servers), data, false, out);
   } finally {
-    await server.stop();
-    out.print(`redis-server (pid ${server.pid}) stopped\n`);
+    for (const { name, server } of servers) {
+      await server.stop();
+      out.print(`${name} (pid ${server.pid}) stopped\n`);
+    }
   }
-  const df = loadResults(data).sort(["test_index", "run_id"]);
-  out.print(`\nresults (${df.height} tests):\n\n`);
-  out.print(formatForPeople(df.select(...LIVE_COLUMNS), peopleFormat(undefined, out.isTerminal), {
-    headers: false,
-  }));
+  const complete = !result.interrupted && result.failed === 0 && result.incomplete === 0;
+  if (servers.length === 2 && complete) await printComparison(data, out);
+  else printResults(data, out);
   exitForStudy(result, "demo");
 }

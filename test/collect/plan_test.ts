@@ -194,7 +194,7 @@ Deno.test("benchmarkArgv() and parseBenchmarkArgs() agree on every cell of the e
       }
     }
   }
-  assert.equal(n, 4 * (36 + 48 + 4));
+  assert.equal(n, 4 * (36 + 48 + 8)); // examples, then the demo plan
 });
 
 Deno.test("runPlan() in a dry run lists every cell of any kind, touching nothing", async () => {

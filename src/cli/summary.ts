@@ -1,0 +1,125 @@
+/**
+ * `kvlab summary`: a study's summary page (`summary.md`) and its figures (SVG and PNG, under
+ * `figures/`) for any dataset, the page a user pastes into a blog post. Without `--by`, the arms
+ * are the runs' labels when they split the data, else the run column that differs; without
+ * `--baseline`, the arm measured first; without `-o`, the page goes in `<dataset>/summary/`.
+ *
+ * @module
+ */
+
+import type { OptionValues } from "commander";
+import type pl from "nodejs-polars";
+import { resolveArms } from "../analyze/arms.ts";
+import { environmentSummary } from "../analyze/environment.ts";
+import { saveChart } from "../analyze/export.ts";
+import { loadResults, loadTable } from "../analyze/load.ts";
+import { latencyDistributionBy } from "../analyze/plots.ts";
+import { summaryPage } from "../analyze/summary_page.ts";
+import type { Output } from "./_exit.ts";
+import { optionalString } from "./_options.ts";
+
+/** What `kvlab summary` summarizes and where it writes. */
+export interface SummaryCommandOptions {
+  /** Dataset directory. */
+  data: string;
+  /** The column whose values are the arms. @default {label when it splits the data, else the column that differs} */
+  by?: string;
+  /** The baseline arm. @default {the arm measured first} */
+  baseline?: string;
+  /** The folder the page and its figures go in. @default {"<data>/summary"} */
+  output: string;
+  /** The page's title. @default {the dataset folder's name} */
+  title?: string;
+}
+
+/**
+ * Reads `kvlab summary`'s argument and options.
+ *
+ * @param data The dataset directory.
+ * @param raw Commander's option values.
+ * @returns The typed options.
+ * @throws {TypeError} For an empty dataset path or output folder.
+ *
+ * @example
+ * ```ts
+ * import { summaryOptions } from "./summary.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(summaryOptions("runs/ds/", {}), {
+ *   data: "runs/ds", by: undefined, baseline: undefined, output: "runs/ds/summary", title: "ds",
+ * });
+ * assert.equal(summaryOptions("ds", { output: "out/", title: "T" }).output, "out");
+ * assert.throws(() => summaryOptions("", {}), /invalid dataset: ""/);
+ * ```
+ */
+export function summaryOptions(data: string, raw: OptionValues): SummaryCommandOptions {
+  const trim = (s: string) => s.length > 1 ? s.replace(/\/+$/, "") : s;
+  if (data.trim() === "") throw new TypeError(`invalid dataset: ""`);
+  const dir = trim(data);
+  const output = raw.output === undefined ? `${dir}/summary` : trim(String(raw.output));
+  if (output.trim() === "") throw new TypeError(`invalid --output: ""`);
+  return {
+    data: dir,
+    by: optionalString(raw.by),
+    baseline: optionalString(raw.baseline),
+    output,
+    title: optionalString(raw.title) ?? dir.split("/").pop(),
+  };
+}
+
+/** The memory rows of a dataset with the arm column of their runs. */
+function memoryBy(data: string, runs: pl.DataFrame, by: string): pl.DataFrame {
+  const memory = loadTable(data, "memory");
+  if (memory.height === 0 || memory.columns.includes(by)) return memory;
+  return memory.join(runs.select("run_id", by), { on: "run_id" });
+}
+
+/** What {@link summaryCommand} wrote. */
+export interface SummaryWritten {
+  /** The page. */
+  page: string;
+  /** The figure files (SVG and PNG of each). */
+  figures: string[];
+}
+
+/**
+ * Writes the summary page and its figures, and says where.
+ *
+ * @param o The dataset, the arms and the output folder.
+ * @param out Where to print.
+ * @returns The files written.
+ * @throws {TypeError} For fewer than two arms (naming the arms found) or a baseline not in
+ * the data.
+ */
+export async function summaryCommand(
+  o: SummaryCommandOptions,
+  out: Output,
+): Promise<SummaryWritten> {
+  const results = loadResults(o.data);
+  const runs = loadTable(o.data, "runs");
+  const arms = resolveArms(results.height > 0 ? results : runs, { by: o.by, baseline: o.baseline });
+  out.printErr(
+    `summarizing by ${arms.by} (${arms.values.join(", ")}), baseline ${arms.baseline}\n`,
+  );
+  const page = summaryPage({
+    results,
+    runs,
+    environment: environmentSummary(o.data, arms.by),
+    latency: latencyDistributionBy(o.data, arms.by),
+    memory: memoryBy(o.data, runs, arms.by),
+  }, { title: o.title ?? o.data, by: arms.by, arms: arms.values, baseline: arms.baseline });
+  const figures: string[] = [];
+  for (const f of page.figures) {
+    for (const ext of ["svg", "png"]) {
+      const path = `${o.output}/figures/${f.name}.${ext}`;
+      await saveChart(f.spec, path);
+      figures.push(path);
+    }
+  }
+  const path = `${o.output}/summary.md`;
+  await Deno.mkdir(o.output, { recursive: true });
+  await Deno.writeTextFile(path, page.markdown);
+  out.print(
+    `wrote ${path} and ${page.figures.length} figures (SVG and PNG) in ${o.output}/figures\n`,
+  );
+  return { page: path, figures };
+}
