@@ -12,7 +12,7 @@ import { ParseError } from "../errors.ts";
 import type { MemtierBlock } from "./_blocks.ts";
 import type { IngestedRun, IngestOptions } from "./_ingest_run.ts";
 import { memtierCommandFacts } from "./_memtier_args.ts";
-import { memtierName, memtierSiblings, memtierVersionOfName } from "./_memtier_files.ts";
+import { memtierSiblings, memtierVersionOfName } from "./_memtier_files.ts";
 import { runRow } from "./_rows.ts";
 import { type MemtierFileKind, memtierFileKind } from "./detect.ts";
 import { type HdrFileName, parseHdrFileName, parseHdrIntervalLog } from "./memtier_hdr.ts";
