@@ -80,7 +80,10 @@ Deno.test("ingestPaths() reads every memtier run of the fixtures as one run", as
     for (const f of r.files) Deno.copyFileSync(`${DATA}${r.dir}/${f}`, `${dir}/${f}`);
   }
   const outcomes = await ingestPaths([dir], { data, server: "redis" });
-  assert.deepEqual(outcomes.map((o) => [o.status, o.error?.message]), runs.map(() => ["ingested", undefined]));
+  assert.deepEqual(
+    outcomes.map((o) => [o.status, o.error?.message]),
+    runs.map(() => ["ingested", undefined]),
+  );
   const results = loadTable(data, "results").toRecords();
   const hdr = loadTable(data, "hdr_histograms").toRecords();
   for (const r of runs) {
@@ -154,14 +157,21 @@ Deno.test("ingestFile() reads memtier files alone", async (t) => {
     const o = await ingestFile(one(`${base}.txt`), { data });
     assert.equal(o.status, "ingested", o.error?.message);
     const m = runManifest(data, o.runs[0].runId)!;
-    assert.deepEqual([m.status, m.output_format, m.tool], ["complete", "stdout", "memtier_benchmark"]);
+    assert.deepEqual([m.status, m.output_format, m.tool], [
+      "complete",
+      "stdout",
+      "memtier_benchmark",
+    ]);
     const rows = loadTable(data, "results").filter(pl.col("run_id").eq(pl.lit(o.runs[0].runId)))
       .sort("test_index").toRecords();
-    assert.deepEqual(rows.map((r) => [r.test, r.ops_per_sec, r.avg_latency_ms, r.p999_latency_ms]), [
-      ["SET", 3018.37, 0.60264, 6.431],
-      ["GET", 30174.96, 0.60153, 6.559],
-      ["TOTALS", 33193.33, 0.60163, 6.559],
-    ]);
+    assert.deepEqual(
+      rows.map((r) => [r.test, r.ops_per_sec, r.avg_latency_ms, r.p999_latency_ms]),
+      [
+        ["SET", 3018.37, 0.60264, 6.431],
+        ["GET", 30174.96, 0.60153, 6.559],
+        ["TOTALS", 33193.33, 0.60163, 6.559],
+      ],
+    );
   });
   await t.step("a cut stdout: incomplete", async () => {
     const text = Deno.readTextFileSync(`${DATA}corpus/${base}.txt`);
