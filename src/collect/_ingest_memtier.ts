@@ -12,7 +12,7 @@ import { ParseError } from "../errors.ts";
 import type { MemtierBlock } from "./_blocks.ts";
 import type { IngestedRun, IngestOptions } from "./_ingest_run.ts";
 import { memtierCommandFacts } from "./_memtier_args.ts";
-import { memtierSiblings, memtierVersionOfName } from "./_memtier_files.ts";
+import { MEMTIER_FILE_ORDER, memtierSiblings, memtierVersionOfName } from "./_memtier_files.ts";
 import { runRow } from "./_rows.ts";
 import { type MemtierFileKind, memtierFileKind } from "./detect.ts";
 import { type HdrFileName, parseHdrFileName, parseHdrIntervalLog } from "./memtier_hdr.ts";
@@ -56,14 +56,6 @@ export const MEMTIER_FILE_MAX_BYTES = 256 << 20;
 /** Bytes of a file's start read to tell what it is. */
 const SNIFF_BYTES = 64 << 10;
 
-const ORDER: readonly MemtierFileKind[] = [
-  "json",
-  "stdout",
-  "stderr",
-  "hdr-log",
-  "hdr-percentiles",
-];
-
 /**
  * The memtier run a file belongs to: the files of its folder with the same base name whose
  * text is memtier's (see {@link memtierSiblings}), JSON first. Null when the file itself is not
@@ -96,7 +88,7 @@ export function findMemtierGroup(
   }
   if (members.length > 0) members.push(...empty);
   if (!members.some((m) => m.path === path)) return null;
-  members.sort((a, b) => ORDER.indexOf(a.kind) - ORDER.indexOf(b.kind));
+  members.sort((a, b) => MEMTIER_FILE_ORDER.indexOf(a.kind) - MEMTIER_FILE_ORDER.indexOf(b.kind));
   return { members };
 }
 

@@ -46,7 +46,8 @@ export function memtierName(name: string): MemtierName {
   return { base: name.replace(/\.(txt|log|out)$/, ""), kind: "stdout" };
 }
 
-const ORDER: readonly MemtierFileKind[] = [
+/** The order a run reads its files in: JSON, stdout, stderr, interval logs, percentile files. */
+export const MEMTIER_FILE_ORDER: readonly MemtierFileKind[] = [
   "json",
   "stdout",
   "stderr",
@@ -80,7 +81,7 @@ export function memtierSiblings(
   return names.map((n) => ({ name: n, ...memtierName(n) }))
     .filter((n) => n.base === base)
     .sort((a, b) =>
-      ORDER.indexOf(a.kind) - ORDER.indexOf(b.kind) ||
+      MEMTIER_FILE_ORDER.indexOf(a.kind) - MEMTIER_FILE_ORDER.indexOf(b.kind) ||
       (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
     )
     .map(({ name, kind }) => ({ name, kind }));

@@ -6,15 +6,9 @@ import { thisWriter } from "../../src/collect/_claims.ts";
 const ROOT = new URL("../../", import.meta.url).pathname;
 const QUIET = ROOT + "test/testdata/corpus/redis-benchmark_7.0.15_redis-7.0.15_quiet.txt";
 // the permissions of `deno task kvlab` (no --allow-all)
-const PERMISSIONS = [
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-ffi",
-  "--allow-sys",
-  "--allow-run",
-  "--allow-net=127.0.0.1",
-];
+const PERMISSIONS =
+  "--allow-read --allow-write --allow-env --allow-ffi --allow-sys --allow-run --allow-net=127.0.0.1"
+    .split(" ");
 
 /** Runs the CLI as a user of the tasks would, with `input` on its standard input. */
 async function kvlab(args: string[], input?: Uint8Array, flags: string[] = []) {
