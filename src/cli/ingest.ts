@@ -90,7 +90,10 @@ export function describeOutcome(o: FileOutcome): string {
         } ` +
           "under other labels: these runs repeat those (same raw_sha256), they are not a second measurement"
         : "";
-      return `ingested ${o.path}: ${o.runs.length} run${o.runs.length === 1 ? "" : "s"} (${st}), ` +
+      const n = o.with?.length ?? 0;
+      const group = n ? ` (with ${n} other file${n === 1 ? "" : "s"} of its memtier run)` : "";
+      return `ingested ${o.path}${group}: ${o.runs.length} run${o.runs.length === 1 ? "" : "s"} ` +
+        `(${st}), ` +
         `${tests} test${tests === 1 ? "" : "s"}` +
         (warnings ? `, ${warnings} warnings in run.json` : "") +
         (o.skipped.length ? `, ${o.skipped.length} blocks skipped` : "") + same;

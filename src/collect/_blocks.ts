@@ -60,8 +60,14 @@ export type CaptureBlock = BlockSpan & { kind: "capture"; command: TranscriptCom
 /** A command whose output kvlab does not read; a non-empty reason is reported. */
 export type SkipBlock = BlockSpan & { kind: "skip"; command: TranscriptCommand; reason: string };
 
+/** Output of a `memtier_benchmark` command (stdout and stderr), read whole at its end. */
+export type MemtierBlock = BlockSpan & { kind: "memtier"; command: TranscriptCommand };
+
 /** One block of a file, by kind. */
 export type Block = BenchmarkBlock | ImplicitBlock | CaptureBlock | SkipBlock;
+
+/** A block as {@link BlockSplitter} gives it: memtier blocks are run apart from the others. */
+export type SplitBlock = Block | MemtierBlock;
 
 /** A block whose output a benchmark parser reads. */
 export type ParsedBlock = BenchmarkBlock | ImplicitBlock;
@@ -71,7 +77,8 @@ type BlockHead =
   | Pick<BenchmarkBlock, "kind" | "command" | "args" | "parser">
   | Pick<ImplicitBlock, "kind" | "command" | "args" | "parser">
   | Pick<CaptureBlock, "kind" | "command">
-  | Pick<SkipBlock, "kind" | "command" | "reason">;
+  | Pick<SkipBlock, "kind" | "command" | "reason">
+  | Pick<MemtierBlock, "kind" | "command">;
 
 /**
  * Splits lines into blocks as they come: {@link push} returns the block a new command ends,
@@ -102,7 +109,7 @@ type BlockHead =
 export class BlockSplitter {
   readonly #file: string;
   readonly #prompts = new TranscriptSplitter();
-  #current: Block | undefined;
+  #current: SplitBlock | undefined;
   #sawCommand = false;
 
   /** @param file The file's path, for parse errors and skip reasons. */
@@ -111,7 +118,7 @@ export class BlockSplitter {
   }
 
   /** The block being read, if any. */
-  get current(): Block | undefined {
+  get current(): SplitBlock | undefined {
     return this.#current;
   }
 
@@ -126,7 +133,7 @@ export class BlockSplitter {
    * @param l The line, with its byte range.
    * @returns The block the line ends (when it starts a new command), else undefined.
    */
-  push(l: ByteLine): Block | undefined {
+  push(l: ByteLine): SplitBlock | undefined {
     const e = this.#prompts.push(l);
     if (e.kind === "command") {
       this.#sawCommand = true;
@@ -161,7 +168,7 @@ export class BlockSplitter {
    *
    * @returns The last block, if any line came.
    */
-  end(): Block | undefined {
+  end(): SplitBlock | undefined {
     const done = this.#current;
     this.#current = undefined;
     return done;
@@ -184,7 +191,7 @@ function span(l: ByteLine, isCommand: boolean): BlockSpan {
   };
 }
 
-function spanOf(b: Block): BlockSpan {
+function spanOf(b: SplitBlock): BlockSpan {
   const { firstLine, lastLine, byteStart, byteEnd, nonBlank, sample, startedAt } = b;
   return { firstLine, lastLine, byteStart, byteEnd, nonBlank, sample, startedAt };
 }
@@ -223,14 +230,14 @@ function classify(command: TranscriptCommand | undefined, file: string): BlockHe
       if (command.parsed.args[0] === "stats") return { kind: "capture", command };
       return skip("docker command other than stats");
     case "memtier_benchmark":
-      return skip("memtier_benchmark output is not ingested yet");
+      return { kind: "memtier", command };
     default:
       return skip("");
   }
 }
 
 /** Adds an output line to a block: its span, sample, `script(1)` banner and parser. */
-function feed(b: Block, l: ByteLine): void {
+function feed(b: SplitBlock, l: ByteLine): void {
   b.lastLine = l.line;
   b.byteEnd = l.byteEnd;
   if (l.text.trim() === "") return;

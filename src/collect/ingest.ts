@@ -11,9 +11,21 @@
  */
 
 import { ParseError } from "../errors.ts";
-import { BlockSplitter } from "./_blocks.ts";
+import { BlockSplitter, type MemtierBlock } from "./_blocks.ts";
+import {
+  findMemtierGroup,
+  ingestMemtierBlock,
+  ingestMemtierGroup,
+  MEMTIER_FILE_MAX_BYTES,
+  type MemtierContext,
+  type MemtierGroup,
+  singleMemtierGroup,
+} from "./_ingest_memtier.ts";
 import { type IngestedRun, type IngestOptions, RunAssembler } from "./_ingest_run.ts";
-import { readLineBatches, sha256File } from "./_read_lines.ts";
+import { IngestInputError, type IngestSource, openSource } from "./_ingest_source.ts";
+import { readLineBatches, readRangeSync, sha256File } from "./_read_lines.ts";
+import { markWriter, sweepTmp, unmarkWriter } from "./_tmp_sweep.ts";
+import { folderNames, type WalkedInput, walkInputs } from "./_walk.ts";
 import { ingestTool, KNOWN_FORMATS } from "./detect.ts";
 import {
   type ClaimKey,
@@ -25,6 +37,7 @@ import {
   releaseClaim,
 } from "./store.ts";
 
+export { IngestInputError };
 export type { IngestedRun, IngestOptions };
 
 /** What happened to one file. */
@@ -41,13 +54,17 @@ export interface FileOutcome {
    * runs repeat those, and are flagged (raw_sha256) rather than read as a second measurement.
    */
   sameBytesAs?: { path: string; runIds: string[] }[];
+  /** Other files read into the same run (a memtier run's stdout, stderr and HDR files). */
+  with?: string[];
   error?: Error;
 }
 
 /**
  * Lists the files under the given paths: files as given, folders walked recursively in name
  * order, skipping hidden entries and the folders in `skip` (the dataset being written, when it
- * lies inside an input folder: kvlab never reads its own dataset back as input).
+ * lies inside an input folder: kvlab never reads its own dataset back as input). Symbolic links
+ * are followed, to files and to folders; a folder is walked once (by real path), so a link
+ * cycle ends.
  *
  * @param paths Files and folders.
  * @param skip Folders not to walk into (compared by real path).
@@ -58,44 +75,23 @@ export async function* expandPaths(
   paths: readonly string[],
   skip: readonly string[] = [],
 ): AsyncGenerator<string> {
-  const skipReal = new Set(skip.map(realOrSelf));
-  for (const p of paths) {
-    const info = await Deno.stat(p);
-    if (info.isDirectory) {
-      if (skipReal.has(realOrSelf(p))) continue;
-      const entries: Deno.DirEntry[] = [];
-      for await (const e of Deno.readDir(p)) if (!e.name.startsWith(".")) entries.push(e);
-      entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-      for (const e of entries) {
-        const child = `${p.replace(/\/+$/, "")}/${e.name}`;
-        if (e.isDirectory) yield* expandPaths([child], skip);
-        else if (e.isFile) yield child;
-      }
-    } else {
-      yield p;
-    }
-  }
-}
-
-function realOrSelf(p: string): string {
-  try {
-    return Deno.realPathSync(p);
-  } catch {
-    return p;
-  }
+  for await (const f of walkInputs(paths, skip)) if (!f.empty) yield f.path;
 }
 
 /**
  * Ingests every file under the paths. A file that fails does not stop the others. Runs are
  * written in batches: the runs of many files go into one batch, committed when it is large or
  * old enough, at the end, and when `options.signal` stops ingest; the runs of one file are
- * always in one batch, so they become visible together.
+ * always in one batch, so they become visible together. The files of one memtier_benchmark run
+ * (`X.json`, `X.txt`, `X.stderr.txt`, `X_hdr_*`) make one run, reported once. `-` (or
+ * `/dev/stdin`) reads standard input, and a pipe (`<(cmd)`) is read once, as a stream. Leftovers
+ * in the dataset's `tmp/` of writers that are gone are removed first.
  *
  * @param paths Files and folders (walked as {@link expandPaths} does; the dataset is skipped).
  * @param options The dataset and the labels stored on every run.
  * @param onFile Called for each file, for progress output (an ingested file once its batch
  *   is in place).
- * @returns One outcome per file, in order.
+ * @returns One outcome per file, in order; a folder with no file is an error outcome.
  * @throws {TypeError} For a `tool` ingest does not read (see `INGEST_TOOLS`), before any file.
  */
 export async function ingestPaths(
@@ -104,12 +100,19 @@ export async function ingestPaths(
   onFile?: (outcome: FileOutcome) => void,
 ): Promise<FileOutcome[]> {
   if (options.tool !== undefined) ingestTool(options.tool);
+  sweepTmp(options.data);
   const out: FileOutcome[] = [];
   const batch = new IngestBatch(options);
+  const names = folderNames();
+  const read = new Set<string>(); // files already read into a memtier run
   try {
-    for await (const file of expandPaths(paths, [options.data])) {
+    for await (const input of walkInputs(paths, [options.data])) {
       if (options.signal?.aborted) break;
-      const outcome = await ingestInto(file, options, batch);
+      if (read.has(input.path)) continue;
+      const outcome = input.empty
+        ? emptyFolder(input.path)
+        : await ingestInto(input, options, batch, names);
+      if (outcome.with) [outcome.path, ...outcome.with].forEach((f) => read.add(f));
       out.push(outcome);
       // an ingested file is reported when its batch is in place
       if (outcome.status !== "ingested") onFile?.(outcome);
@@ -120,6 +123,13 @@ export async function ingestPaths(
     await batch.abort();
   }
   return out;
+}
+
+function emptyFolder(path: string): FileOutcome {
+  const error = new IngestInputError(
+    `no files found under ${path} (hidden files and the dataset itself are skipped)`,
+  );
+  return { path, status: "error", runs: [], skipped: [], error };
 }
 
 /**
@@ -150,9 +160,10 @@ export async function ingestPaths(
  */
 export async function ingestFile(path: string, options: IngestOptions): Promise<FileOutcome> {
   if (options.tool !== undefined) ingestTool(options.tool);
+  sweepTmp(options.data);
   const batch = new IngestBatch(options);
   try {
-    const outcome = await ingestInto(path, options, batch);
+    const outcome = await ingestInto({ path, given: true }, options, batch, folderNames());
     await batch.commit();
     return outcome;
   } finally {
@@ -166,6 +177,8 @@ class IngestBatch {
   readonly #data: string;
   readonly #now: () => Date;
   #files: { key: ClaimKey; outcome: FileOutcome }[] = [];
+  /** The batch folder marked as this writer's (see `_tmp_sweep.ts`). */
+  #marked: string | undefined;
 
   constructor(options: IngestOptions) {
     this.#data = options.data;
@@ -175,6 +188,17 @@ class IngestBatch {
 
   get due(): boolean {
     return this.writer.due;
+  }
+
+  /** The current batch's id, its folder marked as this writer's. */
+  get id(): string {
+    const b = this.writer.batch;
+    if (this.#marked !== b.tmp) {
+      this.#unmark();
+      markWriter(b.tmp);
+      this.#marked = b.tmp;
+    }
+    return b.id;
   }
 
   /** Records a file whose runs are in the batch. */
@@ -198,6 +222,8 @@ class IngestBatch {
       }
       files.forEach((f) => onFile?.(f.outcome));
       return;
+    } finally {
+      this.#unmark();
     }
     for (const { key, outcome } of files) {
       const ids = outcome.runs.map((r) => r.runId);
@@ -209,30 +235,103 @@ class IngestBatch {
   /** Drops what was not committed (after an error or a stop) and releases its claims. */
   async abort(): Promise<void> {
     this.writer.abort();
+    this.#unmark();
     for (const f of this.#files) await releaseClaim(this.#data, f.key);
     this.#files = [];
   }
+
+  #unmark(): void {
+    if (this.#marked !== undefined) unmarkWriter(this.#marked);
+    this.#marked = undefined;
+  }
 }
 
-/** Ingests one file into the current batch (its claim is completed when the batch is). */
+/** How a claimed file's runs are made. */
+type Reader = (outcome: FileOutcome, dataset: DatasetWriter) => Promise<void>;
+
+/**
+ * Ingests one input into the current batch (its claim is completed when the batch is): the
+ * run of a memtier group, or the runs of a file's lines.
+ */
 async function ingestInto(
-  path: string,
+  input: WalkedInput,
   options: IngestOptions,
   batch: IngestBatch,
+  names: (dir: string) => readonly string[],
 ): Promise<FileOutcome> {
   const now = options.now ?? (() => new Date());
+  const path = input.path === "-" ? "stdin" : input.path;
   const outcome: FileOutcome = { path, status: "ingested", runs: [], skipped: [] };
-  let sha: string;
+  let src: IngestSource;
   try {
-    sha = await sha256File(path);
+    if (!input.given && (await Deno.stat(input.path).catch(() => null))?.isFifo) {
+      throw new IngestInputError(
+        `${path}: a FIFO inside a folder is not read (name it on the command line to read it)`,
+      );
+    }
+    src = await openSource(input.path, options.data);
   } catch (e) {
     return { ...outcome, status: "error", error: e as Error };
   }
+  try {
+    const ctx: MemtierContext = { options, now, dataset: batch.writer };
+    const group = memtierGroupOf(src, path, options, names);
+    let sha = src.sha256;
+    let read: Reader = (o, dataset) => ingestLines(src, sha, options, now, o, dataset, ctx);
+    if (group) {
+      const leader = group.members[0];
+      outcome.with = group.members.map((m) => m.path).filter((p) => p !== leader.path);
+      const leaderSha = leader.path === src.readPath ? src.sha256 : await sha256File(leader.path);
+      sha = await groupSha(group, src);
+      const source = { path: leader.path === src.readPath ? path : leader.path, sha: leaderSha };
+      outcome.path = source.path;
+      read = (o) => Promise.resolve(void o.runs.push(ingestMemtierGroup(group, source, ctx)));
+    }
+    return await claimAndRead(sha, options, batch, outcome, now, read);
+  } finally {
+    src.dispose();
+  }
+}
+
+/** The memtier run a source belongs to, unless `--tool` names another tool. */
+function memtierGroupOf(
+  src: IngestSource,
+  path: string,
+  options: IngestOptions,
+  names: (dir: string) => readonly string[],
+): MemtierGroup | null {
+  if (options.tool !== undefined && options.tool !== "memtier_benchmark") return null;
+  const forced = options.tool === "memtier_benchmark";
+  if (src.readPath !== src.path) return singleMemtierGroup(src.readPath, basename(path), forced);
+  return findMemtierGroup(src.path, names, forced);
+}
+
+/** One hash for a group's files: the same files again are a duplicate. */
+async function groupSha(group: MemtierGroup, src: IngestSource): Promise<string> {
+  if (group.members.length === 1) return src.sha256;
+  const shas: string[] = [];
+  for (const m of group.members) {
+    shas.push(m.path === src.readPath ? src.sha256 : await sha256File(m.path));
+  }
+  const bytes = new TextEncoder().encode(shas.join("\n"));
+  const digest = await crypto.subtle.digest("SHA-256", bytes);
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Claims a source by its bytes and labels, reads it, and adds it to the batch. */
+async function claimAndRead(
+  sha: string,
+  options: IngestOptions,
+  batch: IngestBatch,
+  outcome: FileOutcome,
+  now: () => Date,
+  read: Reader,
+): Promise<FileOutcome> {
   // One claim per content and labels: the same bytes with the same labels are a duplicate; the
   // same bytes under other labels are ingested, and flagged.
   const key = claimKey(sha, labelsOf(options));
   const dataset = batch.writer;
-  const claim = await claimSource(options.data, key, path, now(), dataset.batch.id);
+  const claim = await claimSource(options.data, key, outcome.path, now(), batch.id);
   if (!claim.claimed) {
     return { ...outcome, status: "duplicate", duplicateOf: claim.existing.run_ids };
   }
@@ -240,7 +339,7 @@ async function ingestInto(
   if (earlier.length > 0) outcome.sameBytesAs = earlier;
   const mark = dataset.batch.mark();
   try {
-    await ingestClaimed(path, sha, options, now, outcome, dataset);
+    await read(outcome, dataset);
   } catch (e) {
     outcome.status = "error";
     outcome.error = e as Error;
@@ -256,7 +355,7 @@ async function ingestInto(
       outcome.status = "error";
       outcome.error ??= new ParseError(
         `expected ${KNOWN_FORMATS}; no benchmark command made a run`,
-        { file: path, line: 1, column: 1, text: "" },
+        { file: outcome.path, line: 1, column: 1, text: "" },
       );
     }
   } else {
@@ -268,27 +367,41 @@ async function ingestInto(
 /** Rows kept in memory per run before they are written as a Parquet part. */
 const PART_ROWS = 20_000;
 
-async function ingestClaimed(
-  path: string,
+async function ingestLines(
+  src: IngestSource,
   sha: string,
   options: IngestOptions,
   now: () => Date,
   outcome: FileOutcome,
   dataset: DatasetWriter,
+  ctx: MemtierContext,
 ): Promise<void> {
+  const path = outcome.path;
   const splitter = new BlockSplitter(path);
   let blocks = 0;
-  const file = await Deno.open(path, { read: true });
+  const file = await Deno.open(src.readPath, { read: true });
   const size = (await file.stat()).size;
   const runs = new RunAssembler({ path, sha, size, file }, options, now, outcome, dataset);
+  const memtier = (b: MemtierBlock) => {
+    if (b.byteEnd - b.byteStart > MEMTIER_FILE_MAX_BYTES) {
+      outcome.skipped.push({
+        line: b.firstLine,
+        reason: `${path}:${b.firstLine}: output too long`,
+      });
+      return;
+    }
+    const text = new TextDecoder().decode(readRangeSync(file, b.byteStart, b.byteEnd));
+    outcome.runs.push(ingestMemtierBlock(b, text, { path, sha }, ctx));
+  };
   try {
-    for await (const batch of readLineBatches(path)) {
+    for await (const batch of readLineBatches(src.readPath)) {
       for (const l of batch) {
         const done = splitter.push(l);
         if (done) {
           if (options.signal?.aborted) throw new DOMException("ingest stopped", "AbortError");
           blocks++;
-          runs.add(done, splitter.sawCommand);
+          if (done.kind === "memtier") memtier(done);
+          else runs.add(done, splitter.sawCommand);
         }
       }
       const b = splitter.current;
@@ -299,7 +412,8 @@ async function ingestClaimed(
     const last = splitter.end();
     if (last) {
       blocks++;
-      runs.add(last, splitter.sawCommand);
+      if (last.kind === "memtier") memtier(last);
+      else runs.add(last, splitter.sawCommand);
     }
     runs.end();
   } catch (e) {
@@ -316,6 +430,10 @@ async function ingestClaimed(
       text: "",
     });
   }
+}
+
+function basename(p: string): string {
+  return p.slice(p.lastIndexOf("/") + 1);
 }
 
 /** The labels a file is ingested under: the same bytes under other labels are another claim. */
