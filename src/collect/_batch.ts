@@ -13,6 +13,7 @@ import pl from "nodejs-polars";
 import { BATCHES, LAYOUT_TYPES, rawPathOf } from "../dataset.ts";
 import { DatasetError } from "../errors.ts";
 import { tableFrame } from "../frame.ts";
+import { markWriter, unmarkWriter } from "./_tmp_sweep.ts";
 import { type TableName, TABLES } from "../schema.ts";
 
 /** Where a run's raw bytes are: a row of the batch's `run_raw` table. */
@@ -87,6 +88,8 @@ export class Batch {
     this.id = id;
     this.tmp = `${dataDir}/tmp/${id}`;
     Deno.mkdirSync(this.tmp, { recursive: true });
+    // who writes it: a later writer removes it once this process is gone (sweepTmp)
+    markWriter(this.tmp);
   }
 
   /** The runs added so far. */
@@ -209,6 +212,7 @@ export class Batch {
         throw new DatasetError(`${final} already exists; runs are never overwritten`);
       }
       Deno.renameSync(this.tmp, final);
+      unmarkWriter(this.tmp);
       this.#done = true;
       return [...this.#runIds];
     } catch (e) {
@@ -224,6 +228,7 @@ export class Batch {
     try {
       Deno.removeSync(this.tmp, { recursive: true });
     } catch { /* already gone */ }
+    unmarkWriter(this.tmp);
   }
 }
 

@@ -15,6 +15,7 @@
 
 import { runFacts } from "../dataset.ts";
 import { diskFullAt, DiskFullError } from "./_disk.ts";
+import { sweepTmp } from "./_tmp_sweep.ts";
 import { CellLocks, type HeldLock, type LockOwner, type Orphan, reapOrphans } from "./_locks.ts";
 import { hostFacts } from "./host.ts";
 import { type PlanCell, planCells, planKind, type StudyPlan } from "./plan.ts";
@@ -160,6 +161,7 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
   const { data, signal, now, onEvent } = options;
   if (!options.dryRun) {
     for (const orphan of await reapOrphans(children)) options.onOrphan?.(orphan);
+    sweepTmp(data); // runs left half-written by a kvlab that is gone
   }
   const stored = options.dryRun ? undefined : new StoredCells(data, plan.name);
   const locks = new CellLocks(data, { now });
