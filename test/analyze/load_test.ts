@@ -137,6 +137,8 @@ Deno.test("tableFrame() builds the same frame from few rows and from many", asyn
     ops_per_sec: i % 5 === 0 ? null : i * 1.25,
     clients: i % 2 ? 50 : null,
     keep_alive: i % 4 === 0 ? null : i % 2 === 0,
+    duration_s: i % 7 === 0 ? Infinity : i % 7 === 1 ? NaN : i / 8,
+    requests: i % 6 === 0 ? undefined : 2 ** 52 + i,
   });
   const many = Array.from({ length: 200 }, (_, i) => row(i));
   const big = tableFrame("results", many);
@@ -146,6 +148,17 @@ Deno.test("tableFrame() builds the same frame from few rows and from many", asyn
   assert.deepEqual(big.toRecords(), small.toRecords());
   assert.deepEqual(big.schema, small.schema);
   assert.equal(big.getColumn("p999_latency_ms").nullCount(), 200);
+  assert.equal(big.getColumn("duration_s").nullCount(), 58);
+  assert.equal(big.getColumn("requests").toArray()[1], 2 ** 52 + 1);
+  assert.ok(big.getColumn("requests").dtype.equals(pl.Int64));
+  assert.throws(
+    () =>
+      tableFrame(
+        "results",
+        many.map((r, i) => (i === 150 ? { ...r, source_line: null } : r) as never),
+      ),
+    /results\.source_line must not be null/,
+  );
 });
 
 Deno.test("runs written with schema 1.0 load under 1.1, new columns as null", async () => {
