@@ -104,7 +104,17 @@ function byRecords(table: TableName, rows: readonly Row[]): pl.DataFrame {
 
 function byColumns(table: TableName, rows: readonly Row[]): pl.DataFrame {
   const n = rows.length;
-  return pl.DataFrame(TABLES[table].map((col) => {
+  const fromNumbers: string[] = [];
+  const frame = pl.DataFrame(TABLES[table].map((col) => {
+    if (col.type === "float" || col.type === "int") {
+      const numbers = numberColumn(table, col, rows);
+      if (numbers) {
+        // NaN marks a null (a non-finite value is null in the schema): no value goes through
+        // polars' per-value conversion
+        if (numbers.nulls > 0) fromNumbers.push(col.name);
+        return pl.Series(col.name, numbers.values, pl.Float64);
+      }
+    }
     const values = new Array(n);
     let nulls = 0;
     for (let i = 0; i < n; i++) {
@@ -115,11 +125,42 @@ function byColumns(table: TableName, rows: readonly Row[]): pl.DataFrame {
     if (nulls === n) {
       return pl.Series(col.name, [null], dtype(col.type)).extendConstant(null, n - 1);
     }
-    if (col.type === "float" && nulls === 0) {
-      return pl.Series(col.name, Float64Array.from(values), pl.Float64);
-    }
     return pl.Series(col.name, values, dtype(col.type));
   }));
+  const ints = TABLES[table].filter((c) =>
+    c.type === "int" && frame.getColumn(c.name).dtype.equals(pl.Float64)
+  );
+  if (fromNumbers.length === 0 && ints.length === 0) return frame;
+  return frame.withColumns(
+    ...fromNumbers.map((c) => pl.col(c).fillNan(null)),
+  ).withColumns(...ints.map((c) => pl.col(c.name).cast(pl.Int64)));
+}
+
+/**
+ * The values of a number column as a Float64Array, NaN for nulls; undefined when a value is
+ * not a number (or, for an int column, not a whole number below 2^53), or every value is null.
+ */
+function numberColumn(
+  table: TableName,
+  col: ColumnSpec,
+  rows: readonly Row[],
+): { values: Float64Array; nulls: number } | undefined {
+  const n = rows.length;
+  const values = new Float64Array(n);
+  let nulls = 0;
+  const int = col.type === "int";
+  for (let i = 0; i < n; i++) {
+    const v = rows[i][col.name];
+    if (typeof v === "number" && Number.isFinite(v)) {
+      if (int && !Number.isSafeInteger(v)) return undefined;
+      values[i] = v;
+    } else if (v === undefined || v === null || typeof v === "number") {
+      checkedValue(table, col, rows[i]); // throws for a null in a column that must have a value
+      values[i] = NaN;
+      nulls++;
+    } else return undefined;
+  }
+  return nulls === n ? undefined : { values, nulls };
 }
 
 const SCHEMAS = new Map<TableName, Record<string, pl.DataType>>();

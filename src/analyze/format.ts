@@ -5,7 +5,7 @@
  * @module
  */
 
-import type pl from "nodejs-polars";
+import pl from "nodejs-polars";
 
 /** Output formats of {@link formatTable}: `text` is aligned columns for a terminal. */
 export type TableFormat = "md" | "csv" | "json" | "text";
@@ -77,10 +77,13 @@ function cell(v: unknown, full: boolean): string {
  */
 export function tableCells(df: pl.DataFrame, full = false): TableCells {
   const cols = df.columns;
-  const records = df.toRecords() as Record<string, unknown>[];
+  // column by column: one array per column, no row objects
+  const values = cols.map((c) => df.getColumn(c).toArray() as unknown[]);
+  const rows: string[][] = new Array(df.height);
+  for (let i = 0; i < df.height; i++) rows[i] = values.map((v) => cell(v[i], full));
   return {
     headers: cols,
-    rows: records.map((r) => cols.map((c) => cell(r[c], full))),
+    rows,
     numeric: cols.map((c) => df.getColumn(c).isNumeric()),
   };
 }
@@ -160,7 +163,26 @@ export function renderCells(cells: TableCells, format: "md" | "csv" | "text"): s
  * ```
  */
 export function formatTable(df: pl.DataFrame, format: TableFormat): string {
-  if (format !== "json") return renderCells(tableCells(df, format === "csv"), format);
+  switch (format) {
+    case "csv": {
+      // polars writes the CSV once every cell is the text JavaScript prints
+      if (df.width === 0) return "\n";
+      return jsText(df).writeCSV({ quoteStyle: "necessary" }).toString();
+    }
+    case "json": {
+      // polars writes the rows; JSON.parse + stringify gives JavaScript's numbers and layout
+      const frame = jsonReady(df);
+      if (!frame) return jsonRecords(df);
+      return JSON.stringify(JSON.parse(frame.writeJSON({ format: "json" }).toString()), null, 2) +
+        "\n";
+    }
+    default:
+      return renderCells(tableCells(df), format);
+  }
+}
+
+/** The old way of writing JSON: through row objects (for columns polars writes differently). */
+function jsonRecords(df: pl.DataFrame): string {
   const cols = df.columns;
   return JSON.stringify(
     (df.toRecords() as Record<string, unknown>[]).map((r) => {
@@ -174,4 +196,101 @@ export function formatTable(df: pl.DataFrame, format: TableFormat): string {
     null,
     2,
   ) + "\n";
+}
+
+/** `strftime` pattern of `Date.toISOString()`. */
+const ISO_MS = "%Y-%m-%dT%H:%M:%S%.3fZ";
+
+/** Polars' `1.5e-6` where JavaScript prints `0.0000015` (1e-6 ≤ |x| < 1e-5). */
+const SMALL_EXPONENT = "^(-?)(\\d)(?:\\.(\\d+))?e-6$";
+
+/**
+ * A Float64 as `String(x)` prints it, computed in polars: integers below 2^53 without ".0",
+ * 1e-6 ≤ |x| < 1e-5 positional; elsewhere polars' shortest round-trip text is JavaScript's.
+ * Not for ±Infinity, NaN or integers ≥ 2^53 (see {@link oddFloats}).
+ */
+function floatText(x: pl.Expr): pl.Expr {
+  const a = x.abs();
+  return pl.when(x.eq(x.round(0)).and(a.lt(2 ** 53))).then(x.cast(pl.Int64).cast(pl.Utf8))
+    .when(a.gtEq(1e-6).and(a.lt(1e-5))).then(
+      x.cast(pl.Utf8).str.replace(SMALL_EXPONENT, "${1}0.00000${2}${3}"),
+    )
+    .otherwise(x.cast(pl.Utf8));
+}
+
+/** Float columns holding a value whose text polars writes unlike JavaScript. */
+function oddFloats(df: pl.DataFrame, floats: string[]): Set<string> {
+  if (!floats.length) return new Set();
+  const checks = floats.map((c) => {
+    const f = pl.col(c).cast(pl.Float64);
+    return f.isFinite().not().or(f.abs().gtEq(2 ** 53)).any().alias(c);
+  });
+  const found = df.select(...checks).toRecords()[0] as Record<string, boolean | null>;
+  return new Set(floats.filter((c) => found[c] === true));
+}
+
+/** How polars can write a column: as is, as text, or (`undefined`) not like JavaScript. */
+function columnKind(dtype: pl.DataType): "plain" | "float" | "string" | "date" | undefined {
+  switch (dtype.variant) {
+    case "Float32":
+    case "Float64":
+      return "float";
+    case "String":
+      return "string";
+    case "Datetime": {
+      const [unit, zone] = (dtype as unknown as { inner: (string | null | undefined)[] }).inner;
+      return unit === "ms" && (!zone || zone === "UTC") ? "date" : undefined;
+    }
+    case "Bool":
+    case "Int8":
+    case "Int16":
+    case "Int32":
+    case "Int64":
+    case "UInt8":
+    case "UInt16":
+    case "UInt32":
+    case "UInt64":
+      return "plain";
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The frame with every cell as {@link cell} writes it for CSV (`full`): floats as `String(x)`,
+ * dates as ISO 8601, empty strings as nulls (both print empty). Done in polars; a column polars
+ * cannot write like JavaScript goes through {@link cell}, value by value.
+ */
+function jsText(df: pl.DataFrame): pl.DataFrame {
+  const kinds = df.columns.map((c) => columnKind(df.getColumn(c).dtype));
+  const odd = oddFloats(df, df.columns.filter((_, i) => kinds[i] === "float"));
+  const exprs: pl.Expr[] = [];
+  const series: pl.Series[] = [];
+  df.columns.forEach((name, i) => {
+    const x = pl.col(name);
+    if (kinds[i] === undefined || odd.has(name)) {
+      const values = df.getColumn(name).toArray() as unknown[];
+      series.push(pl.Series(name, values.map((v) => cell(v, true) || null), pl.Utf8));
+    } else if (kinds[i] === "float") exprs.push(floatText(x.cast(pl.Float64)).alias(name));
+    else if (kinds[i] === "string") {
+      exprs.push(pl.when(x.eq(pl.lit(""))).then(pl.lit(null)).otherwise(x).alias(name));
+    } else if (kinds[i] === "date") exprs.push(x.dt.strftime(ISO_MS).alias(name));
+    else exprs.push(x);
+  });
+  if (!exprs.length) return pl.DataFrame(series);
+  const text = df.select(...exprs);
+  return (series.length ? text.withColumns(...series) : text).select(...df.columns);
+}
+
+/**
+ * The frame ready for polars' JSON writer (dates as ISO 8601), or `undefined` when a column
+ * would come out unlike `JSON.stringify` of its values.
+ */
+function jsonReady(df: pl.DataFrame): pl.DataFrame | undefined {
+  const kinds = df.columns.map((c) => columnKind(df.getColumn(c).dtype));
+  if (kinds.includes(undefined)) return undefined;
+  if (oddFloats(df, df.columns.filter((_, i) => kinds[i] === "float")).size) return undefined;
+  return df.select(
+    ...df.columns.map((c, i) => kinds[i] === "date" ? pl.col(c).dt.strftime(ISO_MS) : pl.col(c)),
+  );
 }

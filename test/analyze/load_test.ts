@@ -137,6 +137,8 @@ Deno.test("tableFrame() builds the same frame from few rows and from many", asyn
     ops_per_sec: i % 5 === 0 ? null : i * 1.25,
     clients: i % 2 ? 50 : null,
     keep_alive: i % 4 === 0 ? null : i % 2 === 0,
+    duration_s: i % 7 === 0 ? Infinity : i % 7 === 1 ? NaN : i / 8,
+    requests: i % 6 === 0 ? undefined : 2 ** 52 + i,
   });
   const many = Array.from({ length: 200 }, (_, i) => row(i));
   const big = tableFrame("results", many);
@@ -146,6 +148,17 @@ Deno.test("tableFrame() builds the same frame from few rows and from many", asyn
   assert.deepEqual(big.toRecords(), small.toRecords());
   assert.deepEqual(big.schema, small.schema);
   assert.equal(big.getColumn("p999_latency_ms").nullCount(), 200);
+  assert.equal(big.getColumn("duration_s").nullCount(), 58);
+  assert.equal(big.getColumn("requests").toArray()[1], 2 ** 52 + 1);
+  assert.ok(big.getColumn("requests").dtype.equals(pl.Int64));
+  assert.throws(
+    () =>
+      tableFrame(
+        "results",
+        many.map((r, i) => (i === 150 ? { ...r, source_line: null } : r) as never),
+      ),
+    /results\.source_line must not be null/,
+  );
 });
 
 Deno.test("runs written with schema 1.0 load under 1.1, new columns as null", async () => {
@@ -165,4 +178,39 @@ Deno.test("runs written with schema 1.0 load under 1.1, new columns as null", as
   assert.equal(runs.getColumn("plan_name").get(0), null);
   assert.equal(runs.getColumn("schema_version").get(0), "1.0");
   assert.equal(runs.getColumn("schema_version").get(1), SCHEMA_VERSION);
+});
+
+Deno.test("loadResults() orders rows by run id, then test, as a join and a sort would", async (t) => {
+  /** What loadResults() returned before it joined onto the sorted runs. */
+  const joinThenSort = (dir: string) => {
+    const results = loadTable(dir, "results").filter(pl.col("complete"));
+    const runs = loadTable(dir, "runs");
+    return results.join(runs, { on: "run_id", how: "left" }).sort(["run_id", "test_index"]);
+  };
+  const dir = Deno.makeTempDirSync();
+  for (const f of ["csv.csv", "full.txt", "quiet.txt", "threads2.txt"]) {
+    await ingestFile(`${DATA}corpus/redis-benchmark_7.0.15_redis-7.0.15_${f}`, { data: dir });
+  }
+  await t.step("runs written in any order", () => {
+    const df = loadResults(dir);
+    assert.equal(df.height, 24);
+    assert.ok(df.frameEqual(joinThenSort(dir), true));
+    const ids = df.getColumn("run_id").toArray() as string[];
+    assert.deepEqual(ids, [...ids].sort());
+  });
+  await t.step("tests written out of order in a run", async () => {
+    const results = loadTable(dir, "results").head(3).withColumns(
+      pl.lit("20000101T000000Z-000000000000").alias("run_id"),
+      pl.Series("test_index", [2, 0, 1], pl.Int64),
+    );
+    await writeRun(dir, {
+      run: minimalRun("20000101T000000Z-000000000000"),
+      tables: { results: results.toRecords() as never },
+      raw: [],
+    });
+    const df = loadResults(dir);
+    assert.equal(df.height, 27);
+    assert.deepEqual(df.getColumn("test_index").head(3).toArray(), [0, 1, 2]);
+    assert.ok(df.frameEqual(joinThenSort(dir), true));
+  });
 });
