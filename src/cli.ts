@@ -21,10 +21,13 @@ import { dataCommand, dataOptions } from "./cli/data.ts";
 import { deltaCommand, deltaOptions } from "./cli/delta.ts";
 import { demoCommand, demoOptions } from "./cli/demo.ts";
 import { ingestCommand, ingestOptions } from "./cli/ingest.ts";
+import { loadCommand, loadOptions } from "./cli/load.ts";
 import { plotCommand, plotOptions } from "./cli/plot.ts";
+import { pubSubCommand, pubSubCommandOptions } from "./cli/pubsub.ts";
 import { reportCommand, reportOptions } from "./cli/report.ts";
 import { runCommand, runOptions } from "./cli/run.ts";
 import { sampleCommand, sampleOptions } from "./cli/sample.ts";
+import { sweepCommand, sweepOptions } from "./cli/sweep.ts";
 import { tableCommand, tableOptions } from "./cli/table.ts";
 
 /** Declares `kvlab ingest` and its options; the work is in `cli/ingest.ts`. */
@@ -185,6 +188,25 @@ function declareSample(program: Command, out: Output): void {
     .action((opts) => sampleCommand(readOptions(() => sampleOptions(opts)), out));
 }
 
+/** Declares `kvlab pubsub` and its options; the work is in `cli/pubsub.ts`. */
+function declarePubSub(program: Command, out: Output): void {
+  program.command("pubsub")
+    .description("One pub/sub delivery-latency step (open-loop publishing at --rate deliveries/s).")
+    .requiredOption("--url <url>", "redis://[:password@]host[:port] (plain TCP)")
+    .requiredOption("--data <dir>", "dataset directory")
+    .requiredOption("--rate <n>", "target delivery rate: messages × subscribers reached per second")
+    .option("--mode <mode>", "one-to-one, fan-out or sharded", "one-to-one")
+    .option("--publishers <n>", "publisher connections", "64")
+    .option("--subscribers <n>", "subscriber connections", "100")
+    .option("--channels <n>", "channels (default: subscribers ÷ fan-out)")
+    .option("--fan-out <n>", "subscribers per channel (fan-out: all; else 1)")
+    .option("--payload <bytes>", "payload size, at least 16", "128")
+    .option("--duration <s>", "publishing window, seconds", "10")
+    .option("--grace <s>", "seconds deliveries may still arrive after it", "2")
+    .option("--label <label>", "label stored on the run")
+    .action((opts) => pubSubCommand(readOptions(() => pubSubCommandOptions(opts)), out));
+}
+
 /** Declares `kvlab demo` and its options; the work is in `cli/demo.ts`. */
 function declareDemo(program: Command, out: Output): void {
   program.command("demo")
@@ -204,7 +226,44 @@ function declareCompact(program: Command, out: Output): void {
     .description("Merge a dataset's small batch files into few large ones (safe while in use).")
     .requiredOption("--data <dir>", "dataset directory")
     .option("--target-mb <n>", "size a merged batch aims at, MB", "128")
-    .action((opts) => compactCommand(compactOptions(opts), out));
+    .action((opts) => compactCommand(readOptions(() => compactOptions(opts)), out));
+}
+
+/** Declares `kvlab sweep`; the work is in `cli/sweep.ts`. */
+function declareSweep(program: Command, out: Output): void {
+  program.command("sweep")
+    .description(
+      "Print a fixed-rate sweep: rows = requested rate, columns = arms, cells p50 / p99 (ms), " +
+        "NS (achieved) below the sustained bounds, - for steps not run after a first NS.",
+    )
+    .requiredOption("--data <dir>", "dataset directory")
+    .option("--format <format>", "md (the tables), csv or json (one row per arm × step)", "md")
+    .option("--by <column>", "runs column naming the arms", "label")
+    .option("--sustained <min:max>", "sustained bounds on achieved / requested", "0.97:1.03")
+    .action((opts) => sweepCommand(sweepOptions(opts), out));
+}
+
+/** Declares `kvlab load`; the work is in `cli/load.ts`. */
+function declareLoad(program: Command, out: Output): void {
+  program.command("load")
+    .description(
+      "Run one open-loop step with kvlab's generator (latency from the intended send time, " +
+        "phases spread) and store it as a run.",
+    )
+    .requiredOption("--url <url>", "redis://[:password@]host[:port]")
+    .requiredOption("--rate <r>", "requested total rate, requests per second")
+    .requiredOption("--connections <n>", "connections")
+    .requiredOption("--duration <s>", "measured seconds")
+    .requiredOption("--data <dir>", "dataset directory (created if missing)")
+    .option("--warmup <s>", "seconds of load before, not measured", "0")
+    .option("--ratio <set:get>", "SET:GET mix (0:1 = GET only)", "0:1")
+    .option("--data-size <bytes>", "value size of SETs", "256")
+    .option("--keys <n>", "key space (key:0 … key:n-1)", "1000")
+    .option("--pipeline <n>", "requests in flight per connection", "1")
+    .option("--arrivals <mode>", "uniform (spread phases) or poisson", "uniform")
+    .option("--threads <n>", "Worker threads sharing the connections", "1")
+    .option("--label <label>", "label stored on the run")
+    .action((opts) => loadCommand(loadOptions(opts), out));
 }
 
 /** Every command, in the order `kvlab --help` lists them: one declaration each. */
@@ -220,6 +279,9 @@ const COMMANDS: ((program: Command, out: Output) => void)[] = [
   declareSample,
   declareDemo,
   declareCompact,
+  declarePubSub,
+  declareSweep,
+  declareLoad,
 ];
 
 /** Options of {@link buildCli}. */

@@ -40,6 +40,7 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
   const seconds = (performance.now() - t0) / 1000;
   assert.deepEqual(runs.map((r) => r.notebook), [
     "dragonfly-vs-redis-memory.ipynb",
+    "fixed-rate-latency.ipynb",
     "rdma-vs-tcp.ipynb",
     "redis-benchmark-modes.ipynb",
     "valkey-vs-redis.ipynb",
@@ -81,6 +82,19 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
         "live: SET throughput against memtier threads (median of n runs)",
         "<chart>",
       ]),
+  ]);
+  assert.deepEqual(nb("fixed-rate-latency"), [
+    "published: GET, 816 connections",
+    "published: GET, 48 connections",
+    "published: PUBSUB_ONE_TO_ONE, 64 publishers",
+    "<chart>",
+    "live: GET, 16 connections",
+    "live sweep, one row per arm × step",
+    "<chart>",
+    "<chart>",
+    "4,000/s over 400 connections",
+    "a server that stalls 200 ms a second, 4,000/s over 10 connections",
+    "<chart>",
   ]);
   assert.deepEqual(nb("rdma-vs-tcp"), [
     "environment, by transport",

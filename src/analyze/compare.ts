@@ -12,7 +12,7 @@
  * @module
  */
 
-import pl from "nodejs-polars";
+import type pl from "nodejs-polars";
 import { bootstrapRatioCi } from "./_stats.ts";
 import { finiteRows, summarize } from "./summary.ts";
 import { metricDirection, resultsFrame } from "./units.ts";

@@ -157,17 +157,54 @@ export function toHtml(spec: VegaLiteSpec, svgFallback?: string): string {
 `;
 }
 
+/** Options of {@link saveChart}. */
+export interface SaveChartOptions {
+  /**
+   * Which missing folders to create: `all` of them (for programs that choose their own paths,
+   * like `saveFigure`), or only the file's own folder when its `parent` exists (for a path a
+   * person typed, like `kvlab plot -o`: a mistyped path is refused rather than grown into a
+   * tree).
+   * @default {"all"}
+   */
+  folders?: "all" | "parent";
+}
+
 /**
  * Saves a chart: `.svg`, `.png` (2× scale), `.html` (interactive, with the SVG inline as a
- * fallback) or `.vl.json` (the spec). Parent folders are created; the file is written to a
- * temporary name and renamed, so a failed render leaves nothing half-written.
+ * fallback) or `.vl.json` (the spec). Missing folders are created as `options.folders` says.
+ * The file is written to a temporary name and renamed, so a failed render leaves nothing
+ * half-written. A path under `/proc`, `/sys` or `/dev`, or one kvlab may not write, is refused
+ * with the path and what to do.
  *
- * @throws {TypeError} For any other extension.
+ * @param spec The chart.
+ * @param path Where to write it; the extension picks the format.
+ * @param options Which missing folders to create.
+ * @throws {TypeError} For any other extension, for a folder whose parent is missing (with
+ * `folders: "parent"`), and for a path that cannot be written.
+ *
+ * @example
+ * ```ts
+ * import { saveChart } from "./export.ts";
+ * import assert from "node:assert/strict";
+ * const dir = Deno.makeTempDirSync();
+ * const spec = { mark: "point", data: { values: [] } };
+ * await saveChart(spec, `${dir}/out/fig.vl.json`, { folders: "parent" });
+ * assert.ok(Deno.statSync(`${dir}/out/fig.vl.json`).isFile);
+ * await assert.rejects(
+ *   saveChart(spec, `${dir}/no/such/fig.svg`, { folders: "parent" }),
+ *   /folder .*\/no does not exist/,
+ * );
+ * await saveChart(spec, `${dir}/a/b/fig.vl.json`);
+ * assert.ok(Deno.statSync(`${dir}/a/b/fig.vl.json`).isFile);
+ * ```
  */
-export async function saveChart(spec: VegaLiteSpec, path: string): Promise<void> {
+export async function saveChart(
+  spec: VegaLiteSpec,
+  path: string,
+  options: SaveChartOptions = {},
+): Promise<void> {
   const format = chartFormat(path);
-  const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : ".";
-  if (dir) await Deno.mkdir(dir, { recursive: true });
+  await chartFolder(path, options.folders ?? "all");
   let bytes: Uint8Array;
   switch (format) {
     case "svg":
@@ -184,8 +221,51 @@ export async function saveChart(spec: VegaLiteSpec, path: string): Promise<void>
       break;
   }
   const tmp = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-  await Deno.writeFile(tmp, bytes);
-  await Deno.rename(tmp, path);
+  try {
+    await Deno.writeFile(tmp, bytes);
+    await Deno.rename(tmp, path);
+  } catch (e) {
+    await Deno.remove(tmp).catch(() => {});
+    throw cannotWrite(path, e);
+  }
+}
+
+/** Makes a chart's folder (all missing ones, or only when its parent exists). */
+async function chartFolder(path: string, folders: "all" | "parent"): Promise<void> {
+  const cut = path.lastIndexOf("/");
+  const dir = cut > 0 ? path.slice(0, cut) : cut === 0 ? "/" : ".";
+  if (/^\/(proc|sys|dev)(\/|$)/.test(dir)) {
+    throw new TypeError(
+      `cannot write ${path}: ${dir} is a system folder, not for files; choose another path`,
+    );
+  }
+  try {
+    await Deno.mkdir(dir, { recursive: folders === "all" });
+  } catch (e) {
+    if (e instanceof Deno.errors.AlreadyExists) return;
+    if (e instanceof Deno.errors.NotFound) {
+      const parent = dir.includes("/") ? dir.slice(0, dir.lastIndexOf("/")) || "/" : ".";
+      throw new TypeError(
+        `cannot write ${path}: folder ${parent} does not exist (create it first, or choose ` +
+          `another path)`,
+      );
+    }
+    throw cannotWrite(path, e);
+  }
+}
+
+/** A write that failed, said with the path and what to do (never "--allow-all"). */
+function cannotWrite(path: string, e: unknown): unknown {
+  if (e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied) {
+    return new TypeError(`cannot write ${path}: permission denied; choose another path`);
+  }
+  if (e instanceof Error && /No space left on device|os error 28\b/.test(e.message)) {
+    return new TypeError(
+      `cannot write ${path}: the disk is full; free some space, or choose ` +
+        `another path`,
+    );
+  }
+  return e;
 }
 
 /** The MIME bundle Jupyter frontends render: Vega-Lite (v5 renderer) plus SVG and text. */

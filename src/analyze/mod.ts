@@ -21,3 +21,5 @@ export * from "./summary.ts";
 export * from "./units.ts";
 export * from "./arms.ts";
 export * from "./environment.ts";
+export * from "./pubsub.ts";
+export * from "./sweep.ts";

@@ -20,9 +20,10 @@ import { comparisonKeys } from "./grouping.ts";
 import { latencySteps } from "./latency.ts";
 import { loadResults, loadTable } from "./load.ts";
 import { crossovers, scaling, type ScalingOptions } from "./scaling.ts";
+import { sweepChart, sweepTable } from "./sweep.ts";
 
 /** The kinds of plot in {@link PLOTS}. */
-export type PlotKind = "throughput" | "ratio" | "latency" | "scaling" | "delta";
+export type PlotKind = "throughput" | "ratio" | "latency" | "scaling" | "delta" | "sweep";
 
 /**
  * The data a plot is built from: `results` is {@link loadResults}; `latency` is
@@ -84,7 +85,7 @@ function resolved(o: PlotOptions): Resolved {
  * import { PLOTS } from "@kvlab/kvlab/analyze";
  * import pl from "nodejs-polars";
  * import assert from "node:assert/strict";
- * assert.deepEqual(Object.keys(PLOTS), ["throughput", "ratio", "latency", "scaling", "delta"]);
+ * assert.deepEqual(Object.keys(PLOTS), ["throughput", "ratio", "latency", "scaling", "delta", "sweep"]);
  * assert.equal(PLOTS.latency.needs, "latency");
  * assert.throws(() => PLOTS.ratio.build(pl.DataFrame({}), {}), /ratio needs --baseline/);
  * ```
@@ -148,6 +149,11 @@ export const PLOTS: Readonly<Record<PlotKind, Plot>> = {
       return deltaChart(d, { title: o.title });
     },
   },
+  sweep: {
+    needs: "results",
+    build: (results, o) =>
+      sweepChart(sweepTable({ results }, { by: o.by }), { by: o.by, title: o.title }),
+  },
 };
 
 /**
@@ -192,7 +198,7 @@ export function scalingBy(
 export const PLOT_KINDS: readonly PlotKind[] = Object.keys(PLOTS) as PlotKind[];
 
 /**
- * The plot kinds as a phrase: `throughput, ratio, latency, scaling or delta`.
+ * The plot kinds as a phrase: `throughput, ratio, latency, scaling, delta or sweep`.
  *
  * @returns The phrase, for help texts and messages.
  *
@@ -200,7 +206,7 @@ export const PLOT_KINDS: readonly PlotKind[] = Object.keys(PLOTS) as PlotKind[];
  * ```ts
  * import { plotKindList } from "@kvlab/kvlab/analyze";
  * import assert from "node:assert/strict";
- * assert.equal(plotKindList(), "throughput, ratio, latency, scaling or delta");
+ * assert.equal(plotKindList(), "throughput, ratio, latency, scaling, delta or sweep");
  * ```
  */
 export function plotKindList(): string {

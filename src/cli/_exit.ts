@@ -1,7 +1,7 @@
 /**
- * The process edges every command shares: where output goes, SIGINT/SIGTERM turned into an
- * abort signal, and outcomes turned into exit codes (130 interrupted, 2 the command line is
- * wrong, 1 failed, 0 otherwise).
+ * The process edges every command shares: where output goes, SIGINT/SIGTERM/SIGHUP turned into
+ * an abort signal, and outcomes turned into exit codes (130 interrupted, 129 hung up, 2 the
+ * command line is wrong, 1 failed, 0 otherwise).
  *
  * @module
  */
@@ -57,12 +57,15 @@ export function readOptions<T>(read: () => T): T {
   }
 }
 
-/** The signals that stop a long command cleanly. */
-const STOP_SIGNALS: Deno.Signal[] = ["SIGINT", "SIGTERM"];
+/**
+ * The signals that stop a long command cleanly. SIGHUP (a dropped SSH session) is one: the
+ * running tool is stopped and its partial run stored, as for SIGTERM.
+ */
+const STOP_SIGNALS: Deno.Signal[] = ["SIGINT", "SIGTERM", "SIGHUP"];
 
 /**
- * Runs `fn` with an abort signal that SIGINT or SIGTERM trips; the listeners are removed when
- * `fn` settles.
+ * Runs `fn` with an abort signal that SIGINT, SIGTERM or SIGHUP trips (its `reason` is the
+ * signal's name, see {@link stopSignalOf}); the listeners are removed when `fn` settles.
  *
  * @param fn The work; it should stop soon after the signal aborts.
  * @returns What `fn` returns.
@@ -76,13 +79,34 @@ const STOP_SIGNALS: Deno.Signal[] = ["SIGINT", "SIGTERM"];
  */
 export async function withStopSignals<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const ac = new AbortController();
-  const onSignal = () => ac.abort();
-  for (const s of STOP_SIGNALS) Deno.addSignalListener(s, onSignal);
+  const listeners = STOP_SIGNALS.map((s) => [s, () => ac.abort(s)] as const);
+  for (const [s, on] of listeners) Deno.addSignalListener(s, on);
   try {
     return await fn(ac.signal);
   } finally {
-    for (const s of STOP_SIGNALS) Deno.removeSignalListener(s, onSignal);
+    for (const [s, on] of listeners) Deno.removeSignalListener(s, on);
   }
+}
+
+/**
+ * The stop signal that tripped an abort signal of {@link withStopSignals}.
+ *
+ * @param signal The abort signal.
+ * @returns `"SIGINT"`, `"SIGTERM"` or `"SIGHUP"`, or undefined when it was not tripped by one.
+ *
+ * @example
+ * ```ts
+ * import { stopSignalOf } from "./_exit.ts";
+ * import assert from "node:assert/strict";
+ * const ac = new AbortController();
+ * assert.equal(stopSignalOf(ac.signal), undefined);
+ * ac.abort("SIGHUP");
+ * assert.equal(stopSignalOf(ac.signal), "SIGHUP");
+ * ```
+ */
+export function stopSignalOf(signal: AbortSignal): Deno.Signal | undefined {
+  const r = signal.aborted ? signal.reason : undefined;
+  return STOP_SIGNALS.find((s) => s === r);
 }
 
 /**
@@ -111,11 +135,13 @@ export interface StudyOutcome {
   failed: number;
   /** Cells whose tool did not finish every test. */
   incomplete: number;
+  /** The signal that stopped it, when one did: SIGHUP exits with 129. */
+  stopSignal?: string;
 }
 
 /**
- * Ends a study command with 130 when it was interrupted, 1 when a cell failed or is
- * incomplete, and returns otherwise.
+ * Ends a study command with 130 when it was interrupted (129 when by SIGHUP, as a shell
+ * reports a hung-up command), 1 when a cell failed or is incomplete, and returns otherwise.
  *
  * @param result The study's counts.
  * @param command The command's name, e.g. `"run"`.
@@ -137,7 +163,7 @@ export interface StudyOutcome {
  * ```
  */
 export function exitForStudy(result: StudyOutcome, command: string): void {
-  if (result.interrupted) exitWith(130, command);
+  if (result.interrupted) exitWith(result.stopSignal === "SIGHUP" ? 129 : 130, command);
   if (result.failed > 0 || result.incomplete > 0) exitWith(1, command);
 }
 

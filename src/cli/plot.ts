@@ -105,6 +105,7 @@ export function plotArms(data: string, kind: PlotKind, plot: PlotOptions): PlotO
  */
 export async function plotCommand(o: PlotCommandOptions, out: Output): Promise<void> {
   const plot = plotArms(o.data, o.kind, o.plot);
-  await saveChart(plotChart(o.data, o.kind, plot), o.output);
+  // the folder of -o is made only when its parent exists (a typo is an error, not a new tree)
+  await saveChart(plotChart(o.data, o.kind, plot), o.output, { folders: "parent" });
   out.print(`wrote ${o.output}\n`);
 }

@@ -11,8 +11,8 @@ import { loadTable } from "../analyze/load.ts";
 import { formatForPeople } from "../analyze/present.ts";
 import { resultsFrame } from "../analyze/units.ts";
 import { parsePlan, type StudyPlan } from "../collect/plan.ts";
-import { runPlan, type StudyEvent, type StudyResult } from "../collect/study.ts";
-import { exitForStudy, type Output, withStopSignals } from "./_exit.ts";
+import { type Orphan, runPlan, type StudyEvent, type StudyResult } from "../collect/study.ts";
+import { exitForStudy, type Output, stopSignalOf, withStopSignals } from "./_exit.ts";
 import { studyProgress } from "./progress.ts";
 
 /** What `kvlab run` runs. */
@@ -112,47 +112,111 @@ export function cellSummary(data: string, outcomes: readonly CellOutcome[]): pl.
 }
 
 /**
+ * The line said when kvlab waits for a cell another kvlab runs; undefined for other events.
+ *
+ * @param e A study event.
+ * @returns The line (with its newline), or undefined.
+ *
+ * @example
+ * ```ts
+ * import { lockLine } from "./run.ts";
+ * import assert from "node:assert/strict";
+ * const cell = { id: "p/a/c1/rep1" } as never;
+ * const holder = { cell: "p/a/c1/rep1", pid: 42, pid_start: null, hostname: "h", started_at: "t" };
+ * assert.equal(
+ *   lockLine({ kind: "wait", cell, index: 1, total: 2, holder }),
+ *   "[1/2] p/a/c1/rep1: run by another kvlab (pid 42 on h since t); waiting for it\n",
+ * );
+ * ```
+ */
+export function lockLine(e: StudyEvent): string | undefined {
+  if (e.kind !== "wait") return undefined;
+  const h = e.holder;
+  return `[${e.index}/${e.total}] ${e.cell.id}: run by another kvlab ` +
+    `(pid ${h.pid} on ${h.hostname} since ${h.started_at}); waiting for it\n`;
+}
+
+/**
+ * The line said of a tool left running by a kvlab that died.
+ *
+ * @param o The tool, and what was done.
+ * @returns The line, with its newline.
+ *
+ * @example
+ * ```ts
+ * import { orphanLine } from "./run.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   orphanLine({ pid: 7, program: "redis-benchmark", kvlabPid: 5, action: "stopped" }),
+ *   "stopped redis-benchmark (pid 7), left running by kvlab pid 5 which is gone\n",
+ * );
+ * ```
+ */
+export function orphanLine(o: Orphan): string {
+  return o.action === "stopped"
+    ? `stopped ${o.program} (pid ${o.pid}), left running by kvlab pid ${o.kvlabPid} which is gone\n`
+    : `${o.program} (pid ${o.pid}), started by kvlab pid ${o.kvlabPid} which is gone, may ` +
+      `still run: ps could not check it\n`;
+}
+
+/**
  * Runs a plan with progress output (bars on a terminal, plain lines in a pipe) and SIGINT /
- * SIGTERM handling, then prints a count line and, unless it was a dry run, the per-cell
- * summary (Markdown in a pipe, aligned text on a terminal).
+ * SIGTERM / SIGHUP handling, then prints a count line and, unless it was a dry run, the
+ * per-cell summary (Markdown in a pipe, aligned text on a terminal). After a hang-up, output
+ * that can no longer be written (the terminal is gone) is dropped, so the partial run is still
+ * stored.
  *
  * @param plan The parsed plan.
  * @param data Dataset directory.
  * @param dryRun Print every command, run nothing.
  * @param out Where to print; `isTerminal` picks bars and the table layout.
- * @returns The study's counts.
+ * @returns The study's counts, and the signal that stopped it, if one did.
  */
 export async function runStudy(
   plan: StudyPlan,
   data: string,
   dryRun: boolean,
   out: Output,
-): Promise<StudyResult> {
-  const progress = studyProgress(out.print, out.isTerminal ?? false);
+): Promise<StudyResult & { stopSignal?: string }> {
+  let stop: AbortSignal | undefined;
+  const print = (s: string) => {
+    try {
+      out.print(s);
+    } catch (e) {
+      if (!stop || stopSignalOf(stop) !== "SIGHUP") throw e;
+    }
+  };
+  const progress = studyProgress(print, out.isTerminal ?? false);
   const outcomes: CellOutcome[] = [];
-  const result = await withStopSignals((signal) =>
-    runPlan(plan, {
+  const counts = await withStopSignals((signal) => {
+    stop = signal;
+    return runPlan(plan, {
       data,
       dryRun,
       signal,
+      onOrphan: (o) => print(orphanLine(o)),
       onEvent: (e) => {
+        const line = lockLine(e);
+        if (line) print(line);
         progress(e);
         const o = cellOutcome(e);
         if (o) outcomes.push(o);
       },
-    })
-  );
+    });
+  });
+  const stopSignal = stop && stopSignalOf(stop);
+  const result = stopSignal ? { ...counts, stopSignal } : counts;
   if (dryRun) {
-    out.print(`${result.cells} cells (dry run: nothing was run)\n`);
+    print(`${result.cells} cells (dry run: nothing was run)\n`);
     return result;
   }
-  out.print(
+  print(
     `${result.cells} cells: ${result.complete} complete, ${result.skipped} skipped (already complete), ` +
       `${result.incomplete} incomplete, ${result.failed} failed` +
       (result.interrupted ? ", interrupted" : "") + "\n",
   );
   if (outcomes.length) {
-    out.print("\n" + formatForPeople(cellSummary(data, outcomes), out.isTerminal ? "text" : "md"));
+    print("\n" + formatForPeople(cellSummary(data, outcomes), out.isTerminal ? "text" : "md"));
   }
   return result;
 }
@@ -162,7 +226,9 @@ export async function runStudy(
  *
  * @param o The plan, the dataset, dry run or not.
  * @param out Where to print.
- * @throws {CommanderError} Exit code 130 when interrupted, 1 when a cell failed or is incomplete.
+ * @throws {CommanderError} Exit code 130 when interrupted (129 by SIGHUP), 1 when a cell
+ * failed or is incomplete.
+ * @throws {DiskFullError} When the dataset's disk is full.
  */
 export async function runCommand(o: RunCommandOptions, out: Output): Promise<void> {
   const plan = parsePlan(Deno.readTextFileSync(o.plan), o.plan);

@@ -9,6 +9,7 @@
  */
 
 import { ParseError } from "../errors.ts";
+import { diskFullAt, writingAt } from "./_disk.ts";
 import { runRow, serverColumns, snapshotRows } from "./_rows.ts";
 import { hostFacts } from "./host.ts";
 import { parseHdrFileName, parseHdrIntervalLog } from "./memtier_hdr.ts";
@@ -178,7 +179,7 @@ export async function runMemtier(
     m = await measure(call, options, writer);
   } catch (e) {
     writer.abort();
-    throw e;
+    throw diskFullAt(e, `${options.data}/tmp/${writer.runId}`);
   }
   const rows = m.rows;
   const status: CollectedRun["status"] = !rows || rows.results.length === 0
@@ -189,46 +190,47 @@ export async function runMemtier(
   const reason = status === "complete" ? null : m.reason;
   const snaps = snapshotRows(writer.runId, [["before", m.before], ["after", m.after]]);
   const finishedAt = now();
-  writer.commit({
-    run: runRow({
-      run_id: writer.runId,
-      tool: "memtier_benchmark",
-      tool_version: options.toolVersion ?? null,
-      command,
-      target: call.target.display,
-      transport: transportOf(call.target),
-      label: options.label ?? null,
-      tags: options.tags,
-      started_at: startedAt,
-      ingested_at: finishedAt,
-      finished_at: finishedAt,
-      status,
-      output_format: rows?.source ?? "none",
-      error: reason,
-      warning_count: rows?.warnings.length ?? 0,
-      tool_exit_code: m.result?.code ?? null,
-      plan_name: options.plan?.name ?? null,
-      plan_cell: options.plan?.cell ?? null,
-      repetition: options.plan?.repetition ?? null,
-      ...serverColumns(m.before, m.after),
-    }, host),
-    tables: {
-      results: rows?.results ?? [],
-      latency_distribution: rows?.latency_distribution ?? [],
-      time_series: rows?.time_series ?? [],
-      hdr_histograms: rows?.hdr_histograms ?? [],
-      server_info: snaps.info,
-      server_config: snaps.config,
-    },
-    raw: [],
-    manifest: {
-      argv_redacted: redactArgv(shown),
-      process: m.result ? processFacts(m.result) : null,
-      host,
-      server_config_error: m.before?.configError ?? null,
-      warnings: rows?.warnings ?? [],
-    },
-  });
+  writingAt(`${options.data}/tmp/${writer.runId}`, () =>
+    writer.commit({
+      run: runRow({
+        run_id: writer.runId,
+        tool: "memtier_benchmark",
+        tool_version: options.toolVersion ?? null,
+        command,
+        target: call.target.display,
+        transport: transportOf(call.target),
+        label: options.label ?? null,
+        tags: options.tags,
+        started_at: startedAt,
+        ingested_at: finishedAt,
+        finished_at: finishedAt,
+        status,
+        output_format: rows?.source ?? "none",
+        error: reason,
+        warning_count: rows?.warnings.length ?? 0,
+        tool_exit_code: m.result?.code ?? null,
+        plan_name: options.plan?.name ?? null,
+        plan_cell: options.plan?.cell ?? null,
+        repetition: options.plan?.repetition ?? null,
+        ...serverColumns(m.before, m.after),
+      }, host),
+      tables: {
+        results: rows?.results ?? [],
+        latency_distribution: rows?.latency_distribution ?? [],
+        time_series: rows?.time_series ?? [],
+        hdr_histograms: rows?.hdr_histograms ?? [],
+        server_info: snaps.info,
+        server_config: snaps.config,
+      },
+      raw: [],
+      manifest: {
+        argv_redacted: redactArgv(shown),
+        process: m.result ? processFacts(m.result) : null,
+        host,
+        server_config_error: m.before?.configError ?? null,
+        warnings: rows?.warnings ?? [],
+      },
+    }));
   return {
     runId: writer.runId,
     status,
@@ -340,7 +342,7 @@ function describeEnd(
   other: readonly { text: string }[],
 ): string | null {
   const errText = other.map((l) => l.text.trim()).filter(Boolean).slice(0, 3).join("; ");
-  if (r.interrupted) return "interrupted (Ctrl-C / SIGTERM); partial output kept";
+  if (r.interrupted) return "interrupted (Ctrl-C / SIGTERM / SIGHUP); partial output kept";
   if (r.timedOut) return `timed out; partial output kept${errText ? `: ${errText}` : ""}`;
   if (r.code !== 0) return `exited with ${r.code ?? r.signal}${errText ? `: ${errText}` : ""}`;
   if (rows.reason) return rows.reason + (errText ? `: ${errText}` : "");

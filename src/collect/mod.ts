@@ -33,3 +33,7 @@ export * from "./memtier_run.ts";
 export * from "./tools.ts";
 export * from "./loadgen/mod.ts";
 export * from "./compact.ts";
+export * from "./pubsub_run.ts";
+export * from "./open_loop_run.ts";
+export * from "./open_loop_rows.ts";
+export * from "./published_sweep.ts";

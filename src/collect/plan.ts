@@ -19,6 +19,8 @@ import {
 } from "./plan_kinds/kind.ts";
 import { memoryKind } from "./plan_kinds/memory.ts";
 import { memtierKind } from "./plan_kinds/memtier.ts";
+import { pubSubKind } from "./plan_kinds/pubsub.ts";
+import { latencySweepKind } from "./plan_kinds/latency_sweep.ts";
 import { redisBenchmarkKind } from "./plan_kinds/redis_benchmark.ts";
 
 export { MAX_PLAN_CELLS, PlanError, type PlanServer } from "./plan_kinds/kind.ts";
@@ -33,6 +35,8 @@ export const PLAN_KINDS = {
   "redis-benchmark": redisBenchmarkKind,
   memory: memoryKind,
   memtier: memtierKind,
+  pubsub: pubSubKind,
+  "latency-sweep": latencySweepKind,
 } as const;
 
 type Kinds = typeof PLAN_KINDS;
@@ -103,7 +107,7 @@ export function planKind<P extends StudyPlan>(plan: P): PlanKind<P, CellOf<P>> {
  * assert.equal(plan.requests, 100000);
  * assert.deepEqual(plan.matrix.clients, [1, 50]);
  * assert.throws(() => parsePlan("name: x\nservers: []\n", "p.yaml"), /p\.yaml:2:\d+: servers: expected at least one server/);
- * assert.throws(() => parsePlan("name: x\nkind: nope\n", "p.yaml"), /p\.yaml:2:\d+: kind: expected redis-benchmark, memory or memtier/);
+ * assert.throws(() => parsePlan("name: x\nkind: nope\n", "p.yaml"), /p\.yaml:2:\d+: kind: expected redis-benchmark, memory, memtier, pubsub or latency-sweep/);
  * assert.throws(() => parsePlan("name: x\nservers: [\n", "p.yaml"), /p\.yaml:3:1: expected YAML or JSON/);
  * ```
  */

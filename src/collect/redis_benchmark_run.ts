@@ -9,6 +9,7 @@
  */
 
 import { ParseError } from "../errors.ts";
+import { diskFullAt, writingAt } from "./_disk.ts";
 import { runRow, serverColumns, snapshotRows, testRows } from "./_rows.ts";
 import { type BenchmarkArgs, benchmarkArgv } from "./command.ts";
 import { type HostFacts, hostFacts } from "./host.ts";
@@ -188,7 +189,7 @@ export async function runRedisBenchmark(options: CollectOptions): Promise<Collec
     m = await measure(options, writer, args, argv);
   } catch (e) {
     writer.abort();
-    throw e;
+    throw diskFullAt(e, `${options.data}/tmp/${writer.runId}`);
   }
   const { before, after, result, parsed } = m;
   const status: CollectedRun["status"] = !parsed || parsed.testCount === 0
@@ -199,41 +200,42 @@ export async function runRedisBenchmark(options: CollectOptions): Promise<Collec
   const reason = status === "complete" ? null : m.reason;
   const rows = testRows(writer.runId, parsed?.tests ?? [], 0);
   const snaps = snapshotRows(writer.runId, [["before", before], ["after", after]]);
-  writer.commit({
-    run: benchmarkRun(options, args, {
-      runId: writer.runId,
-      command,
-      m,
-      status,
-      reason,
-      startedAt,
-      finishedAt: now(),
-    }, host),
-    tables: {
-      results: rows.results,
-      latency_distribution: rows.distribution,
-      server_info: snaps.info,
-      server_config: snaps.config,
-    },
-    raw: [],
-    manifest: {
-      argv_redacted: redactArgv(argv),
-      process: result
-        ? {
-          exit_code: result.code,
-          signal: result.signal,
-          timed_out: result.timedOut,
-          interrupted: result.interrupted,
-          duration_ms: Math.round(result.durationMs),
-          pid: result.pid,
-        }
-        : null,
-      host,
-      server_config_error: before?.configError ?? null,
-      warnings: parsed?.warnings ?? [],
-      tool_errors: parsed?.errors ?? [],
-    },
-  });
+  writingAt(`${options.data}/tmp/${writer.runId}`, () =>
+    writer.commit({
+      run: benchmarkRun(options, args, {
+        runId: writer.runId,
+        command,
+        m,
+        status,
+        reason,
+        startedAt,
+        finishedAt: now(),
+      }, host),
+      tables: {
+        results: rows.results,
+        latency_distribution: rows.distribution,
+        server_info: snaps.info,
+        server_config: snaps.config,
+      },
+      raw: [],
+      manifest: {
+        argv_redacted: redactArgv(argv),
+        process: result
+          ? {
+            exit_code: result.code,
+            signal: result.signal,
+            timed_out: result.timedOut,
+            interrupted: result.interrupted,
+            duration_ms: Math.round(result.durationMs),
+            pid: result.pid,
+          }
+          : null,
+        host,
+        server_config_error: before?.configError ?? null,
+        warnings: parsed?.warnings ?? [],
+        tool_errors: parsed?.errors ?? [],
+      },
+    }));
   return {
     runId: writer.runId,
     status,
@@ -356,7 +358,7 @@ function describeEnd(
     .filter((l) => l && !/^Warning: Using a password/.test(l))
     .slice(0, 3)
     .join("; ");
-  if (r.interrupted) return "interrupted (Ctrl-C / SIGTERM); partial output kept";
+  if (r.interrupted) return "interrupted (Ctrl-C / SIGTERM / SIGHUP); partial output kept";
   if (r.timedOut) return `timed out; partial output kept${errText ? `: ${errText}` : ""}`;
   if (r.code !== 0) return `exited with ${r.code ?? r.signal}${errText ? `: ${errText}` : ""}`;
   if (!parsed || parsed.testCount === 0) {

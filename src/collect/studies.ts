@@ -1,7 +1,8 @@
 /**
  * The bundled studies: raw outputs transcribed from the seed posts in `data/raw/<study>/`, each
  * folder with a `SOURCE.md` (for people) and an `ingest.json` (for kvlab: which server,
- * version and label each file is). `buildStudies` rebuilds `data/studies/<study>/` from scratch,
+ * version and label each file is) — or, for a study whose raw files are not public, its
+ * `published-tables.md` (cells of the post, read by `writePublishedSweep`). `buildStudies` rebuilds `data/studies/<study>/` from scratch,
  * so the datasets are reproducible from what is committed; each is built in a hidden folder
  * beside it and swapped in when complete.
  *
@@ -10,6 +11,7 @@
 
 import { ParseError } from "../errors.ts";
 import { ingestFile } from "./ingest.ts";
+import { writePublishedSweep } from "./published_sweep.ts";
 
 /** One file of a study's ingest.json. */
 export interface StudyFile {
@@ -65,20 +67,28 @@ export async function buildStudies(rawDir: string, outDir: string): Promise<Buil
   const built: BuiltStudy[] = [];
   for (const study of studies) {
     const manifest = `${rawDir}/${study}/ingest.json`;
+    const published = `${rawDir}/${study}/published-tables.md`;
     let files: StudyFile[];
     try {
       files = JSON.parse(Deno.readTextFileSync(manifest));
     } catch (e) {
-      if (e instanceof Deno.errors.NotFound) continue;
-      throw new ParseError(
-        `expected a JSON list of { file, server, server_version, label }: ${(e as Error).message}`,
-        {
-          file: manifest,
-          line: 1,
-          column: 1,
-          text: "",
-        },
-      );
+      if (e instanceof Deno.errors.NotFound) {
+        // a study whose raw data is not public: its published tables, transcribed
+        if (!exists(published)) continue;
+        files = [];
+      } else {
+        throw new ParseError(
+          `expected a JSON list of { file, server, server_version, label }: ${
+            (e as Error).message
+          }`,
+          {
+            file: manifest,
+            line: 1,
+            column: 1,
+            text: "",
+          },
+        );
+      }
     }
     if (
       !Array.isArray(files) ||
@@ -99,6 +109,14 @@ export async function buildStudies(rawDir: string, outDir: string): Promise<Buil
     let runs = 0;
     let tests = 0;
     try {
+      if (files.length === 0) {
+        const made = writePublishedSweep(Deno.readTextFileSync(published), aside, {
+          sourcePath: `data/raw/${study}/published-tables.md`,
+          tags: { study },
+        });
+        runs += made.runs;
+        tests += made.tests;
+      }
       for (const f of files) {
         const o = await ingestFile(`${rawDir}/${study}/${f.file}`, {
           data: aside,
@@ -120,4 +138,12 @@ export async function buildStudies(rawDir: string, outDir: string): Promise<Buil
     built.push({ study, data, runs, tests });
   }
   return built;
+}
+
+function exists(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
 }

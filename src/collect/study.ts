@@ -1,14 +1,21 @@
 /**
  * Running a study plan: every cell in interleaved order, each stored as one run; cells already
  * complete in the dataset are skipped, incomplete or failed ones are done again. A server that
- * is down fails its cells and the plan goes on; Ctrl-C / SIGTERM stops the running tool, keeps
- * its partial output as an incomplete run, and ends the plan.
+ * is down fails its cells and the plan goes on; Ctrl-C / SIGTERM / SIGHUP stops the running
+ * tool, keeps its partial output as an incomplete run, and ends the plan.
+ *
+ * Two runners of one plan into one dataset share the work without running a cell twice: each
+ * cell is locked while it runs, and a runner that finds a cell locked waits for it, then skips
+ * it when its run is complete (see `_locks.ts`). Tools left running by a kvlab that died are
+ * stopped before the first cell (their pid files are in `DIR/locks/children`). A full disk
+ * stops the plan with one {@link DiskFullError} naming the path.
  *
  * @module
  */
 
 import { runFacts } from "../dataset.ts";
-
+import { diskFullAt, DiskFullError } from "./_disk.ts";
+import { CellLocks, type HeldLock, type LockOwner, type Orphan, reapOrphans } from "./_locks.ts";
 import { hostFacts } from "./host.ts";
 import { type PlanCell, planCells, planKind, type StudyPlan } from "./plan.ts";
 import type { CellEvent } from "./plan_kinds/kind.ts";
@@ -16,6 +23,8 @@ import { DenoProcessRunner, type ProcessRunner } from "./process.ts";
 import type { CollectedRun } from "./redis_benchmark_run.ts";
 
 export { cellParams } from "./plan_kinds/redis_benchmark.ts";
+export type { LockOwner, Orphan } from "./_locks.ts";
+export { LOCK_LEASE_MS } from "./_locks.ts";
 
 /** What happens while a plan runs, for progress output. */
 export type StudyEvent =
@@ -31,7 +40,9 @@ export type StudyEvent =
     requests: number;
   }
   | InCell<CellEvent>
-  | { kind: "end"; cell: PlanCell; index: number; total: number; run: CollectedRun };
+  | { kind: "end"; cell: PlanCell; index: number; total: number; run: CollectedRun }
+  /** Another kvlab holds the cell: this one waits for it (reported once per holder). */
+  | { kind: "wait"; cell: PlanCell; index: number; total: number; holder: LockOwner };
 
 /** A cell's own events (`warmup`, `progress`, `fill`), each with its cell. */
 type InCell<E> = E extends unknown ? E & { cell: PlanCell } : never;
@@ -47,6 +58,8 @@ export interface RunPlanOptions {
   /** Only list the cells and their commands. */
   dryRun?: boolean;
   onEvent?: (e: StudyEvent) => void;
+  /** Told of each tool left running by a kvlab that died, found (and stopped) before any cell. */
+  onOrphan?: (o: Orphan) => void;
   /** @default {setTimeout-based} */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** @default {() => new Date()} */
@@ -71,17 +84,37 @@ export function storedCells(
   dataDir: string,
   planName: string,
 ): Map<string, { runId: string; status: string }> {
-  const out = new Map<string, { runId: string; status: string }>();
-  for (const m of runFacts(dataDir, ["run_id", "plan_name", "plan_cell", "status"])) {
-    if (m.plan_name !== planName || !m.plan_cell) continue;
-    const cell = String(m.plan_cell);
-    const prev = out.get(cell);
-    // a complete run of the cell wins; otherwise the latest one
-    if (!prev || prev.status !== "complete") {
-      out.set(cell, { runId: String(m.run_id), status: String(m.status) });
-    }
+  return new StoredCells(dataDir, planName).cells;
+}
+
+/** The stored runs of a plan's cells, read again on {@link StoredCells.refresh}. */
+class StoredCells {
+  readonly cells = new Map<string, { runId: string; status: string }>();
+
+  constructor(readonly dataDir: string, readonly planName: string) {
+    this.refresh();
   }
-  return out;
+
+  /** Reads the dataset's runs again (another runner may have added some). */
+  refresh(): this {
+    this.cells.clear();
+    for (const m of runFacts(this.dataDir, ["run_id", "plan_name", "plan_cell", "status"])) {
+      if (m.plan_name !== this.planName || !m.plan_cell) continue;
+      const cell = String(m.plan_cell);
+      const prev = this.cells.get(cell);
+      // a complete run of the cell wins; otherwise the latest one
+      if (!prev || prev.status !== "complete") {
+        this.cells.set(cell, { runId: String(m.run_id), status: String(m.status) });
+      }
+    }
+    return this;
+  }
+
+  /** The complete run of a cell, if there is one. */
+  complete(cell: string): string | undefined {
+    const c = this.cells.get(cell);
+    return c?.status === "complete" ? c.runId : undefined;
+  }
 }
 
 const defaultSleep = (ms: number, signal?: AbortSignal) =>
@@ -94,19 +127,25 @@ const defaultSleep = (ms: number, signal?: AbortSignal) =>
     }, { once: true });
   });
 
+/** How often a runner waiting for another runner's cell looks again: 500 ms. */
+const LOCK_POLL_MS = 500;
+
 /**
  * Runs (or resumes) a plan, of any kind: cells in interleaved order, complete ones skipped,
  * a pause between cells, progress as events, and a stop on abort. What a cell runs is its
- * kind's business (see `PLAN_KINDS`).
+ * kind's business (see `PLAN_KINDS`). Each cell is locked while it runs; a cell another runner
+ * holds is waited for (a `wait` event), then skipped if that runner completed it.
  *
  * @param plan A checked plan.
  * @param options See {@link RunPlanOptions}.
  * @returns How many cells were complete, skipped, incomplete or failed, and whether the plan
  * was interrupted.
  * @throws {ToolNotFoundError} When the plan's tool is not installed (nothing is run).
+ * @throws {DiskFullError} When the dataset's disk is full (the plan stops; the tool too).
  */
 export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise<StudyResult> {
-  const runner = options.runner ?? new DenoProcessRunner();
+  const children = `${options.data}/locks/children`;
+  const runner = options.runner ?? new DenoProcessRunner({ pidDir: children });
   const sleep = options.sleep ?? defaultSleep;
   const kind = planKind(plan);
   const cells = planCells(plan);
@@ -118,36 +157,96 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
     failed: 0,
     interrupted: false,
   };
-  const stored = options.dryRun ? new Map() : storedCells(options.data, plan.name);
+  const { data, signal, now, onEvent } = options;
+  if (!options.dryRun) {
+    for (const orphan of await reapOrphans(children)) options.onOrphan?.(orphan);
+  }
+  const stored = options.dryRun ? undefined : new StoredCells(data, plan.name);
+  const locks = new CellLocks(data, { now });
   const host = hostFacts();
-  const { data, signal, now } = options;
   const runCell = options.dryRun
     ? undefined
     : await kind.open(plan, { data, runner, signal, now, host });
-  let ran = 0;
+  let loaded = false; // a cell ran (here or in another runner) since the plan started
   for (const [i, cell] of cells.entries()) {
     const at = { cell, index: i + 1, total: cells.length };
     if (signal?.aborted) {
       result.interrupted = true;
       break;
     }
-    const prev = stored.get(cell.id);
-    if (prev?.status === "complete") {
+    const done = stored?.complete(cell.id);
+    if (done !== undefined) {
       result.skipped++;
-      options.onEvent?.({ kind: "skip", ...at, runId: prev.runId });
+      onEvent?.({ kind: "skip", ...at, runId: done });
       continue;
     }
-    options.onEvent?.({ kind: "start", ...at, ...kind.describe(plan, cell) });
-    if (!runCell) continue;
-    if (ran > 0 && plan.pauseS > 0) await sleep(plan.pauseS * 1000, signal);
-    ran++;
-    const run = await runCell(cell, (e) => options.onEvent?.({ ...e, cell }));
-    result[run.status]++;
-    options.onEvent?.({ kind: "end", ...at, run });
-    if (run.interrupted) {
+    if (!runCell || !stored) {
+      onEvent?.({ kind: "start", ...at, ...kind.describe(plan, cell) });
+      continue;
+    }
+    const lock = await takeCell(locks, at, options);
+    if (lock === undefined) {
       result.interrupted = true;
       break;
     }
+    try {
+      // another runner may have completed the cell since the plan started
+      const doneMeanwhile = stored.refresh().complete(cell.id);
+      if (doneMeanwhile !== undefined) {
+        result.skipped++;
+        onEvent?.({ kind: "skip", ...at, runId: doneMeanwhile });
+        loaded = true;
+        continue;
+      }
+      onEvent?.({ kind: "start", ...at, ...kind.describe(plan, cell) });
+      if (loaded && plan.pauseS > 0) await sleep(plan.pauseS * 1000, signal);
+      loaded = true;
+      const run = await runCell(cell, (e) => onEvent?.({ ...e, cell })).catch((e) => {
+        throw planDiskFull(e, data);
+      });
+      result[run.status]++;
+      onEvent?.({ kind: "end", ...at, run });
+      if (run.interrupted) {
+        result.interrupted = true;
+        break;
+      }
+    } finally {
+      locks.release(lock);
+    }
   }
   return result;
+}
+
+/**
+ * Takes a cell's lock, waiting (and saying so, once per holder) while another runner holds it.
+ * @returns The lock, or undefined when the plan was stopped while waiting.
+ */
+async function takeCell(
+  locks: CellLocks,
+  at: { cell: PlanCell; index: number; total: number },
+  options: RunPlanOptions,
+): Promise<HeldLock | undefined> {
+  let told = "";
+  for (;;) {
+    const got = (() => {
+      try {
+        return locks.tryAcquire(at.cell.id);
+      } catch (e) {
+        throw planDiskFull(e, options.data);
+      }
+    })();
+    if (!("held" in got)) return got;
+    if (options.signal?.aborted) return undefined;
+    const who = JSON.stringify(got.held);
+    if (who !== told) options.onEvent?.({ kind: "wait", ...at, holder: got.held });
+    told = who;
+    await defaultSleep(LOCK_POLL_MS, options.signal);
+  }
+}
+
+/** A full disk during a plan, with what to do next. */
+function planDiskFull(e: unknown, data: string): unknown {
+  const hint = "then run the plan again (complete cells are skipped)";
+  if (e instanceof DiskFullError) return new DiskFullError(e.path, hint);
+  return diskFullAt(e, data, hint);
 }

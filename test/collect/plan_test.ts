@@ -39,7 +39,13 @@ Deno.test("PLAN_KINDS: each kind's fields are its own", () => {
       seen.set(f, name);
     }
   }
-  assert.deepEqual(Object.keys(PLAN_KINDS), ["redis-benchmark", "memory", "memtier"]);
+  assert.deepEqual(Object.keys(PLAN_KINDS), [
+    "redis-benchmark",
+    "memory",
+    "memtier",
+    "pubsub",
+    "latency-sweep",
+  ]);
 });
 
 Deno.test("parsePlan() reads each kind's section and rejects another kind's", async (t) => {
@@ -53,7 +59,7 @@ Deno.test("parsePlan() reads each kind's section and rejects another kind's", as
   await t.step("a kind it does not know names the kinds it knows", () => {
     bad(
       `name: x\nkind: nope\n${servers}`,
-      /^p\.yaml:2:7: kind: expected redis-benchmark, memory or memtier/,
+      /^p\.yaml:2:7: kind: expected redis-benchmark, memory, memtier, pubsub or latency-sweep/,
     );
   });
   await t.step("a field of another kind says whose it is", () => {

@@ -35,6 +35,9 @@ export interface ShardOptions extends Endpoint {
   connections: number;
   rateOpsPerSec: number;
   durationMs: number;
+  /** Requests intended before this time are sent but left out of every count and histogram
+   * (the per-second series keeps them). */
+  warmupMs: number;
   drainMs: number;
   /** Most requests this shard may send. */
   maxRequests: number;
@@ -67,12 +70,26 @@ export interface OpenLoopCounts {
   errorSamples: string[];
 }
 
+/** The SET part of an outcome (the GET part is the whole minus it). */
+export interface SetCounts {
+  sent: number;
+  completed: number;
+  errors: number;
+  fromIntended: Histogram;
+  fromSend: Histogram;
+}
+
 /** What one shard measured. */
 export interface ShardOutcome extends OpenLoopCounts {
   fromIntended: Histogram;
   fromSend: Histogram;
   lateness: Histogram;
   series: SecondCounts;
+  /** The SETs among the requests counted above. */
+  sets: SetCounts;
+  /** Successful replies received inside the measured window, whatever their intended time
+   * (the achieved rate; an overloaded schedule falls behind, so its late requests still count). */
+  windowCompleted: number;
 }
 
 class Conn {
@@ -87,6 +104,8 @@ class Conn {
   queue: Uint8Array[] = [];
   readonly intended: Float64Array;
   readonly sentAt: Float64Array;
+  /** Per pipeline slot: 1 for a SET, and 2 added when the request is measured (not warm-up). */
+  readonly flags: Uint8Array;
   readonly random: () => number;
   readonly reader: RespReplyReader;
 
@@ -99,6 +118,7 @@ class Conn {
   ) {
     this.intended = new Float64Array(depth);
     this.sentAt = new Float64Array(depth);
+    this.flags = new Uint8Array(depth);
     this.random = seededRandom(Math.imul(seed, 1_000_003) + index);
     this.reader = new RespReplyReader((kind) => onReply(this, kind));
   }
@@ -165,6 +185,14 @@ export class Shard {
     fromSend: latencyHistogram(),
     lateness: latencyHistogram(),
     series: emptySecondCounts(),
+    windowCompleted: 0,
+    sets: {
+      sent: 0,
+      completed: 0,
+      errors: 0,
+      fromIntended: latencyHistogram(),
+      fromSend: latencyHistogram(),
+    },
   };
 
   constructor(o: ShardOptions, socks: Deno.TcpConn[]) {
@@ -246,19 +274,23 @@ export class Shard {
       this.#budget > 0
     ) {
       const key = o.keyPrefix + Math.floor(c.random() * o.keys);
-      const bytes = o.mix.set > 0 && (c.n + c.index) % (o.mix.set + o.mix.get) < o.mix.set
-        ? encodeSet(key, this.#value)
-        : encodeGet(key);
+      const set = o.mix.set > 0 && (c.n + c.index) % (o.mix.set + o.mix.get) < o.mix.set;
+      const bytes = set ? encodeSet(key, this.#value) : encodeGet(key);
       c.n++;
       const slot = (c.head + c.outstanding) % o.pipeline;
       const now = this.#now();
+      const measured = c.next >= o.warmupMs;
       c.intended[slot] = c.next;
       c.sentAt[slot] = now;
-      recordMs(this.#out.lateness, now - Math.max(c.next, c.readyAt));
+      c.flags[slot] = (set ? 1 : 0) | (measured ? 2 : 0);
+      if (measured) {
+        recordMs(this.#out.lateness, now - Math.max(c.next, c.readyAt));
+        this.#out.sent++;
+        if (set) this.#out.sets.sent++;
+      }
       c.outstanding++;
       this.#outstanding++;
       this.#budget--;
-      this.#out.sent++;
       countSent(this.#out.series, now);
       this.#write(c, bytes);
       c.next = nextSendMs(c.next, this.#interval, o.arrival, c.random);
@@ -324,15 +356,27 @@ export class Shard {
     this.#outstanding--;
     c.readyAt = t;
     const out = this.#out;
+    const flags = c.flags[slot];
     if (kind === "error") {
-      out.errors++;
       countReply(out.series, t, undefined);
       this.#sample(c.reader.lastError);
+      if (flags & 2) {
+        out.errors++;
+        if (flags & 1) out.sets.errors++;
+      }
     } else {
-      out.completed++;
-      recordMs(out.fromIntended, t - c.intended[slot]);
-      recordMs(out.fromSend, t - c.sentAt[slot]);
       countReply(out.series, t, t - c.intended[slot]);
+      if (t >= this.#o.warmupMs && t < this.#o.durationMs) out.windowCompleted++;
+      if (flags & 2) {
+        out.completed++;
+        recordMs(out.fromIntended, t - c.intended[slot]);
+        recordMs(out.fromSend, t - c.sentAt[slot]);
+        if (flags & 1) {
+          out.sets.completed++;
+          recordMs(out.sets.fromIntended, t - c.intended[slot]);
+          recordMs(out.sets.fromSend, t - c.sentAt[slot]);
+        }
+      }
     }
     if (this.#sending) {
       // (a connection still in the heap keeps its key; the pump serves it)
@@ -348,8 +392,12 @@ export class Shard {
     this.#out.disconnects++;
     this.#sample(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
     const t = this.#now();
-    for (let i = 0; i < c.outstanding; i++) countReply(this.#out.series, t, undefined);
-    this.#out.errors += c.outstanding;
+    for (let i = 0; i < c.outstanding; i++) {
+      countReply(this.#out.series, t, undefined);
+      const flags = c.flags[(c.head + i) % this.#o.pipeline];
+      if (flags & 2) this.#out.errors++;
+      if ((flags & 3) === 3) this.#out.sets.errors++;
+    }
     this.#outstanding -= c.outstanding;
     c.outstanding = 0;
     try {

@@ -6,15 +6,16 @@
 
 import { decodeHistogram, encodeHistogram, mergeHistograms } from "./histogram.ts";
 import type { SecondCounts } from "./series.ts";
-import type { ShardOutcome } from "./_shard.ts";
+import type { SetCounts, ShardOutcome } from "./_shard.ts";
 
 /** A {@link ShardOutcome} as plain structured-clone data. */
 export interface EncodedOutcome
-  extends Omit<ShardOutcome, "fromIntended" | "fromSend" | "lateness" | "series"> {
+  extends Omit<ShardOutcome, "fromIntended" | "fromSend" | "lateness" | "series" | "sets"> {
   fromIntended: string;
   fromSend: string;
   lateness: string;
   series: Omit<SecondCounts, "latency"> & { latency: string[] };
+  sets: Omit<SetCounts, "fromIntended" | "fromSend"> & { fromIntended: string; fromSend: string };
 }
 
 /** Encodes an outcome for `postMessage`. */
@@ -25,6 +26,11 @@ export function encodeOutcome(o: ShardOutcome): EncodedOutcome {
     fromSend: encodeHistogram(o.fromSend),
     lateness: encodeHistogram(o.lateness),
     series: { ...o.series, latency: o.series.latency.map(encodeHistogram) },
+    sets: {
+      ...o.sets,
+      fromIntended: encodeHistogram(o.sets.fromIntended),
+      fromSend: encodeHistogram(o.sets.fromSend),
+    },
   };
 }
 
@@ -36,6 +42,11 @@ export function decodeOutcome(e: EncodedOutcome): ShardOutcome {
     fromSend: decodeHistogram(e.fromSend),
     lateness: decodeHistogram(e.lateness),
     series: { ...e.series, latency: e.series.latency.map(decodeHistogram) },
+    sets: {
+      ...e.sets,
+      fromIntended: decodeHistogram(e.sets.fromIntended),
+      fromSend: decodeHistogram(e.sets.fromSend),
+    },
   };
 }
 
@@ -43,8 +54,15 @@ export function decodeOutcome(e: EncodedOutcome): ShardOutcome {
 export function mergeOutcomes(parts: readonly ShardOutcome[]): Omit<ShardOutcome, "series"> & {
   seriesParts: SecondCounts[];
 } {
-  const sum = (k: "sent" | "completed" | "errors" | "disconnects" | "unsent" | "unanswered") =>
-    parts.reduce((n, p) => n + p[k], 0);
+  type Count =
+    | "sent"
+    | "completed"
+    | "errors"
+    | "disconnects"
+    | "unsent"
+    | "unanswered"
+    | "windowCompleted";
+  const sum = (k: Count) => parts.reduce((n, p) => n + p[k], 0);
   return {
     sent: sum("sent"),
     completed: sum("completed"),
@@ -52,10 +70,18 @@ export function mergeOutcomes(parts: readonly ShardOutcome[]): Omit<ShardOutcome
     disconnects: sum("disconnects"),
     unsent: sum("unsent"),
     unanswered: sum("unanswered"),
+    windowCompleted: sum("windowCompleted"),
     errorSamples: [...new Set(parts.flatMap((p) => p.errorSamples))].slice(0, 5),
     fromIntended: mergeHistograms(parts.map((p) => p.fromIntended)),
     fromSend: mergeHistograms(parts.map((p) => p.fromSend)),
     lateness: mergeHistograms(parts.map((p) => p.lateness)),
     seriesParts: parts.map((p) => p.series),
+    sets: {
+      sent: parts.reduce((n, p) => n + p.sets.sent, 0),
+      completed: parts.reduce((n, p) => n + p.sets.completed, 0),
+      errors: parts.reduce((n, p) => n + p.sets.errors, 0),
+      fromIntended: mergeHistograms(parts.map((p) => p.sets.fromIntended)),
+      fromSend: mergeHistograms(parts.map((p) => p.sets.fromSend)),
+    },
   };
 }

@@ -165,3 +165,52 @@ export function latencySummary(h: Histogram): LatencySummary {
     maxMs: ms(h.maxValue),
   };
 }
+
+/** The iteration part of `hdr-histogram-js`'s JavaScript histogram (not in its interface type). */
+interface Iterable {
+  recordedValuesIterator: {
+    reset(): void;
+    hasNext(): boolean;
+    next(): { valueIteratedTo: number; countAtValueIteratedTo: number };
+  };
+}
+
+/**
+ * The same histogram with values in microseconds (as the `hdr_histograms` table stores them and
+ * memtier writes them): each recorded nanosecond bucket, by its highest equivalent value,
+ * divided by 1,000 and rounded, with its count. Counts are kept exactly; values keep the
+ * 3-significant-digit precision of the source down to 1 µs.
+ *
+ * @param h A nanosecond histogram ({@link latencyHistogram}).
+ * @returns A new histogram in µs (1 µs to one hour).
+ *
+ * @example
+ * ```ts
+ * import { histogramInMicroseconds, latencyHistogram } from "./histogram.ts";
+ * import assert from "node:assert/strict";
+ * const h = latencyHistogram();
+ * for (let i = 0; i < 99; i++) h.recordValue(250_000); // 0.25 ms
+ * h.recordValue(40_000_000); // 40 ms
+ * const us = histogramInMicroseconds(h);
+ * assert.equal(us.totalCount, 100);
+ * assert.equal(us.getValueAtPercentile(50), 250);
+ * assert.ok(Math.abs(us.maxValue - 40_000) <= 40);
+ * ```
+ */
+export function histogramInMicroseconds(h: Histogram): Histogram {
+  const out = hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: HIGHEST_LATENCY_NS / 1000,
+    numberOfSignificantValueDigits: 3,
+    autoResize: false,
+  });
+  const it = (h as unknown as Iterable).recordedValuesIterator;
+  it.reset();
+  while (it.hasNext()) {
+    const v = it.next();
+    // a bucket's top value may lie just above the highest trackable value
+    const us = Math.min(HIGHEST_LATENCY_NS / 1000, Math.round(v.valueIteratedTo / 1000));
+    out.recordValueWithCount(us, v.countAtValueIteratedTo);
+  }
+  return out;
+}

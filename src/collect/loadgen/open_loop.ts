@@ -11,7 +11,12 @@
 import process from "node:process";
 import type { ArrivalMode, RatioMix } from "./schedule.ts";
 import { connectionIntervalMs, parseRatio } from "./schedule.ts";
-import { type Histogram, type LatencySummary, latencySummary } from "./histogram.ts";
+import {
+  type Histogram,
+  type LatencySummary,
+  latencySummary,
+  mergeHistograms,
+} from "./histogram.ts";
 import { type SecondBucket, secondSeries } from "./series.ts";
 import {
   connectShard,
@@ -36,8 +41,14 @@ export interface OpenLoopOptions {
   rateOpsPerSec: number;
   /** Number of connections. */
   connections: number;
-  /** Length of the sending window in seconds. */
+  /** Length of the measured sending window in seconds (after the warm-up). */
   durationS: number;
+  /**
+   * Seconds of load before the measured window, at the same rate: their requests are sent but
+   * left out of every count, histogram and rate (the per-second series keeps them).
+   * @default {0}
+   */
+  warmupS?: number;
   /** Most requests sent in total; a safety bound that normal runs never reach.
    * @default {2 × rate × duration + connections} */
   maxRequests?: number;
@@ -74,14 +85,30 @@ export interface OpenLoopOptions {
   connectTimeoutMs?: number;
 }
 
+/** One command type's share of a run (counts and histograms as in {@link OpenLoopResult}). */
+export interface CommandOutcome {
+  /** `SET` or `GET`. */
+  test: "SET" | "GET";
+  sent: number;
+  completed: number;
+  errors: number;
+  /** Latency from the intended send time, ns. */
+  latencyFromIntended: Histogram;
+  /** Latency from the actual send, ns. */
+  latencyFromSend: Histogram;
+}
+
 /** What {@link runOpenLoop} measured. Latencies in histograms are integer nanoseconds. */
 export interface OpenLoopResult extends OpenLoopCounts {
   requestedOpsPerSec: number;
-  /** Successful replies divided by the window length. */
+  /** Successful replies received in the measured window divided by its length. */
   achievedOpsPerSec: number;
   /** Requests written divided by the window length. */
   sentOpsPerSec: number;
+  /** The measured window, seconds. */
   durationS: number;
+  /** The warm-up before it, seconds (second 0 of `perSecond` is the warm-up's first). */
+  warmupS: number;
   connections: number;
   workers: number;
   pipeline: number;
@@ -97,6 +124,8 @@ export interface OpenLoopResult extends OpenLoopCounts {
   fromSend: LatencySummary;
   lateness: LatencySummary;
   perSecond: SecondBucket[];
+  /** The command types sent, SET first (as memtier lists them); each with its own counts. */
+  commands: CommandOutcome[];
   /** CPU time of this process (all threads) from the start of the schedule to the end of the
    * drain, seconds. */
   clientCpuS: number;
@@ -137,6 +166,10 @@ export function openLoopPlan(o: OpenLoopOptions): ShardOptions {
   const connections = positive("connections", o.connections, true);
   const rate = positive("rateOpsPerSec", o.rateOpsPerSec, false);
   const durationS = positive("durationS", o.durationS, false);
+  const warmupS = o.warmupS ?? 0;
+  if (!(warmupS >= 0) || !Number.isFinite(warmupS)) {
+    throw new RangeError(`warmupS must be a number ≥ 0: ${warmupS}`);
+  }
   connectionIntervalMs(rate, connections);
   const ratio = o.ratio ?? "0:1";
   const arrival = o.arrival ?? "uniform";
@@ -150,11 +183,12 @@ export function openLoopPlan(o: OpenLoopOptions): ShardOptions {
     indices: Array.from({ length: connections }, (_, i) => i),
     connections,
     rateOpsPerSec: rate,
-    durationMs: durationS * 1000,
+    durationMs: (warmupS + durationS) * 1000,
+    warmupMs: warmupS * 1000,
     drainMs: (o.drainS ?? 2) * 1000,
     maxRequests: positive(
       "maxRequests",
-      o.maxRequests ?? Math.ceil(2 * rate * durationS) + connections,
+      o.maxRequests ?? Math.ceil(2 * rate * (warmupS + durationS)) + connections,
       true,
     ),
     arrival,
@@ -253,6 +287,36 @@ async function runInWorkers(
   }
 }
 
+/** The SET and GET shares of a merged outcome: GETs are the whole minus the SETs. */
+function commandOutcomes(m: ReturnType<typeof mergeOutcomes>): CommandOutcome[] {
+  const minus = (whole: Histogram, part: Histogram) => {
+    const h = mergeHistograms([whole]);
+    h.subtract(part);
+    return h;
+  };
+  const s = m.sets;
+  const out: CommandOutcome[] = [];
+  if (s.sent > 0) {
+    out.push({
+      test: "SET",
+      ...s,
+      latencyFromIntended: s.fromIntended,
+      latencyFromSend: s.fromSend,
+    });
+  }
+  if (m.sent > s.sent) {
+    out.push({
+      test: "GET",
+      sent: m.sent - s.sent,
+      completed: m.completed - s.completed,
+      errors: m.errors - s.errors,
+      latencyFromIntended: minus(m.fromIntended, s.fromIntended),
+      latencyFromSend: minus(m.fromSend, s.fromSend),
+    });
+  }
+  return out;
+}
+
 /**
  * Runs one open-loop load step against a RESP server and measures it.
  *
@@ -286,13 +350,14 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
   const outcomes = await withDeadline(work(), deadlineMs, () => stop());
   const cpu = process.cpuUsage(cpu1);
   const m = mergeOutcomes(outcomes);
-  const windowS = plan.durationMs / 1000;
+  const windowS = (plan.durationMs - plan.warmupMs) / 1000;
   const clientCpuS = (cpu.user + cpu.system) / 1e6;
   return {
     requestedOpsPerSec: plan.rateOpsPerSec,
-    achievedOpsPerSec: m.completed / windowS,
+    achievedOpsPerSec: m.windowCompleted / windowS,
     sentOpsPerSec: m.sent / windowS,
     durationS: windowS,
+    warmupS: plan.warmupMs / 1000,
     connections: plan.connections,
     workers: shards.length,
     pipeline: plan.pipeline,
@@ -311,6 +376,7 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
     fromSend: latencySummary(m.fromSend),
     lateness: latencySummary(m.lateness),
     perSecond: secondSeries(m.seriesParts),
+    commands: commandOutcomes(m),
     clientCpuS,
     setupCpuS: (cpu1.user + cpu1.system - cpu0.user - cpu0.system) / 1e6,
     requestsPerCpuS: clientCpuS > 0 ? m.completed / clientCpuS : 0,

@@ -7,6 +7,8 @@
  */
 
 export * from "./kind.ts";
+export * from "./latency_sweep.ts";
 export * from "./memory.ts";
 export * from "./memtier.ts";
 export * from "./redis_benchmark.ts";
+export * from "./pubsub.ts";

@@ -7,7 +7,6 @@
  * @module
  */
 
-import { parseBenchmarkArgs } from "../command.ts";
 import { toolVersion } from "../host.ts";
 import { redactArgv } from "../redact.ts";
 import {

@@ -1,0 +1,205 @@
+/**
+ * Fixed-rate sweep charts: p50 and p99 against offered load per arm, NS steps marked; and the
+ * latency spectrum of each step.
+ *
+ * @module
+ */
+
+import type pl from "nodejs-polars";
+import { base, type Rec } from "./_common.ts";
+import { colorEncoding } from "./color.ts";
+import { type ChartOptions, type VegaLiteSpec, WIDTH } from "./theme.ts";
+
+/** Options of the sweep charts. */
+export interface SweepChartOptions extends ChartOptions {
+  /** The arm column, as given to `sweepTable`. @default {"label"} */
+  by?: string;
+}
+
+const tableOf = (r: Rec) => `${r.test}, ${r.clients ?? "?"} connections`;
+
+/**
+ * p50 (solid) and p99 (dashed) against the requested rate (log axes), one colour per arm, one
+ * panel per workload and connection count; `over` steps drawn as triangles, NS steps as a
+ * cross at their latency (when measured) and a dotted rule at their rate.
+ *
+ * @param table `sweepTable`'s result.
+ * @param options The arm column, title.
+ * @returns A Vega-Lite spec.
+ *
+ * @example
+ * ```ts
+ * import { sweepChart } from "@kvlab/kvlab/analyze";
+ * import pl from "nodejs-polars";
+ * import assert from "node:assert/strict";
+ * const t = pl.DataFrame({ test: ["GET", "GET"], clients: [48, 48], label: ["a", "a"],
+ *   requested_ops_per_sec: [1000, 2000], p50_latency_ms: [0.1, null],
+ *   p99_latency_ms: [0.3, null], verdict: ["sustained", "NS"] });
+ * const spec = sweepChart(t);
+ * assert.equal((spec.layer as unknown[]).length, 3);
+ * ```
+ */
+export function sweepChart(table: pl.DataFrame, options: SweepChartOptions = {}): VegaLiteSpec {
+  const by = options.by ?? "label";
+  const recs = table.toRecords() as Rec[];
+  const arms = recs.map((r) => String(r[by]));
+  const points = recs.filter((r) => r.p50_latency_ms !== null && r.verdict !== "skipped")
+    .flatMap((r) =>
+      (["p50", "p99"] as const).map((p): Rec => ({
+        ...r,
+        table: tableOf(r),
+        percentile: p,
+        latency_ms: r[`${p}_latency_ms`],
+        series: `${r[by]} ${p}`,
+        layer: "point",
+      }))
+    );
+  const ns = recs.filter((r) => r.verdict === "NS").map((r) => ({
+    ...r,
+    table: tableOf(r),
+    layer: "ns",
+  }));
+  const values = [...points, ...ns];
+  const x = {
+    field: "requested_ops_per_sec",
+    type: "quantitative",
+    title: "requested rate (requests/s)",
+    scale: { type: "log" },
+  };
+  const color = colorEncoding(by, arms);
+  const layers: VegaLiteSpec[] = [
+    {
+      transform: [{ filter: "datum.layer == 'point' && datum.verdict != 'NS'" }],
+      mark: { type: "line" },
+      encoding: {
+        x,
+        y: {
+          field: "latency_ms",
+          type: "quantitative",
+          title: "latency (ms)",
+          scale: { type: "log" },
+        },
+        color,
+        detail: { field: "series" },
+        strokeDash: { field: "percentile", type: "nominal", title: "percentile" },
+      },
+    },
+    {
+      transform: [{ filter: "datum.layer == 'point'" }],
+      mark: { type: "point", filled: true, size: 60 },
+      encoding: {
+        x,
+        y: { field: "latency_ms", type: "quantitative" },
+        color,
+        shape: {
+          field: "verdict",
+          type: "nominal",
+          scale: { domain: ["sustained", "over", "NS"], range: ["circle", "triangle-up", "cross"] },
+        },
+        tooltip: [
+          { field: by },
+          { field: "requested_ops_per_sec", format: "," },
+          {
+            field: "achieved_ops_per_sec",
+            format: ",.0f",
+          },
+          { field: "percentile" },
+          { field: "latency_ms", format: ".3f" },
+          { field: "verdict" },
+        ],
+      },
+    },
+    {
+      transform: [{ filter: "datum.layer == 'ns'" }],
+      mark: { type: "rule", strokeDash: [2, 3] },
+      encoding: {
+        x,
+        color,
+        tooltip: [{ field: by }, { field: "achieved_ops_per_sec", format: ",.0f" }],
+      },
+    },
+  ];
+  const head = base(
+    options.title ?? "latency against offered load",
+    options.subtitle ?? "solid p50, dashed p99; × and dotted rule: not sustained (NS)",
+  );
+  const tables = [...new Set(recs.map(tableOf))];
+  if (tables.length <= 1) {
+    return { ...head, width: WIDTH, height: 340, data: { values }, layer: layers };
+  }
+  return {
+    ...head,
+    data: { values },
+    facet: { field: "table", type: "nominal", title: null, sort: tables },
+    columns: 1,
+    spec: { width: WIDTH, height: 260, layer: layers },
+  };
+}
+
+/**
+ * The latency spectrum of each step (`sweepSpectrum`): latency against percentile on a
+ * "nines" axis, one line per requested rate (darker = higher), one panel per arm.
+ *
+ * @param spectrum `sweepSpectrum`'s result.
+ * @param options The arm column, title.
+ * @returns A Vega-Lite spec.
+ *
+ * @example
+ * ```ts
+ * import { sweepSpectrumChart } from "@kvlab/kvlab/analyze";
+ * import pl from "nodejs-polars";
+ * import assert from "node:assert/strict";
+ * const s = pl.DataFrame({ label: ["a"], requested_ops_per_sec: [1000], nines: [2],
+ *   latency_ms: [0.3], percentile: [99] });
+ * assert.equal(sweepSpectrumChart(s).facet !== undefined, true);
+ * ```
+ */
+export function sweepSpectrumChart(
+  spectrum: pl.DataFrame,
+  options: SweepChartOptions = {},
+): VegaLiteSpec {
+  const by = options.by ?? "label";
+  const recs = spectrum.toRecords() as Rec[];
+  const arms = [...new Set(recs.map((r) => String(r[by])))];
+  return {
+    ...base(
+      options.title ?? "latency spectrum of each step",
+      options.subtitle ?? "repetitions merged as HDR histograms",
+    ),
+    data: { values: recs },
+    facet: { field: by, type: "nominal", title: null, sort: arms },
+    columns: 2,
+    spec: {
+      width: 300,
+      height: 220,
+      mark: { type: "line", point: { size: 20 } },
+      encoding: {
+        x: {
+          field: "nines",
+          type: "quantitative",
+          title: "percentile",
+          scale: { domain: [0, 6] },
+          axis: {
+            values: [0, 1, 2, 3, 4, 5, 6],
+            labelExpr: "['0%', '90%', '99%', '99.9%', '99.99%', '99.999%', 'max'][datum.value]",
+          },
+        },
+        y: {
+          field: "latency_ms",
+          type: "quantitative",
+          title: "latency (ms)",
+          scale: { type: "log" },
+        },
+        color: {
+          field: "requested_ops_per_sec",
+          type: "ordinal",
+          title: "requested/s",
+          scale: { scheme: "viridis", reverse: true },
+        },
+        tooltip: [{ field: by }, { field: "requested_ops_per_sec", format: "," }, {
+          field: "percentile",
+        }, { field: "latency_ms", format: ".3f" }],
+      },
+    },
+  };
+}

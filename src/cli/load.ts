@@ -1,0 +1,113 @@
+/**
+ * `kvlab load`: one open-loop step against a server (kvlab's generator, latency from the
+ * intended send time), stored as a run, with a one-paragraph summary.
+ *
+ * @module
+ */
+
+import type { OptionValues } from "commander";
+import { type OpenLoopCall, runOpenLoopStep } from "../collect/open_loop_run.ts";
+import { parseServerUrl } from "../collect/target.ts";
+import { loadResults } from "../analyze/load.ts";
+import pl from "nodejs-polars";
+import { seconds } from "./_options.ts";
+import type { Output } from "./_exit.ts";
+import { CommanderError } from "commander";
+
+/** What `kvlab load` runs. */
+export interface LoadCommandOptions {
+  call: OpenLoopCall;
+  /** Dataset directory. */
+  data: string;
+  label?: string;
+}
+
+const positiveInt = (name: string, v: unknown): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) {
+    throw new TypeError(`invalid ${name}: ${v} (expected an integer ≥ 1)`);
+  }
+  return n;
+};
+
+/**
+ * Reads `kvlab load`'s options.
+ *
+ * @param raw Commander's option values.
+ * @returns The typed options.
+ * @throws {TypeError} For a bad URL, rate, count, ratio or arrival mode.
+ *
+ * @example
+ * ```ts
+ * import { loadOptions } from "./load.ts";
+ * import assert from "node:assert/strict";
+ * const o = loadOptions({ url: "redis://127.0.0.1:6379", rate: "5000", connections: "48",
+ *   duration: "10", ratio: "1:10", dataSize: "256", keys: "1000000", arrivals: "poisson",
+ *   data: "ds" });
+ * assert.deepEqual([o.call.rateOpsPerSec, o.call.connections, o.call.durationS, o.call.arrival],
+ *   [5000, 48, 10, "poisson"]);
+ * assert.throws(() => loadOptions({ url: "redis://h", rate: "0", connections: "1", duration: "1",
+ *   data: "d" }), /invalid --rate/);
+ * assert.throws(() => loadOptions({ url: "redis://h", rate: "1", connections: "1", duration: "1",
+ *   arrivals: "bursty", data: "d" }), /invalid --arrivals: bursty/);
+ * ```
+ */
+export function loadOptions(raw: OptionValues): LoadCommandOptions {
+  const rate = Number(raw.rate);
+  if (!(rate > 0) || !Number.isFinite(rate)) throw new TypeError(`invalid --rate: ${raw.rate}`);
+  const arrival = String(raw.arrivals ?? "uniform");
+  if (arrival !== "uniform" && arrival !== "poisson") {
+    throw new TypeError(`invalid --arrivals: ${arrival} (expected uniform or poisson)`);
+  }
+  const ratio = String(raw.ratio ?? "0:1");
+  if (!/^\d+:\d+$/.test(ratio) || /^0+:0+$/.test(ratio)) {
+    throw new TypeError(`invalid --ratio: ${ratio} (expected SET:GET, e.g. 1:10 or 0:1)`);
+  }
+  return {
+    call: {
+      target: parseServerUrl(String(raw.url)),
+      rateOpsPerSec: rate,
+      connections: positiveInt("--connections", raw.connections),
+      durationS: seconds("--duration", String(raw.duration)),
+      warmupS: raw.warmup === undefined ? 0 : seconds("--warmup", String(raw.warmup)),
+      ratio,
+      valueSize: positiveInt("--data-size", raw.dataSize ?? 256),
+      keys: positiveInt("--keys", raw.keys ?? 1000),
+      pipeline: positiveInt("--pipeline", raw.pipeline ?? 1),
+      arrival,
+      threads: positiveInt("--threads", raw.threads ?? 1),
+    },
+    data: String(raw.data),
+    label: raw.label === undefined ? undefined : String(raw.label),
+  };
+}
+
+/**
+ * Runs the step, stores it, and prints achieved rate and latencies.
+ *
+ * @param o The step and the dataset.
+ * @param out Where to print.
+ * @throws {CommanderError} Exit code 1 when the step failed (the run is stored with the reason).
+ */
+export async function loadCommand(o: LoadCommandOptions, out: Output): Promise<void> {
+  const run = await runOpenLoopStep(o.call, { data: o.data, label: o.label });
+  if (run.status === "failed") {
+    out.printErr(`kvlab load: ${run.reason}\n`);
+    throw new CommanderError(1, "kvlab.load", run.reason ?? "failed");
+  }
+  const rows = loadResults(o.data).filter(pl.col("run_id").eq(pl.lit(run.runId)));
+  const f = (v: unknown, d = 3) => (typeof v === "number" ? v.toFixed(d) : "-");
+  for (const r of rows.toRecords()) {
+    out.print(
+      `${r.test}: ${f(r.ops_per_sec, 0)}/s of ${f(r.requested_ops_per_sec, 0)}/s requested; ` +
+        `from intended send p50 ${f(r.p50_latency_ms)} ms, p99 ${f(r.p99_latency_ms)} ms; ` +
+        `from send p50 ${f(r.p50_send_latency_ms)} ms, p99 ${f(r.p99_send_latency_ms)} ms` +
+        (r.send_lateness_p99_ms !== null
+          ? `; send lateness p99 ${f(r.send_lateness_p99_ms)} ms`
+          : "") +
+        (r.client_cpu_s !== null ? `; client CPU ${f(r.client_cpu_s, 2)} s` : "") +
+        (r.error_count ? `; ${r.error_count} errors` : "") + "\n",
+    );
+  }
+  out.print(`stored run ${run.runId} in ${o.data}\n`);
+}

@@ -1,0 +1,102 @@
+/**
+ * `kvlab pubsub`: one pub/sub delivery-latency step (one mode, one target delivery rate) against
+ * a server, stored as one run; prints the step's counts, latencies and sustained verdict.
+ *
+ * @module
+ */
+
+import type { OptionValues } from "commander";
+import { type PubSubCall, pubSubMode, runPubSubStep } from "../collect/pubsub_run.ts";
+import { parseServerUrl } from "../collect/target.ts";
+import { exitWith, type Output, withStopSignals } from "./_exit.ts";
+import { optionalString, seconds } from "./_options.ts";
+
+/** What `kvlab pubsub` runs. */
+export interface PubSubCommandOptions {
+  call: PubSubCall;
+  /** Dataset directory. */
+  data: string;
+  /** Label stored on the run. */
+  label?: string;
+}
+
+/** A positive integer option, or undefined when absent. */
+function count(option: string, value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) {
+    throw new TypeError(`invalid ${option}: ${JSON.stringify(value)} (expected an integer ≥ 1)`);
+  }
+  return n;
+}
+
+/**
+ * Reads `kvlab pubsub`'s options.
+ *
+ * @param raw Commander's option values (defaults filled in).
+ * @returns The typed options.
+ * @throws {TypeError} For a bad URL, mode, count or number of seconds.
+ *
+ * @example
+ * ```ts
+ * import { pubSubCommandOptions } from "./pubsub.ts";
+ * import assert from "node:assert/strict";
+ * const o = pubSubCommandOptions({ url: "redis://127.0.0.1:6379", data: "ds", mode: "fan-out",
+ *   publishers: "4", subscribers: "16", rate: "20000", duration: "5", payload: "128" });
+ * assert.deepEqual([o.call.mode, o.call.subscribers, o.call.rateDeliveriesPerSec], ["fan-out", 16, 20000]);
+ * assert.throws(() => pubSubCommandOptions({ url: "redis://h", data: "d", mode: "all", rate: "1" }),
+ *   /invalid pub\/sub mode: all/);
+ * assert.throws(() => pubSubCommandOptions({ url: "redis://h", data: "d", mode: "sharded",
+ *   rate: "1", publishers: "0" }), /invalid --publishers: "0"/);
+ * ```
+ */
+export function pubSubCommandOptions(raw: OptionValues): PubSubCommandOptions {
+  const rate = seconds("--rate", String(raw.rate));
+  if (!(rate > 0)) throw new TypeError(`invalid --rate: ${raw.rate} (expected deliveries/s > 0)`);
+  return {
+    call: {
+      target: parseServerUrl(String(raw.url)),
+      mode: pubSubMode(String(raw.mode)),
+      publishers: count("--publishers", raw.publishers ?? "64")!,
+      subscribers: count("--subscribers", raw.subscribers ?? "100")!,
+      channels: count("--channels", raw.channels),
+      fanOut: count("--fan-out", raw.fanOut),
+      payloadBytes: count("--payload", raw.payload ?? "128"),
+      rateDeliveriesPerSec: rate,
+      durationS: seconds("--duration", String(raw.duration ?? "10")),
+      graceS: seconds("--grace", String(raw.grace ?? "2")),
+    },
+    data: String(raw.data),
+    label: optionalString(raw.label),
+  };
+}
+
+/**
+ * Runs the step (Ctrl-C ends it, keeping what was counted), stores it, prints a summary.
+ *
+ * @param o The step, the dataset.
+ * @param out Where to print.
+ * @throws {CommanderError} Exit code 1 when the step failed (or was skipped).
+ */
+export async function pubSubCommand(o: PubSubCommandOptions, out: Output): Promise<void> {
+  const run = await withStopSignals((signal) =>
+    runPubSubStep({ ...o.call, signal }, { data: o.data, label: o.label })
+  );
+  const r = run.result;
+  if (r) {
+    const f = (n: number) => Math.round(n).toLocaleString("en");
+    out.print(
+      `${r.mode}: target ${f(r.targetDeliveriesPerSec)} deliveries/s, achieved ` +
+        `${f(r.achievedDeliveriesPerSec)} (${run.verdict}); delivery latency p50 ` +
+        `${r.summary.p50Ms.toFixed(3)} ms, p99 ${r.summary.p99Ms.toFixed(3)} ms ` +
+        "(from the intended publish time)\n" +
+        `  published ${f(r.published)}, delivered ${f(r.delivered)} (fan-out ${r.fanOut}), lost ` +
+        `${f(r.lost)}, duplicated ${f(r.duplicated)}, unsent ${f(r.unsent)}, errors ${r.errors}` +
+        `${r.errorSamples.length ? ` (${r.errorSamples.join("; ")})` : ""}\n` +
+        `  client CPU ${r.clientCpuS.toFixed(2)} s, publisher lateness p99 ` +
+        `${r.lateness.p99Ms.toFixed(3)} ms\n`,
+    );
+  }
+  out.print(`${run.status}: run ${run.runId}${run.reason ? ` (${run.reason})` : ""}\n`);
+  if (run.status === "failed") exitWith(1, "pubsub");
+}

@@ -1,0 +1,70 @@
+/**
+ * `kvlab sweep`: print a fixed-rate sweep as seed 000 does (rows = requested rate, columns =
+ * arms, cells `p50 / p99`, `NS (258k)`, `-`), or its rows as CSV or JSON.
+ *
+ * @module
+ */
+
+import type { OptionValues } from "commander";
+import { type TableFormat, tableFormat } from "../analyze/format.ts";
+import { formatSweep, sweepTable } from "../analyze/sweep.ts";
+import type { Output } from "./_exit.ts";
+
+/** What `kvlab sweep` prints. */
+export interface SweepCommandOptions {
+  /** Dataset directory. */
+  data: string;
+  /** @default {"md"} */
+  format: TableFormat;
+  /** The runs column naming the arms. @default {"label"} */
+  by: string;
+  /** Sustained bounds on achieved / requested. @default {{ min: 0.97, max: 1.03 }} */
+  sustained: { min: number; max: number };
+}
+
+/**
+ * Reads `kvlab sweep`'s options.
+ *
+ * @param raw Commander's option values.
+ * @returns The typed options.
+ * @throws {TypeError} For an unknown format or bounds that are not `min:max` around 1.
+ *
+ * @example
+ * ```ts
+ * import { sweepOptions } from "./sweep.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(sweepOptions({ data: "d", format: "csv", by: "label", sustained: "0.95:1.05" }), {
+ *   data: "d", format: "csv", by: "label", sustained: { min: 0.95, max: 1.05 },
+ * });
+ * assert.throws(() => sweepOptions({ data: "d", format: "md", sustained: "1.1:2" }), /invalid --sustained/);
+ * ```
+ */
+export function sweepOptions(raw: OptionValues): SweepCommandOptions {
+  const text = String(raw.sustained ?? "0.97:1.03");
+  const m = /^(\d*\.?\d+):(\d*\.?\d+)$/.exec(text);
+  const [min, max] = m ? [Number(m[1]), Number(m[2])] : [NaN, NaN];
+  if (!(min > 0 && min <= 1 && max >= 1)) {
+    throw new TypeError(`invalid --sustained: ${text} (expected min:max around 1, e.g. 0.97:1.03)`);
+  }
+  return {
+    data: String(raw.data),
+    format: tableFormat(String(raw.format ?? "md")),
+    by: String(raw.by ?? "label"),
+    sustained: { min, max },
+  };
+}
+
+/**
+ * Prints the sweep.
+ *
+ * @param o Dataset, format, arms, rule.
+ * @param out Where to print.
+ */
+export function sweepCommand(o: SweepCommandOptions, out: Output): void {
+  const table = sweepTable(o.data, { by: o.by, sustained: o.sustained });
+  if (table.height === 0) {
+    out.printErr(`${o.data}: no fixed-rate steps (results rows with requested_ops_per_sec)\n`);
+    return;
+  }
+  out.print(formatSweep(table, o.format, { by: o.by }));
+}

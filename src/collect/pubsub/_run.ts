@@ -1,0 +1,397 @@
+/**
+ * One pub/sub step's connections, schedule and counts (driven by `runPubSub`).
+ *
+ * @module
+ */
+
+import { setImmediate } from "node:timers";
+import { latencyHistogram, latencySummary, recordMs } from "../loadgen/histogram.ts";
+import { connectionIntervalMs, firstSendMs, nextSendMs } from "../loadgen/schedule.ts";
+import { countReply, countSent, emptySecondCounts, secondSeries } from "../loadgen/series.ts";
+import { TimeHeap } from "../loadgen/_heap.ts";
+import { Waker } from "../loadgen/_waker.ts";
+import { connectResp } from "../loadgen/_wire.ts";
+import { Publisher, Subscriber } from "./_conns.ts";
+import {
+  messageChannel,
+  readPayloadHeader,
+  subscriberChannels,
+  writePayloadHeader,
+} from "./payload.ts";
+import { type PubSubChecked, type PubSubResult, PubSubUnsupportedError } from "./types.ts";
+
+/** Most bytes a publisher may have waiting for its socket; messages due beyond are unsent. */
+const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
+
+/** One step's connections, schedule and counts. */
+export class PubSubRun {
+  readonly #o: PubSubChecked;
+  readonly #names: string[];
+  readonly #pubs: Publisher[] = [];
+  readonly #subs: Subscriber[] = [];
+  readonly #heap = new TimeHeap<Publisher>();
+  readonly #interval: number;
+  #waker: Waker | undefined;
+  #t0 = 0;
+  #sending = false;
+  #finished = false;
+  #interrupted = false;
+  #immediate = false;
+  #budget: number;
+  #outstanding = 0;
+  /** Last sequence seen per subscriber × publisher (−1: none). */
+  readonly #last: Int32Array;
+  readonly #done = Promise.withResolvers<void>();
+  readonly #subscribed = Promise.withResolvers<void>();
+  #timers: ReturnType<typeof setTimeout>[] = [];
+  readonly #c = {
+    published: 0,
+    unsent: 0,
+    publishErrors: 0,
+    delivered: 0,
+    deliveredInWindow: 0,
+    duplicated: 0,
+    disconnects: 0,
+    errors: 0,
+    errorSamples: [] as string[],
+    latency: latencyHistogram(),
+    lateness: latencyHistogram(),
+    series: emptySecondCounts(),
+  };
+
+  constructor(o: PubSubChecked) {
+    this.#o = o;
+    this.#names = Array.from({ length: o.channels }, (_, c) => `${o.channelPrefix}${c}`);
+    this.#interval = connectionIntervalMs(o.rateDeliveriesPerSec / o.fanOut, o.publishers);
+    this.#budget = o.maxMessages;
+    this.#last = new Int32Array(o.subscribers * o.publishers).fill(-1);
+    this.#subscribed.promise.catch(() => {/* awaited in connect(); rejected early is fine */});
+  }
+
+  /** End of the window for intended times (1 ns early: summed intervals drift by ulps). */
+  get #windowMs(): number {
+    return this.#o.durationS * 1000 - 1e-6;
+  }
+
+  #now(): number {
+    return performance.now() - this.#t0;
+  }
+
+  /** Connects and subscribes every subscriber, then connects the publishers. */
+  async connect(): Promise<void> {
+    const o = this.#o;
+    const sharded = o.mode === "sharded";
+    const topology = { subscribers: o.subscribers, channels: o.channels, fanOut: o.fanOut };
+    for (let s = 0; s < o.subscribers; s++) {
+      const sock = await connectResp(o, o.connectTimeoutMs);
+      const names = subscriberChannels(topology, s).map((c) => this.#names[c]);
+      const sub = new Subscriber(sock, s, names, this.#onMessage, this.#onSubscriberReply);
+      this.#subs.push(sub);
+      this.#readSubscriber(sub);
+      sock.write(sub.subscribeCommand(sharded)).catch((e) => this.#lost(sub, e));
+    }
+    const timeout = setTimeout(
+      () => this.#subscribed.reject(new Deno.errors.TimedOut("subscribing timed out")),
+      o.connectTimeoutMs,
+    );
+    this.#checkSubscribed();
+    try {
+      await this.#subscribed.promise;
+    } finally {
+      clearTimeout(timeout);
+    }
+    const command = sharded ? "SPUBLISH" : "PUBLISH";
+    for (let p = 0; p < o.publishers; p++) {
+      const sock = await connectResp(o, o.connectTimeoutMs);
+      const pub = new Publisher(
+        sock,
+        p,
+        command,
+        this.#names,
+        o.payloadBytes,
+        o.seed,
+        this.#onReply,
+        this.#lost,
+      );
+      this.#pubs.push(pub);
+      this.#readPublisher(pub);
+    }
+    this.#waker = new Waker(this.#pump);
+    await this.#waker.ready;
+  }
+
+  #checkSubscribed(): void {
+    if (this.#subs.every((s) => s.confirmed >= s.channels.length)) this.#subscribed.resolve();
+  }
+
+  /** Publishes from 20 ms from now for the window, then waits out the grace. */
+  run(): Promise<void> {
+    const o = this.#o;
+    this.#t0 = performance.now() + 20;
+    for (const p of this.#pubs) {
+      p.next = firstSendMs(p.index, o.publishers, this.#interval, o.arrival, p.random);
+      if (p.next < this.#windowMs) this.#heap.push(p);
+    }
+    this.#sending = true;
+    this.#timers.push(setTimeout(() => this.#stop(), o.durationS * 1000 + 20));
+    this.#schedule();
+    return this.#done.promise;
+  }
+
+  readonly #pump = () => {
+    if (!this.#sending) return;
+    let t = this.#now();
+    while (this.#heap.size > 0 && this.#heap.peek()!.next <= t) {
+      this.#publishDue(this.#heap.pop()!, t);
+      t = this.#now();
+    }
+    this.#schedule();
+  };
+
+  readonly #onImmediate = () => {
+    this.#immediate = false;
+    this.#pump();
+  };
+
+  #schedule(): void {
+    const top = this.#heap.peek();
+    if (!this.#sending || top === undefined || this.#immediate) return;
+    if (top.next - this.#now() <= this.#o.spinMs) {
+      this.#immediate = true;
+      setImmediate(this.#onImmediate);
+    } else this.#waker!.arm(performance.timeOrigin + this.#t0 + top.next - this.#o.spinMs);
+  }
+
+  /** Writes every message of `p` due by `t` (gathered while the socket is busy), then re-queues it. */
+  #publishDue(p: Publisher, t: number): void {
+    const o = this.#o;
+    const windowMs = this.#windowMs;
+    let sent = 0;
+    while (!p.closed && p.next <= t && p.next < windowMs && this.#budget > 0) {
+      if (p.writer.queuedBytes > MAX_QUEUED_BYTES) {
+        // the socket does not take more: the client (or the server) is saturated
+        this.#c.unsent++;
+        this.#budget--;
+        p.next = nextSendMs(p.next, this.#interval, o.arrival, p.random);
+        continue;
+      }
+      const stampNs = Math.round(p.next * 1e6);
+      const sequence = p.sequence++;
+      const channel = messageChannel(p.index, sequence, o.publishers, o.channels);
+      p.writer.write(p.command(
+        channel,
+        o.payloadBytes,
+        (payload) => writePayloadHeader(payload, { stampNs, publisher: p.index, sequence }),
+      ));
+      sent++;
+      recordMs(this.#c.lateness, t - p.next);
+      countSent(this.#c.series, t);
+      this.#budget--;
+      p.next = nextSendMs(p.next, this.#interval, o.arrival, p.random);
+    }
+    p.outstanding += sent;
+    this.#outstanding += sent;
+    this.#c.published += sent;
+    if (!p.closed && p.next < windowMs && this.#budget > 0) this.#heap.push(p);
+  }
+
+  readonly #onReply = (p: Publisher, error: boolean) => {
+    if (p.outstanding === 0) return;
+    p.outstanding--;
+    this.#outstanding--;
+    if (error) {
+      this.#c.publishErrors++;
+      this.#c.errors++;
+      this.#sample(`publish: ${p.replies.lastError}`);
+      countReply(this.#c.series, this.#now(), undefined);
+    }
+    this.#maybeFinish();
+  };
+
+  readonly #onMessage = (s: Subscriber, header: Uint8Array) => {
+    if (this.#finished) return;
+    const t = this.#readAt;
+    const h = readPayloadHeader(header);
+    const k = s.index * this.#o.publishers + h.publisher;
+    if (h.sequence <= this.#last[k]) {
+      this.#c.duplicated++;
+      return;
+    }
+    this.#last[k] = h.sequence;
+    this.#c.delivered++;
+    if (t < this.#o.durationS * 1000) this.#c.deliveredInWindow++;
+    const latencyMs = t - h.stampNs / 1e6;
+    recordMs(this.#c.latency, latencyMs);
+    countReply(this.#c.series, t, latencyMs);
+    if (!this.#sending) this.#maybeFinish();
+  };
+
+  readonly #onSubscriberReply = (s: Subscriber, error: string) => {
+    if (error === "") return;
+    if (/unknown command|unknown subcommand/i.test(error) && s.confirmed === 0) {
+      this.#subscribed.reject(new PubSubUnsupportedError(error));
+      return;
+    }
+    this.#c.errors++;
+    this.#sample(`subscriber ${s.index}: ${error}`);
+  };
+
+  /** Receive time of the chunk being read (ms since the start). */
+  #readAt = 0;
+
+  async #readSubscriber(s: Subscriber): Promise<void> {
+    const o = this.#o;
+    const buf = new Uint8Array(64 * 1024);
+    const stall = s.index < o.stallSubscribers;
+    try {
+      for (;;) {
+        if (stall && this.#sending && this.#now() >= o.stallAfterMs) {
+          await this.#done.promise; // stops reading: the server's buffer for it fills up
+          return;
+        }
+        const n = await s.sock.read(buf);
+        if (n === null) break;
+        if (o.readDelayMs > 0) await new Promise((r) => setTimeout(r, o.readDelayMs));
+        this.#readAt = this.#now();
+        s.reader.feed(buf, n);
+        if (!this.#sending && this.#t0 === 0) this.#checkSubscribed();
+      }
+      this.#lost(s, new Deno.errors.ConnectionReset("server closed the connection"));
+    } catch (e) {
+      this.#lost(s, e);
+    }
+  }
+
+  async #readPublisher(p: Publisher): Promise<void> {
+    const buf = new Uint8Array(16 * 1024);
+    try {
+      for (;;) {
+        const n = await p.sock.read(buf);
+        if (n === null) break;
+        p.replies.feed(buf, n);
+      }
+      this.#lost(p, new Deno.errors.ConnectionReset("server closed the connection"));
+    } catch (e) {
+      this.#lost(p, e);
+    }
+  }
+
+  /** A connection failed: a publisher's outstanding messages count as publish errors. */
+  readonly #lost = (c: Publisher | Subscriber, e: unknown) => {
+    if (c.closed || this.#finished) return;
+    c.closed = true;
+    const who = c instanceof Publisher ? `publisher ${c.index}` : `subscriber ${c.index}`;
+    this.#c.disconnects++;
+    this.#c.errors++;
+    this.#sample(`${who}: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
+    if (c instanceof Publisher) {
+      c.writer.close();
+      this.#c.publishErrors += c.outstanding;
+      this.#outstanding -= c.outstanding;
+      c.outstanding = 0;
+    } else if (this.#t0 === 0) {
+      this.#subscribed.reject(e);
+    }
+    try {
+      c.sock.close();
+    } catch { /* already closed */ }
+    this.#maybeFinish();
+  };
+
+  #sample(text: string): void {
+    const s = this.#c.errorSamples;
+    if (s.length < 5 && !s.includes(text)) s.push(text);
+  }
+
+  /** End of the window: count what was due but not sent, then wait out the grace. */
+  #stop(): void {
+    const o = this.#o;
+    this.#sending = false;
+    this.#waker?.close();
+    this.#heap.clear();
+    for (const p of this.#pubs) {
+      for (let t = p.next; t < this.#windowMs && this.#budget > 0;) {
+        this.#c.unsent++;
+        this.#budget--;
+        t = nextSendMs(t, this.#interval, o.arrival, p.random);
+      }
+    }
+    this.#timers.push(setTimeout(() => this.#finish(), o.graceS * 1000));
+    this.#maybeFinish();
+  }
+
+  #expected(): number {
+    return (this.#c.published - this.#c.publishErrors) * this.#o.fanOut;
+  }
+
+  #maybeFinish(): void {
+    if (this.#sending || this.#t0 === 0 || this.#finished) return;
+    if (this.#outstanding === 0 && this.#c.delivered >= this.#expected()) this.#finish();
+  }
+
+  #finish(): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    this.#done.resolve();
+  }
+
+  /** Ends the step now (Ctrl-C): what was counted so far stands. */
+  interrupt(): void {
+    this.#interrupted = true;
+    this.#subscribed.reject(new Deno.errors.Interrupted("interrupted while subscribing"));
+    this.#sending = false;
+    this.#finish();
+  }
+
+  /** Stops everything and closes every connection. */
+  close(): void {
+    this.#sending = false;
+    this.#finish();
+    this.#waker?.close();
+    for (const t of this.#timers) clearTimeout(t);
+    for (const c of [...this.#pubs, ...this.#subs]) {
+      if (c instanceof Publisher) c.writer.close();
+      c.closed = true;
+      try {
+        c.sock.close();
+      } catch { /* already closed */ }
+    }
+  }
+
+  result(clientCpuS: number, setupCpuS: number, wallS: number): PubSubResult {
+    const o = this.#o;
+    const c = this.#c;
+    return {
+      mode: o.mode,
+      publishers: o.publishers,
+      subscribers: o.subscribers,
+      channels: o.channels,
+      fanOut: o.fanOut,
+      payloadBytes: o.payloadBytes,
+      targetDeliveriesPerSec: o.rateDeliveriesPerSec,
+      publishRatePerSec: o.rateDeliveriesPerSec / o.fanOut,
+      durationS: o.durationS,
+      graceS: o.graceS,
+      published: c.published,
+      unsent: c.unsent,
+      publishErrors: c.publishErrors,
+      delivered: c.delivered,
+      deliveredInWindow: c.deliveredInWindow,
+      lost: Math.max(0, this.#expected() - c.delivered),
+      duplicated: c.duplicated,
+      disconnects: c.disconnects,
+      errors: c.errors,
+      errorSamples: c.errorSamples,
+      achievedDeliveriesPerSec: c.deliveredInWindow / o.durationS,
+      latency: c.latency,
+      sendLateness: c.lateness,
+      summary: latencySummary(c.latency),
+      lateness: latencySummary(c.lateness),
+      perSecond: secondSeries([c.series]),
+      clientCpuS,
+      setupCpuS,
+      wallS,
+      interrupted: this.#interrupted,
+    };
+  }
+}

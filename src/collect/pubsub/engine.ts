@@ -1,0 +1,114 @@
+/**
+ * kvlab's pub/sub delivery-latency engine: publishers send `PUBLISH` (or `SPUBLISH`) open loop
+ * at intended times with their phases spread, subscribers read `message` pushes as they arrive,
+ * and each delivery's latency is the receive time minus the intended publish time carried in
+ * the payload (coordinated omission corrected: a publisher running late does not hide it).
+ *
+ * Clock: every publisher and subscriber of a run lives on the calling thread, so every stamp and
+ * every receive time comes from one monotonic clock, this thread's `performance.now()`, as
+ * integer nanoseconds since the run's start. No Worker, no second process, nothing to align.
+ *
+ * @module
+ */
+
+import process from "node:process";
+import { connectionIntervalMs } from "../loadgen/schedule.ts";
+import { checkTopology, PAYLOAD_HEADER_BYTES } from "./payload.ts";
+import { PubSubRun } from "./_run.ts";
+import type { PubSubChecked, PubSubOptions, PubSubResult } from "./types.ts";
+
+export * from "./types.ts";
+
+/**
+ * Checks options and fills defaults.
+ *
+ * @param o Options.
+ * @returns Options with every default filled.
+ * @throws {RangeError} On a bad count, rate, duration, payload size or topology.
+ *
+ * @example
+ * ```ts
+ * import { pubSubPlan } from "./engine.ts";
+ * import assert from "node:assert/strict";
+ * const p = pubSubPlan({ port: 1, mode: "fan-out", publishers: 2, subscribers: 10,
+ *   rateDeliveriesPerSec: 1000, durationS: 1 });
+ * assert.deepEqual([p.channels, p.fanOut, p.payloadBytes, p.maxMessages], [1, 10, 128, 202]);
+ * assert.throws(() => pubSubPlan({ ...p, payloadBytes: 8 }), /payloadBytes/);
+ * ```
+ */
+export function pubSubPlan(o: PubSubOptions): PubSubChecked {
+  const fanOut = o.fanOut ?? (o.mode === "fan-out" ? o.subscribers : 1);
+  // every subscriber on exactly one channel unless told otherwise
+  const channels = o.channels ?? Math.ceil(o.subscribers / fanOut);
+  if (o.mode === "one-to-one" && fanOut !== 1) {
+    throw new RangeError(`one-to-one means fan-out 1: ${fanOut}`);
+  }
+  checkTopology({ subscribers: o.subscribers, channels, fanOut });
+  const pos = (k: string, v: number, min = Number.MIN_VALUE) => {
+    if (!(v >= min) || !Number.isFinite(v)) throw new RangeError(`${k} must be ≥ ${min}: ${v}`);
+    return v;
+  };
+  pos("publishers", o.publishers, 1);
+  const graceS = pos("graceS", o.graceS ?? 2, 0);
+  const rate = pos("rateDeliveriesPerSec", o.rateDeliveriesPerSec);
+  const durationS = pos("durationS", o.durationS);
+  connectionIntervalMs(rate / fanOut, o.publishers);
+  return {
+    ...o,
+    channels,
+    fanOut,
+    payloadBytes: pos("payloadBytes", o.payloadBytes ?? 128, PAYLOAD_HEADER_BYTES),
+    graceS,
+    timeoutS: pos("timeoutS", o.timeoutS ?? durationS + graceS + 30),
+    arrival: o.arrival ?? "uniform",
+    channelPrefix: o.channelPrefix ?? "kvlab:ps:",
+    maxMessages: o.maxMessages ?? Math.ceil(2 * (rate / fanOut) * durationS) + o.publishers,
+    spinMs: o.spinMs ?? 0.1,
+    connectTimeoutMs: o.connectTimeoutMs ?? 5000,
+    seed: o.seed ?? 1,
+    readDelayMs: o.readDelayMs ?? 0,
+    stallSubscribers: o.stallSubscribers ?? 0,
+    stallAfterMs: o.stallAfterMs ?? 0,
+  };
+}
+
+/**
+ * Runs one pub/sub step: subscribes every subscriber, publishes open loop at the target
+ * delivery rate for `durationS`, waits up to `graceS` for the last deliveries, closes.
+ *
+ * @param options Target, mode, counts, rate, duration.
+ * @returns Counts, the latency histogram, per-second series, client CPU.
+ * @throws {RangeError} On bad options.
+ * @throws {PubSubUnsupportedError} When the server refuses SSUBSCRIBE (sharded mode).
+ * @throws {Deno.errors.TimedOut} When subscribing or the whole call passes its deadline.
+ */
+export async function runPubSub(options: PubSubOptions): Promise<PubSubResult> {
+  const o = pubSubPlan(options);
+  const wall0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  const run = new PubSubRun(o);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      run.close();
+      reject(new Deno.errors.TimedOut(`pub/sub step exceeded its ${o.timeoutS} s deadline`));
+    }, o.timeoutS * 1000);
+  });
+  const abort = () => run.interrupt();
+  o.signal?.addEventListener("abort", abort, { once: true });
+  try {
+    await Promise.race([run.connect(), deadline]);
+    const cpu1 = process.cpuUsage();
+    await Promise.race([run.run(), deadline]);
+    const cpu = process.cpuUsage(cpu1);
+    return run.result(
+      (cpu.user + cpu.system) / 1e6,
+      (cpu1.user + cpu1.system - cpu0.user - cpu0.system) / 1e6,
+      (performance.now() - wall0) / 1000,
+    );
+  } finally {
+    o.signal?.removeEventListener("abort", abort);
+    clearTimeout(timer);
+    run.close();
+  }
+}

@@ -1,0 +1,198 @@
+/**
+ * The payload of a pub/sub message and the topology of a run. A payload starts with a 16-byte
+ * header: the intended publish time as a float64 of integer nanoseconds since the start of the
+ * run (exact up to 104 days), then the publisher's index and the message's sequence number on
+ * that publisher (uint32 each, little-endian); filler bytes make up the rest. The topology says
+ * which channel each message goes to and which subscribers listen on each channel. Pure: no
+ * clock, no I/O.
+ *
+ * @module
+ */
+
+/** Bytes of the header every payload starts with; the smallest payload allowed. */
+export const PAYLOAD_HEADER_BYTES = 16;
+
+/** How messages reach subscribers. */
+export type PubSubMode = "one-to-one" | "fan-out" | "sharded";
+
+/** The modes, in the order tables and plans list them. */
+export const PUBSUB_MODES: readonly PubSubMode[] = ["one-to-one", "fan-out", "sharded"];
+
+/** What a payload's header says. */
+export interface PayloadHeader {
+  /** Intended publish time, integer nanoseconds since the start of the run. */
+  stampNs: number;
+  /** Index of the publisher (0-based). */
+  publisher: number;
+  /** Sequence number of the message on its publisher (0-based). */
+  sequence: number;
+}
+
+/**
+ * Checks a mode name.
+ *
+ * @param text `one-to-one`, `fan-out` or `sharded`.
+ * @returns The mode.
+ * @throws {TypeError} On anything else.
+ *
+ * @example
+ * ```ts
+ * import { pubSubMode } from "./payload.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(pubSubMode("fan-out"), "fan-out");
+ * assert.throws(() => pubSubMode("broadcast"), /invalid pub\/sub mode: broadcast/);
+ * ```
+ */
+export function pubSubMode(text: string): PubSubMode {
+  switch (text) {
+    case "one-to-one":
+    case "fan-out":
+    case "sharded":
+      return text;
+    default:
+      throw new TypeError(`invalid pub/sub mode: ${text} (expected ${PUBSUB_MODES.join(", ")})`);
+  }
+}
+
+/**
+ * Writes a header into the first 16 bytes of a payload.
+ *
+ * @param payload The payload (at least {@link PAYLOAD_HEADER_BYTES} bytes), changed in place.
+ * @param header What to write.
+ *
+ * @example
+ * ```ts
+ * import { readPayloadHeader, writePayloadHeader } from "./payload.ts";
+ * import assert from "node:assert/strict";
+ * const p = new Uint8Array(128);
+ * writePayloadHeader(p, { stampNs: 1_234_567_891, publisher: 63, sequence: 70_000 });
+ * assert.deepEqual(readPayloadHeader(p), { stampNs: 1_234_567_891, publisher: 63, sequence: 70_000 });
+ * ```
+ */
+export function writePayloadHeader(payload: Uint8Array, header: PayloadHeader): void {
+  const v = new DataView(payload.buffer, payload.byteOffset, PAYLOAD_HEADER_BYTES);
+  v.setFloat64(0, header.stampNs, true);
+  v.setUint32(8, header.publisher, true);
+  v.setUint32(12, header.sequence, true);
+}
+
+/**
+ * Reads the header of a payload.
+ *
+ * @param payload At least the first {@link PAYLOAD_HEADER_BYTES} bytes of a payload.
+ * @returns The header.
+ * @throws {RangeError} When fewer bytes are given.
+ */
+export function readPayloadHeader(payload: Uint8Array): PayloadHeader {
+  if (payload.length < PAYLOAD_HEADER_BYTES) {
+    throw new RangeError(`a payload header has ${PAYLOAD_HEADER_BYTES} bytes: ${payload.length}`);
+  }
+  const v = new DataView(payload.buffer, payload.byteOffset, PAYLOAD_HEADER_BYTES);
+  return {
+    stampNs: v.getFloat64(0, true),
+    publisher: v.getUint32(8, true),
+    sequence: v.getUint32(12, true),
+  };
+}
+
+/** Who listens where. */
+export interface PubSubTopology {
+  subscribers: number;
+  channels: number;
+  /** Subscribers of every channel. */
+  fanOut: number;
+}
+
+/**
+ * Checks a topology: every channel has `fanOut` distinct subscribers and every subscriber
+ * listens on at least one channel.
+ *
+ * @param t Subscribers, channels, fan-out.
+ * @returns `t`.
+ * @throws {RangeError} When a count is not a positive integer, the fan-out exceeds the
+ * subscribers, or some subscriber would listen on nothing (channels × fan-out < subscribers).
+ *
+ * @example
+ * ```ts
+ * import { checkTopology } from "./payload.ts";
+ * import assert from "node:assert/strict";
+ * checkTopology({ subscribers: 100, channels: 100, fanOut: 1 });
+ * assert.throws(() => checkTopology({ subscribers: 10, channels: 2, fanOut: 3 }), /listen on nothing/);
+ * ```
+ */
+export function checkTopology(t: PubSubTopology): PubSubTopology {
+  for (const [k, v] of Object.entries(t)) {
+    if (!Number.isInteger(v) || v < 1) {
+      throw new RangeError(`${k} must be a positive integer: ${v}`);
+    }
+  }
+  if (t.fanOut > t.subscribers) {
+    throw new RangeError(`fan-out ${t.fanOut} exceeds the ${t.subscribers} subscribers`);
+  }
+  if (t.channels * t.fanOut < t.subscribers) {
+    throw new RangeError(
+      `${t.channels} channels × fan-out ${t.fanOut} < ${t.subscribers} subscribers: ` +
+        "some subscribers would listen on nothing",
+    );
+  }
+  return t;
+}
+
+/**
+ * The channels a subscriber listens on: channel `c` has subscribers `(c × fanOut + j) mod
+ * subscribers` for `j < fanOut`, so with as many channels as subscribers and fan-out 1 each
+ * subscriber has its own channel (seed 000's one-to-one), and one channel with fan-out =
+ * subscribers reaches everyone.
+ *
+ * @param t A checked topology.
+ * @param subscriber Index of the subscriber.
+ * @returns Channel indexes, increasing.
+ *
+ * @example
+ * ```ts
+ * import { subscriberChannels } from "./payload.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(subscriberChannels({ subscribers: 4, channels: 4, fanOut: 1 }, 2), [2]);
+ * assert.deepEqual(subscriberChannels({ subscribers: 4, channels: 1, fanOut: 4 }, 3), [0]);
+ * assert.deepEqual(subscriberChannels({ subscribers: 4, channels: 4, fanOut: 2 }, 0), [0, 2]);
+ * ```
+ */
+export function subscriberChannels(t: PubSubTopology, subscriber: number): number[] {
+  const out: number[] = [];
+  for (let c = 0; c < t.channels; c++) {
+    for (let j = 0; j < t.fanOut; j++) {
+      if ((c * t.fanOut + j) % t.subscribers === subscriber) {
+        out.push(c);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The channel of a publisher's message: messages are numbered across publishers in send order
+ * (`sequence × publishers + publisher`) and dealt to channels in turn, so every channel gets the
+ * same share.
+ *
+ * @param publisher Index of the publisher.
+ * @param sequence The message's number on its publisher.
+ * @param publishers Number of publishers.
+ * @param channels Number of channels.
+ * @returns The channel index.
+ *
+ * @example
+ * ```ts
+ * import { messageChannel } from "./payload.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual([0, 1, 2, 3].map((n) => messageChannel(1, n, 2, 3)), [1, 0, 2, 1]);
+ * ```
+ */
+export function messageChannel(
+  publisher: number,
+  sequence: number,
+  publishers: number,
+  channels: number,
+): number {
+  return (sequence * publishers + publisher) % channels;
+}

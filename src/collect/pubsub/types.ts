@@ -1,0 +1,120 @@
+/**
+ * The options and result of a pub/sub step ({@link runPubSub} in `engine.ts`).
+ *
+ * @module
+ */
+
+import type { Histogram, LatencySummary } from "../loadgen/histogram.ts";
+import type { ArrivalMode } from "../loadgen/schedule.ts";
+import type { SecondBucket } from "../loadgen/series.ts";
+import type { Endpoint } from "../loadgen/_wire.ts";
+import type { PubSubMode } from "./payload.ts";
+
+/** The server has no sharded pub/sub (`SSUBSCRIBE` is an unknown command): a recorded skip. */
+export class PubSubUnsupportedError extends Error {
+  /** @param message The server's reply. */
+  constructor(message: string) {
+    super(message);
+    this.name = "PubSubUnsupportedError";
+  }
+}
+
+/** Options of `runPubSub`. */
+export interface PubSubOptions extends Endpoint {
+  mode: PubSubMode;
+  /** Publisher connections. */
+  publishers: number;
+  /** Subscriber connections. */
+  subscribers: number;
+  /** Channels. @default {one-to-one: subscribers; fan-out: 1; sharded: subscribers / fanOut} */
+  channels?: number;
+  /** Subscribers of each channel. @default {one-to-one: 1; fan-out: subscribers; sharded: 1} */
+  fanOut?: number;
+  /** Payload size, at least 16 (the header). @default {128} */
+  payloadBytes?: number;
+  /** Target delivery rate (messages × subscribers reached, per second). */
+  rateDeliveriesPerSec: number;
+  /** Length of the publishing window, seconds. */
+  durationS: number;
+  /** How long deliveries may still arrive after the window, seconds. @default {2} */
+  graceS?: number;
+  /** Hard deadline of the call, seconds. @default {durationS + graceS + 30} */
+  timeoutS?: number;
+  /** @default {"uniform"} */
+  arrival?: ArrivalMode;
+  /** Channel names are this plus the index. @default {"kvlab:ps:"} */
+  channelPrefix?: string;
+  /** Most messages published; a safety bound. @default {2 × publish rate × duration + publishers} */
+  maxMessages?: number;
+  /** Pacing precision (see the open-loop generator's `spinMs`). @default {0.1} */
+  spinMs?: number;
+  /** @default {5000} */
+  connectTimeoutMs?: number;
+  /** Seed of Poisson arrivals. @default {1} */
+  seed?: number;
+  /** Aborting ends the step at once; the result says `interrupted`. */
+  signal?: AbortSignal;
+  /** Fault injection for tests: subscribers wait this long after each read before stamping it. */
+  readDelayMs?: number;
+  /** Fault injection for tests: the first N subscribers stop reading after `stallAfterMs`. */
+  stallSubscribers?: number;
+  /** @default {0} */
+  stallAfterMs?: number;
+}
+
+/** What `runPubSub` measured. Latencies in histograms are integer nanoseconds. */
+export interface PubSubResult {
+  mode: PubSubMode;
+  publishers: number;
+  subscribers: number;
+  channels: number;
+  fanOut: number;
+  payloadBytes: number;
+  targetDeliveriesPerSec: number;
+  /** Target delivery rate ÷ fan-out. */
+  publishRatePerSec: number;
+  durationS: number;
+  graceS: number;
+  /** Messages written. */
+  published: number;
+  /** Messages due in the window but never written (budget spent, publisher closed). */
+  unsent: number;
+  /** Error replies to PUBLISH, and publishes lost to a disconnect. */
+  publishErrors: number;
+  /** Distinct deliveries received within the window and the grace. */
+  delivered: number;
+  /** Distinct deliveries received within the window. */
+  deliveredInWindow: number;
+  /** Expected deliveries ((published − publishErrors) × fan-out) never received. */
+  lost: number;
+  /** Deliveries received again (a sequence number not above the last one seen). */
+  duplicated: number;
+  /** Connections lost (publishers or subscribers). */
+  disconnects: number;
+  /** Publish errors, disconnects and error replies to subscribers. */
+  errors: number;
+  errorSamples: string[];
+  /** Distinct deliveries received within the window ÷ its length. */
+  achievedDeliveriesPerSec: number;
+  /** Delivery latency from the intended publish time, ns. */
+  latency: Histogram;
+  /** Actual write − intended publish time, ns: the publishers' own lateness. */
+  sendLateness: Histogram;
+  summary: LatencySummary;
+  lateness: LatencySummary;
+  /** Per second: `sent` = messages published, `completed` = deliveries, `errors`. */
+  perSecond: SecondBucket[];
+  /** CPU time of this process from the start of the schedule to the end of the grace, s. */
+  clientCpuS: number;
+  /** CPU time spent connecting and subscribing, s. */
+  setupCpuS: number;
+  wallS: number;
+  /** The step was cut short by the signal. */
+  interrupted: boolean;
+}
+
+/** The checked options with defaults filled. */
+export type PubSubChecked =
+  & Required<Omit<PubSubOptions, "password" | "hostname" | "channels" | "fanOut" | "signal">>
+  & Endpoint
+  & { channels: number; fanOut: number; signal?: AbortSignal };
