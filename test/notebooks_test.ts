@@ -50,6 +50,10 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
   // every table and chart arrived, in order (the Deno kernel may send a cell's last outputs
   // after the cell's idle status; the report must still keep them)
   const nb = (name: string) => shown(`${out}/notebooks/${name}.ipynb`);
+  // Valkey against Redis when valkey-server is found (on PATH or in kvlab's tools cache)
+  const valkey = findTool("valkey-server") !== null;
+  // seed 002's live memtier part runs when memtier_benchmark and redis-server are found
+  const liveMemtier = findTool("memtier_benchmark") !== null && findTool("redis-server") !== null;
   assert.deepEqual(nb("dragonfly-vs-redis-memory"), [
     "environment, by server",
     "<note>",
@@ -64,6 +68,20 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
     "SET, last progress rate by clients",
     "where Dragonfly overtakes Redis",
     "<chart>",
+    "the post's memtier numbers (SET, as quoted, one run each)",
+    "<chart>",
+    ...(!liveMemtier
+      ? ["<note>"] // the live part skipped (a failure under CI=true: the notebook throws)
+      : [
+        "environment, by label",
+        ...(valkey
+          ? ["server config that differs between the arms", "<note>"] // and keys only one has
+          : ["<note>"]), // one server: its config is the same for every arm
+        "<note>", // n = 2 per arm and cell
+        "<note>", // the warning
+        "live: SET throughput against memtier threads (median of n runs)",
+        "<chart>",
+      ]),
   ]);
   assert.deepEqual(nb("fixed-rate-latency"), [
     "published: GET, 816 connections",
@@ -106,8 +124,6 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
     "<note>", // the warning
     "verdicts",
   ]);
-  // Valkey against Redis when valkey-server is found (on PATH or in kvlab's tools cache)
-  const valkey = findTool("valkey-server") !== null;
   assert.deepEqual(
     nb("your-first-study"),
     valkey
@@ -233,6 +249,35 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
     "128",
   ]]);
 
+  // seed 002's memtier numbers: each as printed on the seed line the table cites
+  checkQuotedMemtier(mem.get("the post's memtier numbers (SET, as quoted, one run each)")!);
+  if (liveMemtier) {
+    // one dataset under the report's out/; threads 1, 2, 4 per server, the total kept, n = 2
+    assert.equal([...Deno.readDirSync(`${out}/seed-002-memtier`)].length, 1);
+    const lm = mem.get("live: SET throughput against memtier threads (median of n runs)")!;
+    assert.deepEqual(lm[0].slice(0, 5), ["label", "threads", "clients", "requests", "n"]);
+    assert.deepEqual(
+      lm.slice(2).map((r) => r.slice(0, 5)),
+      (valkey ? ["redis", "valkey"] : ["redis"]).flatMap((s) =>
+        [1, 2, 4].map((t) => [s, `${t}`, `${t * 20}`, "20000", "2"])
+      ),
+    );
+    assert.ok(lm.slice(2).every((r) => Number(r[5]) > 0), lm.map((r) => r[5]).join());
+    assert.match(
+      notesOf(`${out}/notebooks/dragonfly-vs-redis-memory.ipynb`).join("\n"),
+      /warning: 3 of 3 cells have fewer than 3 runs per arm \(2 to 2\)/,
+    );
+    assert.ok(
+      Deno.statSync(`${out}/figures/dragonfly-vs-redis-memory/memtier-threads.png`).size > 1000,
+    );
+  } else {
+    // deno-lint-ignore no-console -- one line saying what was skipped and why
+    console.log(
+      "seed 002 live memtier part skipped: memtier_benchmark or redis-server not found " +
+        "(.ci/install builds memtier; sudo apt-get install -y redis-server)",
+    );
+  }
+
   // the live study ran against a real redis-server, wrote under the report's out/, and was analyzed
   assert.equal([...Deno.readDirSync(`${out}/first-study`)].length, 1);
   const live = tables(`${out}/notebooks/your-first-study.ipynb`).get(
@@ -245,11 +290,98 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
       "rdma-vs-tcp/delta.svg",
       "redis-benchmark-modes/latency.png",
       "your-first-study/throughput.png",
+      "dragonfly-vs-redis-memory/memtier-threads-post.png",
     ]
   ) {
     assert.ok(Deno.statSync(`${out}/figures/${f}`).size > 1000, f);
   }
   assert.ok(seconds < 150, `notebooks took ${seconds.toFixed(1)} s`);
+});
+
+/**
+ * Checks the seed 002 notebook's table of the post's memtier numbers against the transcription
+ * of the post (`memtier-quoted.txt`, seed lines 679–733): every row's ops/s is printed on the
+ * seed line the row cites, under the server the row names.
+ */
+function checkQuotedMemtier(table: string[][]): void {
+  assert.deepEqual(table[0], [
+    "server",
+    "server version",
+    "variation",
+    "threads",
+    "connections per thread",
+    "requests per connection",
+    "throughput (ops/s)",
+    "seed line",
+  ]);
+  const lines = Deno.readTextFileSync(
+    `${ROOT}data/raw/dragonfly-vs-redis-memory/memtier-quoted.txt`,
+  ).split("\n");
+  const first = 679; // the transcription's first line in the seed
+  const heading = (line: number) =>
+    lines.slice(0, line - first).findLast((l) => /^(Redis|Dragonfly)$/.test(l));
+  const rows = table.slice(2);
+  assert.deepEqual(rows.map((r) => [r[0], r[3], r[6]]), [
+    ["redis", "1", "113704.00"],
+    ["redis", "1", "114852.00"],
+    ["redis", "4", "57877.00"],
+    ["dragonfly", "1", "48867.00"],
+    ["dragonfly", "1", "50263.00"],
+    ["dragonfly", "4", "227567.00"],
+    ["dragonfly", "5", "262118.00"],
+  ]);
+  for (const r of rows) {
+    const line = Number(r[7]);
+    const text = lines[line - first];
+    assert.match(text, new RegExp(`\\b${Number(r[6])} ops/sec$`), `seed line ${line}`);
+    assert.equal(heading(line)?.toLowerCase(), r[0], `seed line ${line}`);
+    // the total the post kept: threads × connections × requests per connection
+    assert.equal(Number(r[3]) * Number(r[4]) * Number(r[5]), 4_000_000, `seed line ${line}`);
+  }
+}
+
+Deno.test("seed 002's live memtier part: a note without memtier, a failure under CI=true", async (t) => {
+  // memtier_benchmark hidden: an empty tools cache, and PATH without any folder holding it
+  const tools = Deno.makeTempDirSync({ prefix: "kvlab-notools-" });
+  const path = (Deno.env.get("PATH") ?? "").split(":")
+    .filter((d) => d !== "" && findTool("memtier_benchmark", { env: { PATH: d } }) === null)
+    .join(":");
+  const hidden = { KVLAB_TOOLS_DIR: tools, PATH: path };
+  assert.equal(findTool("memtier_benchmark", { env: hidden }), null);
+  const name = "dragonfly-vs-redis-memory";
+  const userData = Deno.env.get("KVLAB_DATA");
+  Deno.env.delete("KVLAB_DATA");
+  try {
+    await t.step("skipped with a note, the post's numbers still shown", async () => {
+      const out = Deno.makeTempDirSync({ prefix: "kvlab-report-" });
+      const runs = await runReport({ out, only: [name], env: { ...hidden, CI: "" } });
+      assert.deepEqual(runs[0].errors, []);
+      assert.deepEqual(executeResults(runs[0].executed), []);
+      const nb = `${out}/notebooks/${name}.ipynb`;
+      assert.deepEqual(shown(nb).slice(-3), [
+        "the post's memtier numbers (SET, as quoted, one run each)",
+        "<chart>",
+        "<note>",
+      ]);
+      assert.match(
+        notesOf(nb).at(-1)!,
+        /^> live memtier part skipped: memtier_benchmark not found/,
+      );
+      checkQuotedMemtier(
+        tables(nb).get("the post's memtier numbers (SET, as quoted, one run each)")!,
+      );
+      assert.throws(() => Deno.statSync(`${out}/seed-002-memtier`), Deno.errors.NotFound);
+    });
+    await t.step("a failure under CI=true", async () => {
+      const out = Deno.makeTempDirSync({ prefix: "kvlab-report-" });
+      await assert.rejects(
+        runReport({ out, only: [name], env: { ...hidden, CI: "true" } }),
+        /dragonfly-vs-redis-memory\.ipynb: cell \d+ raised ToolNotFoundError: memtier_benchmark: not found/,
+      );
+    });
+  } finally {
+    if (userData !== undefined) Deno.env.set("KVLAB_DATA", userData);
+  }
 });
 
 Deno.test("a cell error fails the report, naming the notebook and the cell", async () => {
