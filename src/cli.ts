@@ -315,6 +315,12 @@ export interface BuildCliOptions {
    * @default {false}
    */
   isTerminal?: boolean;
+  /**
+   * Receives commander's own stdout (help and --version): kvlab's fixed text, which the
+   * redaction of `print` would garble (`redis://[user:password@]host` is not a credential).
+   * @default {print}
+   */
+  printHelp?: (s: string) => void;
 }
 
 /**
@@ -362,11 +368,11 @@ export function buildCli(
   const program = new Command("kvlab")
     .description(
       "Collect, ingest and analyze Redis-family benchmark results. Exit codes: 0 done, 1 failed, " +
-        "2 usage error, 130 interrupted.",
+        "2 usage error, 129 hung up (SIGHUP), 130 interrupted.",
     )
     .version(versionText(), "-V, --version", "print kvlab's and Deno's versions")
     .exitOverride()
-    .configureOutput({ writeOut: print, writeErr: printErr })
+    .configureOutput({ writeOut: options.printHelp ?? print, writeErr: printErr })
     .showHelpAfterError();
 
   const out: Output = { print, printErr, isTerminal: options.isTerminal ?? false };
@@ -377,15 +383,16 @@ export function buildCli(
 if (import.meta.main) {
   // Everything kvlab prints leaves the process here: redacted once, written whole.
   const enc = new TextEncoder();
-  const writeAll = (w: { writeSync(b: Uint8Array): number }, s: string) => {
-    const bytes = enc.encode(redactText(s));
+  const writeAll = (w: { writeSync(b: Uint8Array): number }, text: string) => {
+    const bytes = enc.encode(text);
     for (let off = 0; off < bytes.length;) off += w.writeSync(bytes.subarray(off));
   };
-  const print = (s: string) => writeAll(Deno.stdout, s);
-  const printErr = (s: string) => writeAll(Deno.stderr, s);
+  const print = (s: string) => writeAll(Deno.stdout, redactText(s));
+  const printErr = (s: string) => writeAll(Deno.stderr, redactText(s));
+  const printHelp = (s: string) => writeAll(Deno.stdout, s);
   pl.Config.setTblRows(50);
   try {
-    await buildCli(print, printErr, { isTerminal: Deno.stdout.isTerminal() })
+    await buildCli(print, printErr, { isTerminal: Deno.stdout.isTerminal(), printHelp })
       .parseAsync(Deno.args, { from: "user" });
   } catch (e) {
     Deno.exit(exitCodeFor(e, printErr));

@@ -85,9 +85,9 @@ function armsFound(df: pl.DataFrame): string {
 
 /**
  * The arms in the order they were measured: by each arm's earliest run (`started_at`, else
- * `ingested_at`), ties and frames without times in order of first appearance.
+ * `ingested_at`), ties by name; frames without times in order of first appearance.
  */
-function measuredOrder(df: pl.DataFrame, by: string, values: string[]): string[] {
+export function measuredOrder(df: pl.DataFrame, by: string, values: string[]): string[] {
   const times = ["started_at", "ingested_at"].filter((c) => df.columns.includes(c));
   if (times.length === 0) return values;
   const first = df.lazy()
@@ -103,7 +103,9 @@ function measuredOrder(df: pl.DataFrame, by: string, values: string[]): string[]
       .map((r) => [r.arm, r.t?.getTime() ?? Infinity]),
   );
   return values.map((v, i) => ({ v, i, t: at.get(v) ?? Infinity }))
-    .sort((a, b) => (a.t - b.t) || (a.i - b.i)).map((x) => x.v);
+    // ties (arms ingested in the same millisecond, or with no time): by name, never by the
+    // order rows happen to be stored in
+    .sort((a, b) => (a.t - b.t) || (a.v < b.v ? -1 : a.v > b.v ? 1 : 0)).map((x) => x.v);
 }
 
 /** Options of {@link resolveArms}. */

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { ARM_COLUMNS, armValues } from "./arms.ts";
+import { ARM_COLUMNS, armValues, measuredOrder } from "./arms.ts";
 
 import pl from "nodejs-polars";
 import { PARAMETER_COLUMNS } from "./compare.ts";
@@ -251,7 +251,7 @@ export function armColumn(
   const tried = [...new Set([preferred, ...ARM_COLUMNS].filter((c): c is string => !!c))];
   for (const by of tried) {
     const arms = armValues(runs, by);
-    if (arms.length >= 2) return { by, arms };
+    if (arms.length >= 2) return { by, arms: measuredOrder(runs, by, arms) };
   }
   throw new RangeError(
     `no column splits the runs into arms (tried ${tried.join(", ")}): a comparison needs two`,

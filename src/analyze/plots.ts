@@ -184,14 +184,14 @@ export function scalingBy(
 ): pl.DataFrame {
   if (extra.length === 0 || results.height === 0) return scaling(results, options);
   const parts = results.sort([...extra]).partitionBy([...extra], true, true);
-  return pl.concat(
-    parts.map((part) => {
-      const first = part.head(1).toRecords()[0];
-      const curve = scaling(part, options);
-      return curve.withColumns(...extra.map((c) => pl.repeat(first[c], curve.height).alias(c)));
-    }),
-    { how: "vertical" },
-  );
+  const curves = parts.flatMap((part) => {
+    const curve = scaling(part, options);
+    if (curve.height === 0) return []; // a group with no point on the x axis draws nothing
+    const first = part.head(1).toRecords()[0];
+    return [curve.withColumns(...extra.map((c) => pl.repeat(first[c], curve.height).alias(c)))];
+  });
+  if (curves.length === 0) return scaling(results.head(0), options);
+  return pl.concat(curves, { how: "diagonalRelaxed" } as never);
 }
 
 /** The plot kinds, in the registry's order. */

@@ -123,7 +123,8 @@ export function memtierArgv(call: MemtierCall, files: MemtierFiles = {}): string
   opt("--ratio", f.ratio);
   opt("-d", f.dataSizeBytes, false);
   opt("--key-pattern", f.keyPattern);
-  opt("--key-minimum", f.keyMinimum);
+  // memtier refuses --key-minimum=0 although 0 is its own default: leave it to memtier
+  opt("--key-minimum", f.keyMinimum || undefined);
   opt("--key-maximum", f.keyMaximum);
   opt("--key-prefix", f.keyPrefix);
   opt("--pipeline", f.pipeline);
