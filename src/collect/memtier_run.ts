@@ -10,7 +10,7 @@
 
 import { ParseError } from "../errors.ts";
 import { diskFullAt, writingAt } from "./_disk.ts";
-import { runRow, serverColumns, snapshotRows } from "./_rows.ts";
+import { collectedRunColumns, runRow, serverColumns, snapshotRows } from "./_rows.ts";
 import { hostFacts } from "./host.ts";
 import { parseHdrFileName, parseHdrIntervalLog } from "./memtier_hdr.ts";
 import { parseMemtierJson } from "./memtier_json.ts";
@@ -22,7 +22,7 @@ import { redactArgv, REDACTED, redactRawText } from "./redact.ts";
 import { argvToCommand, type CollectedRun, type CollectOptions } from "./redis_benchmark_run.ts";
 import { type ServerSnapshot, ServerUnreachableError, snapshotServer } from "./server.ts";
 import { newRunId, RunWriter } from "./store.ts";
-import { type ServerTarget, transportOf } from "./target.ts";
+import type { ServerTarget } from "./target.ts";
 
 /** memtier_benchmark's flags other than the connection (which comes from the target). */
 export interface MemtierFlags {
@@ -194,25 +194,15 @@ export async function runMemtier(
   writingAt(`${options.data}/tmp/${writer.runId}`, () =>
     writer.commit({
       run: runRow({
-        run_id: writer.runId,
+        ...collectedRunColumns(options, writer.runId, call.target, startedAt, finishedAt),
         tool: "memtier_benchmark",
         tool_version: options.toolVersion ?? null,
         command,
-        target: call.target.display,
-        transport: transportOf(call.target),
-        label: options.label ?? null,
-        tags: options.tags,
-        started_at: startedAt,
-        ingested_at: finishedAt,
-        finished_at: finishedAt,
         status,
         output_format: rows?.source ?? "none",
         error: reason,
         warning_count: rows?.warnings.length ?? 0,
         tool_exit_code: m.result?.code ?? null,
-        plan_name: options.plan?.name ?? null,
-        plan_cell: options.plan?.cell ?? null,
-        repetition: options.plan?.repetition ?? null,
         ...serverColumns(m.before, m.after),
       }, host),
       tables: {

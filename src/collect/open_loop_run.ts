@@ -7,7 +7,7 @@
  * @module
  */
 
-import { runRow, serverColumns, snapshotRows } from "./_rows.ts";
+import { collectedRunColumns, runRow, serverColumns, snapshotRows } from "./_rows.ts";
 import { type HostFacts, hostFacts } from "./host.ts";
 import type { ArrivalMode } from "./loadgen/schedule.ts";
 import { type OpenLoopResult, runOpenLoop } from "./loadgen/open_loop.ts";
@@ -16,7 +16,7 @@ import { redactText } from "./redact.ts";
 import { argvToCommand, type CollectedRun } from "./redis_benchmark_run.ts";
 import { type ServerSnapshot, ServerUnreachableError, snapshotServer } from "./server.ts";
 import { KVLAB_VERSION, newRunId, RunWriter } from "./store.ts";
-import { type ServerTarget, transportOf } from "./target.ts";
+import type { ServerTarget } from "./target.ts";
 
 /** One open-loop step to run. */
 export interface OpenLoopCall {
@@ -215,24 +215,14 @@ export async function runOpenLoopStep(
   const finishedAt = now();
   writer.commit({
     run: runRow({
-      run_id: writer.runId,
+      ...collectedRunColumns(options, writer.runId, call.target, startedAt, finishedAt),
       tool: "kvlab-loadgen",
       tool_version: KVLAB_VERSION,
       command,
-      target: call.target.display,
-      transport: transportOf(call.target),
-      label: options.label ?? null,
-      tags: options.tags,
-      started_at: startedAt,
-      ingested_at: finishedAt,
-      finished_at: finishedAt,
       status,
       output_format: r ? "kvlab" : "none",
       error: m.reason,
       tool_exit_code: null,
-      plan_name: options.plan?.name ?? null,
-      plan_cell: options.plan?.cell ?? null,
-      repetition: options.plan?.repetition ?? null,
       ...serverColumns(m.before, m.after),
     }, host),
     tables: {

@@ -12,12 +12,12 @@ import { type HostFacts, hostFacts } from "./host.ts";
 import type { PubSubOptions, PubSubResult } from "./pubsub/mod.ts";
 import { PubSubUnsupportedError, runPubSub } from "./pubsub/mod.ts";
 import { pubSubRows } from "./pubsub_rows.ts";
-import { runRow, serverColumns, snapshotRows } from "./_rows.ts";
+import { collectedRunColumns, runRow, serverColumns, snapshotRows } from "./_rows.ts";
 import { redactArgv } from "./redact.ts";
 import { argvToCommand, type CollectedRun } from "./redis_benchmark_run.ts";
 import { type ServerSnapshot, ServerUnreachableError, snapshotServer } from "./server.ts";
 import { KVLAB_VERSION, newRunId, RunWriter } from "./store.ts";
-import { type ServerTarget, transportOf } from "./target.ts";
+import type { ServerTarget } from "./target.ts";
 import { type SustainedVerdict, sustainedVerdict } from "../_sustained.ts";
 
 export * from "./pubsub/mod.ts";
@@ -159,23 +159,13 @@ export async function runPubSubStep(
   const counts = result ? stepFacts(result, verdict) : null;
   writer.commit({
     run: runRow({
-      run_id: writer.runId,
+      ...collectedRunColumns(options, writer.runId, call.target, startedAt, finishedAt),
       tool: "kvlab",
       tool_version: KVLAB_VERSION,
       command,
-      target: call.target.display,
-      transport: transportOf(call.target),
-      label: options.label ?? null,
-      tags: options.tags,
-      started_at: startedAt,
-      ingested_at: finishedAt,
-      finished_at: finishedAt,
       status,
       output_format: counts ? "json" : "none",
       error: reason,
-      plan_name: options.plan?.name ?? null,
-      plan_cell: options.plan?.cell ?? null,
-      repetition: options.plan?.repetition ?? null,
       ...serverColumns(before, after),
     }, host),
     tables: {
