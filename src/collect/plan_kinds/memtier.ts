@@ -115,7 +115,7 @@ const DEFAULTS = { threads: 4, clients: 50, pipeline: 1, dataSizeBytes: 32 };
  * assert.equal(
  *   memtierArgv(memtierCall(plan, planCells(plan)[0])).join(" "),
  *   "memtier_benchmark -s h -p 1 --protocol=redis -t 2 -c 10 --ratio=1:10 -d 32 --key-pattern=R:R " +
- *     "--key-minimum=0 --key-maximum=10000000 --pipeline=1 --test-time=5 " +
+ *     "--key-maximum=10000000 --pipeline=1 --test-time=5 " +
  *     "--print-percentiles=50,99,99.9",
  * );
  * ```
