@@ -6,9 +6,9 @@
  * @module
  */
 
-import * as hdr from "hdr-histogram-js";
 import pl from "nodejs-polars";
-import { rowHistograms, rowKey } from "./_sweep_hdr.ts";
+import { hdrValueAtPercentile } from "../_hdr.ts";
+import { rowHistograms, rowKey, sumOf } from "./_sweep_hdr.ts";
 import { type Rec, stepRows } from "./_sweep_steps.ts";
 import { SPECTRUM_PERCENTILES } from "./latency.ts";
 import { loadResults, loadTable } from "./load.ts";
@@ -66,8 +66,7 @@ export function sweepSpectrum(
   }
   const out: Rec[] = [];
   for (const g of groups.values()) {
-    const sum = hdr.build({ numberOfSignificantValueDigits: 3, autoResize: true });
-    for (const c of g.parts) sum.add(hdr.decodeFromCompressedBase64(c, 32, false));
+    const sum = sumOf(g.parts);
     for (const p of options.percentiles ?? SPECTRUM_PERCENTILES) {
       if (sum.totalCount === 0 || (p > 0 && p < 100 && (1 - p / 100) * sum.totalCount < 1)) {
         continue;
@@ -76,7 +75,7 @@ export function sweepSpectrum(
         ? sum.minNonZeroValue
         : p === 100
         ? sum.maxValue
-        : sum.getValueAtPercentile(p);
+        : hdrValueAtPercentile(sum, p)!;
       out.push({
         ...g.keys,
         percentile: p,

@@ -12,6 +12,7 @@
 import * as hdr from "hdr-histogram-js";
 import { ParseError } from "../errors.ts";
 import { type Line, splitLines } from "./_lines.ts";
+import { hdrValueAtPercentile } from "../_hdr.ts";
 
 /** A decoded histogram (values in µs, as memtier records them). */
 export type MemtierHistogram = hdr.JsHistogram;
@@ -66,21 +67,8 @@ export function memtierPercentileMs(
   histogram: MemtierHistogram,
   percentile: number,
 ): number | null {
-  if (histogram.totalCount === 0) return null;
-  const requested = Math.min(percentile, 100);
-  const target = Math.max(1, Math.trunc((requested / 100) * histogram.totalCount + 0.5));
-  let seen = 0;
-  for (let i = 0; i < histogram.countsArrayLength; i++) {
-    seen += histogram.getCountAtIndex(i);
-    if (seen >= target) {
-      const v = histogram.valueFromIndex(i);
-      const us = percentile === 0
-        ? histogram.lowestEquivalentValue(v)
-        : histogram.highestEquivalentValue(v);
-      return us / US_PER_MS;
-    }
-  }
-  return null;
+  const us = hdrValueAtPercentile(histogram, percentile);
+  return us === null ? null : us / US_PER_MS;
 }
 
 /**

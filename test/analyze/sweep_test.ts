@@ -9,6 +9,7 @@ import { loadResults } from "../../src/analyze/load.ts";
 import {
   DenoProcessRunner,
   findTool,
+  ingestFile,
   parseServerUrl,
   runMemtier,
   runOpenLoopStep,
@@ -128,4 +129,23 @@ Deno.test("coordinated omission: against a stalling server kvlab's p99 shows the
     const s = sweepSpectrum(data);
     assert.deepEqual([...new Set(s.getColumn("label").toArray())].sort(), ["kvlab", "memtier"]);
   });
+});
+
+Deno.test("an ingested rate-limited memtier run reads in the sweep table as memtier printed it", async () => {
+  const data = Deno.makeTempDirSync({ prefix: "kvlab-sweep-mt-" });
+  const file = new URL(
+    "../testdata/corpus/memtier_2.3.0_redis-7.0.15_t2c10-ratelimit500-test10s.json",
+    import.meta.url,
+  ).pathname;
+  const o = await ingestFile(file, { data, label: "redis" });
+  assert.equal(o.status, "ingested");
+  const [row] = sweepTable(data).toRecords();
+  // --rate-limiting 500 × 10 clients × 2 threads; memtier over-delivered (11,072.80 ops/sec)
+  assert.equal(row.requested_ops_per_sec, 10_000);
+  assert.equal(row.achieved_ops_per_sec, 11072.8);
+  assert.equal(row.verdict, "over");
+  // the stdout's Totals line: p50 0.27100, p99 3.99900 (memtier's own histogram rounding)
+  assert.equal(row.p50_latency_ms, 0.271);
+  assert.equal(row.p99_latency_ms, 3.999);
+  assert.equal(row.merge, "hdr");
 });
