@@ -93,6 +93,9 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
     "4,000/s over 400 connections",
     "a server that stalls 200 ms a second, 4,000/s over 10 connections",
     "<chart>",
+    "live pub/sub: PUBSUB_ONE_TO_ONE, 8 publishers",
+    "live pub/sub: PUBSUB_FAN_OUT, 8 publishers",
+    "live pub/sub: PUBSUB_SHARDED, 8 publishers",
   ]);
   assert.deepEqual(nb("rdma-vs-tcp"), [
     "environment, by transport",
@@ -158,6 +161,15 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
   // the HTML pages show every chart (drawn marks in headless chromium) and every table once
   await checkHtmlReport(out, runs.map((r) => r.notebook.replace(/\.ipynb$/, "")));
 
+  // the live pub/sub sweeps: rows by rate, one column per server; the last rate is beyond any
+  // server here, so each arm's last cell is NS with the rate it reached
+  for (const mode of ["ONE_TO_ONE", "FAN_OUT", "SHARDED"]) {
+    const t = tables(`${out}/notebooks/fixed-rate-latency.ipynb`).get(
+      `live pub/sub: PUBSUB_${mode}, 8 publishers`,
+    )!;
+    assert.equal(t.length, 1 + 3, mode);
+    assert.ok(t.at(-1)!.slice(1).every((c) => /^NS \(/.test(c)), `${mode}: ${t.at(-1)}`);
+  }
   // seed 001: the published table, ratios to 2 decimals
   const v = tables(`${out}/notebooks/valkey-vs-redis.ipynb`).get(
     "Valkey 8.0.1 / Redis 6.0.16, valkey-benchmark -q -n 100000 (one run each)",

@@ -94,7 +94,7 @@ export function pubSubRows(
     test_index: 0,
     test,
     test_title: pubSubTitle(r),
-    clients: r.publishers + r.subscribers,
+    clients: r.publishers, // as seed 000 counts them ("64 publishers"); subscribers are in the title
     threads: 1,
     pipeline: null,
     data_size_bytes: r.payloadBytes,
