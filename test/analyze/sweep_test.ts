@@ -116,8 +116,8 @@ Deno.test("coordinated omission: against a stalling server kvlab's p99 shows the
     // 20 % of the time stalled: from the intended time, the slowest 1 % waited most of a stall
     assert.ok((kvlab.p99_latency_ms as number) >= 150, `kvlab p99 ${kvlab.p99_latency_ms} ms`);
     // memtier waits with each connection: only its one request in flight per connection and
-    // stall sees it (10 a second, well under 1 %), and it sends less than asked
-    assert.ok((mt.achieved_ops_per_sec as number) < (kvlab.achieved_ops_per_sec as number));
+    // stall sees it (10 a second, well under 1 %). (How many it sent is not asserted: its token
+    // bucket may send less than asked during stalls and more than asked after them.)
     assert.ok(
       (mt.p99_latency_ms as number) < (kvlab.p99_latency_ms as number) / 3,
       `memtier p99 ${mt.p99_latency_ms} ms ≪ kvlab ${kvlab.p99_latency_ms} ms`,
