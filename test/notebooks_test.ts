@@ -167,7 +167,7 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
     const t = tables(`${out}/notebooks/fixed-rate-latency.ipynb`).get(
       `live pub/sub: PUBSUB_${mode}, 8 publishers`,
     )!;
-    assert.equal(t.length, 1 + 3, mode);
+    assert.equal(t.length, 2 + 3, mode); // header, separator, three rates
     assert.ok(t.at(-1)!.slice(1).every((c) => /^NS \(/.test(c)), `${mode}: ${t.at(-1)}`);
   }
   // seed 001: the published table, ratios to 2 decimals
