@@ -353,6 +353,16 @@ export interface CollectedRunLabels {
   plan?: { name: string; cell: string; repetition: number };
 }
 
+/** What a kvlab engine's step (open-loop, pub/sub) is told besides its own parameters. */
+export interface CollectedStepOptions extends CollectedRunLabels {
+  /** Dataset directory. */
+  data: string;
+  /** Host facts, when already known. */
+  host?: HostFacts;
+  /** @default {() => new Date()} */
+  now?: () => Date;
+}
+
 /**
  * The `runs` columns every live collector fills the same way: the run, its server target and
  * transport, its label, tags and plan cell, and when it ran (a collected run is stored when it

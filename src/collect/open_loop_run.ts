@@ -7,8 +7,14 @@
  * @module
  */
 
-import { collectedRunColumns, runRow, serverColumns, snapshotRows } from "./_rows.ts";
-import { type HostFacts, hostFacts } from "./host.ts";
+import {
+  collectedRunColumns,
+  type CollectedStepOptions,
+  runRow,
+  serverColumns,
+  snapshotRows,
+} from "./_rows.ts";
+import { hostFacts } from "./host.ts";
 import type { ArrivalMode } from "./loadgen/schedule.ts";
 import { type OpenLoopResult, runOpenLoop } from "./loadgen/open_loop.ts";
 import { type OpenLoopRows, openLoopRows } from "./open_loop_rows.ts";
@@ -45,17 +51,7 @@ export interface OpenLoopCall {
 }
 
 /** Options of {@link runOpenLoopStep}. */
-export interface OpenLoopRunOptions {
-  /** Dataset directory. */
-  data: string;
-  /** Stored as `label`. */
-  label?: string;
-  tags?: Record<string, string>;
-  plan?: { name: string; cell: string; repetition: number };
-  /** Host facts, when already known. */
-  host?: HostFacts;
-  /** @default {() => new Date()} */
-  now?: () => Date;
+export interface OpenLoopRunOptions extends CollectedStepOptions {
   /** Checked before the step starts (a step, once started, runs its bounded length). */
   signal?: AbortSignal;
 }

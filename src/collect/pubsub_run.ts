@@ -8,11 +8,17 @@
  * @module
  */
 
-import { type HostFacts, hostFacts } from "./host.ts";
+import { hostFacts } from "./host.ts";
 import type { PubSubOptions, PubSubResult } from "./pubsub/mod.ts";
 import { PubSubUnsupportedError, runPubSub } from "./pubsub/mod.ts";
 import { pubSubRows } from "./pubsub_rows.ts";
-import { collectedRunColumns, runRow, serverColumns, snapshotRows } from "./_rows.ts";
+import {
+  collectedRunColumns,
+  type CollectedStepOptions,
+  runRow,
+  serverColumns,
+  snapshotRows,
+} from "./_rows.ts";
 import { redactArgv } from "./redact.ts";
 import { argvToCommand, type CollectedRun } from "./redis_benchmark_run.ts";
 import { type ServerSnapshot, ServerUnreachableError, snapshotServer } from "./server.ts";
@@ -29,17 +35,7 @@ export interface PubSubCall extends Omit<PubSubOptions, "hostname" | "port" | "p
 }
 
 /** Options of {@link runPubSubStep}. */
-export interface PubSubStepOptions {
-  /** Dataset directory. */
-  data: string;
-  /** Stored as `label` (plans store the server's name here). */
-  label?: string;
-  tags?: Record<string, string>;
-  plan?: { name: string; cell: string; repetition: number };
-  /** Host facts, when already known. */
-  host?: HostFacts;
-  /** @default {() => new Date()} */
-  now?: () => Date;
+export interface PubSubStepOptions extends CollectedStepOptions {
   /** Do not run: store a failed run with this reason (a step after the server's first NS). */
   skip?: string;
 }
