@@ -11,6 +11,7 @@
  */
 
 import pl from "nodejs-polars";
+import { median as medianOf } from "./_stats.ts";
 import { mergedPercentiles, rowHistograms, rowKey } from "./_sweep_hdr.ts";
 import { type Rec, type StepRow, stepRows } from "./_sweep_steps.ts";
 import { formatTable, type TableFormat } from "./format.ts";
@@ -39,12 +40,8 @@ export interface SweepFrames {
   hdr?: pl.DataFrame;
 }
 
-const median = (xs: number[]): number | null => {
-  if (xs.length === 0) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
+/** The median (`_stats.ts`), or null for none. */
+const median = (xs: number[]): number | null => (xs.length === 0 ? null : medianOf(xs));
 
 const present = (xs: (number | null)[]): number[] => xs.filter((x): x is number => x !== null);
 

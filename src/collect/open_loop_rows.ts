@@ -9,9 +9,10 @@
  * @module
  */
 
-import * as hdr from "hdr-histogram-js";
+import { hdrValueAtPercentile } from "../_hdr.ts";
 import type { HdrHistogramsRow, ResultsRow, TimeSeriesRow } from "../schema.ts";
 import {
+  encodeHistogram,
   HIGHEST_LATENCY_NS,
   type Histogram,
   histogramInMicroseconds,
@@ -183,7 +184,7 @@ function resultRow(
     avg_latency_ms: ms(i.meanMs),
     min_latency_ms: ms(f.intended.minNonZeroValue / 1e6),
     p50_latency_ms: ms(i.p50Ms),
-    p95_latency_ms: ms(f.intended.getValueAtPercentile(95) / 1e6),
+    p95_latency_ms: ms(hdrValueAtPercentile(f.intended, 95)! / 1e6),
     p99_latency_ms: ms(i.p99Ms),
     p999_latency_ms: ms(i.p999Ms),
     max_latency_ms: ms(i.maxMs),
@@ -222,7 +223,7 @@ function histogramRow(
     significant_digits: 3,
     total_count: us.totalCount,
     max_value_us: us.totalCount > 0 ? us.maxValue : null,
-    compressed: hdr.encodeIntoCompressedBase64(us),
+    compressed: encodeHistogram(us),
     derived: false,
     latency_basis: basis,
     source_line: 0,

@@ -8,6 +8,8 @@
  * @module
  */
 
+import { hdrValueAtPercentile } from "../_hdr.ts";
+
 import type { HdrHistogramsRow, ResultsRow, TimeSeriesRow } from "../schema.ts";
 import { encodeHistogram, histogramInMicroseconds } from "./loadgen/histogram.ts";
 import type { PubSubMode, PubSubResult } from "./pubsub/mod.ts";
@@ -88,7 +90,7 @@ export function pubSubRows(
   const ms = (ns: number) => ns / 1e6;
   const h = r.latency;
   const empty = h.totalCount === 0;
-  const at = (p: number) => (empty ? null : ms(h.getValueAtPercentile(p)));
+  const at = (p: number) => (empty ? null : ms(hdrValueAtPercentile(h, p)!));
   const results: ResultsRow[] = [{
     run_id: runId,
     test_index: 0,
@@ -112,7 +114,7 @@ export function pubSubRows(
     latency_basis: "intended",
     send_lateness_p99_ms: r.sendLateness.totalCount === 0
       ? null
-      : ms(r.sendLateness.getValueAtPercentile(99)),
+      : ms(hdrValueAtPercentile(r.sendLateness, 99)!),
     client_cpu_s: r.clientCpuS,
     error_count: r.errors,
     fan_out: r.fanOut,

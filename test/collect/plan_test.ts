@@ -230,3 +230,23 @@ Deno.test("runPlan() in a dry run lists every cell of any kind, touching nothing
   assert.equal(start.requests, 500000);
   assert.deepEqual([...Deno.readDirSync(data)], []);
 });
+
+Deno.test("a memtier plan's ratio must ask for something (0:0 fails at its line)", () => {
+  const text = 'name: x\nkind: memtier\nservers: [{name: a, url: "redis://127.0.0.1:6399"}]\n' +
+    'memtier:\n  ratio: "0:0"\n  test_time_s: 1\n';
+  assert.throws(
+    () => parsePlan(text, "m.yaml"),
+    /^.*m\.yaml:5:\d+: memtier\.ratio: invalid SET:GET ratio/,
+  );
+  assert.doesNotThrow(() => parsePlan(text.replace('"0:0"', '"1:0"'), "m.yaml"));
+});
+
+Deno.test("a pub/sub plan's topology is checked when the plan is read, at its line", () => {
+  const text = 'name: x\nkind: pubsub\nservers: [{name: a, url: "redis://127.0.0.1:6399"}]\n' +
+    "pubsub:\n  modes: [fan-out]\n  subscribers: 100\n  fan_out: 200\n  rates: [1000]\n";
+  assert.throws(
+    () => parsePlan(text, "p.yaml"),
+    /p\.yaml:7:\d+: pubsub\.fan_out: fan-out: fan-out 200 exceeds the 100 subscribers/,
+  );
+  assert.doesNotThrow(() => parsePlan(text.replace("fan_out: 200", "fan_out: 10"), "p.yaml"));
+});

@@ -7,6 +7,8 @@
  * @module
  */
 
+import { hdrValueAtPercentile } from "../../_hdr.ts";
+
 import * as hdr from "hdr-histogram-js";
 
 /** An HdrHistogram (the `hdr-histogram-js` interface). */
@@ -158,10 +160,11 @@ export function latencySummary(h: Histogram): LatencySummary {
   return {
     count: h.totalCount,
     meanMs: ms(h.mean),
-    p50Ms: ms(h.getValueAtPercentile(50)),
-    p90Ms: ms(h.getValueAtPercentile(90)),
-    p99Ms: ms(h.getValueAtPercentile(99)),
-    p999Ms: ms(h.getValueAtPercentile(99.9)),
+    // HdrHistogram_c's rounding, as analyze reads the stored histograms (src/_hdr.ts)
+    p50Ms: ms(hdrValueAtPercentile(h, 50)!),
+    p90Ms: ms(hdrValueAtPercentile(h, 90)!),
+    p99Ms: ms(hdrValueAtPercentile(h, 99)!),
+    p999Ms: ms(hdrValueAtPercentile(h, 99.9)!),
     maxMs: ms(h.maxValue),
   };
 }

@@ -14,6 +14,7 @@ import { redactArgv } from "../redact.ts";
 import type { ProgressEvent } from "../redis_benchmark.ts";
 import { argvToCommand } from "../redis_benchmark_run.ts";
 import { findTool } from "../tools.ts";
+import { parseRatio } from "../loadgen/schedule.ts";
 import {
   cellRecord,
   interleavedCells,
@@ -201,7 +202,7 @@ export const memtierKind: PlanKind<MemtierPlan, MemtierCell> = {
       ...common,
       kind: "memtier",
       tool: read.string([S, "tool"], "memtier_benchmark"),
-      ratio: readPair(read, "ratio", "1:10", /^\d+:\d+$/),
+      ratio: readRatio(read),
       keyPattern: readPair(read, "key_pattern", "R:R", /^[RSGP]:[RSGP]$/),
       keyMinimum,
       keyMaximum,
@@ -347,4 +348,15 @@ function readMatrix(read: PlanReader): MemtierMatrix {
     pipeline: list("pipeline", DEFAULTS.pipeline),
     dataSizeBytes: list("data_size_bytes", DEFAULTS.dataSizeBytes),
   };
+}
+
+/** `ratio`: SET:GET as memtier takes it, not both zero (the same rule as the load generator). */
+function readRatio(read: PlanReader): string {
+  const ratio = readPair(read, "ratio", "1:10", /^\d+:\d+$/);
+  try {
+    parseRatio(ratio);
+  } catch (e) {
+    read.fail([S, "ratio"], (e as Error).message);
+  }
+  return ratio;
 }

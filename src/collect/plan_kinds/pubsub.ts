@@ -10,7 +10,7 @@
  */
 
 import { runFacts, runManifest } from "../../dataset.ts";
-import { PUBSUB_MODES, type PubSubMode, pubSubMode } from "../pubsub/mod.ts";
+import { PUBSUB_MODES, type PubSubMode, pubSubMode, pubSubPlan } from "../pubsub/mod.ts";
 import { type PubSubCall, pubSubCommand, runPubSubStep } from "../pubsub_run.ts";
 import {
   cellRecord,
@@ -129,7 +129,7 @@ export const pubSubKind: PlanKind<PubSubPlan, PubSubCell> = {
     if (rates.some((r, i) => i > 0 && r <= rates[i - 1])) {
       read.fail([S, "rates"], "expected increasing target delivery rates");
     }
-    return {
+    const plan: PubSubPlan = {
       ...common,
       kind: "pubsub",
       modes,
@@ -142,6 +142,19 @@ export const pubSubKind: PlanKind<PubSubPlan, PubSubCell> = {
       stepS: read.number([S, "step_s"], 10, 3600, true),
       graceS: read.number([S, "grace_s"], 2, 600),
     };
+    // the topology of each mode, checked now rather than when its first step runs
+    for (
+      const cell of pubSubKind.cells({ ...plan, repetitions: 1, servers: plan.servers.slice(0, 1) })
+    ) {
+      try {
+        const { target: _, ...engine } = pubSubCall(plan, cell);
+        pubSubPlan({ ...engine, port: 1 });
+      } catch (e) {
+        if (!(e instanceof RangeError)) throw e;
+        read.fail([S, has("fan_out") ? "fan_out" : "subscribers"], `${cell.mode}: ${e.message}`);
+      }
+    }
+    return plan;
   },
 
   tags: ["mode", "publishers", "subscribers", "fan_out", "payload_bytes", "target_rate"],
