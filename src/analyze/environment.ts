@@ -11,7 +11,7 @@
 import { ARM_COLUMNS, armValues, measuredOrder } from "./arms.ts";
 
 import pl from "nodejs-polars";
-import { PARAMETER_COLUMNS } from "./compare.ts";
+import { comparisonKeys } from "./grouping.ts";
 import { loadTable } from "./load.ts";
 
 /** Per-instance config keys that differ between any two servers and say nothing about them. */
@@ -173,12 +173,8 @@ function configDifferences(
  * ```
  */
 export function cellCounts(results: pl.DataFrame, by: string): pl.DataFrame {
-  const varying = PARAMETER_COLUMNS.filter((c) =>
-    c !== by && results.columns.includes(c) &&
-    (results.lazy().groupBy(by).agg(pl.col(c).nUnique().alias("k")).collectSync()
-      .getColumn("k").toArray() as number[]).some((k) => k > 1)
-  );
-  const keys = ["test", ...varying];
+  // the cells compare and the charts use: test × each parameter that varies within an arm
+  const { keys } = comparisonKeys(results, by);
   const arms = [...new Set((results.getColumn(by).toArray() as unknown[]).map(String))];
   return results.lazy()
     .withColumns(pl.col(by).cast(pl.Utf8).alias("__arm"))
