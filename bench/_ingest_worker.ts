@@ -9,11 +9,11 @@
  * @module
  */
 
-import { ingestPaths } from "../src/collect/ingest.ts";
-import { readLines } from "../src/collect/_read_lines.ts";
+import { ingestPaths } from "../src/collect/ingest/ingest.ts";
+import { readLines } from "../src/text/read_lines.ts";
 import { loadResults, loadTable } from "../src/analyze/load.ts";
 import { tableCommand } from "../src/cli/table.ts";
-import { compactDataset } from "../src/collect/compact.ts";
+import { compactDataset } from "../src/store/compact.ts";
 
 function peakRss(): number {
   const status = Deno.readTextFileSync("/proc/self/status");

@@ -26,7 +26,7 @@ import { type LocalServer, startLocalServer } from "../src/collect/redis_server.
 import { findTool } from "../src/collect/tools.ts";
 import { PUBSUB_MODES, type PubSubResult, runPubSub } from "../src/collect/pubsub/mod.ts";
 import { encodeCommand, RespReplyReader } from "../src/collect/loadgen/resp.ts";
-import { sustainedVerdict } from "../src/_sustained.ts";
+import { sustainedVerdict } from "../src/fixed_rate.ts";
 
 const args = Deno.args;
 const opt = (name: string, dflt: string) => {

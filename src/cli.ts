@@ -10,8 +10,8 @@
 import { Command } from "commander";
 import pl from "nodejs-polars";
 import { plotKindList } from "./analyze/plots.ts";
-import { KVLAB_VERSION } from "./collect/store.ts";
-import { redactText } from "./collect/redact.ts";
+import { KVLAB_VERSION } from "./store/writer.ts";
+import { redactText } from "./text/redact.ts";
 import { TABLES } from "./schema.ts";
 import { exitCodeFor, type Output, readOptions } from "./cli/_exit.ts";
 import { collectTag, REPO } from "./cli/_options.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { redactText } from "./collect/redact.ts";
+import { redactText } from "./text/redact.ts";
 
 /** Where in a source a problem was found. */
 export interface SourceLocation {

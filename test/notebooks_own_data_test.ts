@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { findTool } from "../src/collect/tools.ts";
-import { runReport } from "../src/report.ts";
+import { runReport } from "../src/report/report.ts";
 import { type LocalServer, startLocalServer } from "../src/collect/redis_server.ts";
 import { checkHtmlReport } from "./_support/html_report.ts";
 import { executeResults, notesOf, shown, tables } from "./_support/notebooks.ts";

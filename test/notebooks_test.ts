@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { runReport } from "../src/report.ts";
+import { runReport } from "../src/report/report.ts";
 import { findTool } from "../src/collect/tools.ts";
 import { checkHtmlReport } from "./_support/html_report.ts";
 import { type Cell, executeResults, notesOf, shown, tables } from "./_support/notebooks.ts";

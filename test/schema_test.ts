@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { loadTable } from "../src/analyze/load.ts";
-import { RunWriter } from "../src/collect/store.ts";
+import { RunWriter } from "../src/store/writer.ts";
 import { tableFrame } from "../src/frame.ts";
 import { SCHEMA_VERSION, TABLES } from "../src/schema.ts";
 

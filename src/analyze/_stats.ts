@@ -5,7 +5,7 @@
  * @module
  */
 
-import { seededRandom } from "../_random.ts";
+import { seededRandom } from "../random.ts";
 
 /**
  * The median of numbers (mean of the two middle ones for an even count).

@@ -8,7 +8,7 @@
  */
 
 import pl from "nodejs-polars";
-import { damaged, datasetFiles, scanFiles } from "../dataset.ts";
+import { damaged, datasetFiles, scanFiles } from "../store/layout.ts";
 import { DatasetError } from "../errors.ts";
 import { SCHEMA_MAJOR, type TableName, tableSpec } from "../schema.ts";
 

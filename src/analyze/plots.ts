@@ -20,7 +20,7 @@ import { comparisonKeys } from "./grouping.ts";
 import { latencySteps } from "./latency.ts";
 import { loadResults, loadTable } from "./load.ts";
 import { crossovers, scaling, type ScalingOptions } from "./scaling.ts";
-import { sweepChart, sweepTable } from "./sweep.ts";
+import { sweepChart, sweepTable } from "./sweep/sweep.ts";
 
 /** The kinds of plot in {@link PLOTS}. */
 export type PlotKind = "throughput" | "ratio" | "latency" | "scaling" | "delta" | "sweep";

@@ -6,7 +6,7 @@
  */
 
 import type { OptionValues } from "commander";
-import { compactDataset } from "../collect/compact.ts";
+import { compactDataset } from "../store/compact.ts";
 import type { Output } from "./_exit.ts";
 
 /** What `kvlab compact` does. */

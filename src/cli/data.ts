@@ -5,7 +5,7 @@
  */
 
 import type { OptionValues } from "commander";
-import { buildStudies } from "../collect/studies.ts";
+import { buildStudies } from "../collect/ingest/studies.ts";
 import type { Output } from "./_exit.ts";
 
 /** Where `kvlab data` reads and writes. */

@@ -10,11 +10,11 @@
 import type { OptionValues } from "commander";
 import { loadResults } from "../analyze/load.ts";
 import { formatForPeople } from "../analyze/present.ts";
-import { ingestPaths } from "../collect/ingest.ts";
-import { parsePlan, type StudyPlan } from "../collect/plan.ts";
+import { ingestPaths } from "../collect/ingest/ingest.ts";
+import { parsePlan, type StudyPlan } from "../collect/plan/plan.ts";
 import { ToolNotFoundError } from "../collect/process.ts";
 import { type LocalServer, startLocalServer } from "../collect/redis_server.ts";
-import type { StudyResult } from "../collect/study.ts";
+import type { StudyResult } from "../collect/plan/study.ts";
 import { parseServerUrl } from "../collect/target.ts";
 import { findTool } from "../collect/tools.ts";
 import { compare } from "../analyze/compare.ts";

@@ -5,7 +5,7 @@
  */
 
 import type { OptionValues } from "commander";
-import { type FileOutcome, type IngestOptions, ingestPaths } from "../collect/ingest.ts";
+import { type FileOutcome, type IngestOptions, ingestPaths } from "../collect/ingest/ingest.ts";
 import { exitWith, type Output, withStopSignals } from "./_exit.ts";
 import { optionalString } from "./_options.ts";
 

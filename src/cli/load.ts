@@ -6,7 +6,7 @@
  */
 
 import type { OptionValues } from "commander";
-import { type OpenLoopCall, runOpenLoopStep } from "../collect/open_loop_run.ts";
+import { type OpenLoopCall, runOpenLoopStep } from "../collect/loadgen/step.ts";
 import { parseServerUrl } from "../collect/target.ts";
 import { loadResults } from "../analyze/load.ts";
 import pl from "nodejs-polars";

@@ -9,8 +9,8 @@
 
 import cliProgress from "cli-progress";
 import process from "node:process";
-import type { ProgressEvent } from "../collect/redis_benchmark.ts";
-import type { StudyEvent } from "../collect/study.ts";
+import type { ProgressEvent } from "../collect/redis_benchmark/parse.ts";
+import type { StudyEvent } from "../collect/plan/study.ts";
 
 /** How the live part of a cell (its tests' progress, a fill) is drawn. */
 interface LiveProgress {

@@ -5,7 +5,7 @@
  */
 
 import type { OptionValues } from "commander";
-import { NotebookError, runReport } from "../report.ts";
+import { NotebookError, runReport } from "../report/report.ts";
 import { exitWith, type Output } from "./_exit.ts";
 
 /** Which notebooks `kvlab report` executes. */

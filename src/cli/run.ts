@@ -10,8 +10,8 @@ import pl from "nodejs-polars";
 import { loadTable } from "../analyze/load.ts";
 import { formatForPeople } from "../analyze/present.ts";
 import { resultsFrame } from "../analyze/units.ts";
-import { parsePlan, type StudyPlan } from "../collect/plan.ts";
-import { type Orphan, runPlan, type StudyEvent, type StudyResult } from "../collect/study.ts";
+import { parsePlan, type StudyPlan } from "../collect/plan/plan.ts";
+import { type Orphan, runPlan, type StudyEvent, type StudyResult } from "../collect/plan/study.ts";
 import { exitForStudy, type Output, stopSignalOf, withStopSignals } from "./_exit.ts";
 import { studyProgress } from "./progress.ts";
 

@@ -5,7 +5,7 @@
  */
 
 import type { OptionValues } from "commander";
-import { runMemorySampler } from "../collect/memory_sweep.ts";
+import { runMemorySampler } from "../collect/memory/sweep.ts";
 import { parseServerUrl, type ServerTarget } from "../collect/target.ts";
 import { exitWith, type Output, withStopSignals } from "./_exit.ts";
 import { optionalString, seconds } from "./_options.ts";

@@ -7,7 +7,7 @@
 
 import type { OptionValues } from "commander";
 import { type TableFormat, tableFormat } from "../analyze/format.ts";
-import { formatSweep, sweepTable } from "../analyze/sweep.ts";
+import { formatSweep, sweepTable } from "../analyze/sweep/sweep.ts";
 import type { Output } from "./_exit.ts";
 
 /** What `kvlab sweep` prints. */

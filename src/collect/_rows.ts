@@ -13,11 +13,11 @@ import type {
   ServerInfoRow,
 } from "../schema.ts";
 import type { HostFacts } from "./host.ts";
-import type { InfoField } from "./info.ts";
-import { redactInfo } from "./redact.ts";
-import type { RedisBenchmarkTest } from "./redis_benchmark.ts";
+import type { InfoField } from "./memory/info.ts";
+import { redactInfo } from "../text/redact.ts";
+import type { RedisBenchmarkTest } from "./redis_benchmark/parse.ts";
 import type { ServerSnapshot } from "./server.ts";
-import type { RunInput } from "./store.ts";
+import type { RunInput } from "../store/writer.ts";
 import { type ServerTarget, transportOf } from "./target.ts";
 
 /** What a writer says of a run: the `runs` columns, with tags as an object. */

@@ -9,10 +9,10 @@
 import type { MemoryRow } from "../schema.ts";
 import { infoNumber, type MemoryFields, memoryViews } from "./_rows.ts";
 import type { BenchmarkArgs } from "./command.ts";
-import type { DetectedKind } from "./detect.ts";
-import { type DockerStatsRow, parseDockerStats } from "./docker_stats.ts";
-import { type InfoField, parseInfo, type ServerIdentity, serverIdentity } from "./info.ts";
-import { redactInfo } from "./redact.ts";
+import type { DetectedKind } from "./ingest/detect.ts";
+import { type DockerStatsRow, parseDockerStats } from "./memory/docker_stats.ts";
+import { type InfoField, parseInfo, type ServerIdentity, serverIdentity } from "./memory/info.ts";
+import { redactInfo } from "../text/redact.ts";
 export { redactInfo };
 import { parseDbsize } from "./redis_cli.ts";
 
@@ -44,7 +44,7 @@ export function containerMemory(
  * @example
  * ```ts
  * import { keyspaceKeys } from "./_snapshot_rows.ts";
- * import { parseInfo } from "./info.ts";
+ * import { parseInfo } from "./memory/info.ts";
  * import assert from "node:assert/strict";
  * assert.equal(keyspaceKeys(parseInfo("# Keyspace\ndb0:keys=3,expires=0\ndb1:keys=2,expires=0\n")), 5);
  * assert.equal(keyspaceKeys(parseInfo("# Memory\nused_memory:1\n")), null);

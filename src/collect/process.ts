@@ -16,10 +16,10 @@
  * @module
  */
 
-import { diskFullAt } from "./_disk.ts";
-import { hostName, killGroup, processStart } from "./_pids.ts";
+import { diskFullAt } from "../system/disk.ts";
+import { hostName, killGroup, processStart } from "../system/pids.ts";
 
-export { DiskFullError } from "./_disk.ts";
+export { DiskFullError } from "../system/disk.ts";
 
 /** The tool to run was not found (not on PATH, or not executable). */
 export class ToolNotFoundError extends Error {

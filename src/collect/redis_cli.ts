@@ -7,7 +7,7 @@
  * @module
  */
 
-import { segments, splitLines } from "./_lines.ts";
+import { segments, splitLines } from "../text/lines.ts";
 
 /**
  * The key count of a DBSIZE reply, or null.

@@ -7,8 +7,8 @@
  */
 
 import { Redis } from "ioredis";
-import { type InfoField, parseInfo, type ServerIdentity, serverIdentity } from "./info.ts";
-import { redactConfigValue } from "./redact.ts";
+import { type InfoField, parseInfo, type ServerIdentity, serverIdentity } from "./memory/info.ts";
+import { redactConfigValue } from "../text/redact.ts";
 import type { ServerTarget } from "./target.ts";
 
 /** The server could not be reached (down, wrong port, refused auth). */

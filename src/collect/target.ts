@@ -5,7 +5,7 @@
  * @module
  */
 
-import { redactWholeUrl } from "./redact.ts";
+import { redactWholeUrl } from "../text/redact.ts";
 
 /** A server to benchmark. */
 export interface ServerTarget {

@@ -3,7 +3,7 @@ import pl from "nodejs-polars";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { compare, loadResults } from "../../src/analyze/mod.ts";
 import { ingestPaths } from "../../src/collect/mod.ts";
-import { compactDataset } from "../../src/collect/compact.ts";
+import { compactDataset } from "../../src/store/compact.ts";
 
 /** Three repetitions per arm of a `-q` output, numbers varied. */
 function writeArms(dir: string): void {

@@ -4,7 +4,7 @@ import pl from "nodejs-polars";
 import { loadResults, loadTable, scanTable } from "../../src/analyze/mod.ts";
 import { ingestFile, newRunId, writeRun } from "../../src/collect/mod.ts";
 import { DatasetError } from "../../src/errors.ts";
-import { runRaw } from "../../src/dataset.ts";
+import { runRaw } from "../../src/store/layout.ts";
 
 const DATA = new URL("../testdata/", import.meta.url).pathname;
 

@@ -10,8 +10,8 @@ import {
   snapshotRows,
   testRows,
 } from "../../src/collect/_rows.ts";
-import { parseRedisBenchmark } from "../../src/collect/redis_benchmark.ts";
-import { parseInfo } from "../../src/collect/info.ts";
+import { parseRedisBenchmark } from "../../src/collect/redis_benchmark/parse.ts";
+import { parseInfo } from "../../src/collect/memory/info.ts";
 
 const fixture = (name: string) =>
   Deno.readTextFileSync(new URL(`../testdata/corpus/${name}`, import.meta.url));

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import pl from "nodejs-polars";
 import { loadTable } from "../../src/analyze/mod.ts";
-import { processState } from "../../src/collect/_pids.ts";
+import { processState } from "../../src/system/pids.ts";
 import { withServers } from "../_support/servers.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;

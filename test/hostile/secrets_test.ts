@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { TABLES } from "../../src/schema.ts";
-import { runFacts, runRaw } from "../../src/dataset.ts";
+import { runFacts, runRaw } from "../../src/store/layout.ts";
 import { allBytes, HOSTILE, kvlab, leaked } from "./_cli.ts";
 
 /** Each fixture and the secrets in it. */

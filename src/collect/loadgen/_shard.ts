@@ -23,9 +23,9 @@ import {
   seededRandom,
 } from "./schedule.ts";
 import { countReply, countSent, emptySecondCounts, type SecondCounts } from "./series.ts";
-import { TimeHeap } from "./_heap.ts";
-import { connectResp, type Endpoint } from "./_wire.ts";
-import { Waker } from "./_waker.ts";
+import { TimeHeap } from "./heap.ts";
+import { connectResp, type Endpoint } from "./wire.ts";
+import { Waker } from "./waker.ts";
 
 /** Everything one shard needs (plain data, so it can be posted to a Worker). */
 export interface ShardOptions extends Endpoint {

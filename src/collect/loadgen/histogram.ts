@@ -7,7 +7,7 @@
  * @module
  */
 
-import { hdrValueAtPercentile } from "../../_hdr.ts";
+import { hdrValueAtPercentile } from "../../hdr.ts";
 
 import * as hdr from "hdr-histogram-js";
 

@@ -6,7 +6,7 @@
  */
 
 import { encodeSet } from "./resp.ts";
-import { connectResp, type Endpoint, roundTrip } from "./_wire.ts";
+import { connectResp, type Endpoint, roundTrip } from "./wire.ts";
 
 /** Options of {@link preloadKeys}. */
 export interface PreloadOptions extends Endpoint {

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { seededRandom } from "../../_random.ts";
+import { seededRandom } from "../../random.ts";
 
 /** How requests arrive: evenly spaced per connection, or a Poisson process. */
 export type ArrivalMode = "uniform" | "poisson";

@@ -8,9 +8,9 @@ import { setImmediate } from "node:timers";
 import { latencyHistogram, latencySummary, recordMs } from "../loadgen/histogram.ts";
 import { connectionIntervalMs, firstSendMs, nextSendMs } from "../loadgen/schedule.ts";
 import { countReply, countSent, emptySecondCounts, secondSeries } from "../loadgen/series.ts";
-import { TimeHeap } from "../loadgen/_heap.ts";
-import { Waker } from "../loadgen/_waker.ts";
-import { connectResp } from "../loadgen/_wire.ts";
+import { TimeHeap } from "../loadgen/heap.ts";
+import { Waker } from "../loadgen/waker.ts";
+import { connectResp } from "../loadgen/wire.ts";
 import { Publisher, Subscriber } from "./_conns.ts";
 import {
   messageChannel,

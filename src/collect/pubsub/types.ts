@@ -7,7 +7,7 @@
 import type { Histogram, LatencySummary } from "../loadgen/histogram.ts";
 import type { ArrivalMode } from "../loadgen/schedule.ts";
 import type { SecondBucket } from "../loadgen/series.ts";
-import type { Endpoint } from "../loadgen/_wire.ts";
+import type { Endpoint } from "../loadgen/wire.ts";
 import type { PubSubMode } from "./payload.ts";
 
 /** The server has no sharded pub/sub (`SSUBSCRIBE` is an unknown command): a recorded skip. */

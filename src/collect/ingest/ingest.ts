@@ -1,0 +1,449 @@
+/**
+ * `kvlab ingest`: reads raw outputs and transcripts from disk, streams them through the pure
+ * parsers, and writes one run per benchmark command into a dataset. Files are claimed by
+ * content hash, so ingesting the same bytes twice is reported and skipped.
+ *
+ * The work is split by job: this module walks paths, claims files and drives the rest;
+ * `_blocks.ts` splits lines into blocks (pure), `_ingest_run.ts` assembles and writes runs,
+ * `_snapshot_rows.ts` reads captures into memory and server_info rows.
+ *
+ * @module
+ */
+
+import { ParseError } from "../../errors.ts";
+import { BlockSplitter, type MemtierBlock } from "./_blocks.ts";
+import {
+  findMemtierGroup,
+  ingestMemtierBlock,
+  ingestMemtierGroup,
+  MEMTIER_FILE_MAX_BYTES,
+  type MemtierContext,
+  type MemtierGroup,
+  singleMemtierGroup,
+} from "./_memtier.ts";
+import { type IngestedRun, type IngestOptions, RunAssembler } from "./_run.ts";
+import { IngestInputError, type IngestSource, openSource } from "./_source.ts";
+import { readLineBatches, readRangeSync, sha256File } from "../../text/read_lines.ts";
+import { markWriter, sweepTmp, unmarkWriter } from "../../store/tmp.ts";
+import { folderNames, type WalkedInput, walkInputs } from "./_walk.ts";
+import { ingestTool, KNOWN_FORMATS } from "./detect.ts";
+import {
+  type ClaimKey,
+  claimKey,
+  claimSource,
+  completeClaim,
+  DatasetWriter,
+  otherClaims,
+  releaseClaim,
+} from "../../store/writer.ts";
+
+export { IngestInputError };
+export type { IngestedRun, IngestOptions };
+
+/** What happened to one file. */
+export interface FileOutcome {
+  path: string;
+  status: "ingested" | "duplicate" | "error";
+  runs: IngestedRun[];
+  /** Blocks of a transcript that made no run, and why. */
+  skipped: { line: number; reason: string }[];
+  /** For duplicates: the runs the same bytes were ingested as before. */
+  duplicateOf?: string[];
+  /**
+   * The same bytes were ingested before under other labels (server, label, …): this file's
+   * runs repeat those, and are flagged (raw_sha256) rather than read as a second measurement.
+   */
+  sameBytesAs?: { path: string; runIds: string[] }[];
+  /** Other files read into the same run (a memtier run's stdout, stderr and HDR files). */
+  with?: string[];
+  error?: Error;
+}
+
+/**
+ * Lists the files under the given paths: files as given, folders walked recursively in name
+ * order, skipping hidden entries and the folders in `skip` (the dataset being written, when it
+ * lies inside an input folder: kvlab never reads its own dataset back as input). Symbolic links
+ * are followed, to files and to folders; a folder is walked once (by real path), so a link
+ * cycle ends.
+ *
+ * @param paths Files and folders.
+ * @param skip Folders not to walk into (compared by real path).
+ * @returns The files, one by one.
+ * @throws {Deno.errors.NotFound} When a path does not exist.
+ */
+export async function* expandPaths(
+  paths: readonly string[],
+  skip: readonly string[] = [],
+): AsyncGenerator<string> {
+  for await (const f of walkInputs(paths, skip)) if (!f.empty) yield f.path;
+}
+
+/**
+ * Ingests every file under the paths. A file that fails does not stop the others. Runs are
+ * written in batches: the runs of many files go into one batch, committed when it is large or
+ * old enough, at the end, and when `options.signal` stops ingest; the runs of one file are
+ * always in one batch, so they become visible together. The files of one memtier_benchmark run
+ * (`X.json`, `X.txt`, `X.stderr.txt`, `X_hdr_*`) make one run, reported once. `-` (or
+ * `/dev/stdin`) reads standard input, and a pipe (`<(cmd)`) is read once, as a stream. Leftovers
+ * in the dataset's `tmp/` of writers that are gone are removed first.
+ *
+ * @param paths Files and folders (walked as {@link expandPaths} does; the dataset is skipped).
+ * @param options The dataset and the labels stored on every run.
+ * @param onFile Called for each file, for progress output (an ingested file once its batch
+ *   is in place).
+ * @returns One outcome per file, in order; a folder with no file is an error outcome.
+ * @throws {TypeError} For a `tool` ingest does not read (see `INGEST_TOOLS`), before any file.
+ */
+export async function ingestPaths(
+  paths: readonly string[],
+  options: IngestOptions,
+  onFile?: (outcome: FileOutcome) => void,
+): Promise<FileOutcome[]> {
+  if (options.tool !== undefined) ingestTool(options.tool);
+  sweepTmp(options.data);
+  const out: FileOutcome[] = [];
+  const batch = new IngestBatch(options);
+  const names = folderNames();
+  const read = new Set<string>(); // files already read into a memtier run
+  try {
+    for await (const input of walkInputs(paths, [options.data])) {
+      if (options.signal?.aborted) break;
+      if (read.has(input.path)) continue;
+      const outcome = input.empty
+        ? emptyFolder(input.path)
+        : await ingestInto(input, options, batch, names);
+      if (outcome.with) [outcome.path, ...outcome.with].forEach((f) => read.add(f));
+      out.push(outcome);
+      // an ingested file is reported when its batch is in place
+      if (outcome.status !== "ingested") onFile?.(outcome);
+      if (batch.due) await batch.commit(onFile);
+    }
+    await batch.commit(onFile);
+  } finally {
+    await batch.abort();
+  }
+  return out;
+}
+
+function emptyFolder(path: string): FileOutcome {
+  const error = new IngestInputError(
+    `no files found under ${path} (hidden files and the dataset itself are skipped)`,
+  );
+  return { path, status: "error", runs: [], skipped: [], error };
+}
+
+/**
+ * Ingests one file into the dataset: one run per benchmark command (or per capture) in it.
+ * The file is claimed by its bytes and labels first, so the same bytes under the same labels
+ * are reported as a duplicate and not read again. Its runs become visible together, in one
+ * batch.
+ *
+ * @param path The file.
+ * @param options The dataset and the labels stored on every run.
+ * @returns The outcome; errors in the file are returned (status `"error"`), not thrown.
+ * @throws {TypeError} For a `tool` ingest does not read (see `INGEST_TOOLS`).
+ *
+ * @example
+ * ```ts
+ * import { ingestFile } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * const dir = Deno.makeTempDirSync();
+ * Deno.writeTextFileSync(`${dir}/q.txt`, "SET: 1.00 requests per second\n");
+ * const first = await ingestFile(`${dir}/q.txt`, { data: `${dir}/data`, server: "redis" });
+ * assert.equal(first.status, "ingested");
+ * assert.deepEqual(first.runs.map((r) => [r.tool, r.tests]), [["unknown", 1]]);
+ * const again = await ingestFile(`${dir}/q.txt`, { data: `${dir}/data`, server: "redis" });
+ * assert.equal(again.status, "duplicate");
+ * assert.deepEqual(again.duplicateOf, [first.runs[0].runId]);
+ * Deno.removeSync(dir, { recursive: true });
+ * ```
+ */
+export async function ingestFile(path: string, options: IngestOptions): Promise<FileOutcome> {
+  if (options.tool !== undefined) ingestTool(options.tool);
+  sweepTmp(options.data);
+  const batch = new IngestBatch(options);
+  try {
+    const outcome = await ingestInto({ path, given: true }, options, batch, folderNames());
+    await batch.commit();
+    return outcome;
+  } finally {
+    await batch.abort();
+  }
+}
+
+/** The files of the batch being written, whose claims are completed when it is committed. */
+class IngestBatch {
+  readonly writer: DatasetWriter;
+  readonly #data: string;
+  readonly #now: () => Date;
+  #files: { key: ClaimKey; outcome: FileOutcome }[] = [];
+  /** The batch folder marked as this writer's (see `_tmp_sweep.ts`). */
+  #marked: string | undefined;
+
+  constructor(options: IngestOptions) {
+    this.#data = options.data;
+    this.#now = options.now ?? (() => new Date());
+    this.writer = new DatasetWriter(options.data, { now: this.#now });
+  }
+
+  get due(): boolean {
+    return this.writer.due;
+  }
+
+  /** The current batch's id, its folder marked as this writer's. */
+  get id(): string {
+    const b = this.writer.batch;
+    if (this.#marked !== b.tmp) {
+      this.#unmark();
+      markWriter(b.tmp);
+      this.#marked = b.tmp;
+    }
+    return b.id;
+  }
+
+  /** Records a file whose runs are in the batch. */
+  add(key: ClaimKey, outcome: FileOutcome): void {
+    this.#files.push({ key, outcome });
+  }
+
+  /** Makes the batch visible, then marks its files' claims done. */
+  async commit(onFile?: (outcome: FileOutcome) => void): Promise<void> {
+    const files = this.#files;
+    this.#files = [];
+    try {
+      this.writer.commit();
+    } catch (e) {
+      // nothing of the batch is visible: its files can be ingested again
+      for (const f of files) {
+        await releaseClaim(this.#data, f.key);
+        f.outcome.status = "error";
+        f.outcome.error = e as Error;
+        f.outcome.runs = [];
+      }
+      files.forEach((f) => onFile?.(f.outcome));
+      return;
+    } finally {
+      this.#unmark();
+    }
+    for (const { key, outcome } of files) {
+      const ids = outcome.runs.map((r) => r.runId);
+      await completeClaim(this.#data, key, outcome.path, ids, this.#now());
+      onFile?.(outcome);
+    }
+  }
+
+  /** Drops what was not committed (after an error or a stop) and releases its claims. */
+  async abort(): Promise<void> {
+    this.writer.abort();
+    this.#unmark();
+    for (const f of this.#files) await releaseClaim(this.#data, f.key);
+    this.#files = [];
+  }
+
+  #unmark(): void {
+    if (this.#marked !== undefined) unmarkWriter(this.#marked);
+    this.#marked = undefined;
+  }
+}
+
+/** How a claimed file's runs are made. */
+type Reader = (outcome: FileOutcome, dataset: DatasetWriter) => Promise<void>;
+
+/**
+ * Ingests one input into the current batch (its claim is completed when the batch is): the
+ * run of a memtier group, or the runs of a file's lines.
+ */
+async function ingestInto(
+  input: WalkedInput,
+  options: IngestOptions,
+  batch: IngestBatch,
+  names: (dir: string) => readonly string[],
+): Promise<FileOutcome> {
+  const now = options.now ?? (() => new Date());
+  const path = input.path === "-" ? "stdin" : input.path;
+  const outcome: FileOutcome = { path, status: "ingested", runs: [], skipped: [] };
+  let src: IngestSource;
+  try {
+    if (!input.given && (await Deno.stat(input.path).catch(() => null))?.isFifo) {
+      throw new IngestInputError(
+        `${path}: a FIFO inside a folder is not read (name it on the command line to read it)`,
+      );
+    }
+    src = await openSource(input.path, options.data);
+  } catch (e) {
+    return { ...outcome, status: "error", error: e as Error };
+  }
+  try {
+    const ctx: MemtierContext = { options, now, dataset: batch.writer };
+    const group = memtierGroupOf(src, path, options, names);
+    let sha = src.sha256;
+    let read: Reader = (o, dataset) => ingestLines(src, sha, options, now, o, dataset, ctx);
+    if (group) {
+      const leader = group.members[0];
+      outcome.with = group.members.map((m) => m.path).filter((p) => p !== leader.path);
+      const leaderSha = leader.path === src.readPath ? src.sha256 : await sha256File(leader.path);
+      sha = await groupSha(group, src);
+      const source = { path: leader.path === src.readPath ? path : leader.path, sha: leaderSha };
+      outcome.path = source.path;
+      read = (o) => Promise.resolve(void o.runs.push(ingestMemtierGroup(group, source, ctx)));
+    }
+    return await claimAndRead(sha, options, batch, outcome, now, read);
+  } finally {
+    src.dispose();
+  }
+}
+
+/** The memtier run a source belongs to, unless `--tool` names another tool. */
+function memtierGroupOf(
+  src: IngestSource,
+  path: string,
+  options: IngestOptions,
+  names: (dir: string) => readonly string[],
+): MemtierGroup | null {
+  if (options.tool !== undefined && options.tool !== "memtier_benchmark") return null;
+  const forced = options.tool === "memtier_benchmark";
+  if (src.readPath !== src.path) return singleMemtierGroup(src.readPath, basename(path), forced);
+  return findMemtierGroup(src.path, names, forced);
+}
+
+/** One hash for a group's files: the same files again are a duplicate. */
+async function groupSha(group: MemtierGroup, src: IngestSource): Promise<string> {
+  if (group.members.length === 1) return src.sha256;
+  const shas: string[] = [];
+  for (const m of group.members) {
+    shas.push(m.path === src.readPath ? src.sha256 : await sha256File(m.path));
+  }
+  const bytes = new TextEncoder().encode(shas.join("\n"));
+  const digest = await crypto.subtle.digest("SHA-256", bytes);
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Claims a source by its bytes and labels, reads it, and adds it to the batch. */
+async function claimAndRead(
+  sha: string,
+  options: IngestOptions,
+  batch: IngestBatch,
+  outcome: FileOutcome,
+  now: () => Date,
+  read: Reader,
+): Promise<FileOutcome> {
+  // One claim per content and labels: the same bytes with the same labels are a duplicate; the
+  // same bytes under other labels are ingested, and flagged.
+  const key = claimKey(sha, labelsOf(options));
+  const dataset = batch.writer;
+  const claim = await claimSource(options.data, key, outcome.path, now(), batch.id);
+  if (!claim.claimed) {
+    return { ...outcome, status: "duplicate", duplicateOf: claim.existing.run_ids };
+  }
+  const earlier = otherClaims(options.data, key);
+  if (earlier.length > 0) outcome.sameBytesAs = earlier;
+  const mark = dataset.batch.mark();
+  try {
+    await read(outcome, dataset);
+  } catch (e) {
+    outcome.status = "error";
+    outcome.error = e as Error;
+  }
+  if (outcome.status === "error" && outcome.runs.length > 0) {
+    // the runs of a file become visible together or not at all
+    dataset.batch.rollback(mark, new Set(outcome.runs.map((r) => r.runId)));
+    outcome.runs = [];
+  }
+  if (outcome.runs.length === 0) {
+    await releaseClaim(options.data, key);
+    if (outcome.status === "ingested") {
+      outcome.status = "error";
+      outcome.error ??= new ParseError(
+        `expected ${KNOWN_FORMATS}; no benchmark command made a run`,
+        { file: outcome.path, line: 1, column: 1, text: "" },
+      );
+    }
+  } else {
+    batch.add(key, outcome);
+  }
+  return outcome;
+}
+
+/** Rows kept in memory per run before they are written as a Parquet part. */
+const PART_ROWS = 20_000;
+
+async function ingestLines(
+  src: IngestSource,
+  sha: string,
+  options: IngestOptions,
+  now: () => Date,
+  outcome: FileOutcome,
+  dataset: DatasetWriter,
+  ctx: MemtierContext,
+): Promise<void> {
+  const path = outcome.path;
+  const splitter = new BlockSplitter(path);
+  let blocks = 0;
+  const file = await Deno.open(src.readPath, { read: true });
+  const size = (await file.stat()).size;
+  const runs = new RunAssembler({ path, sha, size, file }, options, now, outcome, dataset);
+  const memtier = (b: MemtierBlock) => {
+    if (b.byteEnd - b.byteStart > MEMTIER_FILE_MAX_BYTES) {
+      outcome.skipped.push({
+        line: b.firstLine,
+        reason: `${path}:${b.firstLine}: output too long`,
+      });
+      return;
+    }
+    const text = new TextDecoder().decode(readRangeSync(file, b.byteStart, b.byteEnd));
+    outcome.runs.push(ingestMemtierBlock(b, text, { path, sha }, ctx));
+  };
+  try {
+    for await (const batch of readLineBatches(src.readPath)) {
+      for (const l of batch) {
+        const done = splitter.push(l);
+        if (done) {
+          if (options.signal?.aborted) throw new DOMException("ingest stopped", "AbortError");
+          blocks++;
+          if (done.kind === "memtier") memtier(done);
+          else runs.add(done, splitter.sawCommand);
+        }
+      }
+      const b = splitter.current;
+      if ((b?.kind === "benchmark" || b?.kind === "implicit") && b.parser.pendingRows > PART_ROWS) {
+        runs.flush(b);
+      }
+    }
+    const last = splitter.end();
+    if (last) {
+      blocks++;
+      if (last.kind === "memtier") memtier(last);
+      else runs.add(last, splitter.sawCommand);
+    }
+    runs.end();
+  } catch (e) {
+    runs.abort();
+    throw e;
+  } finally {
+    file.close();
+  }
+  if (blocks === 0 || size === 0) {
+    throw new ParseError(`expected ${KNOWN_FORMATS}, found an empty file`, {
+      file: path,
+      line: 1,
+      column: 1,
+      text: "",
+    });
+  }
+}
+
+function basename(p: string): string {
+  return p.slice(p.lastIndexOf("/") + 1);
+}
+
+/** The labels a file is ingested under: the same bytes under other labels are another claim. */
+function labelsOf(o: IngestOptions): Record<string, unknown> {
+  return {
+    server: o.server ?? null,
+    serverVersion: o.serverVersion ?? null,
+    label: o.label ?? null,
+    tool: o.tool ?? null,
+    toolVersion: o.toolVersion ?? null,
+    tags: o.tags ?? {},
+  };
+}

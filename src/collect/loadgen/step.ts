@@ -1,0 +1,251 @@
+/**
+ * Live collection with kvlab's own open-loop generator: one fixed-rate step stored as one run,
+ * like the other collectors (server snapshots before and after, server CPU, host facts, the
+ * generator's summary kept as the raw `loadgen.json`), with the rows of
+ * {@link openLoopRows}. `kvlab load` and `kind: latency-sweep` with `engine: kvlab` use it.
+ *
+ * @module
+ */
+
+import {
+  collectedRunColumns,
+  type CollectedStepOptions,
+  runRow,
+  serverColumns,
+  snapshotRows,
+} from "../_rows.ts";
+import { hostFacts } from "../host.ts";
+import type { ArrivalMode } from "./schedule.ts";
+import { type OpenLoopResult, runOpenLoop } from "./open_loop.ts";
+import { type OpenLoopRows, openLoopRows } from "./rows.ts";
+import { redactText } from "../../text/redact.ts";
+import { argvToCommand, type CollectedRun } from "../redis_benchmark/run.ts";
+import { type ServerSnapshot, ServerUnreachableError, snapshotServer } from "../server.ts";
+import { KVLAB_VERSION, newRunId, RunWriter } from "../../store/writer.ts";
+import type { ServerTarget } from "../target.ts";
+
+/** One open-loop step to run. */
+export interface OpenLoopCall {
+  /** A `redis://` TCP server (TLS, unix sockets, ACL users and db > 0 are not supported). */
+  target: ServerTarget;
+  /** Requested total rate, requests per second. */
+  rateOpsPerSec: number;
+  /** Connections (over all threads). */
+  connections: number;
+  /** Measured seconds. */
+  durationS: number;
+  /** Seconds of load before them, left out of every figure. @default {0} */
+  warmupS?: number;
+  /** SET:GET. @default {"0:1"} (GET only) */
+  ratio?: string;
+  /** @default {256} */
+  valueSize?: number;
+  /** @default {1000} */
+  keys?: number;
+  /** @default {1} */
+  pipeline?: number;
+  /** @default {"uniform"} */
+  arrival?: ArrivalMode;
+  /** Worker threads sharing the connections. @default {1} */
+  threads?: number;
+}
+
+/** Options of {@link runOpenLoopStep}. */
+export interface OpenLoopRunOptions extends CollectedStepOptions {
+  /** Checked before the step starts (a step, once started, runs its bounded length). */
+  signal?: AbortSignal;
+}
+
+/** A stored step: the run and its rates (null when nothing was measured). */
+export interface CollectedStep extends CollectedRun {
+  requestedOpsPerSec: number;
+  achievedOpsPerSec: number | null;
+}
+
+/**
+ * The `kvlab load` command line of a step (the run's stored `command`), credentials redacted.
+ *
+ * @param c The step.
+ * @returns The command.
+ *
+ * @example
+ * ```ts
+ * import { openLoopCommand, parseServerUrl } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   openLoopCommand({ target: parseServerUrl("redis://:pw@127.0.0.1:7000"), rateOpsPerSec: 5000,
+ *     connections: 48, durationS: 20, ratio: "1:10" }),
+ *   "kvlab load --url redis://:***@127.0.0.1:7000 --rate 5000 --connections 48 --duration 20 " +
+ *     "--warmup 0 --ratio 1:10 --data-size 256 --keys 1000 --pipeline 1 --arrivals uniform --threads 1",
+ * );
+ * ```
+ */
+export function openLoopCommand(c: OpenLoopCall): string {
+  return argvToCommand([
+    "kvlab",
+    "load",
+    "--url",
+    c.target.display,
+    ...[
+      ["--rate", c.rateOpsPerSec],
+      ["--connections", c.connections],
+      ["--duration", c.durationS],
+      ["--warmup", c.warmupS ?? 0],
+      ["--ratio", c.ratio ?? "0:1"],
+      ["--data-size", c.valueSize ?? 256],
+      ["--keys", c.keys ?? 1000],
+      ["--pipeline", c.pipeline ?? 1],
+      ["--arrivals", c.arrival ?? "uniform"],
+      ["--threads", c.threads ?? 1],
+    ].flatMap(([k, v]) => [String(k), String(v)]),
+  ]);
+}
+
+/** Why the generator cannot drive a target, or null when it can. */
+function unsupported(t: ServerTarget): string | null {
+  if (t.socket !== undefined) return "the open-loop generator speaks TCP only (no unix sockets)";
+  if (t.tls) return "the open-loop generator does not speak TLS";
+  if (t.user) return "the open-loop generator authenticates with a password only (no ACL user)";
+  if (t.db) return "the open-loop generator uses db 0 only";
+  return null;
+}
+
+/** What a step gave, before it is stored. */
+interface Measured {
+  before?: ServerSnapshot;
+  after?: ServerSnapshot;
+  result?: OpenLoopResult;
+  rows?: OpenLoopRows;
+  reason: string | null;
+}
+
+async function measure(c: OpenLoopCall, o: OpenLoopRunOptions, runId: string): Promise<Measured> {
+  const why = unsupported(c.target);
+  if (why) return { reason: why };
+  let before: ServerSnapshot;
+  try {
+    before = await snapshotServer(c.target);
+  } catch (e) {
+    if (!(e instanceof ServerUnreachableError)) throw e;
+    return { reason: e.message };
+  }
+  if (o.signal?.aborted) return { before, reason: "interrupted before the step started" };
+  const warmupS = c.warmupS ?? 0;
+  const startedAt = new Date(Date.now() + warmupS * 1000);
+  let result: OpenLoopResult;
+  try {
+    result = await runOpenLoop({
+      hostname: c.target.host,
+      port: c.target.port,
+      password: c.target.password,
+      rateOpsPerSec: c.rateOpsPerSec,
+      connections: c.connections,
+      durationS: c.durationS,
+      warmupS,
+      ratio: c.ratio,
+      valueSize: c.valueSize,
+      keys: c.keys,
+      pipeline: c.pipeline,
+      arrival: c.arrival,
+      workers: c.threads,
+    });
+  } catch (e) {
+    if (e instanceof RangeError || e instanceof TypeError) throw e;
+    const text = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    return { before, reason: redactText(text) };
+  }
+  let after: ServerSnapshot | undefined;
+  try {
+    after = await snapshotServer(c.target);
+  } catch { /* the server went away: the before snapshot stays */ }
+  const rows = openLoopRows(result, runId, {
+    ratio: c.ratio,
+    valueSize: c.valueSize ?? 256,
+    keys: c.keys ?? 1000,
+    startedAt,
+  });
+  return { before, after, result, rows, reason: null };
+}
+
+/** The generator's summary as the raw file of the run (histograms left out: they are rows). */
+function rawSummary(r: OpenLoopResult): Uint8Array {
+  const { latencyFromIntended: _a, latencyFromSend: _b, sendLateness: _c, commands, ...rest } = r;
+  const types = commands.map((c) => ({
+    test: c.test,
+    sent: c.sent,
+    completed: c.completed,
+    errors: c.errors,
+  }));
+  return new TextEncoder().encode(JSON.stringify({ ...rest, commands: types }, null, 2) + "\n");
+}
+
+/**
+ * Runs one open-loop step and stores it as a run (complete, or failed with a reason). Does not
+ * throw for a server that is down or a generator that cannot connect: those become a stored
+ * run with a reason. Throws for bad options ({@link RangeError}, {@link TypeError}) or a
+ * dataset that cannot be written.
+ *
+ * @param call The step: server, rate, connections, duration, workload.
+ * @param options Dataset, labels, plan reference.
+ * @returns The stored run, with the requested and achieved rates.
+ */
+export async function runOpenLoopStep(
+  call: OpenLoopCall,
+  options: OpenLoopRunOptions,
+): Promise<CollectedStep> {
+  const now = options.now ?? (() => new Date());
+  const host = options.host ?? hostFacts();
+  const command = openLoopCommand(call);
+  const startedAt = now();
+  const writer = new RunWriter(options.data, newRunId(startedAt));
+  let m: Measured;
+  try {
+    m = await measure(call, options, writer.runId);
+  } catch (e) {
+    writer.abort();
+    throw e;
+  }
+  const r = m.result;
+  const status: CollectedRun["status"] = r ? "complete" : "failed";
+  const snaps = snapshotRows(writer.runId, [["before", m.before], ["after", m.after]]);
+  const finishedAt = now();
+  writer.commit({
+    run: runRow({
+      ...collectedRunColumns(options, writer.runId, call.target, startedAt, finishedAt),
+      tool: "kvlab-loadgen",
+      tool_version: KVLAB_VERSION,
+      command,
+      status,
+      output_format: r ? "kvlab" : "none",
+      error: m.reason,
+      tool_exit_code: null,
+      ...serverColumns(m.before, m.after),
+    }, host),
+    tables: {
+      results: m.rows?.results ?? [],
+      time_series: m.rows?.time_series ?? [],
+      hdr_histograms: m.rows?.hdr_histograms ?? [],
+      server_info: snaps.info,
+      server_config: snaps.config,
+    },
+    raw: r ? [{ name: "loadgen.json", bytes: rawSummary(r) }] : [],
+    manifest: {
+      host,
+      server_config_error: m.before?.configError ?? null,
+      step: r
+        ? { requested_ops_per_sec: r.requestedOpsPerSec, achieved_ops_per_sec: r.achievedOpsPerSec }
+        : null,
+      warnings: r?.errorSamples.map((e) => `error: ${redactText(e)}`) ?? [],
+    },
+  });
+  return {
+    runId: writer.runId,
+    status,
+    tests: m.rows?.results.length ?? 0,
+    reason: m.reason,
+    command,
+    interrupted: options.signal?.aborted ?? false,
+    requestedOpsPerSec: call.rateOpsPerSec,
+    achievedOpsPerSec: r?.achievedOpsPerSec ?? null,
+  };
+}

@@ -1,0 +1,374 @@
+/**
+ * Memory collection: a key-count sweep over a Redis client (fill to each target with pipelined
+ * SETs, wait until memory settles, then read DBSIZE, INFO memory, the server process's RSS from
+ * /proc and the container's memory from `docker stats`), a sampler of the same views over time,
+ * `docker stats` and a process RSS reader. The sweep and the sampler share one skeleton
+ * (snapshot, connect, loop of samples, snapshot, commit); every loop is bounded in keys and time.
+ *
+ * @module
+ */
+
+import type { MemoryRow } from "../../schema.ts";
+import type { Redis } from "ioredis";
+import {
+  infoNumber,
+  type MemoryFields,
+  memoryRow,
+  memoryViews,
+  runRow,
+  serverCpuColumns,
+  snapshotRows,
+} from "../_rows.ts";
+import { type DockerStatsRow, parseDockerStats } from "./docker_stats.ts";
+import { type HostFacts, hostFacts } from "../host.ts";
+import { parseInfo } from "./info.ts";
+import { DenoProcessRunner, type ProcessRunner, ToolNotFoundError } from "../process.ts";
+import { connect, type ServerSnapshot, snapshotServer } from "../server.ts";
+import { newRunId, RunWriter } from "../../store/writer.ts";
+import { isLocal, type ServerTarget, transportOf } from "../target.ts";
+
+/** No Docker engine could be reached (or no docker client is installed). */
+export class DockerUnavailableError extends Error {
+  /** @param message What docker said. */
+  constructor(message: string) {
+    super(message);
+    this.name = "DockerUnavailableError";
+  }
+}
+
+/**
+ * One `docker stats --no-stream --format '{{json .}}' [NAME]` sample.
+ *
+ * @throws {DockerUnavailableError} When docker is missing or no engine answers (with docker's
+ * own message, e.g. "Cannot connect to the Docker daemon at unix:///var/run/docker.sock").
+ */
+export async function dockerStats(
+  runner: ProcessRunner,
+  container?: string,
+): Promise<DockerStatsRow[]> {
+  let r;
+  try {
+    r = await runner.run({
+      argv: [
+        "docker",
+        "stats",
+        "--no-stream",
+        "--format",
+        "{{json .}}",
+        ...(container ? [container] : []),
+      ],
+      timeoutMs: 15_000,
+      capture: true,
+    });
+  } catch (e) {
+    if (e instanceof ToolNotFoundError) {
+      throw new DockerUnavailableError("docker: not found on PATH (no Docker client)");
+    }
+    throw e;
+  }
+  const err = new TextDecoder().decode(r.stderr ?? new Uint8Array()).trim();
+  if (r.code !== 0) {
+    throw new DockerUnavailableError(
+      `docker stats failed (exit ${r.code ?? r.signal}): ${err || "no message"}` +
+        (/Cannot connect to the Docker daemon/.test(err)
+          ? " — no Docker engine is running here; container memory is left empty"
+          : ""),
+    );
+  }
+  return parseDockerStats(new TextDecoder().decode(r.stdout ?? new Uint8Array()));
+}
+
+/**
+ * The resident set size of a local process: `VmRSS` from /proc/<pid>/status, or `ps -o rss=`
+ * when /proc cannot be read (Deno asks for --allow-all to read /proc); null when the process is
+ * not on this machine.
+ */
+export async function processRssBytes(pid: number, runner?: ProcessRunner): Promise<number | null> {
+  try {
+    const m = /^VmRSS:\s+(\d+) kB$/m.exec(Deno.readTextFileSync(`/proc/${pid}/status`));
+    if (m) return Number(m[1]) * 1024;
+  } catch { /* not readable here: ask ps */ }
+  if (!runner) return null;
+  try {
+    const r = await runner.run({
+      argv: ["ps", "-o", "rss=", "-p", String(pid)],
+      timeoutMs: 5000,
+      capture: true,
+    });
+    const kb = Number(new TextDecoder().decode(r.stdout ?? new Uint8Array()).trim());
+    return r.code === 0 && Number.isFinite(kb) && kb > 0 ? kb * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What the memory sweep and the sampler both take. */
+export interface MemoryRunOptions {
+  /** Dataset directory. */
+  data: string;
+  target: ServerTarget;
+  /** Stored as the run's label. */
+  label?: string;
+  /** Container whose `docker stats` memory to record. */
+  container?: string;
+  /** Runner for `docker` and `ps` (when `container` is set, or /proc cannot be read). */
+  runner?: ProcessRunner;
+  tags?: Record<string, string>;
+  plan?: { name: string; cell: string; repetition: number };
+  signal?: AbortSignal;
+  /** Host facts, when already known. */
+  host?: HostFacts;
+  /** @default {() => new Date()} */
+  now?: () => Date;
+}
+
+/** Options of {@link runMemorySweep}. */
+export interface MemorySweepOptions extends MemoryRunOptions {
+  /** Key counts to measure at, ascending. */
+  keyCounts: number[];
+  /** @default {3} */
+  valueSizeBytes?: number;
+  /** FLUSHDB before the sweep (the server must be one you may empty). @default {false} */
+  flush?: boolean;
+  /** SETs per pipeline. @default {1000} */
+  batch?: number;
+  /** Limit on keys, to keep every loop bounded. @default {20_000_000} */
+  maxKeys?: number;
+  /** Limit on the sweep's duration. @default {600} */
+  maxDurationS?: number;
+  onProgress?: (e: { step: number; keys: number; target: number }) => void;
+}
+
+/** What a sweep came to. */
+export interface MemorySweepResult {
+  runId: string;
+  status: "complete" | "incomplete" | "failed";
+  steps: number;
+  reason: string | null;
+  /** Set when container memory was asked for and docker could not give it. */
+  dockerError: string | null;
+}
+
+/**
+ * Fills a server to each key count in turn and records its memory at each step, as one run
+ * with `memory` rows (keys `key:%012d`, 16 bytes, as redis-benchmark -r names them).
+ *
+ * @param o See {@link MemorySweepOptions}.
+ * @returns The stored run's id, status and steps.
+ * @throws {RangeError} For key counts that are not ascending positive integers, or above maxKeys.
+ */
+export async function runMemorySweep(o: MemorySweepOptions): Promise<MemorySweepResult> {
+  const counts = o.keyCounts;
+  if (
+    counts.length === 0 ||
+    counts.some((c, i) => !Number.isInteger(c) || c < 1 || (i > 0 && c <= counts[i - 1]))
+  ) {
+    throw new RangeError(
+      `invalid key counts: ${counts.join(", ")} (expected ascending positive integers)`,
+    );
+  }
+  const maxKeys = o.maxKeys ?? 20_000_000;
+  if (counts[counts.length - 1] > maxKeys) {
+    throw new RangeError(`invalid key count ${counts.at(-1)}: above maxKeys ${maxKeys}`);
+  }
+  const valueSize = o.valueSizeBytes ?? 3;
+  const value = "x".repeat(valueSize);
+  const batch = o.batch ?? 1000;
+  const maxDurationS = o.maxDurationS ?? 600;
+  const deadline = Date.now() + maxDurationS * 1000;
+  return await memoryRun(o, {
+    tool: "kvlab-memory-sweep",
+    command: `memory sweep: ${counts.join(",")} keys, ${valueSize}-byte values${
+      o.flush ? ", FLUSHDB first" : ""
+    }`,
+    manifest: { key_counts: counts, value_size_bytes: valueSize },
+    snapshots: true,
+    status: (rows) => rows === counts.length ? "complete" : rows > 0 ? "incomplete" : "failed",
+    loop: async (client, sample) => {
+      if (o.flush) await client.flushdb();
+      let next = Number(await client.dbsize());
+      for (const [step, target] of counts.entries()) {
+        while (next < target) {
+          if (o.signal?.aborted) throw new Error("interrupted (Ctrl-C / SIGTERM)");
+          if (Date.now() > deadline) {
+            throw new Error(`stopped after ${maxDurationS} s (maxDurationS)`);
+          }
+          const p = client.pipeline();
+          const end = Math.min(target, next + batch);
+          for (let i = next; i < end; i++) p.set(`key:${String(i).padStart(12, "0")}`, value);
+          await p.exec();
+          next = end;
+          o.onProgress?.({ step, keys: next, target });
+        }
+        await settle(client);
+        await sample(step, { target_keys: target, value_size_bytes: valueSize });
+      }
+    },
+  });
+}
+
+/** Waits until used_memory is stable (±0.1 %) over two reads 200 ms apart, at most 3 s. */
+async function settle(client: Redis): Promise<void> {
+  let last = -1;
+  for (let k = 0; k < 15; k++) {
+    const used = infoNumber(parseInfo(await client.info("memory")), "used_memory") ?? 0;
+    if (last > 0 && Math.abs(used - last) / last < 0.001) break;
+    last = used;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Options of {@link runMemorySampler}. */
+export interface MemorySamplerOptions extends MemoryRunOptions {
+  /** @default {1000} */
+  intervalMs?: number;
+  /** Bounded: at most 24 h. */
+  durationS: number;
+  onSample?: (row: MemoryRow) => void;
+}
+
+/**
+ * Samples a server's memory every interval for a bounded time: DBSIZE, INFO memory, the server
+ * process's RSS (local servers) and the container's memory (when named and a Docker engine
+ * answers), as `memory` rows with `elapsed_s`, in one run.
+ *
+ * @param o See {@link MemorySamplerOptions}.
+ * @returns The stored run's id, status and samples (`steps`).
+ * @throws {RangeError} For an interval under 50 ms or a duration outside (0, 86400] s.
+ */
+export async function runMemorySampler(o: MemorySamplerOptions): Promise<MemorySweepResult> {
+  const intervalMs = o.intervalMs ?? 1000;
+  if (!(intervalMs >= 50)) throw new RangeError(`invalid interval: ${intervalMs} ms (at least 50)`);
+  if (!(o.durationS > 0 && o.durationS <= 86400)) {
+    throw new RangeError(`invalid duration: ${o.durationS} s (0 < d ≤ 86400)`);
+  }
+  return await memoryRun(o, {
+    tool: "kvlab-memory-sampler",
+    command: `memory sampler: every ${intervalMs} ms for ${o.durationS} s${
+      o.container ? `, container ${o.container}` : ""
+    }`,
+    manifest: { interval_ms: intervalMs, duration_s: o.durationS },
+    snapshots: false,
+    status: (rows, reason) => reason ? (rows ? "incomplete" : "failed") : "complete",
+    loop: async (_client, sample) => {
+      const t0 = Date.now();
+      for (let i = 0; Date.now() - t0 <= o.durationS * 1000 && i < 1_000_000; i++) {
+        if (o.signal?.aborted) break;
+        const row = await sample(i); // not inside `onSample?.(…)`: that skips it when unset
+        o.onSample?.(row);
+        const wait = t0 + (i + 1) * intervalMs - Date.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      }
+    },
+  });
+}
+
+/** Reads one `memory` row now; `fields` adds what the caller knows (target keys, value size). */
+type Sample = (step: number, fields?: MemoryFields) => Promise<MemoryRow>;
+
+/** What makes a sweep or a sampler run; {@link memoryRun} does the rest. */
+interface MemoryRunKind {
+  tool: string;
+  command: string;
+  manifest: Record<string, unknown>;
+  /** Store the before/after INFO and CONFIG snapshots as tables (server CPU is always kept). */
+  snapshots: boolean;
+  status(rows: number, reason: string | null): MemorySweepResult["status"];
+  /** Takes the samples over a connected client; throws to stop with a reason. */
+  loop(client: Redis, sample: Sample): Promise<void>;
+}
+
+/**
+ * The skeleton of a memory run: snapshot before, connect, the kind's loop of samples, snapshot
+ * after, and one committed run (memory rows, a runs row from `runRow`).
+ */
+async function memoryRun(o: MemoryRunOptions, kind: MemoryRunKind): Promise<MemorySweepResult> {
+  const now = o.now ?? (() => new Date());
+  const runner = o.runner ?? new DenoProcessRunner();
+  const writer = new RunWriter(o.data, newRunId(now()));
+  const startedAt = now();
+  const host = o.host ?? hostFacts();
+  const memory: MemoryRow[] = [];
+  let reason: string | null = null;
+  let dockerError: string | null = null;
+  let before: ServerSnapshot | undefined;
+  let after: ServerSnapshot | undefined;
+  const containerMemory = async (): Promise<DockerStatsRow | undefined> => {
+    if (!o.container || dockerError !== null) return undefined;
+    try {
+      const rows = await dockerStats(runner, o.container);
+      return rows.find((x) => x.name === o.container) ?? rows[0];
+    } catch (e) {
+      if (!(e instanceof DockerUnavailableError)) throw e;
+      dockerError = e.message;
+    }
+  };
+  try {
+    const snapshot = before = await snapshotServer(o.target);
+    const pid = infoNumber(snapshot.info, "process_id");
+    const local = isLocal(o.target);
+    const client = await connect(o.target, 10_000);
+    const t0 = Date.now();
+    const sample: Sample = async (step, fields = {}) => {
+      const info = parseInfo(await client.info("memory"));
+      const container = await containerMemory();
+      const row = memoryRow(writer.runId, step, snapshot.identity.server, {
+        keys: Number(await client.dbsize()),
+        ...fields,
+        ...memoryViews(info),
+        process_rss_bytes: local && pid !== null ? await processRssBytes(pid, runner) : null,
+        container_memory_bytes: container?.memUsageBytes ?? null,
+        container_name: container?.name ?? null,
+        elapsed_s: (Date.now() - t0) / 1000,
+      });
+      memory.push(row);
+      return row;
+    };
+    try {
+      await kind.loop(client, sample);
+    } finally {
+      client.disconnect();
+    }
+  } catch (e) {
+    reason = (e as Error).message;
+  }
+  try {
+    // always: the server's CPU over the run comes from the two snapshots
+    after = await snapshotServer(o.target);
+  } catch { /* the before snapshot stays */ }
+  const status = kind.status(memory.length, reason);
+  const snaps = snapshotRows(writer.runId, [["before", before], ["after", after]]);
+  writer.commit({
+    run: runRow({
+      run_id: writer.runId,
+      tool: kind.tool,
+      tool_version: null,
+      command: kind.command,
+      server: before?.identity.server ?? "unknown",
+      server_version: before?.identity.version ?? null,
+      target: o.target.display,
+      transport: transportOf(o.target),
+      label: o.label ?? null,
+      tags: o.tags,
+      started_at: startedAt,
+      ingested_at: now(),
+      finished_at: now(),
+      status,
+      output_format: "none",
+      error: reason ?? (dockerError ? `container memory: ${dockerError}` : null),
+      warning_count: dockerError ? 1 : 0,
+      plan_name: o.plan?.name ?? null,
+      plan_cell: o.plan?.cell ?? null,
+      repetition: o.plan?.repetition ?? null,
+      server_maxmemory_bytes: infoNumber(before?.info, "maxmemory"),
+      server_config_status: before?.configStatus ?? null,
+      ...serverCpuColumns(before?.info, after?.info),
+    }, host),
+    tables: kind.snapshots
+      ? { memory, server_info: snaps.info, server_config: snaps.config }
+      : { memory },
+    raw: [],
+    manifest: { ...kind.manifest, docker_error: dockerError, host },
+  });
+  return { runId: writer.runId, status, steps: memory.length, reason, dockerError };
+}

@@ -1,0 +1,341 @@
+/**
+ * Live collection with memtier_benchmark: builds the argv once from one typed flags object
+ * ({@link MemtierFlags}), snapshots the server (INFO, CONFIG, DBSIZE) before and after, runs the
+ * tool through an injectable `ProcessRunner` with `--json-out-file` and
+ * `--hdr-file-prefix` writing into the run folder, reports progress from its stderr line, parses
+ * every file with the pure parsers, and commits one run ({@link memtierRows}).
+ *
+ * @module
+ */
+
+import { ParseError } from "../../errors.ts";
+import { diskFullAt, writingAt } from "../../system/disk.ts";
+import { collectedRunColumns, runRow, serverColumns, snapshotRows } from "../_rows.ts";
+import { hostFacts } from "../host.ts";
+import { parseHdrFileName, parseHdrIntervalLog } from "./hdr.ts";
+import { parseMemtierJson } from "./json.ts";
+import { type MemtierProgress, parseMemtierProgress } from "./progress.ts";
+import { parseMemtierReport } from "./report.ts";
+import { type MemtierHdrLog, type MemtierRows, memtierRows } from "./rows.ts";
+import type { ProcessResult } from "../process.ts";
+import { redactArgv, REDACTED, redactRawText } from "../../text/redact.ts";
+import { argvToCommand, type CollectedRun, type CollectOptions } from "../redis_benchmark/run.ts";
+import { type ServerSnapshot, ServerUnreachableError, snapshotServer } from "../server.ts";
+import { newRunId, RunWriter } from "../../store/writer.ts";
+import type { ServerTarget } from "../target.ts";
+
+/** memtier_benchmark's flags other than the connection (which comes from the target). */
+export interface MemtierFlags {
+  /** `-t`. memtier's default: 4. */
+  threads?: number;
+  /** `-c`: connections per thread. memtier's default: 50. */
+  clients?: number;
+  /** `--ratio` SET:GET (`1:10`, `1:0` for writes only). */
+  ratio?: string;
+  /** `-d`. memtier's default: 32. */
+  dataSizeBytes?: number;
+  /** `--key-pattern` SET:GET: `R:R` (random), `P:P` (parallel ranges), `S:S`, `G:G`. */
+  keyPattern?: string;
+  /** `--key-minimum`. memtier's default: 0. */
+  keyMinimum?: number;
+  /** `--key-maximum`. memtier's default: 10000000. */
+  keyMaximum?: number;
+  /** `--key-prefix`. */
+  keyPrefix?: string;
+  /** `--pipeline`. */
+  pipeline?: number;
+  /** `--test-time`, seconds (instead of `requests`). */
+  testTimeS?: number;
+  /** `-n` per client, or `allkeys` (every key of the range once, with `P:P`). */
+  requests?: number | "allkeys";
+  /** `--rate-limiting`: requests per second per connection. */
+  rateLimit?: number;
+  /** `-x`. */
+  runCount?: number;
+  /** `--print-all-runs` (every run's block, with `runCount` > 1). */
+  printAllRuns?: boolean;
+  /** `--print-percentiles`. memtier's default: 50, 99, 99.9. */
+  printPercentiles?: number[];
+  /** `--hide-histogram` (the JSON keeps the distribution). */
+  hideHistogram?: boolean;
+}
+
+/** One memtier_benchmark run to make: the program, the server and its flags. */
+export interface MemtierCall extends MemtierFlags {
+  /**
+   * `memtier_benchmark` or a path to one.
+   * @default {"memtier_benchmark"}
+   */
+  tool?: string;
+  target: ServerTarget;
+}
+
+/** Where memtier writes its files (`--json-out-file`, `--hdr-file-prefix`). */
+export interface MemtierFiles {
+  json?: string;
+  hdrPrefix?: string;
+}
+
+/** The raw file names a collected run keeps memtier's files under. */
+const JSON_FILE = "memtier.json";
+const HDR_PREFIX = "hdr";
+
+/**
+ * The argv of a memtier_benchmark run, from its typed flags (never re-parsed): the connection
+ * from the target (`-s`/`-p` or `-S`, `-a [user:]password`, `--select-db`, `--tls`), then the
+ * flags given, then the output files.
+ *
+ * @param call The run.
+ * @param files Output files (paths as memtier should see them).
+ * @returns The program and its arguments.
+ *
+ * @example
+ * ```ts
+ * import { memtierArgv, parseServerUrl, redactArgv } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * const argv = memtierArgv({
+ *   target: parseServerUrl("redis://:pw@127.0.0.1:6380/2"), threads: 2, clients: 10,
+ *   ratio: "1:10", dataSizeBytes: 256, keyMaximum: 100000, testTimeS: 10, rateLimit: 100,
+ * }, { json: "memtier.json" });
+ * assert.deepEqual(redactArgv(argv), [
+ *   "memtier_benchmark", "-s", "127.0.0.1", "-p", "6380", "-a", "***", "--select-db=2",
+ *   "--protocol=redis", "-t", "2", "-c", "10", "--ratio=1:10", "-d", "256",
+ *   "--key-maximum=100000", "--test-time=10", "--rate-limiting=100",
+ *   "--json-out-file=memtier.json",
+ * ]);
+ * ```
+ */
+export function memtierArgv(call: MemtierCall, files: MemtierFiles = {}): string[] {
+  const t = call.target;
+  const argv = [call.tool ?? "memtier_benchmark"];
+  if (t.socket !== undefined) argv.push("-S", t.socket);
+  else argv.push("-s", t.host, "-p", String(t.port));
+  if (t.password !== undefined) argv.push("-a", t.user ? `${t.user}:${t.password}` : t.password);
+  if (t.db) argv.push(`--select-db=${t.db}`);
+  if (t.tls) argv.push("--tls");
+  argv.push("--protocol=redis");
+  const f = call;
+  const opt = (flag: string, v: number | string | undefined, eq = true) => {
+    if (v !== undefined) argv.push(...(eq ? [`${flag}=${v}`] : [flag, String(v)]));
+  };
+  opt("-t", f.threads, false);
+  opt("-c", f.clients, false);
+  opt("--ratio", f.ratio);
+  opt("-d", f.dataSizeBytes, false);
+  opt("--key-pattern", f.keyPattern);
+  // memtier refuses --key-minimum=0 although 0 is its own default: leave it to memtier
+  opt("--key-minimum", f.keyMinimum || undefined);
+  opt("--key-maximum", f.keyMaximum);
+  opt("--key-prefix", f.keyPrefix);
+  opt("--pipeline", f.pipeline);
+  opt("--test-time", f.testTimeS);
+  opt("-n", f.requests, false);
+  opt("--rate-limiting", f.rateLimit);
+  opt("-x", f.runCount, false);
+  if (f.printAllRuns) argv.push("--print-all-runs");
+  opt("--print-percentiles", f.printPercentiles?.join(","));
+  if (f.hideHistogram) argv.push("--hide-histogram");
+  opt("--json-out-file", files.json);
+  opt("--hdr-file-prefix", files.hdrPrefix);
+  return argv;
+}
+
+/** Options of {@link runMemtier}: those of a redis-benchmark run, with memtier's progress. */
+export interface MemtierRunOptions extends Omit<CollectOptions, "params" | "onProgress"> {
+  /** Each progress line memtier draws on stderr (about once a second). */
+  onProgress?: (p: MemtierProgress) => void;
+}
+
+/** What running memtier gave, before it is stored. */
+interface Measured {
+  before?: ServerSnapshot;
+  after?: ServerSnapshot;
+  result?: ProcessResult;
+  rows?: MemtierRows;
+  reason: string | null;
+}
+
+/**
+ * Runs memtier_benchmark once and stores the run (complete, incomplete or failed) with its raw
+ * stdout, stderr, JSON and HDR files. Does not throw for a server that is down, a tool that
+ * fails or an interrupt: those become a stored run with a reason. Throws only for a tool that is
+ * not installed ({@link ToolNotFoundError}) or a dataset that cannot be written.
+ *
+ * @param call The run: program, server and flags.
+ * @param options Dataset, runner, labels, progress (see {@link MemtierRunOptions}).
+ * @returns The stored run's id, status and reason.
+ */
+export async function runMemtier(
+  call: MemtierCall,
+  options: MemtierRunOptions,
+): Promise<CollectedRun> {
+  const now = options.now ?? (() => new Date());
+  const host = options.host ?? hostFacts();
+  const shown = memtierArgv(call, { json: JSON_FILE, hdrPrefix: HDR_PREFIX });
+  const command = argvToCommand(redactArgv(shown));
+  const writer = new RunWriter(options.data, newRunId(now()));
+  const startedAt = now();
+  let m: Measured;
+  try {
+    m = await measure(call, options, writer);
+  } catch (e) {
+    writer.abort();
+    throw diskFullAt(e, `${options.data}/tmp/${writer.runId}`);
+  }
+  const rows = m.rows;
+  const status: CollectedRun["status"] = !rows || rows.results.length === 0
+    ? "failed"
+    : rows.complete && m.result?.code === 0 && !m.result.interrupted && !m.result.timedOut
+    ? "complete"
+    : "incomplete";
+  const reason = status === "complete" ? null : m.reason;
+  const snaps = snapshotRows(writer.runId, [["before", m.before], ["after", m.after]]);
+  const finishedAt = now();
+  writingAt(`${options.data}/tmp/${writer.runId}`, () =>
+    writer.commit({
+      run: runRow({
+        ...collectedRunColumns(options, writer.runId, call.target, startedAt, finishedAt),
+        tool: "memtier_benchmark",
+        tool_version: options.toolVersion ?? null,
+        command,
+        status,
+        output_format: rows?.source ?? "none",
+        error: reason,
+        warning_count: rows?.warnings.length ?? 0,
+        tool_exit_code: m.result?.code ?? null,
+        ...serverColumns(m.before, m.after),
+      }, host),
+      tables: {
+        results: rows?.results ?? [],
+        latency_distribution: rows?.latency_distribution ?? [],
+        time_series: rows?.time_series ?? [],
+        hdr_histograms: rows?.hdr_histograms ?? [],
+        server_info: snaps.info,
+        server_config: snaps.config,
+      },
+      raw: [],
+      manifest: {
+        argv_redacted: redactArgv(shown),
+        process: m.result ? processFacts(m.result) : null,
+        host,
+        server_config_error: m.before?.configError ?? null,
+        warnings: rows?.warnings ?? [],
+      },
+    }));
+  return {
+    runId: writer.runId,
+    status,
+    tests: rows?.results.filter((r) => r.complete).length ?? 0,
+    reason,
+    command,
+    interrupted: m.result?.interrupted ?? false,
+  };
+}
+
+function processFacts(r: ProcessResult) {
+  return {
+    exit_code: r.code,
+    signal: r.signal,
+    timed_out: r.timedOut,
+    interrupted: r.interrupted,
+    duration_ms: Math.round(r.durationMs),
+    pid: r.pid,
+  };
+}
+
+/**
+ * Snapshots the server, runs memtier with its files written into the run folder, snapshots
+ * again, and reads every file memtier wrote.
+ */
+async function measure(call: MemtierCall, o: MemtierRunOptions, w: RunWriter): Promise<Measured> {
+  let before: ServerSnapshot;
+  try {
+    before = await snapshotServer(call.target);
+  } catch (e) {
+    if (!(e instanceof ServerUnreachableError)) throw e;
+    return { reason: e.message };
+  }
+  if (o.signal?.aborted) return { before, reason: null };
+  const rawDir = w.rawPath(JSON_FILE).replace(/\/[^/]*$/, "");
+  const argv = memtierArgv(call, { json: `${rawDir}/${JSON_FILE}`, hdrPrefix: `${rawDir}/hdr` });
+  const result = await o.runner.run({
+    argv,
+    timeoutMs: o.timeoutMs ?? 600_000,
+    stdoutPath: w.rawPath("stdout.txt"),
+    stderrPath: w.rawPath("stderr.txt"),
+    onStderr: o.onProgress ? progressReader(o.onProgress) : undefined,
+    signal: o.signal,
+  });
+  let after: ServerSnapshot | undefined;
+  try {
+    after = await snapshotServer(call.target);
+  } catch { /* the server went away during the run: the before snapshot stays */ }
+  const hdrFiles = [...Deno.readDirSync(rawDir)].map((e) => e.name)
+    .filter((n) => parseHdrFileName(n)?.prefix === HDR_PREFIX).sort();
+  for (const name of hdrFiles) w.rawPath(name); // kept with the run
+  const secret = call.target.password ?? "";
+  const text = (name: string) => readScrubbed(`${rawDir}/${name}`, secret);
+  const stderr = parseMemtierProgress(text("stderr.txt") ?? "");
+  const json = tryParse(() => parseMemtierJson(text(JSON_FILE) ?? "", { file: JSON_FILE }));
+  const report = tryParse(() => parseMemtierReport(text("stdout.txt") ?? "", { file: "stdout" }));
+  const hdr: MemtierHdrLog[] = hdrFiles.filter((n) => n.endsWith(".hgrm")).flatMap((file) => {
+    const log = tryParse(() => parseHdrIntervalLog(text(file) ?? "", { file }));
+    return log ? [{ file, name: parseHdrFileName(file)!, log }] : [];
+  });
+  const rows = memtierRows({ json, jsonFile: JSON_FILE, report, stderr, hdr }, w.runId);
+  return { before, after, result, rows, reason: describeEnd(result, rows, stderr.other) };
+}
+
+/** A stderr chunk reader that calls back with each progress line memtier draws. */
+function progressReader(cb: (p: MemtierProgress) => void): (chunk: Uint8Array) => void {
+  const decoder = new TextDecoder();
+  let pending = "";
+  return (chunk) => {
+    pending += decoder.decode(chunk, { stream: true });
+    const pieces = pending.split(/[\r\n]/);
+    pending = pieces.pop() ?? "";
+    for (const piece of pieces) {
+      const p = parseMemtierProgress(piece + "\n").progress[0];
+      if (p) cb(p);
+    }
+  };
+}
+
+/** A raw file's text with secrets replaced (rewritten in place when one was there); null if absent. */
+function readScrubbed(path: string, secret: string): string | null {
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return null;
+    throw e;
+  }
+  let clean = redactRawText(text);
+  // only secrets long enough to be told apart from ordinary output
+  if (secret.length >= 6) clean = clean.split(secret).join(REDACTED);
+  if (clean !== text) Deno.writeTextFileSync(path, clean);
+  return clean;
+}
+
+/** The parse, or undefined for text that is not the tool's (a cut or empty file). */
+function tryParse<T>(parse: () => T): T | undefined {
+  try {
+    return parse();
+  } catch (e) {
+    if (e instanceof ParseError) return undefined;
+    throw e;
+  }
+}
+
+function describeEnd(
+  r: ProcessResult,
+  rows: MemtierRows,
+  other: readonly { text: string }[],
+): string | null {
+  const errText = other.map((l) => l.text.trim()).filter(Boolean).slice(0, 3).join("; ");
+  if (r.interrupted) return "interrupted (Ctrl-C / SIGTERM / SIGHUP); partial output kept";
+  if (r.timedOut) return `timed out; partial output kept${errText ? `: ${errText}` : ""}`;
+  if (r.code !== 0) return `exited with ${r.code ?? r.signal}${errText ? `: ${errText}` : ""}`;
+  if (rows.reason) return rows.reason + (errText ? `: ${errText}` : "");
+  return null;
+}

@@ -1,0 +1,360 @@
+/**
+ * What every plan kind provides, and what they share: the common fields of a plan and a cell,
+ * the reader that checks a plan's fields with file:line errors, the interleaved cell order, and
+ * the context a cell runs in. `plan.ts` holds the registry (`kind:` → module); `study.ts` runs
+ * any kind's cells with resume, pauses, progress and Ctrl-C handled once.
+ *
+ * @module
+ */
+
+import type { Document, LineCounter } from "yaml";
+import { ParseError } from "../../errors.ts";
+import type { HostFacts } from "../host.ts";
+import type { ProcessRunner } from "../process.ts";
+import type { ProgressEvent } from "../redis_benchmark/parse.ts";
+import type { CollectedRun } from "../redis_benchmark/run.ts";
+import type { ServerTarget } from "../target.ts";
+
+/** A server of a plan. */
+export interface PlanServer {
+  /** Name of the arm (`redis`, `redis-io4`, `valkey`): stored as the runs' `label`. */
+  name: string;
+  /** `redis://[user:password@]host[:port][/db]`, `rediss://…` or `unix:///path`. */
+  url: string;
+  target: ServerTarget;
+  /** Docker container of the server, for container memory in memory plans. */
+  container?: string;
+}
+
+/** The fields every plan has, whatever its kind. */
+export interface PlanBase {
+  name: string;
+  /** Which module reads, expands and runs the plan (`redis-benchmark`, `memory`, …). */
+  kind: string;
+  servers: PlanServer[];
+  repetitions: number;
+  /** Pause between cells, seconds. */
+  pauseS: number;
+  /** Limit per run, seconds. */
+  timeoutS: number;
+  tags: Record<string, string>;
+}
+
+/** The common fields of a plan, as read before its kind's own section. */
+export type PlanCommon = Omit<PlanBase, "kind">;
+
+/** The fields every cell has: one run to make. Kinds add their own parameters. */
+export interface PlanCellBase {
+  /** Stable id, `<plan>/<server>/<parameters>/rep<k>`: resuming matches stored runs by it. */
+  id: string;
+  server: PlanServer;
+  /** Stored as the run's `label` (the server's name). */
+  label: string;
+  repetition: number;
+}
+
+/** A plan that is not valid: names the file, line and field. */
+export class PlanError extends ParseError {
+  /**
+   * @param expected What the field should be.
+   * @param where Location and the offending text.
+   */
+  constructor(
+    expected: string,
+    where: { file: string; line: number; column: number; text: string },
+  ) {
+    super(expected, where);
+    this.name = "PlanError";
+  }
+}
+
+/**
+ * The most cells a plan may have (repetitions × parameter points × servers). Plans are counted
+ * arithmetically before any cell is built, so a plan over the limit fails at once with a
+ * {@link PlanError}, whatever its size; split a larger study into several plans.
+ */
+export const MAX_PLAN_CELLS = 100_000;
+
+/** A field's place in a plan: keys and list indexes from the top. */
+export type PlanPath = readonly (string | number)[];
+
+/**
+ * Reads and checks the fields of one plan document; every failure is a {@link PlanError} at
+ * the field's line.
+ */
+export class PlanReader {
+  readonly #doc: Document;
+  readonly #lines: LineCounter;
+  readonly #file: string;
+  readonly #root: unknown;
+
+  /**
+   * @param doc The parsed YAML (or JSON) document.
+   * @param lines Its line counter.
+   * @param file The file name, for errors.
+   */
+  constructor(doc: Document, lines: LineCounter, file: string) {
+    this.#doc = doc;
+    this.#lines = lines;
+    this.#file = file;
+    this.#root = doc.toJS();
+  }
+
+  /**
+   * Throws a {@link PlanError} at a field (or at its parent when the field is absent).
+   *
+   * @param path The field.
+   * @param expected What it should be.
+   * @param found The offending text to show (default: the field's value).
+   */
+  fail(path: PlanPath, expected: string, found?: string): never {
+    type Node = { range?: [number, number] } | undefined;
+    const node = this.#doc.getIn(path, true) as Node ??
+      this.#doc.getIn(path.slice(0, -1), true) as Node;
+    const at = node?.range ? this.#lines.linePos(node.range[0]) : { line: 1, col: 1 };
+    const value = this.#doc.getIn(path);
+    throw new PlanError(`${path.join(".")}: ${expected}`, {
+      file: this.#file,
+      line: at.line,
+      column: at.col,
+      text: found ??
+        (value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value)),
+    });
+  }
+
+  /**
+   * The value at a path, as plain data (`undefined` when absent).
+   *
+   * @param path The field.
+   */
+  value(path: PlanPath): unknown {
+    let v: unknown = this.#root;
+    for (const k of path) {
+      if (v === null || typeof v !== "object") return undefined;
+      v = (v as Record<string | number, unknown>)[k];
+    }
+    return v;
+  }
+
+  /**
+   * A mapping's keys and values.
+   *
+   * @param path The field.
+   * @param expected The failure message when it is not a mapping.
+   */
+  mapping(path: PlanPath, expected = "expected a mapping"): Record<string, unknown> {
+    const v = this.value(path);
+    if (v === null || typeof v !== "object" || Array.isArray(v)) this.fail(path, expected);
+    return v as Record<string, unknown>;
+  }
+
+  /**
+   * A non-empty string.
+   *
+   * @param path The field.
+   * @param dflt The value when absent (else the field is required).
+   */
+  string(path: PlanPath, dflt?: string): string {
+    const v = this.value(path);
+    if (v === undefined && dflt !== undefined) return dflt;
+    if (typeof v !== "string" || v.trim() === "") this.fail(path, "expected a non-empty string");
+    return v as string;
+  }
+
+  /**
+   * An integer ≥ min.
+   *
+   * @param path The field.
+   * @param dflt The value when absent (else the field is required).
+   * @param min The least value allowed.
+   */
+  integer(path: PlanPath, dflt?: number, min = 1): number {
+    const v = this.value(path);
+    if (v === undefined && dflt !== undefined) return dflt;
+    if (typeof v !== "number" || !Number.isInteger(v) || v < min) {
+      this.fail(path, `expected an integer ≥ ${min}`);
+    }
+    return v as number;
+  }
+
+  /**
+   * A number ≥ 0 (> 0 when `positive`), at most `max`.
+   *
+   * @param path The field.
+   * @param dflt The value when absent.
+   * @param max The largest value allowed.
+   * @param positive Whether 0 is refused.
+   */
+  number(path: PlanPath, dflt: number, max = Number.MAX_VALUE, positive = false): number {
+    const v = this.value(path);
+    if (v === undefined) return dflt;
+    if (typeof v !== "number" || !(positive ? v > 0 : v >= 0) || !(v <= max)) {
+      this.fail(path, `expected a number ${positive ? ">" : "≥"} 0 and ≤ ${max}`);
+    }
+    return v as number;
+  }
+
+  /**
+   * `true` or `false`.
+   *
+   * @param path The field.
+   * @param dflt The value when absent.
+   */
+  boolean(path: PlanPath, dflt: boolean): boolean {
+    const v = this.value(path);
+    if (v === undefined) return dflt;
+    if (typeof v !== "boolean") this.fail(path, "expected true or false");
+    return v as boolean;
+  }
+
+  /**
+   * A list with at least one item.
+   *
+   * @param path The field.
+   * @param expected The failure message.
+   */
+  list(path: PlanPath, expected: string): unknown[] {
+    const v = this.value(path);
+    if (!Array.isArray(v) || v.length === 0) this.fail(path, expected);
+    return v as unknown[];
+  }
+}
+
+/** What a running cell reports, besides its start and end (which `runPlan` reports). */
+export type CellEvent =
+  /** An unrecorded warm-up run starts. */
+  | { kind: "warmup" }
+  /** The tool's own live output (`rps=…`). */
+  | { kind: "progress"; event: ProgressEvent }
+  /** A memory fill reached `keys` of `target`. */
+  | { kind: "fill"; keys: number; target: number };
+
+/** What the cells of a plan run with. */
+export interface KindContext {
+  /** Dataset directory. */
+  data: string;
+  runner: ProcessRunner;
+  /** Aborting stops the running cell; it returns with `interrupted` when it was cut. */
+  signal?: AbortSignal;
+  now?: () => Date;
+  host: HostFacts;
+}
+
+/**
+ * Runs one cell and stores its run. Does not throw for a server that is down or a tool that
+ * fails: those become a stored run with a reason.
+ */
+export type CellRunner<C> = (cell: C, emit: (e: CellEvent) => void) => Promise<CollectedRun>;
+
+/**
+ * A plan kind: one module that reads its section of a plan, expands its cells and runs a cell.
+ * Register it in `PLAN_KINDS` (`src/collect/plan.ts`).
+ */
+export interface PlanKind<P extends PlanBase, C extends PlanCellBase> {
+  /** The top-level fields of this kind's plans, besides the common ones. */
+  readonly fields: readonly string[];
+  /**
+   * Reads this kind's fields.
+   *
+   * @param read The plan's reader (its errors carry file:line).
+   * @param common The common fields, already checked.
+   */
+  parse(read: PlanReader, common: PlanCommon): P;
+  /** The cells in run order (see {@link interleavedCells}). */
+  cells(plan: P): C[];
+  /**
+   * How many cells {@link PlanKind.cells} returns, computed without building them, so that
+   * `parsePlan` can refuse a plan over {@link MAX_PLAN_CELLS} before expansion. A kind without
+   * it is counted as repetitions × servers (and `interleavedCells` checks the rest).
+   */
+  count?(plan: P): number;
+  /**
+   * The tags every cell of this kind sets from its parameters (`clients`, …): a plan's own
+   * `tags:` may not use them, nor `plan` and `server_name`.
+   */
+  readonly tags?: readonly string[];
+  /**
+   * What a cell runs, for the start event and `--dry-run`: the command (secrets redacted) and
+   * how many requests a run makes (100 % of a progress bar).
+   */
+  describe(plan: P, cell: C): { command: string; requests: number };
+  /**
+   * Prepares a real run of the plan, once before its first cell (e.g. checks that the tool is
+   * installed, throwing `ToolNotFoundError` otherwise), and returns what runs one cell.
+   */
+  open(plan: P, ctx: KindContext): Promise<CellRunner<C>>;
+}
+
+/**
+ * Cells in run order: repetition, then parameters, then server, so servers alternate
+ * (A B A B …) and no side gets all the early or late slots.
+ *
+ * @param plan The plan.
+ * @param points The parameter sets, in order.
+ * @param key The id part of a parameter set.
+ * @returns One cell per repetition × parameter set × server.
+ * @throws {RangeError} When there would be more than {@link MAX_PLAN_CELLS} cells (checked
+ * before any is built).
+ *
+ * @example
+ * ```ts
+ * import { interleavedCells, parseServerUrl } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * const server = (name: string) => ({ name, url: "redis://h", target: parseServerUrl("redis://h") });
+ * const plan = { name: "p", servers: [server("a"), server("b")], repetitions: 2 };
+ * const cells = interleavedCells(plan, [{ c: 1 }, { c: 8 }], (p) => `c${p.c}`);
+ * assert.deepEqual(cells.map((x) => x.id).slice(0, 3), ["p/a/c1/rep1", "p/b/c1/rep1", "p/a/c8/rep1"]);
+ * assert.equal(cells.length, 8);
+ * assert.equal(cells[1].label, "b");
+ * ```
+ */
+export function interleavedCells<T extends object>(
+  plan: Pick<PlanBase, "name" | "servers" | "repetitions">,
+  points: readonly T[],
+  key: (point: T) => string,
+): (PlanCellBase & T)[] {
+  const n = plan.repetitions * points.length * plan.servers.length;
+  if (n > MAX_PLAN_CELLS) {
+    throw new RangeError(
+      `plan ${plan.name}: ${n} cells (${plan.repetitions} repetitions × ${points.length} ` +
+        `parameter sets × ${plan.servers.length} servers); at most ${MAX_PLAN_CELLS} are allowed`,
+    );
+  }
+  const cells: (PlanCellBase & T)[] = [];
+  for (let repetition = 1; repetition <= plan.repetitions; repetition++) {
+    for (const point of points) {
+      for (const server of plan.servers) {
+        cells.push({
+          id: `${plan.name}/${server.name}/${key(point)}/rep${repetition}`,
+          server,
+          label: server.name,
+          ...point,
+          repetition,
+        });
+      }
+    }
+  }
+  return cells;
+}
+
+/**
+ * The tags and plan reference every run of a cell stores.
+ *
+ * @param plan The plan.
+ * @param cell The cell.
+ * @param params The cell's parameters, as tags.
+ * @returns `tags` (the plan's, `plan`, `server_name`, then `params`) and `plan`.
+ */
+export function cellRecord(
+  plan: PlanBase,
+  cell: PlanCellBase,
+  params: Record<string, string> = {},
+): {
+  tags: Record<string, string>;
+  plan: { name: string; cell: string; repetition: number };
+} {
+  return {
+    tags: { ...plan.tags, plan: plan.name, server_name: cell.server.name, ...params },
+    plan: { name: plan.name, cell: cell.id, repetition: cell.repetition },
+  };
+}

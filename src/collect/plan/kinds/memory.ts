@@ -1,0 +1,121 @@
+/**
+ * Plan kind `memory`: a key-count sweep per server and repetition (fill with pipelined SETs to
+ * each count, let memory settle, record DBSIZE, INFO memory, process RSS and container memory),
+ * each sweep one stored run.
+ *
+ * @module
+ */
+
+import { runMemorySweep } from "../../memory/sweep.ts";
+import {
+  cellRecord,
+  interleavedCells,
+  type PlanBase,
+  type PlanCellBase,
+  type PlanKind,
+} from "../kind.ts";
+
+/** The `memory:` section of a memory plan. */
+export interface MemoryPlan {
+  /** Key counts to measure at, ascending. */
+  keyCounts: number[];
+  valueSizeBytes: number;
+  /** FLUSHDB before each sweep. */
+  flush: boolean;
+}
+
+/** A checked plan of kind `memory`. */
+export interface MemoryStudyPlan extends PlanBase {
+  kind: "memory";
+  memory: MemoryPlan;
+}
+
+/** One sweep to make: a server and a repetition (id `<plan>/<server>/memory/rep<k>`). */
+export type MemoryCell = PlanCellBase;
+
+/**
+ * The `memory` plan kind.
+ *
+ * @example
+ * ```ts
+ * import { parsePlan, planCells } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * const plan = parsePlan(
+ *   "name: m\nkind: memory\nservers: [{name: a, url: 'redis://h'}]\nmemory: {key_counts: [10, 20]}\n",
+ *   "m.yaml",
+ * );
+ * assert.ok(plan.kind === "memory");
+ * assert.deepEqual(plan.memory, { keyCounts: [10, 20], valueSizeBytes: 3, flush: false });
+ * assert.deepEqual(planCells(plan).map((c) => c.id), ["m/a/memory/rep1"]);
+ * assert.throws(
+ *   () => parsePlan("name: m\nkind: memory\nservers: [{name: a, url: 'redis://h'}]\ntests: [set]\n", "m.yaml"),
+ *   /m\.yaml:4:\d+: tests: only for kind: redis-benchmark/,
+ * );
+ * ```
+ */
+export const memoryKind: PlanKind<MemoryStudyPlan, MemoryCell> = {
+  fields: ["memory"],
+
+  parse(read, common) {
+    read.mapping(["memory"], "expected { key_counts: [...], value_size_bytes, flush }");
+    const keyCounts = read.list(["memory", "key_counts"], "expected a list of key counts")
+      .map((_, i) => read.integer(["memory", "key_counts", i]));
+    keyCounts.forEach((c, i) => {
+      if (i > 0 && c <= keyCounts[i - 1]) {
+        read.fail(["memory", "key_counts", i], "expected ascending key counts");
+      }
+    });
+    return {
+      ...common,
+      kind: "memory",
+      memory: {
+        keyCounts,
+        valueSizeBytes: read.integer(["memory", "value_size_bytes"], 3),
+        flush: read.boolean(["memory", "flush"], false),
+      },
+    };
+  },
+
+  // one sweep per server and repetition, interleaved
+  cells: (plan) => interleavedCells(plan, [{}], () => "memory"),
+
+  describe(plan, cell) {
+    const m = plan.memory;
+    return {
+      command: `memory sweep of ${cell.server.url}: ${m.keyCounts.join(", ")} keys, ` +
+        `${m.valueSizeBytes}-byte values` + (m.flush ? " (FLUSHDB first)" : ""),
+      // the SETs of the largest fill
+      requests: m.keyCounts[m.keyCounts.length - 1],
+    };
+  },
+
+  open(plan, ctx) {
+    return Promise.resolve(async (cell, emit) => {
+      const m = plan.memory;
+      const sweep = await runMemorySweep({
+        data: ctx.data,
+        target: cell.server.target,
+        label: cell.label,
+        keyCounts: m.keyCounts,
+        valueSizeBytes: m.valueSizeBytes,
+        flush: m.flush,
+        container: cell.server.container,
+        runner: ctx.runner,
+        maxDurationS: plan.timeoutS,
+        ...cellRecord(plan, cell),
+        signal: ctx.signal,
+        onProgress: (p) => emit({ kind: "fill", keys: p.keys, target: p.target }),
+        host: ctx.host,
+        now: ctx.now,
+      });
+      return {
+        runId: sweep.runId,
+        status: sweep.status,
+        tests: sweep.steps,
+        reason: sweep.reason ?? sweep.dockerError,
+        command: memoryKind.describe(plan, cell).command,
+        interrupted: ctx.signal?.aborted ?? false,
+      };
+    });
+  },
+};

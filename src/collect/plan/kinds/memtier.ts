@@ -1,0 +1,362 @@
+/**
+ * Plan kind `memtier`: memtier_benchmark runs over a parameter matrix (threads, connections per
+ * thread, pipeline, data size) crossed into cells, with the plan's ratio, key pattern and range,
+ * `test_time_s` or `requests`, rate limit and run count; optionally the key space is preloaded
+ * (every key of the range written once, by memtier itself) before measuring. Each cell is one
+ * stored run with memtier's JSON and HDR files.
+ *
+ * @module
+ */
+
+import { toolVersion } from "../../host.ts";
+import { memtierArgv, type MemtierCall, runMemtier } from "../../memtier/run.ts";
+import { redactArgv } from "../../../text/redact.ts";
+import type { ProgressEvent } from "../../redis_benchmark/parse.ts";
+import { argvToCommand } from "../../redis_benchmark/run.ts";
+import { findTool } from "../../tools.ts";
+import { parseRatio } from "../../loadgen/schedule.ts";
+import {
+  cellRecord,
+  interleavedCells,
+  type PlanBase,
+  type PlanCellBase,
+  type PlanKind,
+  type PlanReader,
+} from "../kind.ts";
+
+/** When to write the key space before measuring. */
+export type MemtierPreload = "none" | "once" | "each";
+
+/** The parameter matrix of a memtier plan; each list is crossed with the others. */
+export interface MemtierMatrix {
+  threads: number[];
+  /** Connections per thread (`-c`). */
+  clients: number[];
+  pipeline: number[];
+  dataSizeBytes: number[];
+}
+
+/** A checked plan of kind `memtier`. */
+export interface MemtierPlan extends PlanBase {
+  kind: "memtier";
+  /** `memtier_benchmark` (found on PATH or in kvlab's tools cache) or a path. */
+  tool: string;
+  /** `--ratio` SET:GET. */
+  ratio: string;
+  /** `--key-pattern` SET:GET. */
+  keyPattern: string;
+  keyMinimum: number;
+  keyMaximum: number;
+  /** `--test-time`; null with `requests`. */
+  testTimeS: number | null;
+  /** `-n` per connection; null with `testTimeS`. */
+  requests: number | null;
+  /** `--rate-limiting` per connection; null: as fast as possible. */
+  rateLimit: number | null;
+  /** `-x`: runs inside one memtier invocation (with `--print-all-runs`). */
+  runCount: number;
+  /** `--print-percentiles`. */
+  percentiles: number[];
+  /** Write every key of the range once before measuring: never, once per server, each cell. */
+  preload: MemtierPreload;
+  matrix: MemtierMatrix;
+}
+
+/** One memtier run to make: a server, a point of the matrix and a repetition. */
+export interface MemtierCell extends PlanCellBase {
+  /** Stable id: `<plan>/<server>/t<threads>-c<clients>-P<pipeline>-d<size>/rep<k>`. */
+  id: string;
+  threads: number;
+  clients: number;
+  pipeline: number;
+  dataSizeBytes: number;
+}
+
+type MatrixPoint = Omit<MemtierCell, keyof PlanCellBase>;
+
+/** The plan's `memtier:` section, where every field of this kind lives. */
+const S = "memtier";
+
+/** The fields of the `memtier:` section. */
+const SECTION_FIELDS = [
+  "tool",
+  "ratio",
+  "key_pattern",
+  "key_minimum",
+  "key_maximum",
+  "test_time_s",
+  "requests",
+  "rate_limit",
+  "run_count",
+  "percentiles",
+  "preload",
+  "matrix",
+];
+
+/** memtier's defaults, used for matrix lists and fields not given. */
+const DEFAULTS = { threads: 4, clients: 50, pipeline: 1, dataSizeBytes: 32 };
+
+/**
+ * The measured run of a cell: the plan's workload, the cell's server and parameters.
+ *
+ * @param plan The plan.
+ * @param cell One of its cells.
+ * @returns The run, ready for {@link memtierArgv} or {@link runMemtier}.
+ *
+ * @example
+ * ```ts
+ * import { memtierArgv, memtierCall, parsePlan, planCells } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * const plan = parsePlan(
+ *   "name: m\nkind: memtier\nservers: [{name: a, url: 'redis://h:1'}]\n" +
+ *     "memtier: {test_time_s: 5, matrix: {threads: [2], clients: [10]}}\n",
+ *   "m.yaml",
+ * );
+ * assert.ok(plan.kind === "memtier");
+ * assert.equal(
+ *   memtierArgv(memtierCall(plan, planCells(plan)[0])).join(" "),
+ *   "memtier_benchmark -s h -p 1 --protocol=redis -t 2 -c 10 --ratio=1:10 -d 32 --key-pattern=R:R " +
+ *     "--key-maximum=10000000 --pipeline=1 --test-time=5 " +
+ *     "--print-percentiles=50,99,99.9",
+ * );
+ * ```
+ */
+export function memtierCall(plan: MemtierPlan, cell: MemtierCell): MemtierCall {
+  return {
+    tool: plan.tool,
+    target: cell.server.target,
+    threads: cell.threads,
+    clients: cell.clients,
+    ratio: plan.ratio,
+    dataSizeBytes: cell.dataSizeBytes,
+    keyPattern: plan.keyPattern,
+    keyMinimum: plan.keyMinimum,
+    keyMaximum: plan.keyMaximum,
+    pipeline: cell.pipeline,
+    testTimeS: plan.testTimeS ?? undefined,
+    requests: plan.requests ?? undefined,
+    rateLimit: plan.rateLimit ?? undefined,
+    runCount: plan.runCount > 1 ? plan.runCount : undefined,
+    printAllRuns: plan.runCount > 1 || undefined,
+    printPercentiles: plan.percentiles,
+  };
+}
+
+/**
+ * The preload run of a cell: every key of the plan's range written once (`--ratio=1:0
+ * --key-pattern=P:P -n allkeys`, connections sharing the range), with the cell's value size,
+ * pipelined 16 deep.
+ *
+ * @param plan The plan.
+ * @param cell The cell about to be measured.
+ * @returns The run.
+ */
+export function memtierPreloadCall(plan: MemtierPlan, cell: MemtierCell): MemtierCall {
+  return {
+    tool: plan.tool,
+    target: cell.server.target,
+    threads: cell.threads,
+    clients: cell.clients,
+    ratio: "1:0",
+    dataSizeBytes: cell.dataSizeBytes,
+    keyPattern: "P:P",
+    keyMinimum: plan.keyMinimum,
+    keyMaximum: plan.keyMaximum,
+    pipeline: 16,
+    requests: "allkeys",
+    hideHistogram: true,
+  };
+}
+
+/** The `memtier` plan kind. */
+export const memtierKind: PlanKind<MemtierPlan, MemtierCell> = {
+  fields: ["memtier"],
+
+  parse(read, common) {
+    // the section is optional: without it, every field is memtier's default
+    const section = read.value([S]) === undefined
+      ? {}
+      : read.mapping([S], "expected { ratio, key_maximum, test_time_s, matrix, … }");
+    for (const k of Object.keys(section)) {
+      if (!SECTION_FIELDS.includes(k)) {
+        read.fail([S, k], `unknown field (known: ${SECTION_FIELDS.join(", ")})`);
+      }
+    }
+    const has = (k: string) => read.value([S, k]) !== undefined;
+    if (has("test_time_s") && has("requests")) {
+      read.fail([S, "requests"], "give test_time_s or requests, not both");
+    }
+    const preload = read.string([S, "preload"], "none");
+    if (!["none", "once", "each"].includes(preload)) {
+      read.fail([S, "preload"], "expected none, once or each");
+    }
+    if (preload !== "none" && !has("key_maximum")) {
+      read.fail([S, "preload"], "a preload needs key_maximum (memtier's default: 10,000,000 keys)");
+    }
+    const keyMinimum = read.integer([S, "key_minimum"], 0, 0);
+    const keyMaximum = read.integer([S, "key_maximum"], 10_000_000, 0);
+    if (keyMaximum < keyMinimum) {
+      read.fail([S, "key_maximum"], "expected key_maximum ≥ key_minimum");
+    }
+    return {
+      ...common,
+      kind: "memtier",
+      tool: read.string([S, "tool"], "memtier_benchmark"),
+      ratio: readRatio(read),
+      keyPattern: readPair(read, "key_pattern", "R:R", /^[RSGP]:[RSGP]$/),
+      keyMinimum,
+      keyMaximum,
+      testTimeS: has("test_time_s") ? read.integer([S, "test_time_s"]) : null,
+      requests: has("test_time_s") ? null : read.integer([S, "requests"], 10000),
+      rateLimit: has("rate_limit") ? read.integer([S, "rate_limit"]) : null,
+      runCount: read.integer([S, "run_count"], 1),
+      percentiles: has("percentiles")
+        ? read.list([S, "percentiles"], "expected a list of percentiles (50, 99, 99.9)")
+          .map((_, i) => readPercentile(read, i))
+        : [50, 99, 99.9],
+      preload: preload as MemtierPreload,
+      matrix: readMatrix(read),
+    };
+  },
+
+  tags: ["threads", "clients", "pipeline", "data_size_bytes"],
+
+  count(plan) {
+    const m = plan.matrix;
+    const points = m.threads.length * m.clients.length * m.pipeline.length *
+      m.dataSizeBytes.length;
+    return plan.repetitions * points * plan.servers.length;
+  },
+
+  cells(plan) {
+    const m = plan.matrix;
+    const points: MatrixPoint[] = [];
+    for (const threads of m.threads) {
+      for (const clients of m.clients) {
+        for (const pipeline of m.pipeline) {
+          for (const dataSizeBytes of m.dataSizeBytes) {
+            points.push({ threads, clients, pipeline, dataSizeBytes });
+          }
+        }
+      }
+    }
+    return interleavedCells(
+      plan,
+      points,
+      (p) => `t${p.threads}-c${p.clients}-P${p.pipeline}-d${p.dataSizeBytes}`,
+    );
+  },
+
+  describe(plan, cell) {
+    const argv = memtierArgv(memtierCall(plan, cell), { json: "memtier.json", hdrPrefix: "hdr" });
+    return {
+      command: argvToCommand(redactArgv(argv)),
+      // a timed run's total is unknown beforehand: its progress events carry their percent
+      requests: (plan.requests ?? 0) * cell.threads * cell.clients * plan.runCount,
+    };
+  },
+
+  async open(plan, ctx) {
+    const tool = plan.tool.includes("/") ? plan.tool : findTool(plan.tool) ?? plan.tool;
+    // Fails with ToolNotFoundError before any cell when the tool is missing.
+    await ctx.runner.run({ argv: [tool, "--version"], timeoutMs: 10_000, capture: true });
+    const version = await toolVersion(ctx.runner, tool);
+    const preloaded = new Set<string>();
+    const runs = { ...plan, tool };
+    return async (cell, emit) => {
+      if (plan.preload === "each" || (plan.preload === "once" && !preloaded.has(cell.label))) {
+        emit({ kind: "warmup" });
+        await ctx.runner.run({
+          argv: memtierArgv(memtierPreloadCall(runs, cell)),
+          timeoutMs: plan.timeoutS * 1000,
+          signal: ctx.signal,
+        }).catch(() => {/* the measured run reports problems */});
+        preloaded.add(cell.label);
+      }
+      return runMemtier(memtierCall(runs, cell), {
+        data: ctx.data,
+        runner: ctx.runner,
+        label: cell.label,
+        ...cellRecord(plan, cell, {
+          threads: String(cell.threads),
+          clients: String(cell.clients),
+          pipeline: String(cell.pipeline),
+          data_size_bytes: String(cell.dataSizeBytes),
+        }),
+        timeoutMs: plan.timeoutS * 1000,
+        signal: ctx.signal,
+        onProgress: (p) => {
+          const event: ProgressEvent & { percent: number } = {
+            kind: "progress",
+            test: plan.runCount > 1 ? `run ${p.runIndex}` : "memtier",
+            opsPerSec: p.opsPerSec,
+            overallOpsPerSec: p.avgOpsPerSec,
+            percent: p.percent,
+          };
+          emit({ kind: "progress", event });
+        },
+        toolVersion: version,
+        host: ctx.host,
+        now: ctx.now,
+      });
+    };
+  },
+};
+
+/** A `N:M` field (`ratio`, `key_pattern`). */
+function readPair(read: PlanReader, k: string, dflt: string, re: RegExp): string {
+  const v = read.value([S, k]);
+  if (v === undefined) return dflt;
+  if (typeof v !== "string" || !re.test(v)) {
+    read.fail([S, k], k === "ratio" ? "expected SET:GET, e.g. 1:10" : "expected e.g. R:R or P:P");
+  }
+  return v as string;
+}
+
+function readPercentile(read: PlanReader, i: number): number {
+  const v = read.value([S, "percentiles", i]);
+  if (typeof v !== "number" || !(v > 0 && v <= 100)) {
+    read.fail([S, "percentiles", i], "expected a percentile in (0, 100]");
+  }
+  return v as number;
+}
+
+/** The `matrix:` section: each parameter a list (or one value), memtier's defaults if absent. */
+function readMatrix(read: PlanReader): MemtierMatrix {
+  const m = read.value([S, "matrix"]) ?? {};
+  if (typeof m !== "object" || Array.isArray(m)) {
+    read.fail([S, "matrix"], "expected a mapping of lists");
+  }
+  const known = ["threads", "clients", "pipeline", "data_size_bytes"];
+  for (const k of Object.keys(m)) {
+    if (!known.includes(k)) {
+      read.fail([S, "matrix", k], `unknown parameter (known: ${known.join(", ")})`);
+    }
+  }
+  const list = (k: string, dflt: number): number[] => {
+    const v = read.value([S, "matrix", k]);
+    if (v === undefined) return [dflt];
+    if (Array.isArray(v) && v.length === 0) {
+      read.fail([S, "matrix", k], "expected at least one value");
+    }
+    const paths = Array.isArray(v) ? v.map((_, i) => [S, "matrix", k, i]) : [[S, "matrix", k]];
+    return paths.map((path) => read.integer(path));
+  };
+  return {
+    threads: list("threads", DEFAULTS.threads),
+    clients: list("clients", DEFAULTS.clients),
+    pipeline: list("pipeline", DEFAULTS.pipeline),
+    dataSizeBytes: list("data_size_bytes", DEFAULTS.dataSizeBytes),
+  };
+}
+
+/** `ratio`: SET:GET as memtier takes it, not both zero (the same rule as the load generator). */
+function readRatio(read: PlanReader): string {
+  const ratio = readPair(read, "ratio", "1:10", /^\d+:\d+$/);
+  try {
+    parseRatio(ratio);
+  } catch (e) {
+    read.fail([S, "ratio"], (e as Error).message);
+  }
+  return ratio;
+}

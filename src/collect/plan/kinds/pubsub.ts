@@ -1,0 +1,243 @@
+/**
+ * Plan kind `pubsub`: pub/sub delivery latency at fixed target delivery rates (steps), in one or
+ * more modes (`one-to-one`, `fan-out`, `sharded`), each step one stored run made by kvlab's own
+ * engine. Cells run repetition by repetition, each mode's rates in increasing order, servers
+ * alternating. The sustained rule decides each step; once a server fails to sustain a step
+ * (`NS`), its higher steps of that mode and repetition are not run: they are stored as failed
+ * runs saying so (a resumed plan reads the verdicts of the runs already stored).
+ *
+ * @module
+ */
+
+import { runFacts, runManifest } from "../../../store/layout.ts";
+import { PUBSUB_MODES, type PubSubMode, pubSubMode, pubSubPlan } from "../../pubsub/mod.ts";
+import { type PubSubCall, pubSubCommand, runPubSubStep } from "../../pubsub/step.ts";
+import {
+  cellRecord,
+  interleavedCells,
+  type PlanBase,
+  type PlanCellBase,
+  type PlanKind,
+  type PlanReader,
+} from "../kind.ts";
+
+/** A checked plan of kind `pubsub`. */
+export interface PubSubPlan extends PlanBase {
+  kind: "pubsub";
+  modes: PubSubMode[];
+  publishers: number;
+  subscribers: number;
+  /** Channels; null: one per subscriber ÷ fan-out. */
+  channels: number | null;
+  /** Subscribers per channel in `fan-out` and `sharded` modes; null: all (fan-out), 1 (sharded). */
+  fanOut: number | null;
+  payloadBytes: number;
+  /** Target delivery rates, increasing. */
+  rates: number[];
+  stepS: number;
+  graceS: number;
+}
+
+/** One step to run: a server, a mode, a target delivery rate and a repetition. */
+export interface PubSubCell extends PlanCellBase {
+  /** Stable id: `<plan>/<server>/<mode>-r<rate>/rep<k>`. */
+  id: string;
+  mode: PubSubMode;
+  /** Target delivery rate, deliveries per second. */
+  rate: number;
+}
+
+const S = "pubsub";
+const SECTION_FIELDS = [
+  "modes",
+  "publishers",
+  "subscribers",
+  "channels",
+  "fan_out",
+  "payload_bytes",
+  "rates",
+  "step_s",
+  "grace_s",
+];
+
+/**
+ * The engine call of a cell.
+ *
+ * @param plan The plan.
+ * @param cell One of its cells.
+ * @returns The step, for {@link runPubSubStep}.
+ *
+ * @example
+ * ```ts
+ * import { parsePlan, planCells, pubSubCall, pubSubCommand } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * const plan = parsePlan(
+ *   "name: ps\nkind: pubsub\nservers: [{name: a, url: 'redis://h:1'}]\n" +
+ *     "pubsub: {modes: [one-to-one, fan-out], publishers: 4, subscribers: 8, fan_out: 4, rates: [1000, 5000]}\n",
+ *   "ps.yaml",
+ * );
+ * assert.ok(plan.kind === "pubsub");
+ * const cells = planCells(plan);
+ * assert.deepEqual(cells.map((c) => c.id.split("/")[2]),
+ *   ["one-to-one-r1000", "one-to-one-r5000", "fan-out-r1000", "fan-out-r5000"]);
+ * assert.equal(pubSubCommand(pubSubCall(plan, cells[2])),
+ *   "kvlab pubsub --url redis://h:1 --mode fan-out --publishers 4 --subscribers 8 --fan-out 4 " +
+ *     "--payload 128 --rate 1000 --duration 10 --grace 2");
+ * ```
+ */
+export function pubSubCall(plan: PubSubPlan, cell: PubSubCell): PubSubCall {
+  return {
+    target: cell.server.target,
+    mode: cell.mode,
+    publishers: plan.publishers,
+    subscribers: plan.subscribers,
+    channels: plan.channels ?? undefined,
+    fanOut: cell.mode === "one-to-one" ? undefined : plan.fanOut ?? undefined,
+    payloadBytes: plan.payloadBytes,
+    rateDeliveriesPerSec: cell.rate,
+    durationS: plan.stepS,
+    graceS: plan.graceS,
+    timeoutS: plan.timeoutS,
+  };
+}
+
+/** The `pubsub` plan kind. */
+export const pubSubKind: PlanKind<PubSubPlan, PubSubCell> = {
+  fields: [S],
+
+  parse(read, common) {
+    const section = read.mapping([S], "expected { modes, publishers, subscribers, rates, … }");
+    for (const k of Object.keys(section)) {
+      if (!SECTION_FIELDS.includes(k)) {
+        read.fail([S, k], `unknown field (known: ${SECTION_FIELDS.join(", ")})`);
+      }
+    }
+    const has = (k: string) => read.value([S, k]) !== undefined;
+    const modes = listOf(read, "modes", ["one-to-one"]).map((_, i, all) => {
+      const path = Array.isArray(read.value([S, "modes"])) ? [S, "modes", i] : [S, "modes"];
+      const text = read.string(path);
+      if (!PUBSUB_MODES.includes(text as PubSubMode)) {
+        read.fail(path, `expected ${PUBSUB_MODES.join(", ")}`);
+      }
+      if (all.indexOf(all[i]) !== i) read.fail(path, "duplicate mode");
+      return pubSubMode(text);
+    });
+    const rates = listOf(read, "rates").map((_, i) => {
+      const path = Array.isArray(read.value([S, "rates"])) ? [S, "rates", i] : [S, "rates"];
+      return read.number(path, NaN, 1e9, true);
+    });
+    if (rates.some((r, i) => i > 0 && r <= rates[i - 1])) {
+      read.fail([S, "rates"], "expected increasing target delivery rates");
+    }
+    const plan: PubSubPlan = {
+      ...common,
+      kind: "pubsub",
+      modes,
+      publishers: read.integer([S, "publishers"], 64),
+      subscribers: read.integer([S, "subscribers"], 100),
+      channels: has("channels") ? read.integer([S, "channels"]) : null,
+      fanOut: has("fan_out") ? read.integer([S, "fan_out"]) : null,
+      payloadBytes: read.integer([S, "payload_bytes"], 128, 16),
+      rates,
+      stepS: read.number([S, "step_s"], 10, 3600, true),
+      graceS: read.number([S, "grace_s"], 2, 600),
+    };
+    // the topology of each mode, checked now rather than when its first step runs
+    for (
+      const cell of pubSubKind.cells({ ...plan, repetitions: 1, servers: plan.servers.slice(0, 1) })
+    ) {
+      try {
+        const { target: _, ...engine } = pubSubCall(plan, cell);
+        pubSubPlan({ ...engine, port: 1 });
+      } catch (e) {
+        if (!(e instanceof RangeError)) throw e;
+        read.fail([S, has("fan_out") ? "fan_out" : "subscribers"], `${cell.mode}: ${e.message}`);
+      }
+    }
+    return plan;
+  },
+
+  tags: ["mode", "publishers", "subscribers", "fan_out", "payload_bytes", "target_rate"],
+
+  count(plan) {
+    return plan.repetitions * plan.modes.length * plan.rates.length * plan.servers.length;
+  },
+
+  cells(plan) {
+    const points = plan.modes.flatMap((mode) => plan.rates.map((rate) => ({ mode, rate })));
+    return interleavedCells(plan, points, (p) => `${p.mode}-r${p.rate}`);
+  },
+
+  describe(plan, cell) {
+    return {
+      command: pubSubCommand(pubSubCall(plan, cell)),
+      requests: Math.ceil(cell.rate * plan.stepS),
+    };
+  },
+
+  open(plan, ctx) {
+    const notSustained = firstNotSustained(plan, ctx.data);
+    const runCell = async (cell: PubSubCell) => {
+      const key = sweepKey(cell);
+      const call = pubSubCall(plan, cell);
+      const record = {
+        data: ctx.data,
+        label: cell.label,
+        ...cellRecord(plan, cell, {
+          mode: cell.mode,
+          publishers: String(plan.publishers),
+          subscribers: String(plan.subscribers),
+          fan_out: String(call.fanOut ?? 1),
+          payload_bytes: String(plan.payloadBytes),
+          target_rate: String(cell.rate),
+        }),
+        host: ctx.host,
+        now: ctx.now,
+      };
+      const ns = notSustained.get(key);
+      if (ns !== undefined && cell.rate > ns) {
+        const skip = `skipped: ${cell.label} did not sustain ${ns.toLocaleString("en")} ` +
+          `deliveries/s (${cell.mode}, repetition ${cell.repetition})`;
+        return await runPubSubStep(call, { ...record, skip });
+      }
+      const run = await runPubSubStep({ ...call, signal: ctx.signal }, record);
+      if (run.verdict === "NS" || run.status === "failed") {
+        notSustained.set(key, Math.min(notSustained.get(key) ?? Infinity, cell.rate));
+      }
+      return run;
+    };
+    return Promise.resolve(runCell);
+  },
+};
+
+/** Steps of one sweep: a server, a mode, a repetition. */
+function sweepKey(cell: PubSubCell): string {
+  return `${cell.server.name}\n${cell.mode}\n${cell.repetition}`;
+}
+
+/**
+ * Each sweep's lowest NS rate among the runs already stored (for a resumed plan): the verdict
+ * each complete run keeps in its manifest.
+ */
+function firstNotSustained(plan: PubSubPlan, data: string): Map<string, number> {
+  const out = new Map<string, number>();
+  const cells = new Map(pubSubKind.cells(plan).map((c) => [c.id, c]));
+  for (const m of runFacts(data, ["run_id", "plan_name", "plan_cell", "status"])) {
+    const cell = cells.get(String(m.plan_cell));
+    if (m.plan_name !== plan.name || !cell || m.status !== "complete") continue;
+    const manifest = runManifest(data, String(m.run_id)) as { pubsub?: { verdict?: string } };
+    if (manifest?.pubsub?.verdict !== "NS") continue;
+    const key = sweepKey(cell);
+    out.set(key, Math.min(out.get(key) ?? Infinity, cell.rate));
+  }
+  return out;
+}
+
+/** A list field (or one value); `dflt` when absent. */
+function listOf(read: PlanReader, k: string, dflt?: unknown[]): unknown[] {
+  const v = read.value([S, k]);
+  if (v === undefined && dflt) return dflt;
+  if (v === undefined) read.fail([S, k], "required");
+  if (!Array.isArray(v)) return [v];
+  return read.list([S, k], "expected at least one value");
+}

@@ -1,0 +1,265 @@
+/**
+ * Plan kind `redis-benchmark` (the default): a tool (`redis-benchmark`, `valkey-benchmark` or a
+ * path), its `-t` tests, `-n` requests and a parameter matrix (clients, data sizes, pipeline,
+ * threads, keyspace) crossed into cells; each cell is one stored run, after an optional
+ * unrecorded warm-up.
+ *
+ * @module
+ */
+
+import { toolVersion } from "../../host.ts";
+import { redactArgv } from "../../../text/redact.ts";
+import {
+  argvToCommand,
+  type BenchmarkCall,
+  redisBenchmarkArgv,
+  runRedisBenchmark,
+} from "../../redis_benchmark/run.ts";
+import { BENCHMARK_TEST_NAMES } from "../../redis_benchmark/params.ts";
+import {
+  cellRecord,
+  interleavedCells,
+  MAX_PLAN_CELLS,
+  type PlanBase,
+  type PlanCellBase,
+  type PlanKind,
+  type PlanReader,
+} from "../kind.ts";
+
+/** The parameter matrix; each list is crossed with the others. */
+export interface PlanMatrix {
+  clients: number[];
+  dataSizeBytes: number[];
+  pipeline: number[];
+  /** 0 = no `--threads`. */
+  threads: number[];
+  /** null = no `-r`. */
+  keyspace: (number | null)[];
+}
+
+/** A checked plan of kind `redis-benchmark`. */
+export interface RedisBenchmarkPlan extends PlanBase {
+  kind: "redis-benchmark";
+  /** `redis-benchmark`, `valkey-benchmark` or a path. */
+  tool: string;
+  tests: string[];
+  requests: number;
+  matrix: PlanMatrix;
+  /** Requests of an unrecorded warm-up run before each cell (0: none). */
+  warmupRequests: number;
+}
+
+/** One redis-benchmark run to make: a server, a point of the matrix and a repetition. */
+export interface RedisBenchmarkCell extends PlanCellBase {
+  /** Stable id: `<plan>/<server>/c<clients>-d<size>-P<pipeline>-t<threads>-r<keyspace>/rep<k>`. */
+  id: string;
+  clients: number;
+  dataSizeBytes: number;
+  pipeline: number;
+  threads: number;
+  keyspace: number | null;
+}
+
+type MatrixPoint = Omit<RedisBenchmarkCell, keyof PlanCellBase>;
+
+/**
+ * The run of a cell: the plan's tool, tests and requests, the cell's server and parameters.
+ *
+ * @param plan The plan.
+ * @param cell One of its cells.
+ * @param requests `-n` (the warm-up run gives its own).
+ * @returns The run, ready for {@link redisBenchmarkArgv} or {@link runRedisBenchmark}.
+ *
+ * @example
+ * ```ts
+ * import { cellParams, parsePlan, planCells, redisBenchmarkArgv } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * const plan = parsePlan("name: p\nservers: [{name: a, url: 'redis://h:1'}]\ntests: [set]\n", "p.yaml");
+ * assert.ok(plan.kind === "redis-benchmark");
+ * assert.equal(
+ *   redisBenchmarkArgv(cellParams(plan, planCells(plan)[0])).join(" "),
+ *   "redis-benchmark -h h -p 1 -c 50 -n 100000 -d 3 -P 1 -t set",
+ * );
+ * ```
+ */
+export function cellParams(
+  plan: RedisBenchmarkPlan,
+  cell: RedisBenchmarkCell,
+  requests: number = plan.requests,
+): BenchmarkCall {
+  return {
+    tool: plan.tool,
+    target: cell.server.target,
+    tests: plan.tests,
+    clients: cell.clients,
+    requests,
+    dataSizeBytes: cell.dataSizeBytes,
+    pipeline: cell.pipeline,
+    threads: cell.threads,
+    keyspace: cell.keyspace ?? undefined,
+  };
+}
+
+/** The `redis-benchmark` plan kind. */
+export const redisBenchmarkKind: PlanKind<RedisBenchmarkPlan, RedisBenchmarkCell> = {
+  fields: ["tool", "tests", "requests", "matrix", "warmup_requests"],
+  tags: ["clients", "data_size_bytes", "pipeline", "threads", "keyspace"],
+
+  parse(read, common) {
+    const tests = read.list(["tests"], "expected a list of tests (set, get, …)")
+      .flatMap((_, i) => readTests(read, i));
+    return {
+      ...common,
+      kind: "redis-benchmark",
+      tests,
+      matrix: readMatrix(read),
+      tool: read.string(["tool"], "redis-benchmark"),
+      requests: read.integer(["requests"], 100000),
+      warmupRequests: read.integer(["warmup_requests"], 0, 0),
+    };
+  },
+
+  count(plan) {
+    const m = plan.matrix;
+    const points = m.clients.length * m.dataSizeBytes.length * m.pipeline.length *
+      m.threads.length * m.keyspace.length;
+    return plan.repetitions * points * plan.servers.length;
+  },
+
+  cells(plan) {
+    const n = redisBenchmarkKind.count!(plan);
+    if (n > MAX_PLAN_CELLS) {
+      throw new RangeError(`plan ${plan.name}: ${n} cells; at most ${MAX_PLAN_CELLS} are allowed`);
+    }
+    const m = plan.matrix;
+    const points: MatrixPoint[] = [];
+    for (const clients of m.clients) {
+      for (const dataSizeBytes of m.dataSizeBytes) {
+        for (const pipeline of m.pipeline) {
+          for (const threads of m.threads) {
+            for (const keyspace of m.keyspace) {
+              points.push({ clients, dataSizeBytes, pipeline, threads, keyspace });
+            }
+          }
+        }
+      }
+    }
+    return interleavedCells(
+      plan,
+      points,
+      (p) => `c${p.clients}-d${p.dataSizeBytes}-P${p.pipeline}-t${p.threads}-r${p.keyspace ?? 0}`,
+    );
+  },
+
+  describe(plan, cell) {
+    return {
+      command: argvToCommand(redactArgv(redisBenchmarkArgv(cellParams(plan, cell)))),
+      requests: plan.requests,
+    };
+  },
+
+  async open(plan, ctx) {
+    // Fails with ToolNotFoundError before any cell when the tool is missing.
+    await ctx.runner.run({ argv: [plan.tool, "--version"], timeoutMs: 10_000, capture: true });
+    const version = await toolVersion(ctx.runner, plan.tool);
+    return async (cell, emit) => {
+      if (plan.warmupRequests > 0) {
+        emit({ kind: "warmup" });
+        await ctx.runner.run({
+          argv: redisBenchmarkArgv(cellParams(plan, cell, plan.warmupRequests)),
+          timeoutMs: plan.timeoutS * 1000,
+          signal: ctx.signal,
+        }).catch(() => {/* the measured run reports problems */});
+      }
+      return runRedisBenchmark({
+        data: ctx.data,
+        runner: ctx.runner,
+        params: cellParams(plan, cell),
+        label: cell.label,
+        ...cellRecord(plan, cell, {
+          clients: String(cell.clients),
+          data_size_bytes: String(cell.dataSizeBytes),
+          pipeline: String(cell.pipeline),
+          threads: String(cell.threads),
+          keyspace: String(cell.keyspace ?? ""),
+        }),
+        timeoutMs: plan.timeoutS * 1000,
+        signal: ctx.signal,
+        onProgress: (event) => emit({ kind: "progress", event }),
+        toolVersion: version,
+        host: ctx.host,
+        now: ctx.now,
+      });
+    };
+  },
+};
+
+/**
+ * One entry of `tests:` (`set`, or `set,get` as `-t` takes it), each name one that
+ * redis-benchmark's `-t` runs: the tool skips an unknown name without a word, so a typo would
+ * quietly measure nothing.
+ */
+function readTests(read: PlanReader, i: number): string[] {
+  const names = read.string(["tests", i]).toLowerCase().split(",").map((t) => t.trim());
+  for (const name of names) {
+    if (isKnownTest(name)) continue;
+    const near = nearTests(name);
+    read.fail(
+      ["tests", i],
+      `unknown test ${JSON.stringify(name)}: redis-benchmark -t has no such test and would ` +
+        `never run it` + (near.length > 0 ? ` (did you mean ${near.join(" or ")}?)` : ""),
+    );
+  }
+  return names;
+}
+
+/** Whether `-t name` selects a test (per the tool's own list, in redis_benchmark_params.ts). */
+function isKnownTest(name: string): boolean {
+  return BENCHMARK_TEST_NAMES.includes(name);
+}
+
+/** Known test names one edit away from a misspelt one. */
+function nearTests(name: string): string[] {
+  const letters = "abcdefghijklmnopqrstuvwxyz_0123456789";
+  const out = new Set<string>();
+  for (let i = 0; i <= name.length; i++) {
+    const [a, b] = [name.slice(0, i), name.slice(i)];
+    if (b) out.add(a + b.slice(1)); // deletion
+    if (b.length > 1) out.add(a + b[1] + b[0] + b.slice(2)); // transposition
+    for (const c of letters) {
+      out.add(a + c + b); // insertion
+      if (b) out.add(a + c + b.slice(1)); // substitution
+    }
+  }
+  return [...out].filter((t) => t !== name && isKnownTest(t)).sort();
+}
+
+/** The `matrix:` section: each parameter a list (or one value), defaults for those absent. */
+function readMatrix(read: PlanReader): PlanMatrix {
+  const m = read.value(["matrix"]) ?? {};
+  if (typeof m !== "object" || Array.isArray(m)) {
+    read.fail(["matrix"], "expected a mapping of lists");
+  }
+  const known = ["clients", "data_size_bytes", "pipeline", "threads", "keyspace"];
+  for (const k of Object.keys(m)) {
+    if (!known.includes(k)) {
+      read.fail(["matrix", k], `unknown parameter (known: ${known.join(", ")})`);
+    }
+  }
+  const list = (k: string, dflt: (number | null)[], min: number, nullable = false) => {
+    const v = read.value(["matrix", k]);
+    if (v === undefined) return dflt;
+    if (Array.isArray(v) && v.length === 0) read.fail(["matrix", k], "expected at least one value");
+    const paths = Array.isArray(v) ? v.map((_, i) => ["matrix", k, i]) : [["matrix", k]];
+    return paths.map((path) =>
+      nullable && read.value(path) === null ? null : read.integer(path, undefined, min)
+    );
+  };
+  return {
+    clients: list("clients", [50], 1) as number[],
+    dataSizeBytes: list("data_size_bytes", [3], 1) as number[],
+    pipeline: list("pipeline", [1], 1) as number[],
+    threads: list("threads", [0], 0) as number[],
+    keyspace: list("keyspace", [null], 1, true),
+  };
+}

@@ -1,0 +1,260 @@
+/**
+ * Running a study plan: every cell in interleaved order, each stored as one run; cells already
+ * complete in the dataset are skipped, incomplete or failed ones are done again. A server that
+ * is down fails its cells and the plan goes on; Ctrl-C / SIGTERM / SIGHUP stops the running
+ * tool, keeps its partial output as an incomplete run, and ends the plan.
+ *
+ * Two runners of one plan into one dataset share the work without running a cell twice: each
+ * cell is locked while it runs, and a runner that finds a cell locked waits for it, then skips
+ * it when its run is complete (see `_locks.ts`). Tools left running by a kvlab that died are
+ * stopped before the first cell (their pid files are in `DIR/locks/children`). A full disk
+ * stops the plan with one {@link DiskFullError} naming the path.
+ *
+ * @module
+ */
+
+import { runFacts } from "../../store/layout.ts";
+import { diskFullAt, DiskFullError } from "../../system/disk.ts";
+import { sweepTmp } from "../../store/tmp.ts";
+import {
+  CellLocks,
+  type HeldLock,
+  type LockOwner,
+  type Orphan,
+  reapOrphans,
+} from "../../store/locks.ts";
+import { hostFacts } from "../host.ts";
+import { type PlanCell, planCells, planKind, type StudyPlan } from "./plan.ts";
+import type { CellEvent } from "./kind.ts";
+import { DenoProcessRunner, type ProcessRunner } from "../process.ts";
+import type { CollectedRun } from "../redis_benchmark/run.ts";
+
+export { cellParams } from "./kinds/redis_benchmark.ts";
+export type { LockOwner, Orphan } from "../../store/locks.ts";
+export { LOCK_LEASE_MS } from "../../store/locks.ts";
+
+/** What happens while a plan runs, for progress output. */
+export type StudyEvent =
+  | { kind: "skip"; cell: PlanCell; index: number; total: number; runId: string }
+  | {
+    kind: "start";
+    cell: PlanCell;
+    index: number;
+    total: number;
+    /** What the cell runs (secrets redacted). */
+    command: string;
+    /** How many requests a run makes (for memory sweeps, the SETs of the largest fill). */
+    requests: number;
+  }
+  | InCell<CellEvent>
+  | { kind: "end"; cell: PlanCell; index: number; total: number; run: CollectedRun }
+  /** Another kvlab holds the cell: this one waits for it (reported once per holder). */
+  | { kind: "wait"; cell: PlanCell; index: number; total: number; holder: LockOwner };
+
+/** A cell's own events (`warmup`, `progress`, `fill`), each with its cell. */
+type InCell<E> = E extends unknown ? E & { cell: PlanCell } : never;
+
+/** Options of {@link runPlan}. */
+export interface RunPlanOptions {
+  /** Dataset directory. */
+  data: string;
+  /** @default {new DenoProcessRunner()} */
+  runner?: ProcessRunner;
+  /** Aborting stops the running tool and the plan. */
+  signal?: AbortSignal;
+  /** Only list the cells and their commands. */
+  dryRun?: boolean;
+  onEvent?: (e: StudyEvent) => void;
+  /** Told of each tool left running by a kvlab that died, found (and stopped) before any cell. */
+  onOrphan?: (o: Orphan) => void;
+  /** @default {setTimeout-based} */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** @default {() => new Date()} */
+  now?: () => Date;
+}
+
+/** How a plan went. */
+export interface StudyResult {
+  cells: number;
+  complete: number;
+  skipped: number;
+  incomplete: number;
+  failed: number;
+  interrupted: boolean;
+}
+
+/**
+ * The plan cells already in a dataset, with the status of their latest run. Reads
+ * the `runs` table of the dataset (no index file).
+ */
+export function storedCells(
+  dataDir: string,
+  planName: string,
+): Map<string, { runId: string; status: string }> {
+  return new StoredCells(dataDir, planName).cells;
+}
+
+/** The stored runs of a plan's cells, read again on {@link StoredCells.refresh}. */
+class StoredCells {
+  readonly cells = new Map<string, { runId: string; status: string }>();
+
+  constructor(readonly dataDir: string, readonly planName: string) {
+    this.refresh();
+  }
+
+  /** Reads the dataset's runs again (another runner may have added some). */
+  refresh(): this {
+    this.cells.clear();
+    for (const m of runFacts(this.dataDir, ["run_id", "plan_name", "plan_cell", "status"])) {
+      if (m.plan_name !== this.planName || !m.plan_cell) continue;
+      const cell = String(m.plan_cell);
+      const prev = this.cells.get(cell);
+      // a complete run of the cell wins; otherwise the latest one
+      if (!prev || prev.status !== "complete") {
+        this.cells.set(cell, { runId: String(m.run_id), status: String(m.status) });
+      }
+    }
+    return this;
+  }
+
+  /** The complete run of a cell, if there is one. */
+  complete(cell: string): string | undefined {
+    const c = this.cells.get(cell);
+    return c?.status === "complete" ? c.runId : undefined;
+  }
+}
+
+const defaultSleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (ms <= 0 || signal?.aborted) return resolve();
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => {
+      clearTimeout(t);
+      resolve();
+    }, { once: true });
+  });
+
+/** How often a runner waiting for another runner's cell looks again: 500 ms. */
+const LOCK_POLL_MS = 500;
+
+/**
+ * Runs (or resumes) a plan, of any kind: cells in interleaved order, complete ones skipped,
+ * a pause between cells, progress as events, and a stop on abort. What a cell runs is its
+ * kind's business (see `PLAN_KINDS`). Each cell is locked while it runs; a cell another runner
+ * holds is waited for (a `wait` event), then skipped if that runner completed it.
+ *
+ * @param plan A checked plan.
+ * @param options See {@link RunPlanOptions}.
+ * @returns How many cells were complete, skipped, incomplete or failed, and whether the plan
+ * was interrupted.
+ * @throws {ToolNotFoundError} When the plan's tool is not installed (nothing is run).
+ * @throws {DiskFullError} When the dataset's disk is full (the plan stops; the tool too).
+ */
+export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise<StudyResult> {
+  const children = `${options.data}/locks/children`;
+  const runner = options.runner ?? new DenoProcessRunner({ pidDir: children });
+  const sleep = options.sleep ?? defaultSleep;
+  const kind = planKind(plan);
+  const cells = planCells(plan);
+  const result: StudyResult = {
+    cells: cells.length,
+    complete: 0,
+    skipped: 0,
+    incomplete: 0,
+    failed: 0,
+    interrupted: false,
+  };
+  const { data, signal, now, onEvent } = options;
+  if (!options.dryRun) {
+    for (const orphan of await reapOrphans(children)) options.onOrphan?.(orphan);
+    sweepTmp(data); // runs left half-written by a kvlab that is gone
+  }
+  const stored = options.dryRun ? undefined : new StoredCells(data, plan.name);
+  const locks = new CellLocks(data, { now });
+  const host = hostFacts();
+  const runCell = options.dryRun
+    ? undefined
+    : await kind.open(plan, { data, runner, signal, now, host });
+  let loaded = false; // a cell ran (here or in another runner) since the plan started
+  for (const [i, cell] of cells.entries()) {
+    const at = { cell, index: i + 1, total: cells.length };
+    if (signal?.aborted) {
+      result.interrupted = true;
+      break;
+    }
+    const done = stored?.complete(cell.id);
+    if (done !== undefined) {
+      result.skipped++;
+      onEvent?.({ kind: "skip", ...at, runId: done });
+      continue;
+    }
+    if (!runCell || !stored) {
+      onEvent?.({ kind: "start", ...at, ...kind.describe(plan, cell) });
+      continue;
+    }
+    const lock = await takeCell(locks, at, options);
+    if (lock === undefined) {
+      result.interrupted = true;
+      break;
+    }
+    try {
+      // another runner may have completed the cell since the plan started
+      const doneMeanwhile = stored.refresh().complete(cell.id);
+      if (doneMeanwhile !== undefined) {
+        result.skipped++;
+        onEvent?.({ kind: "skip", ...at, runId: doneMeanwhile });
+        loaded = true;
+        continue;
+      }
+      onEvent?.({ kind: "start", ...at, ...kind.describe(plan, cell) });
+      if (loaded && plan.pauseS > 0) await sleep(plan.pauseS * 1000, signal);
+      loaded = true;
+      const run = await runCell(cell, (e) => onEvent?.({ ...e, cell })).catch((e) => {
+        throw planDiskFull(e, data);
+      });
+      result[run.status]++;
+      onEvent?.({ kind: "end", ...at, run });
+      if (run.interrupted) {
+        result.interrupted = true;
+        break;
+      }
+    } finally {
+      locks.release(lock);
+    }
+  }
+  return result;
+}
+
+/**
+ * Takes a cell's lock, waiting (and saying so, once per holder) while another runner holds it.
+ * @returns The lock, or undefined when the plan was stopped while waiting.
+ */
+async function takeCell(
+  locks: CellLocks,
+  at: { cell: PlanCell; index: number; total: number },
+  options: RunPlanOptions,
+): Promise<HeldLock | undefined> {
+  let told = "";
+  for (;;) {
+    const got = (() => {
+      try {
+        return locks.tryAcquire(at.cell.id);
+      } catch (e) {
+        throw planDiskFull(e, options.data);
+      }
+    })();
+    if (!("held" in got)) return got;
+    if (options.signal?.aborted) return undefined;
+    const who = JSON.stringify(got.held);
+    if (who !== told) options.onEvent?.({ kind: "wait", ...at, holder: got.held });
+    told = who;
+    await defaultSleep(LOCK_POLL_MS, options.signal);
+  }
+}
+
+/** A full disk during a plan, with what to do next. */
+function planDiskFull(e: unknown, data: string): unknown {
+  const hint = "then run the plan again (complete cells are skipped)";
+  if (e instanceof DiskFullError) return new DiskFullError(e.path, hint);
+  return diskFullAt(e, data, hint);
+}

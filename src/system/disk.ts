@@ -1,0 +1,104 @@
+/**
+ * A full disk, said once and with the path: the operating system's `No space left on device
+ * (os error 28)` (and polars' `parquet: … IO error: No space left on device`) name no file.
+ *
+ * @module
+ */
+
+/**
+ * No space left where kvlab writes: names the path and what to do.
+ *
+ * @example
+ * ```ts
+ * import { DiskFullError } from "./disk.ts";
+ * import assert from "node:assert/strict";
+ * const e = new DiskFullError("data/tmp/r1/raw/stdout.txt");
+ * assert.match(e.message, /^no space left on the disk of data\/tmp\/r1\/raw\/stdout\.txt: free/);
+ * ```
+ */
+export class DiskFullError extends Error {
+  /**
+   * @param path The file or folder that could not be written.
+   * @param hint What else to do, after "free some space there".
+   */
+  constructor(
+    readonly path: string,
+    hint = "then run the command again",
+  ) {
+    super(
+      `no space left on the disk of ${path}: free some space there (or write elsewhere), ${hint}`,
+    );
+    this.name = "DiskFullError";
+  }
+}
+
+/**
+ * Whether an error says the disk (or the user's quota) is full.
+ *
+ * @param e What was thrown.
+ * @returns `true` for ENOSPC and EDQUOT, whoever reported them.
+ *
+ * @example
+ * ```ts
+ * import { isDiskFull } from "./disk.ts";
+ * import assert from "node:assert/strict";
+ * assert.ok(isDiskFull(new Error("No space left on device (os error 28)")));
+ * assert.ok(isDiskFull(new Error("parquet: File out of specification: underlying IO error: No space left on device (os error 28)")));
+ * assert.ok(!isDiskFull(new Error("Permission denied (os error 13)")));
+ * ```
+ */
+export function isDiskFull(e: unknown): boolean {
+  if (e instanceof DiskFullError) return true;
+  if (!(e instanceof Error)) return false;
+  const code = (e as { code?: unknown }).code;
+  return code === "ENOSPC" || code === "EDQUOT" ||
+    /No space left on device|os error 28\b|Disk quota exceeded|os error 122\b/i.test(e.message);
+}
+
+/**
+ * The error to throw for what a write at `path` threw: a {@link DiskFullError} naming the path
+ * when the disk is full (unless it is one already), else the error itself.
+ *
+ * @param e What was thrown.
+ * @param path What was being written.
+ * @param hint What else to do (see {@link DiskFullError}).
+ * @returns The error to throw.
+ *
+ * @example
+ * ```ts
+ * import { DiskFullError, diskFullAt } from "./disk.ts";
+ * import assert from "node:assert/strict";
+ * assert.ok(diskFullAt(new Error("No space left on device (os error 28)"), "d/x") instanceof DiskFullError);
+ * const other = new Error("boom");
+ * assert.equal(diskFullAt(other, "d/x"), other);
+ * ```
+ */
+export function diskFullAt(e: unknown, path: string, hint?: string): unknown {
+  if (e instanceof DiskFullError || !isDiskFull(e)) return e;
+  return new DiskFullError(path, hint);
+}
+
+/**
+ * Runs a write, turning a full disk into a {@link DiskFullError} naming `path`.
+ *
+ * @param path What `fn` writes.
+ * @param fn The write.
+ * @returns What `fn` returns.
+ *
+ * @example
+ * ```ts
+ * import { DiskFullError, writingAt } from "./disk.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(writingAt("d", () => 1), 1);
+ * assert.throws(() => writingAt("d/runs", () => {
+ *   throw new Error("No space left on device (os error 28)");
+ * }), DiskFullError);
+ * ```
+ */
+export function writingAt<T>(path: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    throw diskFullAt(e, path);
+  }
+}

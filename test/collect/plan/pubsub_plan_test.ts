@@ -1,0 +1,81 @@
+// A pubsub plan against real servers: Redis 7.0.15 and Valkey 8.0.1 on loopback, stopped by PID.
+// Steps are 1 s with a 0.5 s grace; the unreachable rate is there to be NS.
+import assert from "node:assert/strict";
+import pl from "nodejs-polars";
+import { loadTable } from "../../../src/analyze/load.ts";
+import { parsePlan, runPlan } from "../../../src/collect/mod.ts";
+import { type LocalServer, startLocalServer } from "../../../src/collect/redis_server.ts";
+import { findTool } from "../../../src/collect/tools.ts";
+
+const PLAN = (servers: string) => `
+name: ps
+kind: pubsub
+servers: ${servers}
+pubsub:
+  modes: [fan-out, sharded]
+  publishers: 4
+  subscribers: 8
+  fan_out: 4
+  rates: [1000, 2000000, 4000000]
+  step_s: 1
+  grace_s: 0.5
+`;
+
+Deno.test("a pubsub plan sweeps Redis and Valkey, stops each sweep at its first NS, stores every table", async () => {
+  const valkey = findTool("valkey-server");
+  if (!valkey) {
+    if (Deno.env.get("CI") === "true") throw new Error("valkey-server not built");
+    // deno-lint-ignore no-console
+    console.log("skipped: pubsub plan: valkey-server not in the kvlab tools cache");
+    return;
+  }
+  const started: LocalServer[] = [];
+  try {
+    started.push(await startLocalServer(), await startLocalServer({ program: valkey }));
+    const [r, v] = started;
+    const plan = parsePlan(
+      PLAN(`[{name: redis, url: "${r.url}"}, {name: valkey, url: "${v.url}"}]`),
+      "ps.yaml",
+    );
+    const data = Deno.makeTempDirSync({ prefix: "kvlab-ps-plan-" });
+    const result = await runPlan(plan, { data });
+    // 2 servers × 2 modes: 1,000/s runs (sustained unless the box stalls), 2,000,000/s runs
+    // and is NS (or is skipped after an NS at 1,000/s), 4,000,000/s is always skipped
+    assert.equal(result.cells, 12);
+    assert.equal(result.complete + result.failed, 12);
+    const runs = loadTable(data, "runs");
+    const skipped = runs.filter(pl.col("status").eq(pl.lit("failed")));
+    assert.ok(skipped.height >= 4);
+    for (const e of skipped.getColumn("error").toArray() as string[]) {
+      assert.match(e, /^skipped: (redis|valkey) did not sustain (1,000|2,000,000) deliveries\/s/);
+    }
+    const done = runs.filter(pl.col("status").eq(pl.lit("complete")));
+    assert.ok((done.getColumn("server_cpu_user_s").toArray() as number[]).every((x) => x >= 0));
+    assert.deepEqual(new Set(done.getColumn("server").toArray()), new Set(["redis", "valkey"]));
+    const tags = (done.getColumn("tags").toArray() as string[]).map((t) => JSON.parse(t));
+    assert.ok(tags.every((t) => t.mode && t.target_rate && t.fan_out));
+
+    const res = loadTable(data, "results").sort("requested_ops_per_sec");
+    assert.equal(res.height, result.complete);
+    assert.equal(res.filter(pl.col("requested_ops_per_sec").eq(1000)).height, 4);
+    assert.deepEqual(
+      new Set(res.getColumn("test").toArray()),
+      new Set(["PUBSUB_FAN_OUT", "PUBSUB_SHARDED"]),
+    );
+    for (const row of res.toRecords()) {
+      assert.equal(row.latency_basis, "intended");
+      if (row.requested_ops_per_sec === 1000) {
+        assert.equal(row.messages_lost, 0);
+        assert.equal(row.messages_delivered, Number(row.messages_published) * Number(row.fan_out));
+        assert.ok(Number(row.ops_per_sec) <= 1030, `achieved ${row.ops_per_sec}`);
+      } else {
+        assert.ok(Number(row.ops_per_sec) < 0.97 * 2_000_000, `achieved ${row.ops_per_sec}`);
+      }
+      assert.ok(Number(row.client_cpu_s) > 0);
+    }
+    assert.equal(loadTable(data, "hdr_histograms").height, result.complete);
+    assert.ok(loadTable(data, "time_series").height >= result.complete);
+  } finally {
+    for (const s of started) await s.stop();
+  }
+});

@@ -1,0 +1,131 @@
+// The pub/sub engine against real servers (Debian's redis-server 7.0.15 and kvlab's valkey
+// 8.0.1, on free loopback ports, stopped by PID). Each step is bounded: a 1-2 s window, a short
+// grace, a hard deadline.
+import assert from "node:assert/strict";
+import { Redis } from "ioredis";
+import { type PubSubResult, runPubSub } from "../../../src/collect/pubsub/mod.ts";
+import { type LocalServer, startLocalServer } from "../../../src/collect/redis_server.ts";
+import { findTool } from "../../../src/collect/tools.ts";
+
+/** Runs `fn` with a redis-server and (when built) a valkey-server, stopped by PID afterwards. */
+async function withBoth(fn: (servers: [string, LocalServer][]) => Promise<void>): Promise<void> {
+  const started: [string, LocalServer][] = [];
+  try {
+    started.push(["redis", await startLocalServer()]);
+    const valkey = findTool("valkey-server");
+    if (valkey) started.push(["valkey", await startLocalServer({ program: valkey })]);
+    else if (Deno.env.get("CI") === "true") throw new Error("valkey-server not built");
+    await fn(started);
+  } finally {
+    for (const [, s] of started) await s.stop();
+  }
+}
+
+const describe = (r: PubSubResult) =>
+  `published ${r.published}, delivered ${r.delivered}, lost ${r.lost}, duplicated ` +
+  `${r.duplicated}, errors ${r.errors} ${r.errorSamples.join("; ")}`;
+
+Deno.test({
+  name: "runPubSub() delivers every message exactly once at a low rate, in every mode",
+  sanitizeResources: true,
+  fn: async (t) => {
+    await withBoth(async (servers) => {
+      for (const [name, server] of servers) {
+        for (const mode of ["one-to-one", "fan-out", "sharded"] as const) {
+          await t.step(`${name} ${mode}`, async () => {
+            const r = await runPubSub({
+              port: server.port,
+              mode,
+              publishers: 4,
+              subscribers: 12,
+              fanOut: mode === "fan-out" ? 3 : undefined,
+              channels: mode === "fan-out" ? 4 : undefined,
+              rateDeliveriesPerSec: 1200,
+              durationS: 1,
+              graceS: 2,
+              timeoutS: 20,
+            });
+            assert.equal(r.fanOut, mode === "fan-out" ? 3 : 1);
+            assert.equal(r.published + r.unsent, 1200 / r.fanOut, describe(r));
+            // messages still due when the window closed on a loaded machine are counted as
+            // unsent, never as lost: what was published was all delivered
+            assert.ok(r.published > 0, describe(r));
+            assert.equal(r.delivered, r.published * r.fanOut, describe(r));
+            assert.equal(r.lost, 0, describe(r));
+            assert.equal(r.duplicated, 0);
+            assert.equal(r.errors, 0, describe(r));
+            assert.equal(r.latency.totalCount, r.delivered);
+            // every delivery lands in the per-second series too
+            assert.equal(r.perSecond.reduce((n, b) => n + b.completed, 0), r.delivered);
+            assert.equal(r.perSecond.reduce((n, b) => n + b.sent, 0), r.published);
+            assert.ok(r.summary.p50Ms > 0 && r.summary.p50Ms < 50, `p50 ${r.summary.p50Ms} ms`);
+            assert.ok(r.clientCpuS > 0);
+          });
+        }
+      }
+    });
+  },
+});
+
+Deno.test({
+  name: "runPubSub() units: a subscriber that reads 40 ms late shows 40 ms, not 40 µs or 40 s",
+  sanitizeResources: true,
+  fn: async () => {
+    await withBoth(async ([[, server]]) => {
+      const base = { port: server.port, mode: "one-to-one" as const, publishers: 2 };
+      const common = { ...base, subscribers: 2, rateDeliveriesPerSec: 20, durationS: 1.5 };
+      const plain = await runPubSub(common);
+      const late = await runPubSub({ ...common, readDelayMs: 40 });
+      assert.equal(late.lost, 0, describe(late));
+      assert.ok(plain.summary.p50Ms < 20, `without delay: p50 ${plain.summary.p50Ms} ms`);
+      // setTimeout fires at or after 40 ms; a loaded box adds a few ms, never 40 more
+      const shift = late.summary.p50Ms - plain.summary.p50Ms;
+      assert.ok(shift >= 39 && shift < 60, `the injected 40 ms showed as ${shift} ms`);
+      assert.ok(late.summary.maxMs < 100, `max ${late.summary.maxMs} ms`);
+    });
+  },
+});
+
+Deno.test({
+  name: "runPubSub() counts the deliveries of a subscriber that stops reading as lost, and ends",
+  sanitizeResources: true,
+  fn: async (t) => {
+    await withBoth(async (servers) => {
+      for (const [name, server] of servers) {
+        await t.step(name, async () => {
+          const admin = new Redis(server.port, "127.0.0.1");
+          try {
+            // a small pub/sub output buffer: the server disconnects the stalled subscriber
+            await admin.config("SET", "client-output-buffer-limit", "pubsub 256kb 128kb 1");
+            const wall0 = performance.now();
+            const r = await runPubSub({
+              port: server.port,
+              mode: "one-to-one",
+              publishers: 2,
+              subscribers: 4,
+              payloadBytes: 16384, // 500/s × 16 KB to the stalled one outgrow the socket buffers (~10 MB)
+              rateDeliveriesPerSec: 2000,
+              durationS: 2,
+              graceS: 1,
+              timeoutS: 15,
+              stallSubscribers: 1,
+              stallAfterMs: 200,
+            });
+            const wallS = (performance.now() - wall0) / 1000;
+            assert.ok(wallS < 10, `ended after ${wallS} s`);
+            // subscriber 0 got its share for 200 ms, then nothing: about 3/4 of its 1,000
+            assert.ok(r.lost > 500 && r.lost <= 1000, describe(r));
+            assert.equal(r.delivered + r.lost, r.published, describe(r));
+            assert.equal(r.duplicated, 0);
+            // the server dropped it for its buffer (Valkey counts it; Redis 7.0 has no stat)
+            const stats = await admin.info("stats");
+            const m = /client_output_buffer_limit_disconnections:(\d+)/.exec(stats);
+            if (m) assert.equal(Number(m[1]), 1, "Valkey dropped the stalled subscriber");
+          } finally {
+            admin.disconnect();
+          }
+        });
+      }
+    });
+  },
+});
