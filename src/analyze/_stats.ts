@@ -25,7 +25,7 @@ export function median(xs: readonly number[]): number {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
-/** A seeded generator in [0, 1) (mulberry32; see `src/_random.ts`). */
+/** A seeded generator in [0, 1) (mulberry32; see `src/random.ts`). */
 export const prng: (seed: number) => () => number = seededRandom;
 
 /**

@@ -1,6 +1,6 @@
 /**
  * `kvlab compact`: merge a dataset's small batches into few large ones (see
- * `collect/compact.ts`), safe while others read and write the dataset.
+ * `store/compact.ts`), safe while others read and write the dataset.
  *
  * @module
  */

@@ -11,7 +11,7 @@
  * installed, the child also gets `--pdeathsig KILL`: the kernel kills it when kvlab dies, even
  * by `kill -9`. With {@link DenoProcessRunnerOptions.pidDir}, a pid file per running child
  * (`<pid>.json`: pid, start time, program, kvlab's pid and start time, host) lets the next run
- * find and stop a child whose kvlab died without `setpriv` (see `_locks.ts`).
+ * find and stop a child whose kvlab died without `setpriv` (see `store/locks.ts`).
  *
  * @module
  */

@@ -4,7 +4,7 @@
  * notebooks, HTML pages and figures under `out/`. A cell error fails the report, naming the
  * notebook, the cell and the error.
  *
- * Cells run through `src/_fenced_execute.py`, an nbconvert preprocessor, rather than
+ * Cells run through `src/report/_fenced_execute.py`, an nbconvert preprocessor, rather than
  * `nbconvert --execute` (nbclient): the Deno kernel can publish a cell's last outputs after the
  * cell's `idle` status, and nbclient drops those, so tables went missing at random. The
  * preprocessor follows every cell with a fence and keeps everything that arrives before it
@@ -108,7 +108,7 @@ export async function runReport(options: ReportOptions = {}): Promise<NotebookRu
     ...options.env,
     KVLAB_FIGURES: `${out}/figures`,
     KVLAB_OUT: out,
-    // src/_fenced_execute.py, the preprocessor that runs the cells
+    // src/report/_fenced_execute.py, the preprocessor that runs the cells
     PYTHONPATH: [`${REPO}src`, Deno.env.get("PYTHONPATH")].filter(Boolean).join(":"),
   };
   const runs: NotebookRun[] = [];

@@ -1,5 +1,5 @@
 /**
- * The on-disk layout of a kvlab dataset, shared by the writers (`collect/store.ts`) and the
+ * The on-disk layout of a kvlab dataset, shared by the writers (`store/writer.ts`) and the
  * readers (`analyze/load.ts`): where batches, raw files and claims live, which Parquet files
  * hold a table (batches, and the per-run folders of schema 1.0–1.2 datasets), and a cheap check
  * that names a damaged file. See SCHEMA.md, "Layout".

@@ -187,7 +187,7 @@ Deno.test("reads and writes during a compaction see every run once", async () =>
       "--config",
       ROOT + "deno.json",
       `
-      import { compactDataset } from "${ROOT}src/collect/compact.ts";
+      import { compactDataset } from "${ROOT}src/store/compact.ts";
       for (let i = 0; i < 15; i++) {
         try { compactDataset("${data}", { targetMb: 1 }); } catch (e) { if (!/another compaction/.test(String(e))) throw e; }
         await new Promise((r) => setTimeout(r, 20));

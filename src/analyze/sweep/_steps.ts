@@ -1,6 +1,6 @@
 /**
  * The step rows of a results frame (what a sweep is made of). Private to `sweep.ts` and
- * `sweep_spectrum.ts`.
+ * `spectrum.ts`.
  *
  * @module
  */

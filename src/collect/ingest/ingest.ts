@@ -4,7 +4,7 @@
  * content hash, so ingesting the same bytes twice is reported and skipped.
  *
  * The work is split by job: this module walks paths, claims files and drives the rest;
- * `_blocks.ts` splits lines into blocks (pure), `_ingest_run.ts` assembles and writes runs,
+ * `_blocks.ts` splits lines into blocks (pure), `_run.ts` assembles and writes runs,
  * `_snapshot_rows.ts` reads captures into memory and server_info rows.
  *
  * @module
@@ -177,7 +177,7 @@ class IngestBatch {
   readonly #data: string;
   readonly #now: () => Date;
   #files: { key: ClaimKey; outcome: FileOutcome }[] = [];
-  /** The batch folder marked as this writer's (see `_tmp_sweep.ts`). */
+  /** The batch folder marked as this writer's (see `store/tmp.ts`). */
   #marked: string | undefined;
 
   constructor(options: IngestOptions) {

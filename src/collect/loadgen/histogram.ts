@@ -160,7 +160,7 @@ export function latencySummary(h: Histogram): LatencySummary {
   return {
     count: h.totalCount,
     meanMs: ms(h.mean),
-    // HdrHistogram_c's rounding, as analyze reads the stored histograms (src/_hdr.ts)
+    // HdrHistogram_c's rounding, as analyze reads the stored histograms (src/hdr.ts)
     p50Ms: ms(hdrValueAtPercentile(h, 50)!),
     p90Ms: ms(hdrValueAtPercentile(h, 90)!),
     p99Ms: ms(hdrValueAtPercentile(h, 99)!),

@@ -17,7 +17,7 @@ export interface RatioMix {
   get: number;
 }
 
-/** A seeded generator in [0, 1) (mulberry32; see `src/_random.ts`). */
+/** A seeded generator in [0, 1) (mulberry32; see `src/random.ts`). */
 export { seededRandom };
 
 /**

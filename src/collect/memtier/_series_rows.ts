@@ -1,6 +1,6 @@
 /**
  * The `time_series` and `hdr_histograms` rows of a memtier run, and the block and type facts
- * {@link memtierRows} reads from the JSON or the stdout report. Private to `memtier_rows.ts`.
+ * {@link memtierRows} reads from the JSON or the stdout report. Private to `rows.ts`.
  *
  * @module
  */

@@ -248,7 +248,7 @@ export type CellRunner<C> = (cell: C, emit: (e: CellEvent) => void) => Promise<C
 
 /**
  * A plan kind: one module that reads its section of a plan, expands its cells and runs a cell.
- * Register it in `PLAN_KINDS` (`src/collect/plan.ts`).
+ * Register it in `PLAN_KINDS` (`src/collect/plan/plan.ts`).
  */
 export interface PlanKind<P extends PlanBase, C extends PlanCellBase> {
   /** The top-level fields of this kind's plans, besides the common ones. */

@@ -1,7 +1,7 @@
 /**
  * Study plans (YAML or JSON): a name, a kind, servers, repetitions, pauses and tags, then the
  * kind's own fields; expanded into cells run interleaved across servers (A B A B …) so drift
- * does not favour one side. Each kind is one module in `plan_kinds/`, found through
+ * does not favour one side. Each kind is one module in `kinds/`, found through
  * {@link PLAN_KINDS}. Parsing and expansion are pure; `examples/plan.yaml` documents every field.
  *
  * @module
@@ -29,7 +29,7 @@ export type { PlanMatrix } from "./kinds/redis_benchmark.ts";
 
 /**
  * The plan kinds: a plan's `kind:` → the module that reads, expands and runs it. Adding a kind
- * is a module in `src/collect/plan_kinds/` and one line here.
+ * is a module in `src/collect/plan/kinds/` and one line here.
  */
 export const PLAN_KINDS = {
   "redis-benchmark": redisBenchmarkKind,

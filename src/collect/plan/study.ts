@@ -6,7 +6,7 @@
  *
  * Two runners of one plan into one dataset share the work without running a cell twice: each
  * cell is locked while it runs, and a runner that finds a cell locked waits for it, then skips
- * it when its run is complete (see `_locks.ts`). Tools left running by a kvlab that died are
+ * it when its run is complete (see `store/locks.ts`). Tools left running by a kvlab that died are
  * stopped before the first cell (their pid files are in `DIR/locks/children`). A full disk
  * stops the plan with one {@link DiskFullError} naming the path.
  *

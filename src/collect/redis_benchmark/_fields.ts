@@ -11,7 +11,7 @@ import type { RedisBenchmarkTest } from "./_types.ts";
 /**
  * A number as C's `printf` may print it (`%d`, `%f`, `%g`: `-0.559`, `1e+44`, `nan`, `-nan`,
  * `inf`), for the regular expressions of printed lines. Reading every form, impossible ones
- * included, lets the checks (`_redis_benchmark_checks.ts`) reject them instead of skipping the line.
+ * included, lets the checks (`_checks.ts`) reject them instead of skipping the line.
  */
 export const NUMBER = String
   .raw`[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf(?:inity)?)`;

@@ -7,14 +7,14 @@
  *
  * A number that cannot be true (negative, `nan`/`inf`, a rate above {@link MAX_OPS_PER_SEC},
  * percentiles out of order) is never kept as a result: its test is marked not complete and a
- * warning names the line and the value (rules in `_redis_benchmark_checks.ts`).
+ * warning names the line and the value (rules in `_checks.ts`).
  *
  * Parsing is pure: text in, numbers out. {@link RedisBenchmarkParser} takes lines one at a time
  * so that large files can be streamed; {@link parseRedisBenchmark} parses a whole text.
  *
  * This module re-exports the rest of the redis-benchmark API: the records
- * (`_redis_benchmark_types.ts`), {@link normalizeTestName}, the command-flag merge
- * (`redis_benchmark_params.ts`) and the live-progress reader (`redis_benchmark_progress.ts`).
+ * (`_types.ts`), {@link normalizeTestName}, the command-flag merge
+ * (`params.ts`) and the live-progress reader (`progress.ts`).
  *
  * @module
  */
