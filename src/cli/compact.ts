@@ -6,7 +6,7 @@
  */
 
 import type { OptionValues } from "commander";
-import { compactDataset } from "../store/compact.ts";
+import { Dataset } from "../store/dataset.ts";
 import type { Output } from "./_exit.ts";
 
 /** What `kvlab compact` does. */
@@ -50,7 +50,7 @@ export function compactOptions(raw: OptionValues): CompactCommandOptions {
  * @param out Where to print.
  */
 export function compactCommand(o: CompactCommandOptions, out: Output): void {
-  const r = compactDataset(o.data, { targetMb: o.targetMb });
+  const r = Dataset.open(o.data).compact({ targetMb: o.targetMb });
   out.print(
     `compacted ${o.data}: ${r.batchesBefore} batches (${r.filesBefore} Parquet files) → ` +
       `${r.batchesAfter} batches (${r.filesAfter} files)\n`,

@@ -18,7 +18,6 @@ import { redactInfo } from "../text/redact.ts";
 import type { RedisBenchmarkTest } from "./redis_benchmark/parse.ts";
 import type { ServerSnapshot } from "./server.ts";
 import type { RunInput } from "../store/writer.ts";
-import { type ServerTarget, transportOf } from "./target.ts";
 
 /** What a writer says of a run: the `runs` columns, with tags as an object. */
 export type RunFields = Omit<RunInput, "tags" | "warning_count"> & {
@@ -340,75 +339,5 @@ export function serverColumns(
     server_maxmemory_bytes: Number.isFinite(maxmemory) ? maxmemory : null,
     server_config_status: before?.configStatus ?? null,
     ...serverCpuColumns(before?.info, after?.info),
-  };
-}
-
-/** Where a collected run comes from: what a plan or the CLI tells every live collector. */
-export interface CollectedRunLabels {
-  /** Stored as `label` (plans store the server's name here). */
-  label?: string;
-  /** User tags. */
-  tags?: Record<string, string>;
-  /** The plan cell this run is, when a plan made it. */
-  plan?: { name: string; cell: string; repetition: number };
-}
-
-/** What a kvlab engine's step (open-loop, pub/sub) is told besides its own parameters. */
-export interface CollectedStepOptions extends CollectedRunLabels {
-  /** Dataset directory. */
-  data: string;
-  /** Host facts, when already known. */
-  host?: HostFacts;
-  /** @default {() => new Date()} */
-  now?: () => Date;
-}
-
-/**
- * The `runs` columns every live collector fills the same way: the run, its server target and
- * transport, its label, tags and plan cell, and when it ran (a collected run is stored when it
- * finishes, so `ingested_at` is `finished_at`).
- *
- * @example
- * ```ts
- * import { collectedRunColumns } from "./_rows.ts";
- * import { parseServerUrl } from "./target.ts";
- * import assert from "node:assert/strict";
- * const t = new Date(0);
- * const c = collectedRunColumns({ label: "a" }, "r1", parseServerUrl("redis://127.0.0.1:6379"), t, t);
- * assert.deepEqual([c.transport, c.label, c.plan_cell], ["tcp", "a", null]);
- * ```
- */
-export function collectedRunColumns(
-  o: CollectedRunLabels,
-  runId: string,
-  target: ServerTarget,
-  startedAt: Date,
-  finishedAt: Date,
-): Pick<
-  RunFields,
-  | "run_id"
-  | "target"
-  | "transport"
-  | "label"
-  | "tags"
-  | "started_at"
-  | "ingested_at"
-  | "finished_at"
-  | "plan_name"
-  | "plan_cell"
-  | "repetition"
-> {
-  return {
-    run_id: runId,
-    target: target.display,
-    transport: transportOf(target),
-    label: o.label ?? null,
-    tags: o.tags,
-    started_at: startedAt,
-    ingested_at: finishedAt,
-    finished_at: finishedAt,
-    plan_name: o.plan?.name ?? null,
-    plan_cell: o.plan?.cell ?? null,
-    repetition: o.plan?.repetition ?? null,
   };
 }

@@ -18,6 +18,7 @@ export * from "./plan/plan.ts";
 export * from "./plan/kinds/mod.ts";
 export * from "./process.ts";
 export * from "./redis_benchmark/run.ts";
+export * from "./collector.ts";
 export * from "./redis_server.ts";
 export * from "./server.ts";
 export * from "./plan/study.ts";

@@ -8,6 +8,7 @@
  * @module
  */
 
+import { Dataset, type DatasetRef } from "../../store/dataset.ts";
 import { createHash } from "node:crypto";
 import { ParseError, UnknownFormatError } from "../../errors.ts";
 import type { MemoryRow } from "../../schema.ts";
@@ -30,8 +31,8 @@ import {
 
 /** Options of `ingestFile` and `ingestPaths` (re-exported by `ingest.ts`). */
 export interface IngestOptions {
-  /** Dataset directory. */
-  data: string;
+  /** The dataset (or its directory). */
+  data: DatasetRef;
   /** Label stored on every run. */
   label?: string;
   /**
@@ -320,7 +321,7 @@ export class RunAssembler {
       dest.close();
     }
     const sha256 = hash.digest("hex");
-    storeRaw(this.#options.data, tmp, sha256);
+    storeRaw(Dataset.of(this.#options.data).dir, tmp, sha256);
     const refs: RawRef[] = this.#spans.map((s) => ({
       run_id: s.runId,
       name: basename(path),

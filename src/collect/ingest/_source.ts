@@ -8,6 +8,7 @@
  * @module
  */
 
+import type { Dataset } from "../../store/dataset.ts";
 import { createHash } from "node:crypto";
 import { redactText } from "../../text/redact.ts";
 import { markWriter, unmarkWriter } from "../../store/tmp.ts";
@@ -55,21 +56,21 @@ export interface IngestSource {
  * line lengths.
  *
  * @param path A path as given (or `-`).
- * @param dataDir The dataset, whose `tmp/` holds stream copies.
+ * @param dataset The dataset, whose `tmp/` holds stream copies.
  * @returns The source.
  * @throws {IngestInputError} For a device or socket, a stream over {@link STREAM_MAX_BYTES}, a
  *   broken symbolic link, or a line over the limits (naming the line).
  */
-export async function openSource(path: string, dataDir: string): Promise<IngestSource> {
+export async function openSource(path: string, dataset: Dataset): Promise<IngestSource> {
   let readPath = path;
   let dispose = () => {};
   if (STDIN_PATHS.includes(path)) {
-    readPath = await copyStream(Deno.stdin.readable, path, dataDir);
+    readPath = await copyStream(Deno.stdin.readable, path, dataset);
   } else {
     const info = await statOrExplain(path);
     if (info.isFifo) {
       const f = await Deno.open(path, { read: true });
-      readPath = await copyStream(f.readable, path, dataDir);
+      readPath = await copyStream(f.readable, path, dataset);
     } else if (!info.isFile) {
       throw new IngestInputError(
         `${path}: not a regular file (${kindOf(info)}); kvlab ingest reads files, folders, ` +
@@ -125,10 +126,9 @@ function kindOf(info: Deno.FileInfo): string {
 async function copyStream(
   stream: ReadableStream<Uint8Array>,
   path: string,
-  dataDir: string,
+  dataset: Dataset,
 ): Promise<string> {
-  Deno.mkdirSync(`${dataDir}/tmp`, { recursive: true });
-  const copy = `${dataDir}/tmp/stream-${crypto.randomUUID()}`;
+  const copy = dataset.streamCopyPath();
   markWriter(copy);
   const out = Deno.openSync(copy, { write: true, createNew: true });
   let size = 0;

@@ -24,7 +24,8 @@ import {
 import { type IngestedRun, type IngestOptions, RunAssembler } from "./_run.ts";
 import { IngestInputError, type IngestSource, openSource } from "./_source.ts";
 import { readLineBatches, readRangeSync, sha256File } from "../../text/read_lines.ts";
-import { markWriter, sweepTmp, unmarkWriter } from "../../store/tmp.ts";
+import { Dataset } from "../../store/dataset.ts";
+import { markWriter, unmarkWriter } from "../../store/tmp.ts";
 import { folderNames, type WalkedInput, walkInputs } from "./_walk.ts";
 import { ingestTool, KNOWN_FORMATS } from "./detect.ts";
 import {
@@ -32,7 +33,7 @@ import {
   claimKey,
   claimSource,
   completeClaim,
-  DatasetWriter,
+  type DatasetWriter,
   otherClaims,
   releaseClaim,
 } from "../../store/writer.ts";
@@ -100,13 +101,13 @@ export async function ingestPaths(
   onFile?: (outcome: FileOutcome) => void,
 ): Promise<FileOutcome[]> {
   if (options.tool !== undefined) ingestTool(options.tool);
-  sweepTmp(options.data);
+  Dataset.of(options.data).sweepTmp();
   const out: FileOutcome[] = [];
   const batch = new IngestBatch(options);
   const names = folderNames();
   const read = new Set<string>(); // files already read into a memtier run
   try {
-    for await (const input of walkInputs(paths, [options.data])) {
+    for await (const input of walkInputs(paths, [Dataset.of(options.data).dir])) {
       if (options.signal?.aborted) break;
       if (read.has(input.path)) continue;
       const outcome = input.empty
@@ -160,7 +161,7 @@ function emptyFolder(path: string): FileOutcome {
  */
 export async function ingestFile(path: string, options: IngestOptions): Promise<FileOutcome> {
   if (options.tool !== undefined) ingestTool(options.tool);
-  sweepTmp(options.data);
+  Dataset.of(options.data).sweepTmp();
   const batch = new IngestBatch(options);
   try {
     const outcome = await ingestInto({ path, given: true }, options, batch, folderNames());
@@ -174,16 +175,14 @@ export async function ingestFile(path: string, options: IngestOptions): Promise<
 /** The files of the batch being written, whose claims are completed when it is committed. */
 class IngestBatch {
   readonly writer: DatasetWriter;
-  readonly #data: string;
   readonly #now: () => Date;
   #files: { key: ClaimKey; outcome: FileOutcome }[] = [];
   /** The batch folder marked as this writer's (see `store/tmp.ts`). */
   #marked: string | undefined;
 
   constructor(options: IngestOptions) {
-    this.#data = options.data;
     this.#now = options.now ?? (() => new Date());
-    this.writer = new DatasetWriter(options.data, { now: this.#now });
+    this.writer = Dataset.of(options.data).writer({ now: this.#now });
   }
 
   get due(): boolean {
@@ -215,7 +214,7 @@ class IngestBatch {
     } catch (e) {
       // nothing of the batch is visible: its files can be ingested again
       for (const f of files) {
-        await releaseClaim(this.#data, f.key);
+        await releaseClaim(this.writer.dataDir, f.key);
         f.outcome.status = "error";
         f.outcome.error = e as Error;
         f.outcome.runs = [];
@@ -227,7 +226,7 @@ class IngestBatch {
     }
     for (const { key, outcome } of files) {
       const ids = outcome.runs.map((r) => r.runId);
-      await completeClaim(this.#data, key, outcome.path, ids, this.#now());
+      await completeClaim(this.writer.dataDir, key, outcome.path, ids, this.#now());
       onFile?.(outcome);
     }
   }
@@ -236,7 +235,7 @@ class IngestBatch {
   async abort(): Promise<void> {
     this.writer.abort();
     this.#unmark();
-    for (const f of this.#files) await releaseClaim(this.#data, f.key);
+    for (const f of this.#files) await releaseClaim(this.writer.dataDir, f.key);
     this.#files = [];
   }
 
@@ -269,7 +268,7 @@ async function ingestInto(
         `${path}: a FIFO inside a folder is not read (name it on the command line to read it)`,
       );
     }
-    src = await openSource(input.path, options.data);
+    src = await openSource(input.path, Dataset.of(options.data));
   } catch (e) {
     return { ...outcome, status: "error", error: e as Error };
   }
@@ -331,11 +330,11 @@ async function claimAndRead(
   // same bytes under other labels are ingested, and flagged.
   const key = claimKey(sha, labelsOf(options));
   const dataset = batch.writer;
-  const claim = await claimSource(options.data, key, outcome.path, now(), batch.id);
+  const claim = await claimSource(Dataset.of(options.data).dir, key, outcome.path, now(), batch.id);
   if (!claim.claimed) {
     return { ...outcome, status: "duplicate", duplicateOf: claim.existing.run_ids };
   }
-  const earlier = otherClaims(options.data, key);
+  const earlier = otherClaims(Dataset.of(options.data).dir, key);
   if (earlier.length > 0) outcome.sameBytesAs = earlier;
   const mark = dataset.batch.mark();
   try {
@@ -350,7 +349,7 @@ async function claimAndRead(
     outcome.runs = [];
   }
   if (outcome.runs.length === 0) {
-    await releaseClaim(options.data, key);
+    await releaseClaim(Dataset.of(options.data).dir, key);
     if (outcome.status === "ingested") {
       outcome.status = "error";
       outcome.error ??= new ParseError(

@@ -8,20 +8,20 @@
  */
 
 import {
-  collectedRunColumns,
-  type CollectedStepOptions,
-  runRow,
-  serverColumns,
-  snapshotRows,
-} from "../_rows.ts";
-import { hostFacts } from "../host.ts";
+  argvToCommand,
+  type CollectedRun,
+  type CollectOptions,
+  collectRun,
+  type Measurement,
+  snapshotAfter,
+  snapshotBefore,
+  type StoredRun,
+} from "../collector.ts";
 import type { ArrivalMode } from "./schedule.ts";
 import { type OpenLoopResult, runOpenLoop } from "./open_loop.ts";
 import { type OpenLoopRows, openLoopRows } from "./rows.ts";
 import { redactText } from "../../text/redact.ts";
-import { argvToCommand, type CollectedRun } from "../redis_benchmark/run.ts";
-import { type ServerSnapshot, ServerUnreachableError, snapshotServer } from "../server.ts";
-import { KVLAB_VERSION, newRunId, RunWriter } from "../../store/writer.ts";
+import { KVLAB_VERSION } from "../../store/writer.ts";
 import type { ServerTarget } from "../target.ts";
 
 /** One open-loop step to run. */
@@ -51,7 +51,7 @@ export interface OpenLoopCall {
 }
 
 /** Options of {@link runOpenLoopStep}. */
-export interface OpenLoopRunOptions extends CollectedStepOptions {
+export interface OpenLoopRunOptions extends CollectOptions {
   /** Checked before the step starts (a step, once started, runs its bounded length). */
   signal?: AbortSignal;
 }
@@ -111,9 +111,7 @@ function unsupported(t: ServerTarget): string | null {
 }
 
 /** What a step gave, before it is stored. */
-interface Measured {
-  before?: ServerSnapshot;
-  after?: ServerSnapshot;
+interface Measured extends Measurement {
   result?: OpenLoopResult;
   rows?: OpenLoopRows;
   reason: string | null;
@@ -122,13 +120,8 @@ interface Measured {
 async function measure(c: OpenLoopCall, o: OpenLoopRunOptions, runId: string): Promise<Measured> {
   const why = unsupported(c.target);
   if (why) return { reason: why };
-  let before: ServerSnapshot;
-  try {
-    before = await snapshotServer(c.target);
-  } catch (e) {
-    if (!(e instanceof ServerUnreachableError)) throw e;
-    return { reason: e.message };
-  }
+  const before = await snapshotBefore(c.target);
+  if ("reason" in before) return before;
   if (o.signal?.aborted) return { before, reason: "interrupted before the step started" };
   const warmupS = c.warmupS ?? 0;
   const startedAt = new Date(Date.now() + warmupS * 1000);
@@ -154,10 +147,7 @@ async function measure(c: OpenLoopCall, o: OpenLoopRunOptions, runId: string): P
     const text = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     return { before, reason: redactText(text) };
   }
-  let after: ServerSnapshot | undefined;
-  try {
-    after = await snapshotServer(c.target);
-  } catch { /* the server went away: the before snapshot stays */ }
+  const after = await snapshotAfter(c.target);
   const rows = openLoopRows(result, runId, {
     ratio: c.ratio,
     valueSize: c.valueSize ?? 256,
@@ -193,59 +183,44 @@ export async function runOpenLoopStep(
   call: OpenLoopCall,
   options: OpenLoopRunOptions,
 ): Promise<CollectedStep> {
-  const now = options.now ?? (() => new Date());
-  const host = options.host ?? hostFacts();
-  const command = openLoopCommand(call);
-  const startedAt = now();
-  const writer = new RunWriter(options.data, newRunId(startedAt));
-  let m: Measured;
-  try {
-    m = await measure(call, options, writer.runId);
-  } catch (e) {
-    writer.abort();
-    throw e;
-  }
+  const { measured: m, ...run } = await collectRun(options, {
+    target: call.target,
+    command: openLoopCommand(call),
+    measure: (writer) => measure(call, options, writer.runId),
+    store: (m) => stored(m, options),
+  });
+  return {
+    ...run,
+    requestedOpsPerSec: call.rateOpsPerSec,
+    achievedOpsPerSec: m.result?.achievedOpsPerSec ?? null,
+  };
+}
+
+/** How a measured step is stored: complete, or failed with its reason. */
+function stored(m: Measured, options: OpenLoopRunOptions): StoredRun {
   const r = m.result;
-  const status: CollectedRun["status"] = r ? "complete" : "failed";
-  const snaps = snapshotRows(writer.runId, [["before", m.before], ["after", m.after]]);
-  const finishedAt = now();
-  writer.commit({
-    run: runRow({
-      ...collectedRunColumns(options, writer.runId, call.target, startedAt, finishedAt),
+  return {
+    status: r ? "complete" : "failed",
+    reason: m.reason,
+    tests: m.rows?.results.length ?? 0,
+    interrupted: options.signal?.aborted ?? false,
+    columns: {
       tool: "kvlab-loadgen",
       tool_version: KVLAB_VERSION,
-      command,
-      status,
       output_format: r ? "kvlab" : "none",
-      error: m.reason,
       tool_exit_code: null,
-      ...serverColumns(m.before, m.after),
-    }, host),
+    },
     tables: {
       results: m.rows?.results ?? [],
       time_series: m.rows?.time_series ?? [],
       hdr_histograms: m.rows?.hdr_histograms ?? [],
-      server_info: snaps.info,
-      server_config: snaps.config,
     },
     raw: r ? [{ name: "loadgen.json", bytes: rawSummary(r) }] : [],
     manifest: {
-      host,
-      server_config_error: m.before?.configError ?? null,
       step: r
         ? { requested_ops_per_sec: r.requestedOpsPerSec, achieved_ops_per_sec: r.achievedOpsPerSec }
         : null,
       warnings: r?.errorSamples.map((e) => `error: ${redactText(e)}`) ?? [],
     },
-  });
-  return {
-    runId: writer.runId,
-    status,
-    tests: m.rows?.results.length ?? 0,
-    reason: m.reason,
-    command,
-    interrupted: options.signal?.aborted ?? false,
-    requestedOpsPerSec: call.rateOpsPerSec,
-    achievedOpsPerSec: r?.achievedOpsPerSec ?? null,
   };
 }

@@ -10,22 +10,13 @@
 
 import type { MemoryRow } from "../../schema.ts";
 import type { Redis } from "ioredis";
-import {
-  infoNumber,
-  type MemoryFields,
-  memoryRow,
-  memoryViews,
-  runRow,
-  serverCpuColumns,
-  snapshotRows,
-} from "../_rows.ts";
+import { infoNumber, type MemoryFields, memoryRow, memoryViews } from "../_rows.ts";
+import { type CollectOptions, collectRun, type Measurement, snapshotAfter } from "../collector.ts";
 import { type DockerStatsRow, parseDockerStats } from "./docker_stats.ts";
-import { type HostFacts, hostFacts } from "../host.ts";
 import { parseInfo } from "./info.ts";
 import { DenoProcessRunner, type ProcessRunner, ToolNotFoundError } from "../process.ts";
-import { connect, type ServerSnapshot, snapshotServer } from "../server.ts";
-import { newRunId, RunWriter } from "../../store/writer.ts";
-import { isLocal, type ServerTarget, transportOf } from "../target.ts";
+import { connect, snapshotServer } from "../server.ts";
+import { isLocal, type ServerTarget } from "../target.ts";
 
 /** No Docker engine could be reached (or no docker client is installed). */
 export class DockerUnavailableError extends Error {
@@ -103,23 +94,13 @@ export async function processRssBytes(pid: number, runner?: ProcessRunner): Prom
 }
 
 /** What the memory sweep and the sampler both take. */
-export interface MemoryRunOptions {
-  /** Dataset directory. */
-  data: string;
+export interface MemoryRunOptions extends CollectOptions {
   target: ServerTarget;
-  /** Stored as the run's label. */
-  label?: string;
   /** Container whose `docker stats` memory to record. */
   container?: string;
   /** Runner for `docker` and `ps` (when `container` is set, or /proc cannot be read). */
   runner?: ProcessRunner;
-  tags?: Record<string, string>;
-  plan?: { name: string; cell: string; repetition: number };
   signal?: AbortSignal;
-  /** Host facts, when already known. */
-  host?: HostFacts;
-  /** @default {() => new Date()} */
-  now?: () => Date;
 }
 
 /** Options of {@link runMemorySweep}. */
@@ -278,33 +259,70 @@ interface MemoryRunKind {
   loop(client: Redis, sample: Sample): Promise<void>;
 }
 
+/** What a memory run measured, before it is stored. */
+interface Measured extends Measurement {
+  memory: MemoryRow[];
+  reason: string | null;
+  dockerError: string | null;
+}
+
 /**
- * The skeleton of a memory run: snapshot before, connect, the kind's loop of samples, snapshot
- * after, and one committed run (memory rows, a runs row from `runRow`).
+ * A memory run on the collector skeleton: snapshot before, connect, the kind's loop of samples,
+ * snapshot after; {@link collectRun} stores it (memory rows, the runs row).
  */
 async function memoryRun(o: MemoryRunOptions, kind: MemoryRunKind): Promise<MemorySweepResult> {
-  const now = o.now ?? (() => new Date());
+  const { measured: m, ...run } = await collectRun(o, {
+    target: o.target,
+    command: kind.command,
+    measure: (writer) => measureMemory(o, kind, writer.runId),
+    store: (m) => {
+      const status = kind.status(m.memory.length, m.reason);
+      return {
+        status,
+        reason: m.reason ?? (m.dockerError ? `container memory: ${m.dockerError}` : null),
+        tests: m.memory.length,
+        interrupted: o.signal?.aborted ?? false,
+        columns: {
+          tool: kind.tool,
+          tool_version: null,
+          output_format: "none",
+          warning_count: m.dockerError ? 1 : 0,
+        },
+        tables: { memory: m.memory },
+        snapshots: kind.snapshots,
+        manifest: { ...kind.manifest, docker_error: m.dockerError },
+      };
+    },
+  });
+  return {
+    runId: run.runId,
+    status: run.status,
+    steps: m.memory.length,
+    reason: m.reason,
+    dockerError: m.dockerError,
+  };
+}
+
+/** Snapshots the server, runs the kind's loop of samples over a client, snapshots again. */
+async function measureMemory(
+  o: MemoryRunOptions,
+  kind: MemoryRunKind,
+  runId: string,
+): Promise<Measured> {
   const runner = o.runner ?? new DenoProcessRunner();
-  const writer = new RunWriter(o.data, newRunId(now()));
-  const startedAt = now();
-  const host = o.host ?? hostFacts();
-  const memory: MemoryRow[] = [];
-  let reason: string | null = null;
-  let dockerError: string | null = null;
-  let before: ServerSnapshot | undefined;
-  let after: ServerSnapshot | undefined;
+  const m: Measured = { memory: [], reason: null, dockerError: null };
   const containerMemory = async (): Promise<DockerStatsRow | undefined> => {
-    if (!o.container || dockerError !== null) return undefined;
+    if (!o.container || m.dockerError !== null) return undefined;
     try {
       const rows = await dockerStats(runner, o.container);
       return rows.find((x) => x.name === o.container) ?? rows[0];
     } catch (e) {
       if (!(e instanceof DockerUnavailableError)) throw e;
-      dockerError = e.message;
+      m.dockerError = e.message;
     }
   };
   try {
-    const snapshot = before = await snapshotServer(o.target);
+    const snapshot = m.before = await snapshotServer(o.target);
     const pid = infoNumber(snapshot.info, "process_id");
     const local = isLocal(o.target);
     const client = await connect(o.target, 10_000);
@@ -312,7 +330,7 @@ async function memoryRun(o: MemoryRunOptions, kind: MemoryRunKind): Promise<Memo
     const sample: Sample = async (step, fields = {}) => {
       const info = parseInfo(await client.info("memory"));
       const container = await containerMemory();
-      const row = memoryRow(writer.runId, step, snapshot.identity.server, {
+      const row = memoryRow(runId, step, snapshot.identity.server, {
         keys: Number(await client.dbsize()),
         ...fields,
         ...memoryViews(info),
@@ -321,7 +339,7 @@ async function memoryRun(o: MemoryRunOptions, kind: MemoryRunKind): Promise<Memo
         container_name: container?.name ?? null,
         elapsed_s: (Date.now() - t0) / 1000,
       });
-      memory.push(row);
+      m.memory.push(row);
       return row;
     };
     try {
@@ -330,45 +348,9 @@ async function memoryRun(o: MemoryRunOptions, kind: MemoryRunKind): Promise<Memo
       client.disconnect();
     }
   } catch (e) {
-    reason = (e as Error).message;
+    m.reason = (e as Error).message;
   }
-  try {
-    // always: the server's CPU over the run comes from the two snapshots
-    after = await snapshotServer(o.target);
-  } catch { /* the before snapshot stays */ }
-  const status = kind.status(memory.length, reason);
-  const snaps = snapshotRows(writer.runId, [["before", before], ["after", after]]);
-  writer.commit({
-    run: runRow({
-      run_id: writer.runId,
-      tool: kind.tool,
-      tool_version: null,
-      command: kind.command,
-      server: before?.identity.server ?? "unknown",
-      server_version: before?.identity.version ?? null,
-      target: o.target.display,
-      transport: transportOf(o.target),
-      label: o.label ?? null,
-      tags: o.tags,
-      started_at: startedAt,
-      ingested_at: now(),
-      finished_at: now(),
-      status,
-      output_format: "none",
-      error: reason ?? (dockerError ? `container memory: ${dockerError}` : null),
-      warning_count: dockerError ? 1 : 0,
-      plan_name: o.plan?.name ?? null,
-      plan_cell: o.plan?.cell ?? null,
-      repetition: o.plan?.repetition ?? null,
-      server_maxmemory_bytes: infoNumber(before?.info, "maxmemory"),
-      server_config_status: before?.configStatus ?? null,
-      ...serverCpuColumns(before?.info, after?.info),
-    }, host),
-    tables: kind.snapshots
-      ? { memory, server_info: snaps.info, server_config: snaps.config }
-      : { memory },
-    raw: [],
-    manifest: { ...kind.manifest, docker_error: dockerError, host },
-  });
-  return { runId: writer.runId, status, steps: memory.length, reason, dockerError };
+  // always: the server's CPU over the run comes from the two snapshots
+  m.after = await snapshotAfter(o.target);
+  return m;
 }

@@ -9,19 +9,25 @@
  */
 
 import { ParseError } from "../../errors.ts";
-import { diskFullAt, writingAt } from "../../system/disk.ts";
-import { collectedRunColumns, runRow, serverColumns, snapshotRows } from "../_rows.ts";
-import { hostFacts } from "../host.ts";
+import {
+  argvToCommand,
+  type CollectedRun,
+  type CollectOptions,
+  collectRun,
+  type Measurement,
+  processFacts,
+  snapshotAfter,
+  snapshotBefore,
+  type StoredRun,
+} from "../collector.ts";
 import { parseHdrFileName, parseHdrIntervalLog } from "./hdr.ts";
 import { parseMemtierJson } from "./json.ts";
 import { type MemtierProgress, parseMemtierProgress } from "./progress.ts";
 import { parseMemtierReport } from "./report.ts";
 import { type MemtierHdrLog, type MemtierRows, memtierRows } from "./rows.ts";
-import type { ProcessResult } from "../process.ts";
+import type { ProcessResult, ProcessRunner } from "../process.ts";
 import { redactArgv, REDACTED, redactRawText } from "../../text/redact.ts";
-import { argvToCommand, type CollectedRun, type CollectOptions } from "../redis_benchmark/run.ts";
-import { type ServerSnapshot, ServerUnreachableError, snapshotServer } from "../server.ts";
-import { newRunId, RunWriter } from "../../store/writer.ts";
+import type { RunWriter } from "../../store/writer.ts";
 import type { ServerTarget } from "../target.ts";
 
 /** memtier_benchmark's flags other than the connection (which comes from the target). */
@@ -141,15 +147,23 @@ export function memtierArgv(call: MemtierCall, files: MemtierFiles = {}): string
 }
 
 /** Options of {@link runMemtier}: those of a redis-benchmark run, with memtier's progress. */
-export interface MemtierRunOptions extends Omit<CollectOptions, "params" | "onProgress"> {
+export interface MemtierRunOptions extends CollectOptions {
+  runner: ProcessRunner;
+  /**
+   * Limit for the tool's run.
+   * @default {600000}
+   */
+  timeoutMs?: number;
+  /** Aborting stops the tool; the run is kept as incomplete. */
+  signal?: AbortSignal;
+  /** The tool's version, when already known (else it is stored as unknown). */
+  toolVersion?: string | null;
   /** Each progress line memtier draws on stderr (about once a second). */
   onProgress?: (p: MemtierProgress) => void;
 }
 
 /** What running memtier gave, before it is stored. */
-interface Measured {
-  before?: ServerSnapshot;
-  after?: ServerSnapshot;
+interface Measured extends Measurement {
   result?: ProcessResult;
   rows?: MemtierRows;
   reason: string | null;
@@ -169,77 +183,47 @@ export async function runMemtier(
   call: MemtierCall,
   options: MemtierRunOptions,
 ): Promise<CollectedRun> {
-  const now = options.now ?? (() => new Date());
-  const host = options.host ?? hostFacts();
   const shown = memtierArgv(call, { json: JSON_FILE, hdrPrefix: HDR_PREFIX });
-  const command = argvToCommand(redactArgv(shown));
-  const writer = new RunWriter(options.data, newRunId(now()));
-  const startedAt = now();
-  let m: Measured;
-  try {
-    m = await measure(call, options, writer);
-  } catch (e) {
-    writer.abort();
-    throw diskFullAt(e, `${options.data}/tmp/${writer.runId}`);
-  }
+  const { measured: _, ...run } = await collectRun(options, {
+    target: call.target,
+    command: argvToCommand(redactArgv(shown)),
+    measure: (writer) => measure(call, options, writer),
+    store: (m) => stored(options, m, shown),
+  });
+  return run;
+}
+
+/** How a measured memtier run is stored. */
+function stored(o: MemtierRunOptions, m: Measured, shown: string[]): StoredRun {
   const rows = m.rows;
   const status: CollectedRun["status"] = !rows || rows.results.length === 0
     ? "failed"
     : rows.complete && m.result?.code === 0 && !m.result.interrupted && !m.result.timedOut
     ? "complete"
     : "incomplete";
-  const reason = status === "complete" ? null : m.reason;
-  const snaps = snapshotRows(writer.runId, [["before", m.before], ["after", m.after]]);
-  const finishedAt = now();
-  writingAt(`${options.data}/tmp/${writer.runId}`, () =>
-    writer.commit({
-      run: runRow({
-        ...collectedRunColumns(options, writer.runId, call.target, startedAt, finishedAt),
-        tool: "memtier_benchmark",
-        tool_version: options.toolVersion ?? null,
-        command,
-        status,
-        output_format: rows?.source ?? "none",
-        error: reason,
-        warning_count: rows?.warnings.length ?? 0,
-        tool_exit_code: m.result?.code ?? null,
-        ...serverColumns(m.before, m.after),
-      }, host),
-      tables: {
-        results: rows?.results ?? [],
-        latency_distribution: rows?.latency_distribution ?? [],
-        time_series: rows?.time_series ?? [],
-        hdr_histograms: rows?.hdr_histograms ?? [],
-        server_info: snaps.info,
-        server_config: snaps.config,
-      },
-      raw: [],
-      manifest: {
-        argv_redacted: redactArgv(shown),
-        process: m.result ? processFacts(m.result) : null,
-        host,
-        server_config_error: m.before?.configError ?? null,
-        warnings: rows?.warnings ?? [],
-      },
-    }));
   return {
-    runId: writer.runId,
     status,
+    reason: status === "complete" ? null : m.reason,
     tests: rows?.results.filter((r) => r.complete).length ?? 0,
-    reason,
-    command,
     interrupted: m.result?.interrupted ?? false,
-  };
-}
-
-function processFacts(r: ProcessResult) {
-  return {
-    exit_code: r.code,
-    signal: r.signal,
-    timed_out: r.timedOut,
-    interrupted: r.interrupted,
-    duration_ms: Math.round(r.durationMs),
-    pid: r.pid,
+    columns: {
+      tool: "memtier_benchmark",
+      tool_version: o.toolVersion ?? null,
+      output_format: rows?.source ?? "none",
+      warning_count: rows?.warnings.length ?? 0,
+      tool_exit_code: m.result?.code ?? null,
+    },
+    tables: {
+      results: rows?.results ?? [],
+      latency_distribution: rows?.latency_distribution ?? [],
+      time_series: rows?.time_series ?? [],
+      hdr_histograms: rows?.hdr_histograms ?? [],
+    },
+    manifest: {
+      argv_redacted: redactArgv(shown),
+      process: m.result ? processFacts(m.result) : null,
+      warnings: rows?.warnings ?? [],
+    },
   };
 }
 
@@ -248,13 +232,8 @@ function processFacts(r: ProcessResult) {
  * again, and reads every file memtier wrote.
  */
 async function measure(call: MemtierCall, o: MemtierRunOptions, w: RunWriter): Promise<Measured> {
-  let before: ServerSnapshot;
-  try {
-    before = await snapshotServer(call.target);
-  } catch (e) {
-    if (!(e instanceof ServerUnreachableError)) throw e;
-    return { reason: e.message };
-  }
+  const before = await snapshotBefore(call.target);
+  if ("reason" in before) return before;
   if (o.signal?.aborted) return { before, reason: null };
   const rawDir = w.rawPath(JSON_FILE).replace(/\/[^/]*$/, "");
   const argv = memtierArgv(call, { json: `${rawDir}/${JSON_FILE}`, hdrPrefix: `${rawDir}/hdr` });
@@ -266,10 +245,7 @@ async function measure(call: MemtierCall, o: MemtierRunOptions, w: RunWriter): P
     onStderr: o.onProgress ? progressReader(o.onProgress) : undefined,
     signal: o.signal,
   });
-  let after: ServerSnapshot | undefined;
-  try {
-    after = await snapshotServer(call.target);
-  } catch { /* the server went away during the run: the before snapshot stays */ }
+  const after = await snapshotAfter(call.target);
   const hdrFiles = [...Deno.readDirSync(rawDir)].map((e) => e.name)
     .filter((n) => parseHdrFileName(n)?.prefix === HDR_PREFIX).sort();
   for (const name of hdrFiles) w.rawPath(name); // kept with the run

@@ -11,8 +11,7 @@ import type { Document, LineCounter } from "yaml";
 import { ParseError } from "../../errors.ts";
 import type { HostFacts } from "../host.ts";
 import type { ProcessRunner } from "../process.ts";
-import type { ProgressEvent } from "../redis_benchmark/parse.ts";
-import type { CollectedRun } from "../redis_benchmark/run.ts";
+import type { CollectedRun, ProgressEvent } from "../collector.ts";
 import type { ServerTarget } from "../target.ts";
 
 /** A server of a plan. */

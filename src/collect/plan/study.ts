@@ -15,9 +15,9 @@
 
 import { runFacts } from "../../store/layout.ts";
 import { diskFullAt, DiskFullError } from "../../system/disk.ts";
-import { sweepTmp } from "../../store/tmp.ts";
+import { Dataset } from "../../store/dataset.ts";
 import {
-  CellLocks,
+  type CellLocks,
   type HeldLock,
   type LockOwner,
   type Orphan,
@@ -27,7 +27,7 @@ import { hostFacts } from "../host.ts";
 import { type PlanCell, planCells, planKind, type StudyPlan } from "./plan.ts";
 import type { CellEvent } from "./kind.ts";
 import { DenoProcessRunner, type ProcessRunner } from "../process.ts";
-import type { CollectedRun } from "../redis_benchmark/run.ts";
+import type { CollectedRun } from "../collector.ts";
 
 export { cellParams } from "./kinds/redis_benchmark.ts";
 export type { LockOwner, Orphan } from "../../store/locks.ts";
@@ -151,7 +151,8 @@ const LOCK_POLL_MS = 500;
  * @throws {DiskFullError} When the dataset's disk is full (the plan stops; the tool too).
  */
 export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise<StudyResult> {
-  const children = `${options.data}/locks/children`;
+  const dataset = Dataset.of(options.data);
+  const children = dataset.childrenDir();
   const runner = options.runner ?? new DenoProcessRunner({ pidDir: children });
   const sleep = options.sleep ?? defaultSleep;
   const kind = planKind(plan);
@@ -167,10 +168,10 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
   const { data, signal, now, onEvent } = options;
   if (!options.dryRun) {
     for (const orphan of await reapOrphans(children)) options.onOrphan?.(orphan);
-    sweepTmp(data); // runs left half-written by a kvlab that is gone
+    dataset.sweepTmp(); // runs left half-written by a kvlab that is gone
   }
   const stored = options.dryRun ? undefined : new StoredCells(data, plan.name);
-  const locks = new CellLocks(data, { now });
+  const locks = dataset.cellLocks({ now });
   const host = hostFacts();
   const runCell = options.dryRun
     ? undefined

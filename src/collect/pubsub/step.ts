@@ -8,21 +8,20 @@
  * @module
  */
 
-import { hostFacts } from "../host.ts";
 import type { PubSubOptions, PubSubResult } from "./mod.ts";
 import { PubSubUnsupportedError, runPubSub } from "./mod.ts";
 import { pubSubRows } from "./rows.ts";
 import {
-  collectedRunColumns,
-  type CollectedStepOptions,
-  runRow,
-  serverColumns,
-  snapshotRows,
-} from "../_rows.ts";
+  argvToCommand,
+  type CollectedRun,
+  type CollectOptions,
+  collectRun,
+  type Measurement,
+  type StoredRun,
+} from "../collector.ts";
 import { redactArgv } from "../../text/redact.ts";
-import { argvToCommand, type CollectedRun } from "../redis_benchmark/run.ts";
-import { type ServerSnapshot, ServerUnreachableError, snapshotServer } from "../server.ts";
-import { KVLAB_VERSION, newRunId, RunWriter } from "../../store/writer.ts";
+import { ServerUnreachableError, snapshotServer } from "../server.ts";
+import { KVLAB_VERSION } from "../../store/writer.ts";
 import type { ServerTarget } from "../target.ts";
 import { type SustainedVerdict, sustainedVerdict } from "../../fixed_rate.ts";
 
@@ -35,7 +34,7 @@ export interface PubSubCall extends Omit<PubSubOptions, "hostname" | "port" | "p
 }
 
 /** Options of {@link runPubSubStep}. */
-export interface PubSubStepOptions extends CollectedStepOptions {
+export interface PubSubStepOptions extends CollectOptions {
   /** Do not run: store a failed run with this reason (a step after the server's first NS). */
   skip?: string;
 }
@@ -103,73 +102,87 @@ export async function runPubSubStep(
   options: PubSubStepOptions,
 ): Promise<PubSubStepRun> {
   const now = options.now ?? (() => new Date());
-  const host = options.host ?? hostFacts();
-  const command = pubSubCommand(call);
-  const writer = new RunWriter(options.data, newRunId(now()));
-  const startedAt = now();
-  let before: ServerSnapshot | undefined;
-  let after: ServerSnapshot | undefined;
-  let result: PubSubResult | undefined;
-  let reason: string | null = options.skip ?? unsupportedTarget(call.target);
-  let window = { start: startedAt, end: startedAt };
-  if (reason === null) {
-    try {
-      before = await snapshotServer(call.target);
-      const { target, ...engine } = call;
-      const start = now();
-      result = await runPubSub({
-        ...engine,
-        port: target.port,
-        hostname: target.host,
-        password: target.password,
-      });
-      window = { start, end: now() };
-      after = await snapshotServer(call.target).catch(() => undefined);
-    } catch (e) {
-      if (e instanceof PubSubUnsupportedError) {
-        reason = `skipped: ${call.mode} needs SSUBSCRIBE, which this server lacks (${e.message})`;
-      } else if (
-        e instanceof ServerUnreachableError || e instanceof Deno.errors.TimedOut ||
-        e instanceof Deno.errors.ConnectionRefused || e instanceof Deno.errors.ConnectionReset ||
-        e instanceof Deno.errors.PermissionDenied || e instanceof Deno.errors.Interrupted
-      ) {
-        reason = e.message;
-      } else {
-        writer.abort();
-        throw e;
-      }
+  const { measured, ...run } = await collectRun(options, {
+    target: call.target,
+    command: pubSubCommand(call),
+    measure: () => measure(call, options, now),
+    store: (m, runId) => stored(m, runId),
+  });
+  return { ...run, verdict: measured.verdict, result: measured.result };
+}
+
+/** What a step gave, before it is stored. */
+interface Measured extends Measurement {
+  result?: PubSubResult;
+  window: { start: Date; end: Date };
+  reason: string | null;
+  verdict: SustainedVerdict | null;
+}
+
+/** Snapshots the server, runs the engine and snapshots again (unless the step is skipped). */
+async function measure(
+  call: PubSubCall,
+  options: PubSubStepOptions,
+  now: () => Date,
+): Promise<Measured> {
+  const start = now();
+  const m: Measured = {
+    window: { start, end: start },
+    reason: options.skip ?? unsupportedTarget(call.target),
+    verdict: null,
+  };
+  if (m.reason !== null) return m;
+  try {
+    m.before = await snapshotServer(call.target);
+    const { target, ...engine } = call;
+    const begun = now();
+    m.result = await runPubSub({
+      ...engine,
+      port: target.port,
+      hostname: target.host,
+      password: target.password,
+    });
+    m.window = { start: begun, end: now() };
+    m.after = await snapshotServer(call.target).catch(() => undefined);
+  } catch (e) {
+    if (e instanceof PubSubUnsupportedError) {
+      m.reason = `skipped: ${call.mode} needs SSUBSCRIBE, which this server lacks (${e.message})`;
+    } else if (
+      e instanceof ServerUnreachableError || e instanceof Deno.errors.TimedOut ||
+      e instanceof Deno.errors.ConnectionRefused || e instanceof Deno.errors.ConnectionReset ||
+      e instanceof Deno.errors.PermissionDenied || e instanceof Deno.errors.Interrupted
+    ) {
+      m.reason = e.message;
+    } else {
+      throw e;
     }
   }
-  const rows = result ? pubSubRows(writer.runId, result, window) : undefined;
-  const verdict = result
-    ? sustainedVerdict(result.targetDeliveriesPerSec, result.achievedDeliveriesPerSec)
-    : null;
-  const status: CollectedRun["status"] = !result
-    ? "failed"
-    : result.interrupted
-    ? "incomplete"
-    : "complete";
-  if (result?.interrupted) reason = "interrupted (Ctrl-C / SIGTERM); partial counts kept";
-  const snaps = snapshotRows(writer.runId, [["before", before], ["after", after]]);
-  const finishedAt = now();
-  const counts = result ? stepFacts(result, verdict) : null;
-  writer.commit({
-    run: runRow({
-      ...collectedRunColumns(options, writer.runId, call.target, startedAt, finishedAt),
+  const r = m.result;
+  if (r) m.verdict = sustainedVerdict(r.targetDeliveriesPerSec, r.achievedDeliveriesPerSec);
+  if (r?.interrupted) m.reason = "interrupted (Ctrl-C / SIGTERM); partial counts kept";
+  return m;
+}
+
+/** How a measured step is stored: the engine's rows and counts, or a failed run with its reason. */
+function stored(m: Measured, runId: string): StoredRun {
+  const r = m.result;
+  const rows = r ? pubSubRows(runId, r, m.window) : undefined;
+  const counts = r ? stepFacts(r, m.verdict) : null;
+  const status: CollectedRun["status"] = !r ? "failed" : r.interrupted ? "incomplete" : "complete";
+  return {
+    status,
+    reason: m.reason,
+    tests: rows?.results.length ?? 0,
+    interrupted: r?.interrupted ?? false,
+    columns: {
       tool: "kvlab",
       tool_version: KVLAB_VERSION,
-      command,
-      status,
       output_format: counts ? "json" : "none",
-      error: reason,
-      ...serverColumns(before, after),
-    }, host),
+    },
     tables: {
       results: rows?.results ?? [],
       time_series: rows?.time_series ?? [],
       hdr_histograms: rows?.hdr_histograms ?? [],
-      server_info: snaps.info,
-      server_config: snaps.config,
     },
     raw: counts
       ? [{
@@ -177,17 +190,7 @@ export async function runPubSubStep(
         bytes: new TextEncoder().encode(JSON.stringify(counts, null, 2) + "\n"),
       }]
       : [],
-    manifest: { host, pubsub: counts, server_config_error: before?.configError ?? null },
-  });
-  return {
-    runId: writer.runId,
-    status,
-    tests: rows?.results.length ?? 0,
-    reason,
-    command,
-    interrupted: result?.interrupted ?? false,
-    verdict,
-    result,
+    manifest: { pubsub: counts },
   };
 }
 

@@ -7,16 +7,13 @@
  * @module
  */
 
+import type { ProgressEvent } from "../collector.ts";
 import { splitCsvLine } from "../../text/csv.ts";
 import { normalizeTestName, num } from "./_fields.ts";
 import { RE_HEADER, RE_PROGRESS, RE_PROGRESS_LEGACY, RE_QUIET } from "./_lines.ts";
 
-/** What one piece of live output says while redis-benchmark runs. */
-export type ProgressEvent =
-  /** `TEST: rps=… (overall: …) avg_msec=…` (6.2+) or `TEST: 123.45` (≤6.0). */
-  | { kind: "progress"; test: string; opsPerSec: number | null; overallOpsPerSec: number | null }
-  /** A test's result was printed (report header, -q line or CSV row). */
-  | { kind: "done"; test: string; opsPerSec: number | null };
+/** A tool's live progress (the type every collector's progress shares). */
+export type { ProgressEvent } from "../collector.ts";
 
 /**
  * Reads one drawn piece of live output (a segment between `\r`/`\n`) as progress. Pure.

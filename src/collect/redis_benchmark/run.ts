@@ -9,10 +9,19 @@
  */
 
 import { ParseError } from "../../errors.ts";
-import { diskFullAt, writingAt } from "../../system/disk.ts";
-import { runRow, serverColumns, snapshotRows, testRows } from "../_rows.ts";
+import { testRows } from "../_rows.ts";
+import {
+  argvToCommand,
+  type CollectedRun,
+  type CollectOptions,
+  collectRun,
+  type Measurement,
+  processFacts,
+  snapshotAfter,
+  snapshotBefore,
+  type StoredRun,
+} from "../collector.ts";
 import { type BenchmarkArgs, benchmarkArgv } from "../command.ts";
-import { type HostFacts, hostFacts } from "../host.ts";
 import type { ProcessResult, ProcessRunner } from "../process.ts";
 import { redactArgv, REDACTED, redactRawText } from "../../text/redact.ts";
 import {
@@ -21,8 +30,7 @@ import {
   RedisBenchmarkParser,
   type RedisBenchmarkRun,
 } from "./parse.ts";
-import { type ServerSnapshot, ServerUnreachableError, snapshotServer } from "../server.ts";
-import { newRunId, type RunInput, RunWriter } from "../../store/writer.ts";
+import type { RunWriter } from "../../store/writer.ts";
 import { type ServerTarget, transportOf } from "../target.ts";
 
 /** The flags of a run other than the connection, which comes from the target. */
@@ -112,24 +120,11 @@ export function redisBenchmarkArgv(call: BenchmarkCall): string[] {
   return benchmarkArgv(call.tool ?? "redis-benchmark", benchmarkArgs(call));
 }
 
-/** Shell-quotes an argv for display and storage (after redaction). */
-export function argvToCommand(argv: readonly string[]): string {
-  return argv.map((a) => (/^[\w@%+=:,./*-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(
-    " ",
-  );
-}
-
 /** Options of {@link runRedisBenchmark}. */
-export interface CollectOptions {
-  /** Dataset directory. */
-  data: string;
+export interface RedisBenchmarkRunOptions extends CollectOptions {
   runner: ProcessRunner;
   /** The run: program, server and flags. */
   params: BenchmarkCall;
-  /** Stored as `label` (plans store the server's name here). */
-  label?: string;
-  tags?: Record<string, string>;
-  plan?: { name: string; cell: string; repetition: number };
   /**
    * Limit for the tool's run.
    * @default {600000}
@@ -140,28 +135,10 @@ export interface CollectOptions {
   onProgress?: (e: ProgressEvent) => void;
   /** The tool's version, when already known (else `--version` is asked). */
   toolVersion?: string | null;
-  /** Host facts, when already known. */
-  host?: HostFacts;
-  /** @default {() => new Date()} */
-  now?: () => Date;
-}
-
-/** What one collected run came to. */
-export interface CollectedRun {
-  runId: string;
-  status: "complete" | "incomplete" | "failed";
-  tests: number;
-  /** Why the run failed or is incomplete, in words. */
-  reason: string | null;
-  /** The stored (redacted) command. */
-  command: string;
-  interrupted: boolean;
 }
 
 /** What running the tool gave, before it is stored. */
-interface Measured {
-  before?: ServerSnapshot;
-  after?: ServerSnapshot;
+interface Measured extends Measurement {
   result?: ProcessResult;
   parsed?: RedisBenchmarkRun;
   reason: string | null;
@@ -173,76 +150,54 @@ interface Measured {
  * stored run with a reason. Throws only for a tool that is not installed
  * ({@link ToolNotFoundError}) or a dataset that cannot be written.
  *
- * @param options See {@link CollectOptions}.
+ * @param options See {@link RedisBenchmarkRunOptions}.
  * @returns The stored run's id, status and reason.
  */
-export async function runRedisBenchmark(options: CollectOptions): Promise<CollectedRun> {
-  const now = options.now ?? (() => new Date());
+export async function runRedisBenchmark(options: RedisBenchmarkRunOptions): Promise<CollectedRun> {
   const args = benchmarkArgs(options.params);
   const argv = benchmarkArgv(options.params.tool ?? "redis-benchmark", args);
-  const command = argvToCommand(redactArgv(argv));
-  const host = options.host ?? hostFacts();
-  const writer = new RunWriter(options.data, newRunId(now()));
-  const startedAt = now();
-  let m: Measured;
-  try {
-    m = await measure(options, writer, args, argv);
-  } catch (e) {
-    writer.abort();
-    throw diskFullAt(e, `${options.data}/tmp/${writer.runId}`);
-  }
-  const { before, after, result, parsed } = m;
+  const { measured: _, ...run } = await collectRun(options, {
+    target: options.params.target,
+    command: argvToCommand(redactArgv(argv)),
+    measure: (writer) => measure(options, writer, args, argv),
+    store: (m, runId) => stored(options, m, runId, argv),
+  });
+  return run;
+}
+
+/** How a measured redis-benchmark run is stored. */
+function stored(
+  o: RedisBenchmarkRunOptions,
+  m: Measured,
+  runId: string,
+  argv: string[],
+): StoredRun {
+  const { result, parsed } = m;
   const status: CollectedRun["status"] = !parsed || parsed.testCount === 0
     ? "failed"
     : parsed.complete && result?.code === 0 && !result.interrupted && !result.timedOut
     ? "complete"
     : "incomplete";
-  const reason = status === "complete" ? null : m.reason;
-  const rows = testRows(writer.runId, parsed?.tests ?? [], 0);
-  const snaps = snapshotRows(writer.runId, [["before", before], ["after", after]]);
-  writingAt(`${options.data}/tmp/${writer.runId}`, () =>
-    writer.commit({
-      run: benchmarkRun(options, args, {
-        runId: writer.runId,
-        command,
-        m,
-        status,
-        reason,
-        startedAt,
-        finishedAt: now(),
-      }, host),
-      tables: {
-        results: rows.results,
-        latency_distribution: rows.distribution,
-        server_info: snaps.info,
-        server_config: snaps.config,
-      },
-      raw: [],
-      manifest: {
-        argv_redacted: redactArgv(argv),
-        process: result
-          ? {
-            exit_code: result.code,
-            signal: result.signal,
-            timed_out: result.timedOut,
-            interrupted: result.interrupted,
-            duration_ms: Math.round(result.durationMs),
-            pid: result.pid,
-          }
-          : null,
-        host,
-        server_config_error: before?.configError ?? null,
-        warnings: parsed?.warnings ?? [],
-        tool_errors: parsed?.errors ?? [],
-      },
-    }));
+  const rows = testRows(runId, parsed?.tests ?? [], 0);
   return {
-    runId: writer.runId,
     status,
+    reason: status === "complete" ? null : m.reason,
     tests: parsed?.testCount ?? 0,
-    reason,
-    command,
     interrupted: result?.interrupted ?? false,
+    columns: {
+      tool: toolName(o.params.tool),
+      tool_version: o.toolVersion ?? null,
+      output_format: parsed?.format ?? "none",
+      warning_count: parsed?.warnings.length ?? 0,
+      tool_exit_code: result?.code ?? null,
+    },
+    tables: { results: rows.results, latency_distribution: rows.distribution },
+    manifest: {
+      argv_redacted: redactArgv(argv),
+      process: result ? processFacts(result) : null,
+      warnings: parsed?.warnings ?? [],
+      tool_errors: parsed?.errors ?? [],
+    },
   };
 }
 
@@ -251,19 +206,14 @@ export async function runRedisBenchmark(options: CollectOptions): Promise<Collec
  * again and parses the output with the flags it was given.
  */
 async function measure(
-  o: CollectOptions,
+  o: RedisBenchmarkRunOptions,
   writer: RunWriter,
   args: BenchmarkArgs,
   argv: string[],
 ): Promise<Measured> {
   const target = o.params.target;
-  let before: ServerSnapshot;
-  try {
-    before = await snapshotServer(target);
-  } catch (e) {
-    if (!(e instanceof ServerUnreachableError)) throw e;
-    return { reason: e.message };
-  }
+  const before = await snapshotBefore(target);
+  if ("reason" in before) return before;
   if (o.signal?.aborted) return { before, reason: null };
   const reader = o.onProgress ? new ProgressReader(o.onProgress) : undefined;
   const stdoutPath = writer.rawPath("stdout.txt");
@@ -276,10 +226,7 @@ async function measure(
     onStdout: reader ? (c) => reader.push(c) : undefined,
     signal: o.signal,
   });
-  let after: ServerSnapshot | undefined;
-  try {
-    after = await snapshotServer(target);
-  } catch { /* the server went away during the run: the before snapshot stays */ }
+  const after = await snapshotAfter(target);
   // Secrets long enough to be told apart from ordinary output.
   scrubSecrets([stdoutPath, stderrPath], [args.password ?? ""].filter((s) => s.length >= 6));
   const stdout = Deno.readTextFileSync(stdoutPath);
@@ -298,49 +245,6 @@ async function measure(
     if (!(e instanceof ParseError)) throw e;
   }
   return { before, after, result, parsed, reason: describeEnd(result, parsed, stderr) };
-}
-
-/** The `runs` row of a redis-benchmark run. */
-function benchmarkRun(
-  o: CollectOptions,
-  args: BenchmarkArgs,
-  r: {
-    runId: string;
-    command: string;
-    m: Measured;
-    status: CollectedRun["status"];
-    reason: string | null;
-    startedAt: Date;
-    finishedAt: Date;
-  },
-  host: HostFacts,
-): RunInput {
-  return runRow({
-    run_id: r.runId,
-    tool: toolName(o.params.tool),
-    tool_version: o.toolVersion ?? null,
-    command: r.command,
-    target: o.params.target.display,
-    transport: args.transport,
-    label: o.label ?? null,
-    tags: o.tags,
-    started_at: r.startedAt,
-    ingested_at: r.finishedAt,
-    status: r.status,
-    output_format: r.m.parsed?.format ?? "none",
-    error: r.reason,
-    warning_count: r.m.parsed?.warnings.length ?? 0,
-    source_path: null,
-    source_sha256: null,
-    source_line_start: null,
-    source_line_end: null,
-    finished_at: r.finishedAt,
-    tool_exit_code: r.m.result?.code ?? null,
-    plan_name: o.plan?.name ?? null,
-    plan_cell: o.plan?.cell ?? null,
-    repetition: o.plan?.repetition ?? null,
-    ...serverColumns(r.m.before, r.m.after),
-  }, host);
 }
 
 function toolName(tool: string | undefined): string {

@@ -15,7 +15,7 @@ import { preloadKeys } from "../../loadgen/preload.ts";
 import { parseRatio } from "../../loadgen/schedule.ts";
 import { type OpenLoopCall, openLoopCommand, runOpenLoopStep } from "../../loadgen/step.ts";
 import { redactArgv } from "../../../text/redact.ts";
-import { argvToCommand, type CollectedRun } from "../../redis_benchmark/run.ts";
+import { argvToCommand, type CollectedRun } from "../../collector.ts";
 import { findTool } from "../../tools.ts";
 import {
   type CellEvent,

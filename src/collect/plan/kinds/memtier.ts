@@ -11,8 +11,7 @@
 import { toolVersion } from "../../host.ts";
 import { memtierArgv, type MemtierCall, runMemtier } from "../../memtier/run.ts";
 import { redactArgv } from "../../../text/redact.ts";
-import type { ProgressEvent } from "../../redis_benchmark/parse.ts";
-import { argvToCommand } from "../../redis_benchmark/run.ts";
+import { argvToCommand, type ProgressEvent } from "../../collector.ts";
 import { findTool } from "../../tools.ts";
 import { parseRatio } from "../../loadgen/schedule.ts";
 import {

@@ -9,8 +9,8 @@
 
 import { toolVersion } from "../../host.ts";
 import { redactArgv } from "../../../text/redact.ts";
+import { argvToCommand } from "../../collector.ts";
 import {
-  argvToCommand,
   type BenchmarkCall,
   redisBenchmarkArgv,
   runRedisBenchmark,

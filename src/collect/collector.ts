@@ -1,0 +1,245 @@
+/**
+ * The one live-run skeleton every collector uses (redis-benchmark, memtier_benchmark, kvlab's
+ * open-loop and pub/sub engines, the memory sweep and sampler), and the contracts they share:
+ * what a collector is told ({@link CollectOptions}), what it returns ({@link CollectedRun}), a
+ * tool's live progress ({@link ProgressEvent}) and how a command is shown ({@link argvToCommand}).
+ *
+ * {@link collectRun} does, once for all of them: host facts and the clock, the run's writer,
+ * the measurement (the collector's own), a disk-full error naming the run's folder, the `runs`
+ * row (labels, plan cell, target, times, server columns and server CPU from the before/after
+ * snapshots), the `server_info`/`server_config` snapshot tables, process facts in the manifest,
+ * and the commit. A collector only says how to measure and what the measurement means.
+ *
+ * @module
+ */
+
+import { diskFullAt, writingAt } from "../system/disk.ts";
+import { type RunFields, runRow, serverColumns, snapshotRows } from "./_rows.ts";
+import { type HostFacts, hostFacts } from "./host.ts";
+import type { ProcessResult } from "./process.ts";
+import { type ServerSnapshot, ServerUnreachableError, snapshotServer } from "./server.ts";
+import { Dataset, type DatasetRef } from "../store/dataset.ts";
+import { newRunId, type RawFile, type RunTables, type RunWriter } from "../store/writer.ts";
+import { type ServerTarget, transportOf } from "./target.ts";
+
+/** Where a collected run comes from: what a plan or the CLI tells every live collector. */
+export interface CollectedRunLabels {
+  /** Stored as `label` (plans store the server's name here). */
+  label?: string;
+  /** User tags. */
+  tags?: Record<string, string>;
+  /** The plan cell this run is, when a plan made it. */
+  plan?: { name: string; cell: string; repetition: number };
+}
+
+/** What every live collector is told besides its own parameters. */
+export interface CollectOptions extends CollectedRunLabels {
+  /** The dataset (or its directory). */
+  data: DatasetRef;
+  /** Host facts, when already known. */
+  host?: HostFacts;
+  /** @default {() => new Date()} */
+  now?: () => Date;
+}
+
+/** @deprecated Use {@link CollectOptions}: the same options, one name for every collector. */
+export type CollectedStepOptions = CollectOptions;
+
+/** What one collected run came to. */
+export interface CollectedRun {
+  runId: string;
+  status: "complete" | "incomplete" | "failed";
+  tests: number;
+  /** Why the run failed or is incomplete, in words. */
+  reason: string | null;
+  /** The stored (redacted) command. */
+  command: string;
+  interrupted: boolean;
+}
+
+/** A tool's live progress, as a plan shows it (redis-benchmark's `rps=` lines, memtier's). */
+export type ProgressEvent =
+  /** `TEST: rps=… (overall: …) avg_msec=…` (6.2+) or `TEST: 123.45` (≤6.0). */
+  | { kind: "progress"; test: string; opsPerSec: number | null; overallOpsPerSec: number | null }
+  /** A test's result was printed (report header, -q line or CSV row). */
+  | { kind: "done"; test: string; opsPerSec: number | null };
+
+/** What a measurement saw of the server: INFO/CONFIG snapshots before and after. */
+export interface Measurement {
+  before?: ServerSnapshot;
+  after?: ServerSnapshot;
+}
+
+/** The `runs` columns a collector fills itself (the skeleton fills the rest). */
+export type CollectorColumns =
+  & Pick<RunFields, "tool" | "tool_version" | "output_format">
+  & Partial<Pick<RunFields, "warning_count" | "tool_exit_code">>;
+
+/** What a measurement means: how the run is stored. */
+export interface StoredRun {
+  status: CollectedRun["status"];
+  reason: string | null;
+  /** Tests (result rows) the run holds, as the caller counts them. */
+  tests: number;
+  interrupted: boolean;
+  columns: CollectorColumns;
+  /** The collector's tables; `server_info` and `server_config` are added by the skeleton. */
+  tables: RunTables;
+  raw?: RawFile[];
+  /** The collector's manifest fields; `host` and `server_config_error` are added. */
+  manifest?: Record<string, unknown>;
+  /**
+   * Store the before/after INFO and CONFIG snapshots as tables (server CPU is always kept).
+   * @default {true}
+   */
+  snapshots?: boolean;
+}
+
+/** One collector: the server, the stored command, how to measure and what it means. */
+export interface Collector<M extends Measurement> {
+  target: ServerTarget;
+  /** The stored (redacted) command. */
+  command: string;
+  /** Takes the measurement; raw files go through the writer. Throws only for bad options. */
+  measure(writer: RunWriter): Promise<M>;
+  /** How the measurement is stored. */
+  store(measured: M, runId: string): StoredRun;
+}
+
+/** A stored run and the collector's measurement. */
+export type Collected<M> = CollectedRun & { measured: M };
+
+/**
+ * Runs one collector and stores its run: the skeleton shared by every live collector.
+ *
+ * @param options Where and how the run is stored.
+ * @param collector What to measure and how it is stored.
+ * @returns The stored run and the measurement.
+ * @throws {DiskFullError} When the dataset's disk is full (naming the run's folder); any error
+ * the collector's `measure` throws (the run is then not stored).
+ */
+export async function collectRun<M extends Measurement>(
+  options: CollectOptions,
+  collector: Collector<M>,
+): Promise<Collected<M>> {
+  const now = options.now ?? (() => new Date());
+  const host = options.host ?? hostFacts();
+  const startedAt = now();
+  const dataset = Dataset.of(options.data);
+  const writer = dataset.runWriter(newRunId(startedAt));
+  const folder = dataset.runFolder(writer.runId);
+  let measured: M;
+  try {
+    measured = await collector.measure(writer);
+  } catch (e) {
+    writer.abort();
+    throw diskFullAt(e, folder);
+  }
+  const s = collector.store(measured, writer.runId);
+  const { before, after } = measured;
+  const snaps = snapshotRows(writer.runId, [["before", before], ["after", after]]);
+  const finishedAt = now();
+  const tables: RunTables = s.snapshots === false
+    ? s.tables
+    : { ...s.tables, server_info: snaps.info, server_config: snaps.config };
+  writingAt(folder, () =>
+    writer.commit({
+      run: runRow({
+        run_id: writer.runId,
+        target: collector.target.display,
+        transport: transportOf(collector.target),
+        label: options.label ?? null,
+        tags: options.tags,
+        started_at: startedAt,
+        ingested_at: finishedAt, // a collected run is stored when it finishes
+        finished_at: finishedAt,
+        plan_name: options.plan?.name ?? null,
+        plan_cell: options.plan?.cell ?? null,
+        repetition: options.plan?.repetition ?? null,
+        command: collector.command,
+        status: s.status,
+        error: s.reason,
+        ...s.columns,
+        ...serverColumns(before, after),
+      }, host),
+      tables,
+      raw: s.raw ?? [],
+      manifest: { ...s.manifest, host, server_config_error: before?.configError ?? null },
+    }));
+  return {
+    runId: writer.runId,
+    status: s.status,
+    tests: s.tests,
+    reason: s.reason,
+    command: collector.command,
+    interrupted: s.interrupted,
+    measured,
+  };
+}
+
+/**
+ * The server's snapshot before a run, or why there is none (a server that is down).
+ *
+ * @param target The server.
+ * @returns The snapshot, or `{ reason }` for a server that cannot be reached.
+ */
+export async function snapshotBefore(
+  target: ServerTarget,
+): Promise<ServerSnapshot | { reason: string }> {
+  try {
+    return await snapshotServer(target);
+  } catch (e) {
+    if (!(e instanceof ServerUnreachableError)) throw e;
+    return { reason: e.message };
+  }
+}
+
+/**
+ * The server's snapshot after a run, or undefined when it went away (the before snapshot stays).
+ *
+ * @param target The server.
+ * @returns The snapshot, or undefined.
+ */
+export async function snapshotAfter(target: ServerTarget): Promise<ServerSnapshot | undefined> {
+  try {
+    return await snapshotServer(target);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * How a tool's process ended, as the manifest keeps it.
+ *
+ * @param r The process result.
+ * @returns Exit code, signal, timeout, interrupt, duration and pid.
+ */
+export function processFacts(r: ProcessResult): Record<string, unknown> {
+  return {
+    exit_code: r.code,
+    signal: r.signal,
+    timed_out: r.timedOut,
+    interrupted: r.interrupted,
+    duration_ms: Math.round(r.durationMs),
+    pid: r.pid,
+  };
+}
+
+/**
+ * Shell-quotes an argv for display and storage (after redaction).
+ *
+ * @param argv The program and its arguments.
+ * @returns One line a shell reads back as the same argv.
+ *
+ * @example
+ * ```ts
+ * import { argvToCommand } from "./collector.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(argvToCommand(["redis-cli", "-p", "6380", "it's"]), `redis-cli -p 6380 'it'\\''s'`);
+ * ```
+ */
+export function argvToCommand(argv: readonly string[]): string {
+  return argv.map((a) => (/^[\w@%+=:,./*-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(
+    " ",
+  );
+}

@@ -1,0 +1,145 @@
+/**
+ * One handle on one dataset: the only owner of its layout. {@link Dataset.open} gives writers
+ * (a batch of many runs, or one run), readers (its Parquet files, one table scanned lazily, run
+ * facts, raw bytes, manifests), its claims' tmp sweeping, its per-cell locks, compaction, and the
+ * few places inside it other code needs a path to (a stream copy, the pid files of children,
+ * a run's folder). Code outside `src/store/` never builds a path inside a dataset: it opens a
+ * `Dataset` and asks it.
+ *
+ * A CLI command opens its `--data` once and hands the handle around; library functions also
+ * take a directory string ({@link DatasetRef}) and open it themselves, for notebooks and scripts.
+ *
+ * @example
+ * ```ts
+ * import { Dataset } from "./dataset.ts";
+ * import assert from "node:assert/strict";
+ * const ds = Dataset.open(Deno.makeTempDirSync());
+ * assert.deepEqual(ds.runFacts(["run_id"]), []);
+ * assert.equal(Dataset.of(ds), ds);
+ * assert.equal(Dataset.of(ds.dir).dir, ds.dir);
+ * ```
+ *
+ * @module
+ */
+
+import type pl from "nodejs-polars";
+import { compactDataset, type CompactOptions, type CompactResult } from "./compact.ts";
+import {
+  type DatasetFiles,
+  datasetFiles,
+  runFacts,
+  runManifest,
+  type RunRaw,
+  runRaw,
+  scanDatasetTable,
+} from "./layout.ts";
+import { CellLocks, type CellLocksOptions } from "./locks.ts";
+import { sweepTmp } from "./tmp.ts";
+import { DatasetWriter, type DatasetWriterOptions, RunWriter } from "./writer.ts";
+
+/** A dataset, or its directory (opened on use). */
+export type DatasetRef = Dataset | string;
+
+/** A dataset directory and everything kvlab does inside it. */
+export class Dataset {
+  /** The dataset directory (it may not exist yet: writers create it). */
+  readonly dir: string;
+
+  private constructor(dir: string) {
+    this.dir = dir.length > 1 ? dir.replace(/\/+$/, "") : dir;
+  }
+
+  /**
+   * Opens a dataset directory (nothing is read or created until asked).
+   *
+   * @param dir The directory.
+   * @returns The handle.
+   * @throws {TypeError} For an empty path.
+   */
+  static open(dir: string): Dataset {
+    if (typeof dir !== "string" || dir.trim() === "") {
+      throw new TypeError("invalid dataset directory: an empty path");
+    }
+    return new Dataset(dir);
+  }
+
+  /**
+   * The handle for a dataset or a directory.
+   *
+   * @param ref A handle (returned as it is) or a directory (opened).
+   * @returns The handle.
+   */
+  static of(ref: DatasetRef): Dataset {
+    return ref instanceof Dataset ? ref : Dataset.open(ref);
+  }
+
+  // --- writers
+
+  /** A writer of many runs in batches (ingest). */
+  writer(options: DatasetWriterOptions = {}): DatasetWriter {
+    return new DatasetWriter(this.dir, options);
+  }
+
+  /** A writer of one run, in a batch of its own (live collectors). */
+  runWriter(runId: string): RunWriter {
+    return new RunWriter(this.dir, runId);
+  }
+
+  /** Where a run's files are while it is written (named in disk-full errors). */
+  runFolder(runId: string): string {
+    return `${this.dir}/tmp/${runId}`;
+  }
+
+  /** A new path under `tmp/` for a copy of a stream (stdin, a pipe) that ingest reads twice. */
+  streamCopyPath(): string {
+    Deno.mkdirSync(`${this.dir}/tmp`, { recursive: true });
+    return `${this.dir}/tmp/stream-${crypto.randomUUID()}`;
+  }
+
+  /** The folder of the pid files of tools kvlab runs for this dataset (reaped when orphaned). */
+  childrenDir(): string {
+    return `${this.dir}/locks/children`;
+  }
+
+  /** Removes what writers that are gone left under `tmp/`. @returns The entries removed. */
+  sweepTmp(): string[] {
+    return sweepTmp(this.dir);
+  }
+
+  /** The per-cell locks of plan runs. */
+  cellLocks(options: CellLocksOptions = {}): CellLocks {
+    return new CellLocks(this.dir, options);
+  }
+
+  /** Merges small batches into few large ones (see {@link compactDataset}). */
+  compact(options: CompactOptions = {}): CompactResult {
+    return compactDataset(this.dir, options);
+  }
+
+  // --- readers
+
+  /** The Parquet files of every table, and the batches. */
+  files(): DatasetFiles {
+    return datasetFiles(this.dir);
+  }
+
+  /** One table, scanned lazily with its schema's columns. */
+  scan(table: string): pl.LazyDataFrame {
+    return scanDatasetTable(this.dir, table);
+  }
+
+  /** Some columns of every run. */
+  runFacts(columns: readonly string[]): Record<string, unknown>[] {
+    return runFacts(this.dir, columns);
+  }
+
+  /** Where a run's raw bytes are. */
+  runRaw(runId: string): RunRaw[] {
+    return runRaw(this.dir, runId);
+  }
+
+  /** A run's manifest, or null. */
+  runManifest(runId: string): Record<string, unknown> | null {
+    return runManifest(this.dir, runId);
+  }
+}
