@@ -21,6 +21,5 @@ export * from "./summary.ts";
 export * from "./units.ts";
 export * from "./arms.ts";
 export * from "./environment.ts";
-export * from "./sweep/published.ts";
-export * from "./sweep/sweep.ts";
+export * from "./sweep/mod.ts";
 export * from "./summary_page.ts";

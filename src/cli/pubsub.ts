@@ -6,7 +6,7 @@
  */
 
 import type { OptionValues } from "commander";
-import { type PubSubCall, pubSubMode, runPubSubStep } from "../collect/pubsub/step.ts";
+import { type PubSubCall, pubSubMode, runPubSubStep } from "../collect/pubsub/mod.ts";
 import { parseServerUrl } from "../collect/target.ts";
 import { exitWith, type Output, withStopSignals } from "./_exit.ts";
 import { optionalString, seconds } from "./_options.ts";

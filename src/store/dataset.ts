@@ -33,6 +33,7 @@ import {
   runRaw,
   scanDatasetTable,
 } from "./layout.ts";
+import { storeRaw } from "./_batch.ts";
 import { CellLocks, type CellLocksOptions } from "./locks.ts";
 import { sweepTmp } from "./tmp.ts";
 import { DatasetWriter, type DatasetWriterOptions, RunWriter } from "./writer.ts";
@@ -83,6 +84,17 @@ export class Dataset {
   /** A writer of one run, in a batch of its own (live collectors). */
   runWriter(runId: string): RunWriter {
     return new RunWriter(this.dir, runId);
+  }
+
+  /**
+   * Stores a raw file (already redacted) content-addressed under `raw/`, moving it from `tmp/`.
+   *
+   * @param tmpPath The file, under this dataset's `tmp/`.
+   * @param sha256 Its content hash.
+   * @returns The stored path.
+   */
+  storeRaw(tmpPath: string, sha256: string): string {
+    return storeRaw(this.dir, tmpPath, sha256);
   }
 
   /** Where a run's files are while it is written (named in disk-full errors). */

@@ -9,8 +9,6 @@
  * @module
  */
 
-import type { InfoField } from "../collect/memory/info.ts";
-
 /** What a redacted secret is replaced with. */
 export const REDACTED = "***";
 
@@ -435,14 +433,14 @@ const MAYBE_SECRET =
  * @example
  * ```ts
  * import { redactInfo } from "./redact.ts";
- * import { parseInfo } from "../collect/memory/info.ts";
  * import assert from "node:assert/strict";
- * assert.deepEqual(redactInfo(parseInfo("requirepass:pw\nused_memory:1\n")).map((f) => f.value), ["***", "1"]);
+ * const info = [{ key: "requirepass", value: "pw" }, { key: "used_memory", value: "1" }];
+ * assert.deepEqual(redactInfo(info).map((f) => f.value), ["***", "1"]);
  * ```
  */
-export function redactInfo(info: readonly InfoField[]): InfoField[] {
+export function redactInfo<F extends { key: string; value: string }>(info: readonly F[]): F[] {
   return info.map((f) => {
     const value = redactConfigValue(f.key, f.value);
-    return value === f.value ? f : { ...f, value, valueNum: null };
+    return value === f.value ? f : { ...f, value, valueNum: null } as F;
   });
 }

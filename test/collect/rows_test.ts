@@ -8,8 +8,8 @@ import {
   memoryViews,
   runRow,
   snapshotRows,
-  testRows,
 } from "../../src/collect/_rows.ts";
+import { testRows } from "../../src/collect/redis_benchmark/rows.ts";
 import { parseRedisBenchmark } from "../../src/collect/redis_benchmark/parse.ts";
 import { parseInfo } from "../../src/collect/memory/info.ts";
 

@@ -14,9 +14,9 @@ import { ParseError, UnknownFormatError } from "../../errors.ts";
 import type { MemoryRow } from "../../schema.ts";
 import type { Block, CaptureBlock, ImplicitBlock, ParsedBlock } from "./_blocks.ts";
 import { RAW_REFS } from "../../store/layout.ts";
-import { type RawRef, storeRaw } from "../../store/_batch.ts";
 import { copyRangeSync, hashRangeSync, readRangeSync } from "../../text/read_lines.ts";
-import { memoryRow, runRow, snapshotRows, testRows } from "../_rows.ts";
+import { memoryRow, runRow, snapshotRows } from "../_rows.ts";
+import { testRows } from "../redis_benchmark/rows.ts";
 import { captureMemory, fillMemory, readCapture } from "../_snapshot_rows.ts";
 import type { BenchmarkArgs } from "../command.ts";
 import { describeKind, type DetectedKind, detectKind, KNOWN_FORMATS } from "./detect.ts";
@@ -25,6 +25,7 @@ import type { RedisBenchmarkRun } from "../redis_benchmark/parse.ts";
 import {
   type DatasetWriter,
   newRunId,
+  type RawRef,
   type RunRecord,
   type RunWriter,
 } from "../../store/writer.ts";
@@ -321,7 +322,7 @@ export class RunAssembler {
       dest.close();
     }
     const sha256 = hash.digest("hex");
-    storeRaw(Dataset.of(this.#options.data).dir, tmp, sha256);
+    Dataset.of(this.#options.data).storeRaw(tmp, sha256);
     const refs: RawRef[] = this.#spans.map((s) => ({
       run_id: s.runId,
       name: basename(path),

@@ -12,3 +12,5 @@ export * from "./histogram.ts";
 export * from "./series.ts";
 export * from "./open_loop.ts";
 export * from "./preload.ts";
+export * from "./step.ts";
+export * from "./rows.ts";

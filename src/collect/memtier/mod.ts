@@ -14,3 +14,5 @@ export * from "./json_stats.ts";
 export * from "./report.ts";
 export * from "./progress.ts";
 export * from "./hdr.ts";
+export * from "./rows.ts";
+export * from "./run.ts";

@@ -8,3 +8,5 @@
 export * from "./payload.ts";
 export * from "./push.ts";
 export * from "./engine.ts";
+export * from "./step.ts";
+export * from "./rows.ts";

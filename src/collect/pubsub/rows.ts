@@ -12,7 +12,8 @@ import { hdrValueAtPercentile } from "../../hdr.ts";
 
 import type { HdrHistogramsRow, ResultsRow, TimeSeriesRow } from "../../schema.ts";
 import { encodeHistogram, histogramInMicroseconds } from "../loadgen/histogram.ts";
-import type { PubSubMode, PubSubResult } from "./mod.ts";
+import type { PubSubMode } from "./payload.ts";
+import type { PubSubResult } from "./engine.ts";
 
 /** The `results.test` of each mode. */
 export const PUBSUB_TESTS: Readonly<Record<PubSubMode, string>> = {

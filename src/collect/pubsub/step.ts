@@ -8,8 +8,12 @@
  * @module
  */
 
-import type { PubSubOptions, PubSubResult } from "./mod.ts";
-import { PubSubUnsupportedError, runPubSub } from "./mod.ts";
+import {
+  type PubSubOptions,
+  type PubSubResult,
+  PubSubUnsupportedError,
+  runPubSub,
+} from "./engine.ts";
 import { pubSubRows } from "./rows.ts";
 import {
   argvToCommand,
@@ -24,9 +28,6 @@ import { ServerUnreachableError, snapshotServer } from "../server.ts";
 import { KVLAB_VERSION } from "../../store/writer.ts";
 import type { ServerTarget } from "../target.ts";
 import { type SustainedVerdict, sustainedVerdict } from "../../fixed_rate.ts";
-
-export * from "./mod.ts";
-export * from "./rows.ts";
 
 /** One pub/sub step to run: the server and the engine's options other than the endpoint. */
 export interface PubSubCall extends Omit<PubSubOptions, "hostname" | "port" | "password"> {

@@ -9,7 +9,7 @@
  */
 
 import { ParseError } from "../../errors.ts";
-import { testRows } from "../_rows.ts";
+import { testRows } from "./rows.ts";
 import {
   argvToCommand,
   type CollectedRun,

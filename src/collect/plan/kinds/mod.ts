@@ -6,7 +6,6 @@
  * @module
  */
 
-export * from "../kind.ts";
 export * from "./latency_sweep.ts";
 export * from "./memory.ts";
 export * from "./memtier.ts";

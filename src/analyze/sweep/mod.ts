@@ -1,0 +1,10 @@
+/**
+ * Fixed-rate sweeps: per arm and requested rate, achieved rate and merged p50/p99 with the
+ * sustained verdict; the latency spectrum of a step; seed 000's published tables as rows.
+ *
+ * @module
+ */
+
+export * from "./sweep.ts";
+export * from "./spectrum.ts";
+export * from "./published.ts";

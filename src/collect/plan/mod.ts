@@ -1,0 +1,11 @@
+/**
+ * Study plans: the plan reader and its kinds (one module each in `kinds/`, the contract in
+ * `kind.ts`), and {@link runPlan}, which runs any kind's cells interleaved and resumably.
+ *
+ * @module
+ */
+
+export * from "./plan.ts";
+export * from "./kind.ts";
+export * from "./kinds/mod.ts";
+export * from "./study.ts";

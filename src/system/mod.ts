@@ -1,0 +1,9 @@
+/**
+ * Facts about processes and disks kvlab checks: whether a pid still runs (and is the same
+ * process), killing a process group, and a full disk said once with its path.
+ *
+ * @module
+ */
+
+export * from "./pids.ts";
+export * from "./disk.ts";
