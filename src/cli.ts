@@ -10,7 +10,7 @@
 import { Command } from "commander";
 import pl from "nodejs-polars";
 import { plotKindList } from "./analyze/plots.ts";
-import { KVLAB_VERSION } from "./store/writer.ts";
+import { KVLAB_VERSION } from "./version.ts";
 import { redactText } from "./text/redact.ts";
 import { TABLES } from "./schema.ts";
 import { exitCodeFor, type Output, readOptions } from "./cli/_exit.ts";

@@ -3,16 +3,9 @@
  * between `collect` (which writes datasets) and `analyze` (which reads them). SCHEMA.md says
  * the same in prose; a test keeps the two in step.
  *
- * A dataset is a directory:
- *
- * ```text
- * DIR/
- *   runs/<run_id>/run.json                    manifest (facts, warnings, raw file names)
- *   runs/<run_id>/raw/<file>                  the raw output, byte for byte
- *   runs/<run_id>/<table>.parquet             one file per table that has rows
- *   sources/<sha256>/<labels>.json            one claim per ingested file and labels
- *   tmp/                                      runs being written (never read)
- * ```
+ * Where the tables are on disk (batches, raw files, claims, locks) is not part of this module:
+ * SCHEMA.md's "Layout" describes it, and `src/store/` alone reads and writes it (see
+ * `store/dataset.ts`).
  *
  * @module
  */

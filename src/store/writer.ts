@@ -10,6 +10,7 @@
  * @module
  */
 
+import { KVLAB_VERSION } from "../version.ts";
 import { MANIFESTS, RAW_REFS } from "./layout.ts";
 import { DatasetError } from "../errors.ts";
 import { type RunsRow, SCHEMA_VERSION, type TableName, type TableRows } from "../schema.ts";
@@ -30,7 +31,7 @@ export {
 export type { RawRef } from "./_batch.ts";
 
 /** kvlab's own version, stored with every run. */
-export const KVLAB_VERSION = "0.1.0";
+export { KVLAB_VERSION };
 
 /** A raw file to keep with a run. */
 export interface RawFile {

@@ -21,7 +21,7 @@ import type { ArrivalMode } from "./schedule.ts";
 import { type OpenLoopResult, runOpenLoop } from "./open_loop.ts";
 import { type OpenLoopRows, openLoopRows } from "./rows.ts";
 import { redactText } from "../../text/redact.ts";
-import { KVLAB_VERSION } from "../../store/writer.ts";
+import { KVLAB_VERSION } from "../../version.ts";
 import type { ServerTarget } from "../target.ts";
 
 /** One open-loop step to run. */

@@ -25,7 +25,7 @@ import {
 } from "../collector.ts";
 import { redactArgv } from "../../text/redact.ts";
 import { ServerUnreachableError, snapshotServer } from "../server.ts";
-import { KVLAB_VERSION } from "../../store/writer.ts";
+import { KVLAB_VERSION } from "../../version.ts";
 import type { ServerTarget } from "../target.ts";
 import { type SustainedVerdict, sustainedVerdict } from "../../fixed_rate.ts";
 
