@@ -11,6 +11,7 @@
  */
 
 import { ParseError } from "../errors.ts";
+import { autoCompact } from "./_auto_compact.ts";
 import { BlockSplitter, type MemtierBlock } from "./_blocks.ts";
 import {
   findMemtierGroup,
@@ -230,6 +231,8 @@ class IngestBatch {
       await completeClaim(this.#data, key, outcome.path, ids, this.#now());
       onFile?.(outcome);
     }
+    // the batch is visible and its claims done: merge small batches when there are many
+    if (files.length > 0) autoCompact(this.#data);
   }
 
   /** Drops what was not committed (after an error or a stop) and releases its claims. */

@@ -22,6 +22,7 @@ import { type PlanCell, planCells, planKind, type StudyPlan } from "./plan.ts";
 import type { CellEvent } from "./plan_kinds/kind.ts";
 import { DenoProcessRunner, type ProcessRunner } from "./process.ts";
 import type { CollectedRun } from "./redis_benchmark_run.ts";
+import { autoCompact } from "./_auto_compact.ts";
 
 export { cellParams } from "./plan_kinds/redis_benchmark.ts";
 export type { LockOwner, Orphan } from "./_locks.ts";
@@ -216,6 +217,8 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
       locks.release(lock);
     }
   }
+  // each cell is a batch of its own: merge small batches when there are many
+  if (!options.dryRun) autoCompact(data);
   return result;
 }
 
