@@ -126,8 +126,8 @@ function declareChanges(program: Command, out: Output): void {
     .requiredOption("--data <dir>", "dataset directory")
     .option(
       "--order-by <column>",
-      "run column that orders each series: started_at, source_path, server_version, tag:<key>, …",
-      "started_at",
+      "run column that orders each series: started_at, source_path, server_version, " +
+        "tag:<key>, … (default: started_at, or source_path when no run has a start time)",
     )
     .option("--metric <column>", "metric: ops_per_sec, p50_latency_ms, …", "ops_per_sec")
     .option("--max-pvalue <p>", "keep change points with a t test p at most this", "0.001")
@@ -181,6 +181,8 @@ function declarePlot(program: Command, out: Output): void {
     .option("--dimension <column>", "dimension of a delta")
     .option("--from <value>", "delta: value before")
     .option("--to <value>", "delta: value after")
+    .option("--order-by <column>", "changes: run column that orders the history")
+    .option("--test <name>", "changes: only this test")
     .option("--title <text>", "chart title")
     .action((kind: string, opts) => plotCommand(readOptions(() => plotOptions(kind, opts)), out));
 }

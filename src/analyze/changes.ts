@@ -26,7 +26,7 @@ export interface ChangesOptions extends EDivisiveOptions {
    * `server_version`, `label`, …) or `tag:<key>` for a tag. Strings are compared in natural
    * order (digit runs as numbers: `7.2.10` after `7.2.9`, `build-10` after `build-9`), times as
    * times; ties keep `started_at`, then `run_id` order.
-   * @default {"started_at"}
+   * @default {defaultOrder(df): started_at, or source_path when no run has a start time}
    */
   orderBy?: string;
   /**
@@ -142,10 +142,34 @@ function armColumn(df: pl.DataFrame, by: string | undefined): string | undefined
     : undefined;
 }
 
+/**
+ * The order of a history when none is asked for: `started_at` (collected runs), else
+ * `source_path` when no run has a start time (outputs ingested from files, such as a folder of
+ * nightly outputs).
+ *
+ * @param df A results frame.
+ * @returns The run column.
+ *
+ * @example
+ * ```ts
+ * import pl from "nodejs-polars";
+ * import { defaultOrder } from "./changes.ts";
+ * import assert from "node:assert/strict";
+ * const df = pl.DataFrame({ started_at: [null, null], source_path: ["n/1.csv", "n/2.csv"] });
+ * assert.equal(defaultOrder(df), "source_path");
+ * assert.equal(defaultOrder(pl.DataFrame({ started_at: [new Date(0)] })), "started_at");
+ * ```
+ */
+export function defaultOrder(df: pl.DataFrame): string {
+  const has = (c: string) =>
+    df.columns.includes(c) && df.height > 0 && df.getColumn(c).nullCount() < df.height;
+  return !has("started_at") && has("source_path") ? "source_path" : "started_at";
+}
+
 /** Checks the options, groups the rows into series and puts each in order. */
 function prepare(df: pl.DataFrame, options: ChangesOptions): Prepared {
   const metric = options.metric ?? "ops_per_sec";
-  const orderBy = options.orderBy ?? "started_at";
+  const orderBy = options.orderBy ?? defaultOrder(df);
   metricDirection(metric);
   for (const c of ["test", metric]) {
     if (!df.columns.includes(c)) throw new TypeError(`invalid column: ${c} (not in the data)`);
@@ -298,7 +322,7 @@ function parseTags(tags: unknown): Record<string, string> {
  */
 export function changes(df: pl.DataFrame, options: ChangesOptions = {}): pl.DataFrame {
   const metric = options.metric ?? "ops_per_sec";
-  const orderBy = options.orderBy ?? "started_at";
+  const orderBy = options.orderBy ?? defaultOrder(df);
   const direction = metricDirection(metric);
   const { keys, series } = prepare(df, options);
   const skip = new Set([...keys, metric, "run_id", "started_at", orderBy]);

@@ -8,7 +8,7 @@
 
 import type { OptionValues } from "commander";
 import pl from "nodejs-polars";
-import { changes } from "../analyze/changes.ts";
+import { changes, defaultOrder } from "../analyze/changes.ts";
 import type { TableFormat } from "../analyze/format.ts";
 import { loadResults } from "../analyze/load.ts";
 import type { Output } from "./_exit.ts";
@@ -19,8 +19,8 @@ import { peopleFormat, tableText } from "./_tables.ts";
 export interface ChangesCommandOptions {
   /** Dataset directory. */
   data: string;
-  /** @default {"started_at"} */
-  orderBy: string;
+  /** @default {started_at, or source_path when no run has a start time} */
+  orderBy?: string;
   /** @default {"ops_per_sec"} */
   metric: string;
   /** @default {0.001} */
@@ -73,7 +73,7 @@ export function changesOptions(raw: OptionValues): ChangesCommandOptions {
     : numberOption("--min-change", pct, (n) => n >= 0, "relative, at least 0: 0.05 or 5%");
   return {
     data: String(raw.data),
-    orderBy: String(raw.orderBy ?? "started_at"),
+    orderBy: optionalString(raw.orderBy),
     metric: String(raw.metric ?? "ops_per_sec"),
     maxPValue: numberOption(
       "--max-pvalue",
@@ -134,8 +134,12 @@ function sharedFolder(values: string[]): string {
  */
 export function changesCommand(o: ChangesCommandOptions, out: Output): void {
   const results = loadResults(o.data);
+  const orderBy = o.orderBy ?? defaultOrder(results);
+  if (o.orderBy === undefined && orderBy !== "started_at") {
+    out.printErr(`ordering by ${orderBy} (no run has a start time)\n`);
+  }
   const c = changes(results, {
-    orderBy: o.orderBy,
+    orderBy,
     metric: o.metric,
     maxPValue: o.maxPValue,
     minChange: o.minChange,
@@ -143,10 +147,10 @@ export function changesCommand(o: ChangesCommandOptions, out: Output): void {
     test: o.test,
     by: o.by,
   });
-  const missing = o.orderBy.startsWith("tag:") ? 0 : results.filter(
-    results.getColumn(o.orderBy).isNull(),
-  ).height;
-  if (missing > 0) out.printErr(`left out ${missing} results with no ${o.orderBy}\n`);
-  if (c.height === 0) out.printErr(`no change point (p ≤ ${o.maxPValue}, by ${o.orderBy})\n`);
+  const missing = orderBy.startsWith("tag:") || !results.columns.includes(orderBy)
+    ? 0
+    : results.filter(pl.col(orderBy).isNull()).height;
+  if (missing > 0) out.printErr(`left out ${missing} results with no ${orderBy}\n`);
+  if (c.height === 0) out.printErr(`no change point (p ≤ ${o.maxPValue}, by ${orderBy})\n`);
   out.print(tableText(c, peopleFormat(o.format, out.isTerminal), forPeople));
 }

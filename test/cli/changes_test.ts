@@ -53,3 +53,89 @@ Deno.test("kvlab changes finds the true shifts of 150-night histories ingested a
     });
   }
 });
+
+Deno.test("kvlab changes orders by a tag, says what else differs, and plots the history", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "kvlab-changes-tag-" });
+  try {
+    // one ingest per build, tagged build=1…60 (natural order: 9 before 10); the server
+    // version moves at build 41, and SET with it
+    const history = nightlyHistory(7, { nights: 60, shifts: 0 });
+    const set = history.find((h) => h.title === "SET")!;
+    set.opsPerSec = set.opsPerSec.map((v, i) => (i < 40 ? v : v * 0.92));
+    writeNightlyHistory(`${dir}/nightly`, history);
+    for (let i = 0; i < 60; i++) {
+      const night = [...Deno.readDirSync(`${dir}/nightly`)].map((e) => e.name).sort()[i];
+      const r = await cli([
+        "ingest",
+        `${dir}/nightly/${night}`,
+        "--data",
+        `${dir}/data`,
+        "--server",
+        "redis",
+        "--server-version",
+        i < 40 ? "7.2.4" : "7.2.5",
+        "--tag",
+        `build=${i + 1}`,
+      ]);
+      assert.equal(r.code, 0, r.stderr);
+    }
+    const r = await cli([
+      "changes",
+      "--data",
+      `${dir}/data`,
+      "--order-by",
+      "tag:build",
+      "--format",
+      "json",
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const rows = JSON.parse(r.stdout) as Record<string, unknown>[];
+    assert.deepEqual(rows.map((x) => [x.test, x.index, x.order_before, x.order_after]), [
+      ["SET", 40, "40", "41"],
+    ]);
+    assert.equal(rows[0].verdict, "worse");
+    assert.ok(Math.abs((rows[0].change_pct as number) + 8) < 1.5);
+    assert.equal(rows[0].also_differs, "server_version 7.2.4 vs 7.2.5");
+    // for people: Markdown in a pipe
+    const md = await cli(["changes", "--data", `${dir}/data`, "--order-by", "tag:build"]);
+    assert.match(md.stdout, /^\| test \| index \|/);
+    assert.match(md.stdout, /\| SET \| 40 \| 40 \| 41 \|/);
+    // a --min-change above the step leaves it out
+    const big = await cli([
+      "changes",
+      "--data",
+      `${dir}/data`,
+      "--order-by",
+      "tag:build",
+      "--min-change",
+      "10%",
+      "--format",
+      "json",
+    ]);
+    assert.deepEqual(JSON.parse(big.stdout), []);
+    assert.match(big.stderr, /no change point/);
+    const plot = await cli([
+      "plot",
+      "changes",
+      "--data",
+      `${dir}/data`,
+      "--order-by",
+      "tag:build",
+      "--test",
+      "SET",
+      "-o",
+      `${dir}/changes.svg`,
+    ]);
+    assert.equal(plot.code, 0, plot.stderr);
+    assert.match(Deno.readTextFileSync(`${dir}/changes.svg`), /1 change point \(red\)/);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("kvlab changes rejects bad options with exit code 2", async () => {
+  for (const args of [["--max-pvalue", "0"], ["--window", "2"], ["--min-change", "-1"]]) {
+    const r = await cli(["changes", "--data", "nowhere", ...args]);
+    assert.equal(r.code, 2, args.join(" "));
+  }
+});
