@@ -467,3 +467,55 @@ export function hasHistory(df: pl.DataFrame, minRuns = 20): boolean {
   const counts = df.groupBy(keys).len().getColumn("len").toArray() as number[];
   return counts.some((n) => n >= minRuns);
 }
+
+/**
+ * The columns of a {@link changes} frame people read: without the medians, run ids, the order
+ * column's name and an all-empty `also_differs`; order values without the folder they all
+ * share; `p_value` as text with two significant digits (`3.4e-21`).
+ *
+ * @param c A frame from {@link changes}.
+ * @returns The narrower frame.
+ *
+ * @example
+ * ```ts
+ * import pl from "nodejs-polars";
+ * import { changesForPeople } from "./changes.ts";
+ * import assert from "node:assert/strict";
+ * const c = pl.DataFrame({
+ *   test: ["SET"], index: [40], order_by: ["source_path"],
+ *   order_before: ["ci/nightly/2026-02-09/a.csv"], order_after: ["ci/nightly/2026-02-10/a.csv"],
+ *   run_before: ["r1"], p_value: [3.4567e-21], also_differs: [null],
+ * });
+ * const p = changesForPeople(c).toRecords()[0];
+ * assert.deepEqual(p, {
+ *   test: "SET", index: 40, order_before: "2026-02-09/a.csv", order_after: "2026-02-10/a.csv",
+ *   p_value: "3.5e-21",
+ * });
+ * ```
+ */
+export function changesForPeople(c: pl.DataFrame): pl.DataFrame {
+  const keep = c.columns.filter((col) =>
+    col !== "order_by" && !/^median_|^run_/.test(col) &&
+    !(col === "also_differs" && c.getColumn(col).nullCount() === c.height)
+  );
+  const shared = c.height === 0 ? "" : sharedFolder([
+    ...c.getColumn("order_before").toArray(),
+    ...c.getColumn("order_after").toArray(),
+  ].map(String));
+  const out = c.select(...keep);
+  const strip = (col: string) =>
+    pl.col(col).str.slice(shared.length, Number.MAX_SAFE_INTEGER).alias(col);
+  const p = out.getColumn("p_value").toArray() as (number | null)[];
+  return (shared === "" ? out : out.withColumns(strip("order_before"), strip("order_after")))
+    .withColumns(pl.Series("p_value", p.map((v) => v === null ? null : v.toPrecision(2)), pl.Utf8));
+}
+
+/** The folder (ending in `/`) every value starts with, or "". */
+function sharedFolder(values: string[]): string {
+  if (values.length === 0) return "";
+  let p = values[0].slice(0, values[0].lastIndexOf("/") + 1);
+  for (const v of values) {
+    while (p !== "" && !v.startsWith(p)) p = p.slice(0, p.slice(0, -1).lastIndexOf("/") + 1);
+  }
+  return p;
+}

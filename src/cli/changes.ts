@@ -8,7 +8,7 @@
 
 import type { OptionValues } from "commander";
 import pl from "nodejs-polars";
-import { changes, defaultOrder } from "../analyze/changes.ts";
+import { changes, changesForPeople, defaultOrder } from "../analyze/changes.ts";
 import type { TableFormat } from "../analyze/format.ts";
 import { loadResults } from "../analyze/load.ts";
 import type { Output } from "./_exit.ts";
@@ -95,36 +95,6 @@ export function changesOptions(raw: OptionValues): ChangesCommandOptions {
 }
 
 /**
- * The columns people read: without the medians, run ids, the order column's name and an
- * all-empty `also_differs`; order values without the folder they all share.
- */
-function forPeople(c: pl.DataFrame): pl.DataFrame {
-  const keep = c.columns.filter((col) =>
-    col !== "order_by" && !/^median_|^run_/.test(col) &&
-    !(col === "also_differs" && c.getColumn(col).nullCount() === c.height)
-  );
-  const values = [
-    ...c.getColumn("order_before").toArray(),
-    ...c.getColumn("order_after").toArray(),
-  ].map(String);
-  const shared = sharedFolder(values);
-  if (shared === "") return c.select(...keep);
-  const strip = (col: string) =>
-    pl.col(col).str.slice(shared.length, Number.MAX_SAFE_INTEGER).alias(col);
-  return c.select(...keep).withColumns(strip("order_before"), strip("order_after"));
-}
-
-/** The folder (ending in `/`) every value starts with, or "". */
-function sharedFolder(values: string[]): string {
-  if (values.length === 0) return "";
-  let p = values[0].slice(0, values[0].lastIndexOf("/") + 1);
-  for (const v of values) {
-    while (p !== "" && !v.startsWith(p)) p = p.slice(0, p.slice(0, -1).lastIndexOf("/") + 1);
-  }
-  return p;
-}
-
-/**
  * Prints the change points: compact for people (Markdown, or aligned text on a terminal),
  * every column at full precision in CSV and JSON. Says on stderr how many runs were left out
  * for lack of an order value, and when there was no change point.
@@ -152,5 +122,5 @@ export function changesCommand(o: ChangesCommandOptions, out: Output): void {
     : results.filter(pl.col(orderBy).isNull()).height;
   if (missing > 0) out.printErr(`left out ${missing} results with no ${orderBy}\n`);
   if (c.height === 0) out.printErr(`no change point (p ≤ ${o.maxPValue}, by ${orderBy})\n`);
-  out.print(tableText(c, peopleFormat(o.format, out.isTerminal), forPeople));
+  out.print(tableText(c, peopleFormat(o.format, out.isTerminal), changesForPeople));
 }

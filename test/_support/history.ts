@@ -133,3 +133,76 @@ export function writeNightlyHistory(dir: string, history: readonly TestHistory[]
   }
   return dir;
 }
+
+/** The tests of the bundled `history` study (`redis-benchmark -t set,get,incr,lpush,sadd,mset`). */
+export const BUNDLED_TESTS = ["SET", "GET", "INCR", "LPUSH", "SADD", "MSET (10 keys)"] as const;
+
+/** What happens in the bundled history, night by night (night 0 is 2026-01-01). */
+export const BUNDLED_EVENTS = {
+  /** A commit makes LPUSH 9 % slower. */
+  lpushCommit: 40,
+  /** The CI moves from host bench-a to bench-b, 6 % slower for every test. */
+  hostChange: 75,
+  /** Redis 7.2.4 → 7.2.5: SET 8 % faster. */
+  release: 100,
+  /** A commit makes SADD 5 % faster. */
+  saddCommit: 120,
+} as const;
+
+/**
+ * The bundled `history` study, the shape of a nightly CI: 150 nights of `redis-benchmark --csv`
+ * transcripts (`ci@<host>:~/redis$ redis-benchmark …` then the CSV, so the host is in the
+ * prompt) in `nightly/<yyyy-mm-dd>/redis-benchmark.txt`, and the `ingest.json` that tags each
+ * night with its commit (`commit=<1000 + night>-<7 hex>`, in natural order) and server version.
+ * The events are {@link BUNDLED_EVENTS}; noise is 2 % (seed 2026).
+ *
+ * @returns The files (path relative to the study folder → text).
+ */
+export function bundledHistory(): Map<string, string> {
+  const rand = seededRandom(2026);
+  const e = BUNDLED_EVENTS;
+  const base = [118_000, 121_000, 123_000, 117_000, 119_000, 92_000];
+  const files = new Map<string, string>();
+  const ingest: unknown[] = [];
+  for (let night = 0; night < 150; night++) {
+    const host = night < e.hostChange ? "bench-a" : "bench-b";
+    const version = night < e.release ? "7.2.4" : "7.2.5";
+    const rows = BUNDLED_TESTS.map((title, t) => {
+      let level = base[t] * (night < e.hostChange ? 1 : 0.94);
+      if (title === "LPUSH" && night >= e.lpushCommit) level *= 0.91;
+      if (title === "SET" && night >= e.release) level *= 1.08;
+      if (title === "SADD" && night >= e.saddCommit) level *= 1.05;
+      return { title, opsPerSec: [level * (1 + 0.02 * gauss(rand))], shifts: [] };
+    });
+    const sha = Array.from({ length: 7 }, () => Math.floor(rand() * 16).toString(16)).join("");
+    const path = `nightly/${nightFolder(night)}/redis-benchmark.txt`;
+    files.set(
+      path,
+      `ci@${host}:~/redis$ redis-benchmark --csv -q -n 100000 -c 50 -t set,get,incr,lpush,sadd,mset\n` +
+        csvOutput(rows, 0),
+    );
+    ingest.push({
+      file: path,
+      server: "redis",
+      server_version: version,
+      tags: { commit: `${1000 + night}-${sha}` },
+    });
+  }
+  files.set(
+    "ingest.json",
+    "[\n" + ingest.map((x) => "  " + JSON.stringify(x)).join(",\n") + "\n]\n",
+  );
+  return files;
+}
+
+if (import.meta.main) {
+  // deno run -A test/_support/history.ts data/raw/history: (re)writes the bundled study
+  const dir = Deno.args[0];
+  if (!dir) throw new TypeError("usage: history.ts <study folder>");
+  for (const [path, text] of bundledHistory()) {
+    Deno.mkdirSync(`${dir}/${path.slice(0, path.lastIndexOf("/") + 1) || "."}`, {
+      recursive: true,
+    });
+    Deno.writeTextFileSync(`${dir}/${path}`, text);
+  }
+}

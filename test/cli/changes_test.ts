@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
+import pl from "nodejs-polars";
 import { cli } from "./_cli.ts";
+import { summaryPage } from "../../src/analyze/summary_page.ts";
 import { nightlyHistory, writeNightlyHistory } from "../_support/history.ts";
 
 /** The `test` kvlab stores for a redis-benchmark title. */
@@ -47,6 +49,15 @@ Deno.test("kvlab changes finds the true shifts of 150-night histories ingested a
         assert.equal(new Set(rows.map((x) => x.test)).size <= 20, true);
         assert.ok(found >= 26, `seed ${seed}: found ${found} of ${truth} true shifts`);
         assert.ok(falsePoints <= 2, `seed ${seed}: ${falsePoints} false change points`);
+        if (seed === 1) {
+          // one history, no arms: the summary page is its change points
+          const sum = await cli(["summary", `${dir}/data`, "-o", `${dir}/summary`]);
+          assert.equal(sum.code, 0, sum.stderr);
+          const md = Deno.readTextFileSync(`${dir}/summary/summary.md`);
+          assert.match(md, /## What changed/);
+          assert.equal(md.match(/^\| [A-Z_0-9]+ \| \d+ \|/gm)?.length, rows.length);
+          assert.ok(Deno.statSync(`${dir}/summary/figures/changes.svg`).size > 0);
+        }
       } finally {
         Deno.removeSync(dir, { recursive: true });
       }
@@ -138,4 +149,37 @@ Deno.test("kvlab changes rejects bad options with exit code 2", async () => {
     const r = await cli(["changes", "--data", "nowhere", ...args]);
     assert.equal(r.code, 2, args.join(" "));
   }
+});
+
+Deno.test("summaryPage() of arms with a history has a What changed section", () => {
+  const n = 40;
+  const arm = (label: string, step: number) => ({
+    run_id: Array.from({ length: n }, (_, i) => `${label}-${i}`),
+    test: Array(n).fill("SET"),
+    label: Array(n).fill(label),
+    source_path: Array.from({ length: n }, (_, i) => `${label}/night-${i}.csv`),
+    ops_per_sec: Array.from({ length: n }, (_, i) => (i < step ? 100 : 90) + ((i * 7) % 5) - 2),
+  });
+  const a = arm("a", 20);
+  const b = arm("b", n);
+  const results = pl.DataFrame(
+    Object.fromEntries(Object.keys(a).map((k) => [k, [...a[k as "test"], ...b[k as "test"]]])),
+  );
+  const environment = {
+    by: "label",
+    arms: ["a", "b"],
+    table: pl.DataFrame({ arm: ["a", "b"], runs: [n, n] }),
+    config: pl.DataFrame({ key: [] }),
+    configOnlyIn: {},
+    configMissing: ["a", "b"],
+  };
+  const page = summaryPage({ results, environment }, {
+    title: "t",
+    by: "label",
+    arms: ["a", "b"],
+    baseline: "a",
+  });
+  assert.match(page.markdown, /## What changed/);
+  assert.match(page.markdown, /\| SET \| a \| 20 \| night-19.csv \| night-20.csv \|/);
+  assert.ok(page.figures.some((f) => f.name === "changes"));
 });
