@@ -88,6 +88,7 @@ export function changesChart(
   const x = {
     field: "position",
     type: "quantitative",
+    scale: { nice: false },
     title: `run (in order of ${options.orderBy ?? "order"})`,
   };
   const unit = {
@@ -133,6 +134,7 @@ export function changesChart(
     data: { values },
     facet: { row: { field: "series", type: "nominal", sort: names, title: null } },
     resolve: { scale: { y: "independent" } },
+    spacing: 16,
     spec: unit,
   };
 }
