@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { loadResults } from "../../src/analyze/load.ts";
 import { AUTO_COMPACT_SMALL_BATCHES } from "../../src/collect/_auto_compact.ts";
-import { ingestFile } from "../../src/collect/mod.ts";
+import { ingestFile, parsePlan, runPlan } from "../../src/collect/mod.ts";
+import { withServers } from "../_support/servers.ts";
 import { nightFolder, nightlyHistory, writeNightlyHistory } from "../_support/history.ts";
 
 Deno.test("one ingest per night: small batches are compacted, every run read once", async () => {
@@ -35,4 +36,36 @@ Deno.test("one ingest per night: small batches are compacted, every run read onc
   } finally {
     Deno.removeSync(dir, { recursive: true });
   }
+});
+
+Deno.test("a plan of many cells (a batch each) ends compacted, every run read once", async () => {
+  await withServers([{}], async ([a]) => {
+    const data = Deno.makeTempDirSync({ prefix: "kvlab-auto-compact-plan-" });
+    try {
+      const cells = AUTO_COMPACT_SMALL_BATCHES + 2;
+      const plan = parsePlan(
+        `name: many
+servers:
+  - { name: redis, url: "${a.url}" }
+tests: [set]
+requests: 200
+matrix:
+  clients: [1]
+repetitions: ${cells}
+timeout_s: 60
+`,
+        "many.yaml",
+      );
+      const r = await runPlan(plan, { data });
+      assert.equal(r.complete, cells);
+      assert.equal([...Deno.readDirSync(`${data}/batches`)].length, 1);
+      const df = loadResults(data);
+      assert.equal(df.getColumn("run_id").nUnique(), cells);
+      // the plan knows its cells after the compaction: a re-run skips them all
+      const again = await runPlan(plan, { data });
+      assert.equal(again.skipped, cells);
+    } finally {
+      Deno.removeSync(data, { recursive: true });
+    }
+  });
 });
