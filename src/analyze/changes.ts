@@ -25,7 +25,8 @@ export interface ChangesOptions extends EDivisiveOptions {
    * The run column that orders each series: any run column (`started_at`, `source_path`,
    * `server_version`, `label`, …) or `tag:<key>` for a tag. Strings are compared in natural
    * order (digit runs as numbers: `7.2.10` after `7.2.9`, `build-10` after `build-9`), times as
-   * times; ties keep `started_at`, then `run_id` order.
+   * times; ties keep the order of `started_at`, then `source_path` and `source_line_start`, then
+   * `run_id`.
    * @default {defaultOrder(df): started_at, or source_path when no run has a start time}
    */
   orderBy?: string;
@@ -199,6 +200,8 @@ function prepare(df: pl.DataFrame, options: ChangesOptions): Prepared {
     metric,
     "run_id",
     "started_at",
+    "source_path",
+    "source_line_start",
     "tags",
     ...(orderBy.startsWith("tag:") ? [] : [orderBy]),
     ...ENVIRONMENT_COLUMNS,
@@ -235,6 +238,8 @@ function prepare(df: pl.DataFrame, options: ChangesOptions): Prepared {
     s.rows.sort((a, b) =>
       compareOrder(a.__order, b.__order) ||
       compareOrder(a.started_at ?? "", b.started_at ?? "") ||
+      compareOrder(a.source_path ?? "", b.source_path ?? "") ||
+      compareOrder(a.source_line_start ?? 0, b.source_line_start ?? 0) ||
       compareOrder(a.run_id, b.run_id)
     );
     s.values = s.rows.map((r) => Number(r[metric]));
@@ -325,7 +330,15 @@ export function changes(df: pl.DataFrame, options: ChangesOptions = {}): pl.Data
   const orderBy = options.orderBy ?? defaultOrder(df);
   const direction = metricDirection(metric);
   const { keys, series } = prepare(df, options);
-  const skip = new Set([...keys, metric, "run_id", "started_at", orderBy]);
+  const skip = new Set([
+    ...keys,
+    metric,
+    "run_id",
+    "started_at",
+    "source_path",
+    "source_line_start",
+    orderBy,
+  ]);
   const out: Rec[] = [];
   for (const s of series) {
     for (const cp of changePoints(s.values, options)) {
