@@ -81,9 +81,11 @@ export function changesChart(
   const points = values.length;
   const head = base(
     options.title ?? `${metricName(metric)} over the history, with its change points`,
-    options.subtitle ??
-      `${names.length} series, ${points} runs in order of ${options.orderBy ?? "order"}; ` +
-        `${cps} change point${cps === 1 ? "" : "s"} (red), segment means (lines)`,
+    options.subtitle ?? [
+      `${metricTitle(metric)}: ${names.length} series, ${points} runs in order of ` +
+      `${options.orderBy ?? "order"}`,
+      `${cps} change point${cps === 1 ? "" : "s"} (red), segment means (black lines)`,
+    ],
   );
   const x = {
     field: "position",
@@ -102,7 +104,8 @@ export function changesChart(
           y: {
             field: "value",
             type: "quantitative",
-            title: metricTitle(metric),
+            // the unit is in the subtitle: a rotated title longer than a panel pushes panels apart
+            title: null,
             scale: { zero: false },
           },
           tooltip: [
