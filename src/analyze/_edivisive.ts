@@ -337,6 +337,7 @@ export function changePoints(xs: readonly number[], options: EDivisiveOptions = 
     let weakest = 0;
     for (let i = 1; i < cps.length; i++) if (cps[i].pValue > cps[weakest].pValue) weakest = i;
     if (cps[weakest].pValue <= maxP) {
+      weakest = 0;
       for (let i = 1; i < cps.length; i++) {
         if (magnitude(cps[i]) < magnitude(cps[weakest])) weakest = i;
       }

@@ -112,3 +112,38 @@ Deno.test("changePoints() is deterministic and checks its options", () => {
   assert.deepEqual(changePoints([]), []);
   assert.deepEqual(changePoints([1, 2, 3]), []);
 });
+
+Deno.test("changePoints() keeps only changes above minChange, and the p threshold", () => {
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+      fc.double({ min: 0.01, max: 0.15, noNaN: true }),
+      (seed, minChange) => {
+        // steps of 3 %, 8 % and 14 % under 1 % noise: which survive depends on minChange only
+        const rand = seededRandom(seed);
+        const xs = [
+          ...noise(rand, 40, 1000, 0.01),
+          ...noise(rand, 40, 1030, 0.01),
+          ...noise(rand, 40, 1030 * 1.08, 0.01),
+          ...noise(rand, 40, 1030 * 1.08 * 1.14, 0.01),
+        ];
+        const cps = changePoints(xs, { minChange });
+        for (const c of cps) {
+          assert.ok(Math.abs(c.meanAfter / c.meanBefore - 1) > minChange, `${c.index}`);
+          assert.ok(c.pValue <= 0.001);
+        }
+        if (minChange < 0.02) assert.equal(cps.length, 3, `${cps.map((c) => c.index)}`);
+      },
+    ),
+    { seed: 8, numRuns: 100 },
+  );
+  // the smallest change first, the largest p last: the smallest is the one dropped
+  const rand = seededRandom(3);
+  const xs = [
+    ...noise(rand, 60, 1000, 0.002),
+    ...noise(rand, 60, 1030, 0.002),
+    ...noise(rand, 3, 1030 * 1.08, 0.002),
+  ];
+  assert.deepEqual(changePoints(xs).map((c) => c.index), [60, 120]);
+  assert.deepEqual(changePoints(xs, { minChange: 0.05 }).map((c) => c.index), [120]);
+});
