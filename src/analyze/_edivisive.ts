@@ -18,7 +18,7 @@
  * One departure, kvlab's own: the t test's p is multiplied by the number of positions the split
  * was chosen among (Bonferroni), since the best of ~n splits of pure noise passes an uncorrected
  * test far more often than p says (measured: 5.8 % of 150-run noise series got a change point
- * at p 0.001 uncorrected, 0 of 1,000 corrected; 5 % steps under 2 % noise are still found).
+ * at p 0.001 uncorrected, at most 1 in 1,000 corrected; 5 % steps under 2 % noise are still found).
  *
  * Q̂ for every split of a segment of n values is computed in O(n²) (the within- and
  * between-sums of |xᵢ − xⱼ| updated as one value crosses the split), so a window of w values
