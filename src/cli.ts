@@ -16,6 +16,7 @@ import { TABLES } from "./schema.ts";
 import { exitCodeFor, type Output, readOptions } from "./cli/_exit.ts";
 import { collectTag, REPO } from "./cli/_options.ts";
 import { compactCommand, compactOptions } from "./cli/compact.ts";
+import { changesCommand, changesOptions } from "./cli/changes.ts";
 import { compareCommand, compareOptions } from "./cli/compare.ts";
 import { dataCommand, dataOptions } from "./cli/data.ts";
 import { deltaCommand, deltaOptions } from "./cli/delta.ts";
@@ -114,6 +115,33 @@ function declareCompare(program: Command, out: Output): void {
     .action((opts) => compareCommand(readOptions(() => compareOptions(opts)), out));
 }
 
+/** Declares `kvlab changes` and its options; the work is in `cli/changes.ts`. */
+function declareChanges(program: Command, out: Output): void {
+  program.command("changes")
+    .description(
+      "Find the change points of every series of a run history (E-divisive with a t test, as " +
+        "Apache Otava): which night, version or commit moved a test, by how much, and what " +
+        "else differed between the runs either side.",
+    )
+    .requiredOption("--data <dir>", "dataset directory")
+    .option(
+      "--order-by <column>",
+      "run column that orders each series: started_at, source_path, server_version, " +
+        "tag:<key>, … (default: started_at, or source_path when no run has a start time)",
+    )
+    .option("--metric <column>", "metric: ops_per_sec, p50_latency_ms, …", "ops_per_sec")
+    .option("--max-pvalue <p>", "keep change points with a t test p at most this", "0.001")
+    .option("--min-change <r>", "keep changes of at least this (0.05 or 5%)", "0")
+    .option("--window <n>", "runs per window of the first pass", "50")
+    .option("--test <name>", "only this test (SET, GET, …)")
+    .option("--by <column>", "arm column: a series per value (default: label when it splits)")
+    .option(
+      "--format <format>",
+      "md, csv, json or text (default: text on a terminal, md in a pipe)",
+    )
+    .action((opts) => changesCommand(readOptions(() => changesOptions(opts)), out));
+}
+
 /** Declares `kvlab delta` and its options; the work is in `cli/delta.ts`. */
 function declareDelta(program: Command, out: Output): void {
   program.command("delta")
@@ -153,6 +181,8 @@ function declarePlot(program: Command, out: Output): void {
     .option("--dimension <column>", "dimension of a delta")
     .option("--from <value>", "delta: value before")
     .option("--to <value>", "delta: value after")
+    .option("--order-by <column>", "changes: run column that orders the history")
+    .option("--test <name>", "changes: only this test")
     .option("--title <text>", "chart title")
     .action((kind: string, opts) => plotCommand(readOptions(() => plotOptions(kind, opts)), out));
 }
@@ -297,6 +327,7 @@ const COMMANDS: ((program: Command, out: Output) => void)[] = [
   declareReport,
   declareCompare,
   declareDelta,
+  declareChanges,
   declarePlot,
   declareSummary,
   declareRun,

@@ -39,6 +39,7 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
   assert.deepEqual(runs.map((r) => r.notebook), [
     "dragonfly-vs-redis-memory.ipynb",
     "fixed-rate-latency.ipynb",
+    "history.ipynb", // its own test: test/notebooks_history_test.ts
     "rdma-vs-tcp.ipynb",
     "redis-benchmark-modes.ipynb",
     "valkey-vs-redis.ipynb",

@@ -13,6 +13,7 @@ export * from "./charts/ratio.ts";
 export * from "./charts/latency.ts";
 export * from "./charts/scaling.ts";
 export * from "./charts/delta.ts";
+export * from "./charts/changes.ts";
 export * from "./charts/memory.ts";
 export { metricTitle } from "./units.ts";
 export * from "./grouping.ts";

@@ -7,6 +7,7 @@
  */
 
 export * from "./chart.ts";
+export * from "./changes/mod.ts";
 export * from "./compare.ts";
 export * from "./export.ts";
 export * from "./format.ts";

@@ -16,6 +16,8 @@ import {
   type VegaLiteSpec,
 } from "./chart.ts";
 import { compare, delta, PARAMETER_COLUMNS } from "./compare.ts";
+import { changeSeries, defaultOrder } from "./changes/changes.ts";
+import { changesChart } from "./charts/changes.ts";
 import { comparisonKeys } from "./grouping.ts";
 import { latencySteps } from "./latency.ts";
 import { loadResults, loadTable } from "./load.ts";
@@ -23,7 +25,14 @@ import { crossovers, scaling, type ScalingOptions } from "./scaling.ts";
 import { sweepChart, sweepTable } from "./sweep/sweep.ts";
 
 /** The kinds of plot in {@link PLOTS}. */
-export type PlotKind = "throughput" | "ratio" | "latency" | "scaling" | "delta" | "sweep";
+export type PlotKind =
+  | "throughput"
+  | "ratio"
+  | "latency"
+  | "scaling"
+  | "delta"
+  | "sweep"
+  | "changes";
 
 /**
  * The data a plot is built from: `results` is {@link loadResults}; `latency` is
@@ -52,6 +61,10 @@ export interface PlotOptions {
   to?: string;
   /** The chart's title. */
   title?: string;
+  /** The run column a history is ordered by (`changes`). @default {defaultOrder} */
+  orderBy?: string;
+  /** Only this test (`changes`). */
+  test?: string;
   /**
    * The grouping: `test` and the parameters that split groups. @default {comparisonKeys} (as
    * `compare` groups: `test` plus each parameter that varies within an arm)
@@ -85,7 +98,9 @@ function resolved(o: PlotOptions): Resolved {
  * import { PLOTS } from "@kvlab/kvlab/analyze";
  * import pl from "nodejs-polars";
  * import assert from "node:assert/strict";
- * assert.deepEqual(Object.keys(PLOTS), ["throughput", "ratio", "latency", "scaling", "delta", "sweep"]);
+ * assert.deepEqual(Object.keys(PLOTS), [
+ *   "throughput", "ratio", "latency", "scaling", "delta", "sweep", "changes",
+ * ]);
  * assert.equal(PLOTS.latency.needs, "latency");
  * assert.throws(() => PLOTS.ratio.build(pl.DataFrame({}), {}), /ratio needs --baseline/);
  * ```
@@ -154,6 +169,15 @@ export const PLOTS: Readonly<Record<PlotKind, Plot>> = {
     build: (results, o) =>
       sweepChart(sweepTable({ results }, { by: o.by }), { by: o.by, title: o.title }),
   },
+  changes: {
+    needs: "results",
+    build: (results, o) => {
+      const orderBy = o.orderBy ?? defaultOrder(results);
+      const metric = o.metric ?? "ops_per_sec";
+      const series = changeSeries(results, { orderBy, metric, test: o.test, by: o.by });
+      return changesChart(series, { metric, orderBy, title: o.title });
+    },
+  },
 };
 
 /**
@@ -198,7 +222,7 @@ export function scalingBy(
 export const PLOT_KINDS: readonly PlotKind[] = Object.keys(PLOTS) as PlotKind[];
 
 /**
- * The plot kinds as a phrase: `throughput, ratio, latency, scaling, delta or sweep`.
+ * The plot kinds as a phrase: `throughput, ratio, latency, scaling, delta, sweep or changes`.
  *
  * @returns The phrase, for help texts and messages.
  *
@@ -206,7 +230,7 @@ export const PLOT_KINDS: readonly PlotKind[] = Object.keys(PLOTS) as PlotKind[];
  * ```ts
  * import { plotKindList } from "@kvlab/kvlab/analyze";
  * import assert from "node:assert/strict";
- * assert.equal(plotKindList(), "throughput, ratio, latency, scaling, delta or sweep");
+ * assert.equal(plotKindList(), "throughput, ratio, latency, scaling, delta, sweep or changes");
  * ```
  */
 export function plotKindList(): string {

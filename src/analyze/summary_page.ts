@@ -17,6 +17,7 @@ import { comparisonKeys } from "./grouping.ts";
 import { duplicateRuns, memoryDifference, memoryTable } from "./memory.ts";
 import { PLOTS } from "./plots.ts";
 import { formatForPeople } from "./present.ts";
+import { whatChangedSection } from "./changes/summary.ts";
 import { metricName } from "./units.ts";
 
 /** The data a summary page is built from (see {@link summaryPage}). */
@@ -130,6 +131,8 @@ export function summaryPage(data: SummaryData, options: SummaryPageOptions): Sum
     }
     if (data.latency && data.latency.height > 0) sections.push(latencySection(data.latency, o));
     sections.push(...deltaSections(results, o), scalingSection(results, o));
+    const history = whatChangedSection(results); // a dataset with a history: its change points
+    if (history) sections.push(history);
   }
   if (data.memory && data.memory.height > 0) sections.push(memorySection(data.memory, o));
   if (results.height === 0 && !(data.memory && data.memory.height > 0)) {

@@ -65,6 +65,8 @@ export function plotOptions(kind: string, raw: OptionValues): PlotCommandOptions
       from: optionalString(raw.from),
       to: optionalString(raw.to),
       title: optionalString(raw.title),
+      orderBy: optionalString(raw.orderBy),
+      test: optionalString(raw.test),
     },
   };
 }
@@ -91,6 +93,8 @@ export function plotArms(data: string, kind: PlotKind, plot: PlotOptions): PlotO
       if (plot.dimension && plot.from !== undefined && plot.to !== undefined) {
         deltaSides(results, { dimension: plot.dimension, from: plot.from, to: plot.to });
       }
+      return plot;
+    case "changes": // a history's series are split by --by only when asked (or by label)
       return plot;
     default:
       return { ...plot, by: plot.by ?? defaultArmColumn(results) ?? "server" };

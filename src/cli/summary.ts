@@ -14,6 +14,8 @@ import { environmentSummary } from "../analyze/environment.ts";
 import { saveChart } from "../analyze/export.ts";
 import { loadResults, loadTable } from "../analyze/load.ts";
 import { latencyDistributionBy } from "../analyze/plots.ts";
+import type { VegaLiteSpec } from "../analyze/chart.ts";
+import { historyPage } from "../analyze/changes/summary.ts";
 import { summaryPage } from "../analyze/summary_page.ts";
 import type { Output } from "./_exit.ts";
 import { optionalString } from "./_options.ts";
@@ -96,7 +98,15 @@ export async function summaryCommand(
 ): Promise<SummaryWritten> {
   const results = loadResults(o.data);
   const runs = loadTable(o.data, "runs");
-  const arms = resolveArms(results.height > 0 ? results : runs, { by: o.by, baseline: o.baseline });
+  let arms;
+  try {
+    arms = resolveArms(results.height > 0 ? results : runs, { by: o.by, baseline: o.baseline });
+  } catch (e) {
+    // one history with no arms (a nightly CI's dataset): the page of its change points
+    const history = o.by === undefined ? historyPage(results, o.title ?? o.data) : null;
+    if (history === null) throw e;
+    return await writePage(history, o, out);
+  }
   out.printErr(
     `summarizing by ${arms.by} (${arms.values.join(", ")}), baseline ${arms.baseline}\n`,
   );
@@ -107,6 +117,15 @@ export async function summaryCommand(
     latency: latencyDistributionBy(o.data, arms.by),
     memory: memoryBy(o.data, runs, arms.by),
   }, { title: o.title ?? o.data, by: arms.by, arms: arms.values, baseline: arms.baseline });
+  return await writePage(page, o, out);
+}
+
+/** Writes a page and its figures (SVG and PNG), and says where. */
+async function writePage(
+  page: { markdown: string; figures: { name: string; spec: VegaLiteSpec }[] },
+  o: SummaryCommandOptions,
+  out: Output,
+): Promise<SummaryWritten> {
   const figures: string[] = [];
   for (const f of page.figures) {
     for (const ext of ["svg", "png"]) {

@@ -34,6 +34,7 @@ import {
   scanDatasetTable,
 } from "./layout.ts";
 import { storeRaw } from "./_batch.ts";
+import { autoCompact } from "./auto_compact.ts";
 import { CellLocks, type CellLocksOptions } from "./locks.ts";
 import { sweepTmp } from "./tmp.ts";
 import { DatasetWriter, type DatasetWriterOptions, RunWriter } from "./writer.ts";
@@ -126,6 +127,16 @@ export class Dataset {
   /** Merges small batches into few large ones (see {@link compactDataset}). */
   compact(options: CompactOptions = {}): CompactResult {
     return compactDataset(this.dir, options);
+  }
+
+  /**
+   * Compacts when the dataset holds many small batches (a writer calls it after its batch is
+   * visible and its claims are done); never throws. See `auto_compact.ts`.
+   *
+   * @returns What was merged, or null when nothing was done.
+   */
+  autoCompact(): CompactResult | null {
+    return autoCompact(this.dir);
   }
 
   // --- readers

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import pl from "nodejs-polars";
 import {
+  changesChart,
+  changeSeries,
   chartFormat,
   colorFor,
   compare,
@@ -26,6 +28,7 @@ import {
   type VegaLiteSpec,
 } from "../../src/analyze/mod.ts";
 import { ingestFile } from "../../src/collect/mod.ts";
+import { nightlyHistory } from "../_support/history.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const SNAP = new URL("./__snapshots__/", import.meta.url).pathname;
@@ -179,6 +182,20 @@ Deno.test("chart snapshots (normalized SVG)", async (t) => {
         latencyChart(latencySteps(dist.filter(pl.col("test").eq(pl.lit("GET"))))),
       ),
   );
+  await t.step("changesChart() of a generated 150-night history", () => {
+    const lpush = nightlyHistory(1).find((h) => h.title === "LPUSH")!;
+    const n = lpush.opsPerSec.length;
+    const df = pl.DataFrame({
+      run_id: Array.from({ length: n }, (_, i) => `run-${i}`),
+      test: Array(n).fill("LPUSH"),
+      source_path: Array.from({ length: n }, (_, i) => `nightly/${String(i).padStart(3, "0")}.csv`),
+      ops_per_sec: lpush.opsPerSec,
+    });
+    const spec = changesChart(changeSeries(df, { orderBy: "source_path" }), {
+      orderBy: "source_path",
+    });
+    return snapshot("changes-history-seed001", spec);
+  });
 });
 
 Deno.test("toPng() decodes to the size of the SVG at 2×, with text drawn", async () => {

@@ -229,6 +229,8 @@ class IngestBatch {
       await completeClaim(this.writer.dataDir, key, outcome.path, ids, this.#now());
       onFile?.(outcome);
     }
+    // the batch is visible and its claims done: merge small batches when there are many
+    if (files.length > 0) Dataset.of(this.writer.dataDir).autoCompact();
   }
 
   /** Drops what was not committed (after an error or a stop) and releases its claims. */

@@ -223,6 +223,8 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
       locks.release(lock);
     }
   }
+  // each cell is a batch of its own: merge small batches when there are many
+  if (!options.dryRun) dataset.autoCompact();
   return result;
 }
 

@@ -1,0 +1,121 @@
+/**
+ * The order of a history and what differs along it: order values compared as numbers, times
+ * or natural-order strings (`7.2.10` after `7.2.9`), a row's order value (a run column or
+ * `tag:<key>`), the default order, and the run facts that differ between two runs.
+ *
+ * @module
+ */
+
+import type pl from "nodejs-polars";
+
+type Rec = Record<string, unknown>;
+
+/**
+ * Compares two order values: numbers and times as such, strings in natural order.
+ *
+ * @example
+ * ```ts
+ * import { compareOrder } from "./order.ts";
+ * import assert from "node:assert/strict";
+ * assert.ok(compareOrder("7.2.10", "7.2.9") > 0);
+ * assert.ok(compareOrder("nightly/2026-01-09/a.csv", "nightly/2026-01-10/a.csv") < 0);
+ * assert.ok(compareOrder(new Date(1), new Date(2)) < 0);
+ * assert.ok(compareOrder(10, 9) > 0);
+ * ```
+ */
+export function compareOrder(a: unknown, b: unknown): number {
+  if (a instanceof Date && b instanceof Date) return a.getTime() - b.getTime();
+  if (typeof a === "number" && typeof b === "number") return a - b;
+  if (typeof a === "bigint" && typeof b === "bigint") return a < b ? -1 : a > b ? 1 : 0;
+  const pa = String(a).match(/\d+|\D+/g) ?? [];
+  const pb = String(b).match(/\d+|\D+/g) ?? [];
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+    const x = pa[i];
+    const y = pb[i];
+    if (x === y) continue;
+    const dx = /^\d/.test(x);
+    const dy = /^\d/.test(y);
+    if (dx && dy) {
+      const d = Number(x) - Number(y);
+      if (d !== 0) return d;
+      if (x.length !== y.length) return x.length - y.length;
+      continue;
+    }
+    return x < y ? -1 : 1;
+  }
+  return pa.length - pb.length;
+}
+
+/** A tag's value in a run's `tags` JSON, or null. */
+function tagValue(tags: unknown, key: string): string | null {
+  if (typeof tags !== "string") return null;
+  try {
+    const v = (JSON.parse(tags) as Record<string, unknown>)[key];
+    return v === undefined || v === null ? null : String(v);
+  } catch {
+    return null;
+  }
+}
+
+/** The order value of a row. */
+export function orderValue(r: Rec, orderBy: string): unknown {
+  return orderBy.startsWith("tag:") ? tagValue(r.tags, orderBy.slice(4)) : r[orderBy] ?? null;
+}
+
+/**
+ * The order of a history when none is asked for: `started_at` (collected runs), else
+ * `source_path` when no run has a start time (outputs ingested from files, such as a folder of
+ * nightly outputs).
+ *
+ * @param df A results frame.
+ * @returns The run column.
+ *
+ * @example
+ * ```ts
+ * import pl from "nodejs-polars";
+ * import { defaultOrder } from "./order.ts";
+ * import assert from "node:assert/strict";
+ * const df = pl.DataFrame({ started_at: [null, null], source_path: ["n/1.csv", "n/2.csv"] });
+ * assert.equal(defaultOrder(df), "source_path");
+ * assert.equal(defaultOrder(pl.DataFrame({ started_at: [new Date(0)] })), "started_at");
+ * ```
+ */
+export function defaultOrder(df: pl.DataFrame): string {
+  const has = (c: string) =>
+    df.columns.includes(c) && df.height > 0 && df.getColumn(c).nullCount() < df.height;
+  return !has("started_at") && has("source_path") ? "source_path" : "started_at";
+}
+
+/** An order value as text (times as ISO 8601). */
+export function orderText(v: unknown): string {
+  return v instanceof Date ? v.toISOString() : String(v);
+}
+
+/** Run facts that differ between two runs (environment, confounded parameters, tags). */
+export function runDifferences(a: Rec, b: Rec, skip: Set<string>): string | null {
+  const out: string[] = [];
+  for (const c of Object.keys(a)) {
+    if (skip.has(c) || c === "tags" || c.startsWith("__")) continue;
+    const va = a[c] ?? null;
+    const vb = b[c] ?? null;
+    if (orderText(va) !== orderText(vb)) out.push(`${c} ${orderText(va)} vs ${orderText(vb)}`);
+  }
+  const ta = parseTags(a.tags);
+  const tb = parseTags(b.tags);
+  for (const k of [...new Set([...Object.keys(ta), ...Object.keys(tb)])].sort()) {
+    if (skip.has(`tag:${k}`) || ta[k] === tb[k]) continue;
+    out.push(`tag:${k} ${ta[k] ?? "null"} vs ${tb[k] ?? "null"}`);
+  }
+  return out.length ? out.join("; ") : null;
+}
+
+/** A run's `tags` JSON as strings (empty when it is not an object). */
+function parseTags(tags: unknown): Record<string, string> {
+  if (typeof tags !== "string") return {};
+  try {
+    const o = JSON.parse(tags) as Record<string, unknown>;
+    return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * `kvlab changes`: the change points of every series of a dataset's run history (see
+ * `analyze/changes.ts`): which night, version or commit moved a test, by how much, and what
+ * else differed between the runs either side.
+ *
+ * @module
+ */
+
+import type { OptionValues } from "commander";
+import pl from "nodejs-polars";
+import { changes, changesForPeople, defaultOrder } from "../analyze/changes/changes.ts";
+import type { TableFormat } from "../analyze/format.ts";
+import { loadResults } from "../analyze/load.ts";
+import type { Output } from "./_exit.ts";
+import { optionalFormat, optionalString } from "./_options.ts";
+import { peopleFormat, tableText } from "./_tables.ts";
+
+/** What `kvlab changes` looks at. */
+export interface ChangesCommandOptions {
+  /** Dataset directory. */
+  data: string;
+  /** @default {started_at, or source_path when no run has a start time} */
+  orderBy?: string;
+  /** @default {"ops_per_sec"} */
+  metric: string;
+  /** @default {0.001} */
+  maxPValue: number;
+  /** Relative (0.05 = 5 %). @default {0} */
+  minChange: number;
+  /** @default {50} */
+  window: number;
+  /** Only this test. */
+  test?: string;
+  /** The arm column. @default {label when the labels split the data, else none} */
+  by?: string;
+  /** @default {text on a terminal, md in a pipe} */
+  format?: TableFormat;
+}
+
+/** A number option, checked. */
+function numberOption(name: string, value: unknown, ok: (n: number) => boolean, what: string) {
+  const n = Number(value);
+  if (String(value).trim() === "" || !Number.isFinite(n) || !ok(n)) {
+    throw new TypeError(`invalid ${name}: ${value} (${what})`);
+  }
+  return n;
+}
+
+/**
+ * Reads `kvlab changes`'s options.
+ *
+ * @param raw Commander's option values (defaults filled in).
+ * @returns The typed options.
+ * @throws {TypeError} For a format, p, change or window out of range.
+ *
+ * @example
+ * ```ts
+ * import { changesOptions } from "./changes.ts";
+ * import assert from "node:assert/strict";
+ * const o = changesOptions({
+ *   data: "ds", orderBy: "source_path", metric: "ops_per_sec", maxPvalue: "0.001",
+ *   minChange: "5%", window: "50", format: "json",
+ * });
+ * assert.equal(o.minChange, 0.05);
+ * assert.equal(o.window, 50);
+ * assert.throws(() => changesOptions({ data: "ds", maxPvalue: "2" }), /invalid --max-pvalue/);
+ * ```
+ */
+export function changesOptions(raw: OptionValues): ChangesCommandOptions {
+  const pct = String(raw.minChange ?? "0").trim();
+  const minChange = pct.endsWith("%")
+    ? numberOption("--min-change", pct.slice(0, -1), (n) => n >= 0, "at least 0") / 100
+    : numberOption("--min-change", pct, (n) => n >= 0, "relative, at least 0: 0.05 or 5%");
+  return {
+    data: String(raw.data),
+    orderBy: optionalString(raw.orderBy),
+    metric: String(raw.metric ?? "ops_per_sec"),
+    maxPValue: numberOption(
+      "--max-pvalue",
+      raw.maxPvalue ?? "0.001",
+      (n) => n > 0 && n <= 1,
+      "in (0, 1]",
+    ),
+    minChange,
+    window: numberOption(
+      "--window",
+      raw.window ?? "50",
+      (n) => Number.isInteger(n) && n >= 4,
+      "an integer of at least 4",
+    ),
+    test: optionalString(raw.test),
+    by: optionalString(raw.by),
+    format: optionalFormat(raw.format),
+  };
+}
+
+/**
+ * Prints the change points: compact for people (Markdown, or aligned text on a terminal),
+ * every column at full precision in CSV and JSON. Says on stderr how many runs were left out
+ * for lack of an order value, and when there was no change point.
+ *
+ * @param o What to look at.
+ * @param out Where to print.
+ */
+export function changesCommand(o: ChangesCommandOptions, out: Output): void {
+  const results = loadResults(o.data);
+  const orderBy = o.orderBy ?? defaultOrder(results);
+  if (o.orderBy === undefined && orderBy !== "started_at") {
+    out.printErr(`ordering by ${orderBy} (no run has a start time)\n`);
+  }
+  const c = changes(results, {
+    orderBy,
+    metric: o.metric,
+    maxPValue: o.maxPValue,
+    minChange: o.minChange,
+    window: o.window,
+    test: o.test,
+    by: o.by,
+  });
+  const missing = orderBy.startsWith("tag:") || !results.columns.includes(orderBy)
+    ? 0
+    : results.filter(pl.col(orderBy).isNull()).height;
+  if (missing > 0) out.printErr(`left out ${missing} results with no ${orderBy}\n`);
+  if (c.height === 0) out.printErr(`no change point (p ≤ ${o.maxPValue}, by ${orderBy})\n`);
+  out.print(tableText(c, peopleFormat(o.format, out.isTerminal), changesForPeople));
+}

@@ -1,0 +1,185 @@
+import assert from "node:assert/strict";
+import pl from "nodejs-polars";
+import { cli } from "./_cli.ts";
+import { summaryPage } from "../../src/analyze/summary_page.ts";
+import { nightlyHistory, writeNightlyHistory } from "../_support/history.ts";
+
+/** The `test` kvlab stores for a redis-benchmark title. */
+function testName(title: string): string {
+  if (title === "LPUSH (needed to benchmark LRANGE)") return "LPUSH_FOR_LRANGE";
+  return title.replace(/\s*\(.*\)$/, "").toUpperCase().replace(/[^A-Z0-9]+/g, "_");
+}
+
+Deno.test("kvlab changes finds the true shifts of 150-night histories ingested as one folder", async (t) => {
+  for (const seed of [1, 2, 3]) {
+    await t.step(`seed ${seed}`, async () => {
+      const dir = Deno.makeTempDirSync({ prefix: "kvlab-changes-" });
+      try {
+        const history = nightlyHistory(seed);
+        writeNightlyHistory(`${dir}/nightly`, history);
+        const ingest = await cli(["ingest", `${dir}/nightly`, "--data", `${dir}/data`]);
+        assert.equal(ingest.code, 0, ingest.stderr);
+        const r = await cli([
+          "changes",
+          "--data",
+          `${dir}/data`,
+          "--order-by",
+          "source_path",
+          "--format",
+          "json",
+        ]);
+        assert.equal(r.code, 0, r.stderr);
+        const rows = JSON.parse(r.stdout) as {
+          test: string;
+          index: number;
+          change_pct: number;
+          p_value: number;
+        }[];
+        assert.ok(rows.every((x) => typeof x.change_pct === "number" && x.p_value <= 0.001));
+        let truth = 0;
+        let found = 0;
+        let falsePoints = 0;
+        for (const h of history) {
+          const got = rows.filter((x) => x.test === testName(h.title)).map((x) => x.index);
+          truth += h.shifts.length;
+          found += h.shifts.filter((s) => got.some((g) => Math.abs(g - s) <= 2)).length;
+          falsePoints += got.filter((g) => !h.shifts.some((s) => Math.abs(g - s) <= 2)).length;
+        }
+        assert.equal(truth, 27);
+        assert.equal(new Set(rows.map((x) => x.test)).size <= 20, true);
+        assert.ok(found >= 26, `seed ${seed}: found ${found} of ${truth} true shifts`);
+        assert.ok(falsePoints <= 2, `seed ${seed}: ${falsePoints} false change points`);
+        if (seed === 1) {
+          // one history, no arms: the summary page is its change points
+          const sum = await cli(["summary", `${dir}/data`, "-o", `${dir}/summary`]);
+          assert.equal(sum.code, 0, sum.stderr);
+          const md = Deno.readTextFileSync(`${dir}/summary/summary.md`);
+          assert.match(md, /## What changed/);
+          assert.equal(md.match(/^\| [A-Z_0-9]+ \| \d+ \|/gm)?.length, rows.length);
+          assert.ok(Deno.statSync(`${dir}/summary/figures/changes.svg`).size > 0);
+        }
+      } finally {
+        Deno.removeSync(dir, { recursive: true });
+      }
+    });
+  }
+});
+
+Deno.test("kvlab changes orders by a tag, says what else differs, and plots the history", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "kvlab-changes-tag-" });
+  try {
+    // one ingest per build, tagged build=1…60 (natural order: 9 before 10); the server
+    // version moves at build 41, and SET with it
+    const history = nightlyHistory(7, { nights: 60, shifts: 0 });
+    const set = history.find((h) => h.title === "SET")!;
+    set.opsPerSec = set.opsPerSec.map((v, i) => (i < 40 ? v : v * 0.92));
+    writeNightlyHistory(`${dir}/nightly`, history);
+    for (let i = 0; i < 60; i++) {
+      const night = [...Deno.readDirSync(`${dir}/nightly`)].map((e) => e.name).sort()[i];
+      const r = await cli([
+        "ingest",
+        `${dir}/nightly/${night}`,
+        "--data",
+        `${dir}/data`,
+        "--server",
+        "redis",
+        "--server-version",
+        i < 40 ? "7.2.4" : "7.2.5",
+        "--tag",
+        `build=${i + 1}`,
+      ]);
+      assert.equal(r.code, 0, r.stderr);
+    }
+    const r = await cli([
+      "changes",
+      "--data",
+      `${dir}/data`,
+      "--order-by",
+      "tag:build",
+      "--format",
+      "json",
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const rows = JSON.parse(r.stdout) as Record<string, unknown>[];
+    assert.deepEqual(rows.map((x) => [x.test, x.index, x.order_before, x.order_after]), [
+      ["SET", 40, "40", "41"],
+    ]);
+    assert.equal(rows[0].verdict, "worse");
+    assert.ok(Math.abs((rows[0].change_pct as number) + 8) < 1.5);
+    assert.equal(rows[0].also_differs, "server_version 7.2.4 vs 7.2.5");
+    // for people: Markdown in a pipe
+    const md = await cli(["changes", "--data", `${dir}/data`, "--order-by", "tag:build"]);
+    assert.match(md.stdout, /^\| test \| index \|/);
+    assert.match(md.stdout, /\| SET \| 40 \| 40 \| 41 \|/);
+    // a --min-change above the step leaves it out
+    const big = await cli([
+      "changes",
+      "--data",
+      `${dir}/data`,
+      "--order-by",
+      "tag:build",
+      "--min-change",
+      "10%",
+      "--format",
+      "json",
+    ]);
+    assert.deepEqual(JSON.parse(big.stdout), []);
+    assert.match(big.stderr, /no change point/);
+    const plot = await cli([
+      "plot",
+      "changes",
+      "--data",
+      `${dir}/data`,
+      "--order-by",
+      "tag:build",
+      "--test",
+      "SET",
+      "-o",
+      `${dir}/changes.svg`,
+    ]);
+    assert.equal(plot.code, 0, plot.stderr);
+    assert.match(Deno.readTextFileSync(`${dir}/changes.svg`), /1 change point \(red\)/);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("kvlab changes rejects bad options with exit code 2", async () => {
+  for (const args of [["--max-pvalue", "0"], ["--window", "2"], ["--min-change", "-1"]]) {
+    const r = await cli(["changes", "--data", "nowhere", ...args]);
+    assert.equal(r.code, 2, args.join(" "));
+  }
+});
+
+Deno.test("summaryPage() of arms with a history has a What changed section", () => {
+  const n = 40;
+  const arm = (label: string, step: number) => ({
+    run_id: Array.from({ length: n }, (_, i) => `${label}-${i}`),
+    test: Array(n).fill("SET"),
+    label: Array(n).fill(label),
+    source_path: Array.from({ length: n }, (_, i) => `${label}/night-${i}.csv`),
+    ops_per_sec: Array.from({ length: n }, (_, i) => (i < step ? 100 : 90) + ((i * 7) % 5) - 2),
+  });
+  const a = arm("a", 20);
+  const b = arm("b", n);
+  const results = pl.DataFrame(
+    Object.fromEntries(Object.keys(a).map((k) => [k, [...a[k as "test"], ...b[k as "test"]]])),
+  );
+  const environment = {
+    by: "label",
+    arms: ["a", "b"],
+    table: pl.DataFrame({ arm: ["a", "b"], runs: [n, n] }),
+    config: pl.DataFrame({ key: [] }),
+    configOnlyIn: {},
+    configMissing: ["a", "b"],
+  };
+  const page = summaryPage({ results, environment }, {
+    title: "t",
+    by: "label",
+    arms: ["a", "b"],
+    baseline: "a",
+  });
+  assert.match(page.markdown, /## What changed/);
+  assert.match(page.markdown, /\| SET \| a \| 20 \| night-19.csv \| night-20.csv \|/);
+  assert.ok(page.figures.some((f) => f.name === "changes"));
+});
