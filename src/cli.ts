@@ -92,8 +92,10 @@ function declareCompare(program: Command, out: Output): void {
   program.command("compare")
     .description(
       "Compare each arm with a baseline per test: medians over repetitions, ratio with a 95% " +
-        "bootstrap interval, and a verdict (better / worse / no difference). CSV and JSON carry " +
-        "every column at full precision.",
+        "interval, and a verdict (better / worse at 5% by an exact rank-sum test with 4+ runs " +
+        "per arm; no difference when the interval is within ±5%; else inconclusive), with " +
+        "Benjamini–Hochberg q-values across the table. CSV and JSON carry every column at full " +
+        "precision.",
     )
     .requiredOption("--data <dir>", "dataset directory")
     .option(
@@ -119,7 +121,8 @@ function declareDelta(program: Command, out: Output): void {
   program.command("delta")
     .description(
       "The change along one dimension per test: throughput factor and avg/p50/p95/p99 latency " +
-        "change in % (e.g. --dimension transport --from tcp --to rdma).",
+        "change in %, each with its interval and verdict as compare gives them (e.g. " +
+        "--dimension transport --from tcp --to rdma).",
     )
     .requiredOption("--data <dir>", "dataset directory")
     .requiredOption(

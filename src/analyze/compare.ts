@@ -419,3 +419,52 @@ function sortRows(rows: Rec[], keys: string[]): Rec[] {
 export function rowsFrame(rows: Rec[]): pl.DataFrame {
   return resultsFrame(rows);
 }
+
+/**
+ * One line on a comparison table as a whole: how many cells differ, how many of those remain
+ * after the Benjamini–Hochberg adjustment across the table (false discovery rate `alpha`), and
+ * how many are inconclusive, no different or unstable. Reading a 20-cell table cell by cell at
+ * 5 % finds one difference by chance on average; the adjusted count does not.
+ *
+ * @param c A frame from {@link compare}.
+ * @param alpha The level. @default {0.05}
+ * @returns The line (no trailing newline).
+ *
+ * @example
+ * ```ts
+ * import pl from "nodejs-polars";
+ * import { compare, verdictSummary } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * const df = pl.DataFrame({
+ *   test: Array(10).fill("SET"),
+ *   server: [...Array(5).fill("a"), ...Array(5).fill("b")],
+ *   ops_per_sec: [100, 102, 101, 99, 100, 120, 121, 119, 122, 120],
+ * });
+ * assert.equal(
+ *   verdictSummary(compare(df, { by: "server", baseline: "a" })),
+ *   "1 of 1 cells differ (better or worse at 5 % each; 1 after Benjamini–Hochberg, q < 0.05); " +
+ *     "0 no difference (interval within ±5 %); 0 inconclusive.",
+ * );
+ * ```
+ */
+export function verdictSummary(c: pl.DataFrame, alpha = VERDICT_DEFAULTS.alpha): string {
+  const verdicts = c.getColumn("verdict").toArray() as string[];
+  const q = c.columns.includes("q_value")
+    ? (c.getColumn("q_value").toArray() as (number | null)[])
+    : verdicts.map(() => null);
+  const count = (v: string) => verdicts.filter((x) => x === v).length;
+  const differ = verdicts.filter((v) => v === "better" || v === "worse").length;
+  const adjusted =
+    verdicts.filter((v, i) => (v === "better" || v === "worse") && q[i] !== null && q[i]! < alpha)
+      .length;
+  const unstable = c.columns.includes("unstable")
+    ? c.height - c.getColumn("unstable").nullCount()
+    : 0;
+  const pct = (x: number) => `${+(x * 100).toFixed(1)} %`;
+  return `${differ} of ${c.height} cells differ (better or worse at ${pct(alpha)} each; ` +
+    `${adjusted} after Benjamini–Hochberg, q < ${alpha}); ${count("no difference")} no ` +
+    `difference (interval within ±${pct(VERDICT_DEFAULTS.band)}); ${count("inconclusive")} ` +
+    `inconclusive.${
+      unstable ? ` ${unstable} cell${unstable > 1 ? "s" : ""} unstable (see unstable).` : ""
+    }`;
+}

@@ -59,7 +59,7 @@ Deno.test("kvlab demo: Valkey against Redis live, the comparison printed, server
   for (const r of rows) assert.match(r, /^\| \w+ \| (1|50) \| valkey \| 2 \| 2 \| /);
   assert.match(table, /^\| test \| clients \| label \| baseline n \| candidate n \|/m);
   // two runs per side: the plain warning that verdicts are hints
-  assert.match(table, /^warning: 8 of 8 cells have fewer than 3 runs per arm \(2 to 2\)/m);
+  assert.match(table, /^warning: 8 of 8 cells have fewer than 4 runs per arm \(2 to 2\)/m);
   assert.match(out, /summarizing by label \(redis, valkey\), baseline redis/);
   // the summary page under the demo's dataset, where the demo says
   const page = /^wrote (\S+\/summary\/summary\.md) and 5 figures/m.exec(out)?.[1];

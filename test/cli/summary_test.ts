@@ -120,7 +120,7 @@ Deno.test({
       const counts = tableAfter(md, /^## Runs per cell$/);
       assert.deepEqual(counts.headers, ["test", "clients", `${base} n`, `${cand} n`]);
       assert.equal(counts.rows.length, 4);
-      assert.match(md, /> \*\*Warning:\*\* 4 of 4 cells have fewer than 3 runs per arm/);
+      assert.match(md, /> \*\*Warning:\*\* 4 of 4 cells have fewer than 4 runs per arm/);
     });
 
     await t.step("every number of the compare tables equals compare's", async () => {
