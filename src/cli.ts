@@ -20,6 +20,7 @@ import { compareCommand, compareOptions } from "./cli/compare.ts";
 import { dataCommand, dataOptions } from "./cli/data.ts";
 import { deltaCommand, deltaOptions } from "./cli/delta.ts";
 import { demoCommand, demoOptions } from "./cli/demo.ts";
+import { doctorCommand, doctorOptions } from "./cli/doctor.ts";
 import { ingestCommand, ingestOptions } from "./cli/ingest.ts";
 import { loadCommand, loadOptions } from "./cli/load.ts";
 import { plotCommand, plotOptions } from "./cli/plot.ts";
@@ -246,6 +247,17 @@ function declareDemo(program: Command, out: Output): void {
     .action((opts) => demoCommand(readOptions(() => demoOptions(opts)), out));
 }
 
+/** Declares `kvlab doctor` and its options; the work is in `cli/doctor.ts`. */
+function declareDoctor(program: Command, out: Output): void {
+  program.command("doctor")
+    .description(
+      "Check whether this machine is quiet enough to benchmark on (CPUs, load, other processes' " +
+        "CPU, steal, iowait, CPU governor and turbo, the tools kvlab drives) and say what to change.",
+    )
+    .option("--sample-s <s>", "how long to watch the machine, seconds", "1")
+    .action((opts) => doctorCommand(readOptions(() => doctorOptions(opts)), out));
+}
+
 /** Declares `kvlab compact` and its options; the work is in `cli/compact.ts`. */
 function declareCompact(program: Command, out: Output): void {
   program.command("compact")
@@ -305,6 +317,7 @@ const COMMANDS: ((program: Command, out: Output) => void)[] = [
   declareRun,
   declareSample,
   declareDemo,
+  declareDoctor,
   declareCompact,
   declarePubSub,
   declareSweep,
