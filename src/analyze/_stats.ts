@@ -59,8 +59,8 @@ export function uCounts(n: number, m: number): number[] {
 /**
  * Two-sided p-value of the Wilcoxon–Mann–Whitney rank-sum test that `x` and `y` come from one
  * distribution. Exact (the permutation distribution of the rank sum, mid-ranks for ties) up to
- * 60 values in all, else the normal approximation with tie and continuity corrections. NaN when
- * a sample is empty.
+ * 40 values in all, else the normal approximation with tie and continuity corrections (A/A at 25
+ * and 40 per side: 5.1 % and 4.8 % below 0.05). NaN when a sample is empty.
  *
  * @example
  * ```ts
@@ -90,7 +90,7 @@ export function rankSumP(x: readonly number[], y: readonly number[]): number {
   for (let i = 0; i < total; i++) if (all[i].x) w2 += r2[i];
   const e2 = n * (total + 1);
   const obs = Math.abs(w2 - e2);
-  if (total <= 60) {
+  if (total <= 40) {
     const k = Math.min(n, m);
     // choose the k smaller-sample positions: sums of doubled ranks of k-subsets (symmetric in n, m)
     const kObs = n <= m ? obs : Math.abs((total * (total + 1) - w2) - m * (total + 1));
