@@ -21,6 +21,7 @@ import { compareCommand, compareOptions } from "./cli/compare.ts";
 import { dataCommand, dataOptions } from "./cli/data.ts";
 import { deltaCommand, deltaOptions } from "./cli/delta.ts";
 import { demoCommand, demoOptions } from "./cli/demo.ts";
+import { doctorCommand, doctorOptions } from "./cli/doctor.ts";
 import { ingestCommand, ingestOptions } from "./cli/ingest.ts";
 import { loadCommand, loadOptions } from "./cli/load.ts";
 import { plotCommand, plotOptions } from "./cli/plot.ts";
@@ -93,8 +94,10 @@ function declareCompare(program: Command, out: Output): void {
   program.command("compare")
     .description(
       "Compare each arm with a baseline per test: medians over repetitions, ratio with a 95% " +
-        "bootstrap interval, and a verdict (better / worse / no difference). CSV and JSON carry " +
-        "every column at full precision.",
+        "interval, and a verdict (better / worse at 5% by an exact rank-sum test with 4+ runs " +
+        "per arm; no difference when the interval is within ±5%; else inconclusive), with " +
+        "Benjamini–Hochberg q-values across the table. CSV and JSON carry every column at full " +
+        "precision.",
     )
     .requiredOption("--data <dir>", "dataset directory")
     .option(
@@ -147,7 +150,8 @@ function declareDelta(program: Command, out: Output): void {
   program.command("delta")
     .description(
       "The change along one dimension per test: throughput factor and avg/p50/p95/p99 latency " +
-        "change in % (e.g. --dimension transport --from tcp --to rdma).",
+        "change in %, each with its interval and verdict as compare gives them (e.g. " +
+        "--dimension transport --from tcp --to rdma).",
     )
     .requiredOption("--data <dir>", "dataset directory")
     .requiredOption(
@@ -273,6 +277,17 @@ function declareDemo(program: Command, out: Output): void {
     .action((opts) => demoCommand(readOptions(() => demoOptions(opts)), out));
 }
 
+/** Declares `kvlab doctor` and its options; the work is in `cli/doctor.ts`. */
+function declareDoctor(program: Command, out: Output): void {
+  program.command("doctor")
+    .description(
+      "Check whether this machine is quiet enough to benchmark on (CPUs, load, other processes' " +
+        "CPU, steal, iowait, CPU governor and turbo, the tools kvlab drives) and say what to change.",
+    )
+    .option("--sample-s <s>", "how long to watch the machine, seconds", "1")
+    .action((opts) => doctorCommand(readOptions(() => doctorOptions(opts)), out));
+}
+
 /** Declares `kvlab compact` and its options; the work is in `cli/compact.ts`. */
 function declareCompact(program: Command, out: Output): void {
   program.command("compact")
@@ -333,6 +348,7 @@ const COMMANDS: ((program: Command, out: Output) => void)[] = [
   declareRun,
   declareSample,
   declareDemo,
+  declareDoctor,
   declareCompact,
   declarePubSub,
   declareSweep,

@@ -1,6 +1,6 @@
 /**
- * A small seeded pseudo-random generator (mulberry32), shared by the bootstrap in analyze and
- * the arrival schedules of the load generator, so both are reproducible for a seed.
+ * A small seeded pseudo-random generator (mulberry32) for the arrival schedules of the load
+ * generator (and the calibration tests' simulations), so both are reproducible for a seed.
  *
  * @module
  */

@@ -169,6 +169,14 @@ export const RESULTS = [
   c("messages_delivered", "int", true, "Deliveries received (a message × each subscriber)."),
   c("messages_lost", "int", true, "Deliveries never received within the step and its grace."),
   c("messages_duplicated", "int", true, "Deliveries received more than once."),
+  // 1.3: a tool's own summary kept beside the number kvlab stored instead (cross-checked)
+  c(
+    "tool_ops_per_sec",
+    "float",
+    true,
+    "The tool's printed rate when kvlab stored another (memtier's Totals on a wrong duration).",
+  ),
+  c("tool_duration_s", "float", true, "The tool's printed duration when kvlab stored another."),
   c("complete", "bool", false, "Whether the tool finished printing this test."),
   c("source_line", "int", false, "Line of the raw file the row was read from."),
 ] as const;

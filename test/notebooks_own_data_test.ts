@@ -110,7 +110,7 @@ Deno.test("valkey-vs-redis and your-first-study run on a user's own dataset (KVL
   // n per cell, and the plain warning for 2 runs per arm
   assert.match(
     notesOf(`${nb}/valkey-vs-redis.ipynb`).join("\n"),
-    /n = 2 run\(s\) per arm in each of the 4 cells[\s\S]*warning: 4 of 4 cells have fewer than 3 runs/,
+    /n = 2 run\(s\) per arm in each of the 4 cells[\s\S]*warning: 4 of 4 cells have fewer than 4 runs/,
   );
 
   // your-first-study analyzes the dataset instead of running one

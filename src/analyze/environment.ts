@@ -8,6 +8,7 @@
  * @module
  */
 
+import { VERDICT_DEFAULTS } from "./_verdict.ts";
 import { ARM_COLUMNS, armValues, measuredOrder } from "./arms.ts";
 
 import pl from "nodejs-polars";
@@ -186,10 +187,11 @@ export function cellCounts(results: pl.DataFrame, by: string): pl.DataFrame {
 
 /**
  * A plain warning when any cell of {@link cellCounts} holds fewer than `min` runs of an arm,
- * else null: intervals and verdicts from so few runs are not evidence.
+ * else null: with fewer runs per arm than the verdict rule needs (4), `compare` calls the cell
+ * inconclusive.
  *
  * @param counts The output of {@link cellCounts}.
- * @param min The fewest runs per arm and cell that a verdict needs. @default {3}
+ * @param min The fewest runs per arm and cell that a verdict needs. @default {4}
  * @returns The warning, or null when every cell holds enough runs.
  *
  * @example
@@ -198,11 +200,14 @@ export function cellCounts(results: pl.DataFrame, by: string): pl.DataFrame {
  * import { cellCounts, fewRunsWarning } from "@kvlab/kvlab/analyze";
  * import assert from "node:assert/strict";
  * const df = pl.DataFrame({ test: ["SET", "SET", "SET", "SET"], server: ["a", "a", "b", "b"] });
- * assert.match(fewRunsWarning(cellCounts(df, "server"))!, /^warning: 1 of 1 cells have fewer than 3 runs per arm \(2 to 2\)/);
+ * assert.match(fewRunsWarning(cellCounts(df, "server"))!, /^warning: 1 of 1 cells have fewer than 4 runs per arm \(2 to 2\)/);
  * assert.equal(fewRunsWarning(cellCounts(df, "server"), 2), null);
  * ```
  */
-export function fewRunsWarning(counts: pl.DataFrame, min = 3): string | null {
+export function fewRunsWarning(
+  counts: pl.DataFrame,
+  min: number = VERDICT_DEFAULTS.minRuns,
+): string | null {
   const ns = counts.columns.filter((c) => c.endsWith(" n"));
   if (ns.length === 0 || counts.height === 0) return null;
   const rows = counts.toRecords() as Record<string, number>[];
@@ -216,9 +221,9 @@ export function fewRunsWarning(counts: pl.DataFrame, min = 3): string | null {
       `repetitions, interleaved) to tell.`;
   }
   return `warning: ${few} of ${rows.length} cells have fewer than ${min} runs per arm ` +
-    `(${Math.min(...all)} to ${Math.max(...all)}). With so few runs the intervals are not ` +
-    `reliable: read any "better" or "worse" below as a hint, not a result, and repeat the ` +
-    `study with more repetitions (5 or more, interleaved) to tell.`;
+    `(${Math.min(...all)} to ${Math.max(...all)}). Their verdicts are "inconclusive": a rank ` +
+    `test cannot tell a difference at 5 % from so few runs. Repeat the study with more ` +
+    `repetitions (5 or more, interleaved) to tell.`;
 }
 
 /**

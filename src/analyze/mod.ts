@@ -1,6 +1,6 @@
 /**
- * kvlab analyze: load datasets into nodejs-polars DataFrames, compare arms with bootstrap
- * intervals, deltas, scaling and crossovers, latency spectra merged as histograms, tables for
+ * kvlab analyze: load datasets into nodejs-polars DataFrames, compare arms with calibrated
+ * verdicts and intervals, deltas, scaling and crossovers, latency spectra merged as histograms, tables for
  * people, and Vega-Lite charts with SVG/PNG export.
  *
  * @module

@@ -220,7 +220,7 @@ export async function showEnvironment(dataDir: string, by: string): Promise<void
 
 /**
  * Shows how many runs each cell of a comparison holds (see {@link cellCounts}), as one line
- * when every cell holds the same, and a plain warning when any holds fewer than 3.
+ * when every cell holds the same, and a plain warning when any holds fewer than 4.
  *
  * @param results Results joined with their runs.
  * @param by The column whose values are the arms.

@@ -8,10 +8,11 @@
  * @module
  */
 
+import { VERDICT_DEFAULTS } from "./_verdict.ts";
 import pl from "nodejs-polars";
 import type { VegaLiteSpec } from "./chart.ts";
 import { memoryChart } from "./charts/memory.ts";
-import { compare, delta } from "./compare.ts";
+import { compare, delta, verdictSummary } from "./compare.ts";
 import { cellCounts, type EnvironmentSummary, fewRunsWarning } from "./environment.ts";
 import { comparisonKeys } from "./grouping.ts";
 import { duplicateRuns, memoryDifference, memoryTable } from "./memory.ts";
@@ -46,7 +47,7 @@ export interface SummaryPageOptions {
   baseline: string;
   /** The folder the figures go in, relative to the page. @default {"figures"} */
   figures?: string;
-  /** The fewest runs per arm and cell a verdict needs (below: a warning). @default {3} */
+  /** The fewest runs per arm and cell a verdict needs (below: a warning). @default {4} */
   minRuns?: number;
 }
 
@@ -102,7 +103,7 @@ type Resolved = SummaryPageOptions & { figures: string; minRuns: number };
  * });
  * assert.match(page.markdown, /^# demo\n/);
  * assert.match(page.markdown, /\| SET \| b \| 2 \| 2 \| 101\.00 \| 120\.50 \| 1\.19 \|/);
- * assert.match(page.markdown, /fewer than 3 runs per arm/);
+ * assert.match(page.markdown, /fewer than 4 runs per arm/);
  * assert.deepEqual(page.figures.map((f) => f.name), ["throughput", "ratio"]);
  * assert.match(page.markdown, /!\[.*\]\(figures\/ratio\.png\)/);
  * ```
@@ -114,7 +115,11 @@ export function summaryPage(data: SummaryData, options: SummaryPageOptions): Sum
   if (!options.arms.includes(options.baseline)) {
     throw new TypeError(`invalid baseline: ${options.baseline} (arms: ${options.arms.join(", ")})`);
   }
-  const o: Resolved = { ...options, figures: options.figures ?? "figures", minRuns: 3 };
+  const o: Resolved = {
+    ...options,
+    figures: options.figures ?? "figures",
+    minRuns: VERDICT_DEFAULTS.minRuns,
+  };
   if (options.minRuns !== undefined) o.minRuns = options.minRuns;
   const results = data.results.filter(pl.col(o.by).cast(pl.Utf8).isIn([...o.arms]));
   const comparisons: Record<string, pl.DataFrame> = {};
@@ -282,13 +287,15 @@ function comparisonColumns(c: pl.DataFrame, metric: string, by: string): pl.Data
     "ratio_ci_low",
     "ratio_ci_high",
     "verdict",
+    "q_value",
+    "unstable",
     "also_differs",
   ];
   // no interval columns when no cell has one, no also_differs when nothing else differs
   return dropEmpty(c.select(...cols));
 }
 
-/** How many groups each candidate arm is better, worse or no different in. */
+/** How many groups each candidate arm is better, worse, no different or inconclusive in. */
 function verdictCounts(c: pl.DataFrame, by: string): string[] {
   const rows = c.select(pl.col(by).cast(pl.Utf8).alias("arm"), "verdict").toRecords() as {
     arm: string;
@@ -299,7 +306,7 @@ function verdictCounts(c: pl.DataFrame, by: string): string[] {
     const mine = rows.filter((r) => r.arm === arm);
     const n = (v: string) => mine.filter((r) => r.verdict === v).length;
     return `- ${arm}: better in ${n("better")}, worse in ${n("worse")}, no difference in ` +
-      `${n("no difference")} of ${mine.length} groups.`;
+      `${n("no difference")}, inconclusive in ${n("inconclusive")} of ${mine.length} groups.`;
   });
 }
 
@@ -314,9 +321,14 @@ function compareSection(
   const lines = [
     `## ${name[0].toUpperCase()}${name.slice(1)}: each arm against ${o.baseline}`,
     "",
-    `Medians over the runs of each cell; ratio = candidate median / ${o.baseline} median, with ` +
-    "its 95 % bootstrap interval. The verdict is better or worse only when the interval excludes " +
-    "1 (no interval with fewer than 2 runs on a side).",
+    `Medians over the runs of each cell; ratio = candidate median / ${o.baseline} median; the ` +
+    "interval is Moses' 95 % interval of the Hodges–Lehmann ratio (none with 3 or fewer runs " +
+    "on a side). Better or worse: an exact rank-sum test at 5 % with at least 4 runs per arm " +
+    "and a difference above the tool's latency resolution; no difference: the interval within " +
+    "±5 %; else inconclusive. q: Benjamini–Hochberg across this table. Unstable: an arm's " +
+    "runs vary by more than 10 % (CV) or drift monotonically.",
+    "",
+    `${verdictSummary(c)}`,
     "",
     ...verdictCounts(c, o.by),
     "",
@@ -384,7 +396,10 @@ function deltaSections(results: pl.DataFrame, o: Resolved): Section[] {
       "from_n",
       "to_n",
       "throughput_factor",
-      ...d.columns.filter((c) => c.endsWith("_latency_change_pct")),
+      "throughput_verdict",
+      ...d.columns.filter((c) =>
+        c.endsWith("_latency_change_pct") || /^p\d+_latency_verdict$/.test(c)
+      ),
       "also_differs",
     ));
     return {
@@ -392,7 +407,8 @@ function deltaSections(results: pl.DataFrame, o: Resolved): Section[] {
         `## From ${o.baseline} to ${arm}`,
         "",
         "Throughput factor (medians, to / from) and the change of median latencies in % " +
-        "(negative: faster).",
+        "(negative: faster), each with the verdict of the comparison above (inconclusive with " +
+        "fewer than 4 runs per side or a change within the tool's latency resolution).",
         "",
         formatForPeople(shown, "md"),
       ],

@@ -74,10 +74,11 @@ const STATISTICS: readonly { word: RegExp; decimals?: number }[] = [
   { word: /^r_squared$/, decimals: 4 },
   { word: /^ratio|_ratio$|factor/, decimals: 2 },
   { word: /^nines$/, decimals: 2 },
+  { word: /(^|_)[pq]_value$/, decimals: 3 },
 ];
 
 /** Words that make a column fractional: statistics of measurements. */
-const FRACTIONAL = /median|ratio|ci_|factor/;
+const FRACTIONAL = /median|ratio|ci_|factor|(^|_)[pq]_value$/;
 
 /**
  * The unit of a column, from the end of its name; undefined when the name has none.

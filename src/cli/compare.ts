@@ -1,7 +1,9 @@
 /**
- * `kvlab compare`: each arm against a baseline per test, with a bootstrap interval and a verdict.
- * Without `--by`, the arms are the runs' labels when they split the data, else the run column
- * that differs; without `--baseline`, the first arm.
+ * `kvlab compare`: each arm against a baseline per test, with an interval and a verdict (see
+ * `src/analyze/compare.ts`). Without `--by`, the arms are the runs' labels when they split the
+ * data, else the run column that differs; without `--baseline`, the first arm. On stderr: the
+ * warning when cells hold fewer than 4 runs per arm (as demo and summary print it) and one line
+ * on the table as a whole (how many cells differ, after Benjamini–Hochberg too).
  *
  * @module
  */
@@ -9,7 +11,8 @@
 import type { OptionValues } from "commander";
 import type pl from "nodejs-polars";
 import { resolveArms } from "../analyze/arms.ts";
-import { compare } from "../analyze/compare.ts";
+import { compare, verdictSummary } from "../analyze/compare.ts";
+import { cellCounts, fewRunsWarning } from "../analyze/environment.ts";
 import type { TableFormat } from "../analyze/format.ts";
 import { loadResults } from "../analyze/load.ts";
 import type { Output } from "./_exit.ts";
@@ -58,15 +61,18 @@ export function compareOptions(raw: OptionValues): CompareCommandOptions {
 
 /**
  * The columns of a comparison worth a table for people: without the per-arm spread, the
- * direction, the baseline name and an all-empty `also_differs`.
+ * direction, the baseline name, the unadjusted p and the Hodges–Lehmann ratio (JSON and CSV
+ * keep them), and without an all-empty `also_differs`, `verdict_note` or `unstable`.
  *
  * @param c A comparison from `compare()`.
  * @returns The narrower frame.
  */
 export function compactCompare(c: pl.DataFrame): pl.DataFrame {
   const keep = c.columns.filter((col) =>
-    !/^(baseline_min|baseline_max|candidate_min|candidate_max)_|^direction$|^baseline$/.test(col) &&
-    !(col === "also_differs" && c.getColumn(col).nullCount() === c.height)
+    !/^(baseline_min|baseline_max|candidate_min|candidate_max)_|^direction$|^baseline$|^p_value$|^shift_ratio$/
+      .test(col) &&
+    !(["also_differs", "verdict_note", "unstable"].includes(col) &&
+      c.getColumn(col).nullCount() === c.height)
   );
   return c.select(...keep);
 }
@@ -91,4 +97,7 @@ export function compareCommand(o: CompareCommandOptions, out: Output): void {
   }
   const c = compare(results, { by: arms.by, baseline: arms.baseline, metric: o.metric });
   out.print(tableText(c, peopleFormat(o.format, out.isTerminal), compactCompare));
+  const warning = fewRunsWarning(cellCounts(results, arms.by));
+  if (warning) out.printErr(`${warning}\n`);
+  if (c.height > 0) out.printErr(`${verdictSummary(c)}\n`);
 }

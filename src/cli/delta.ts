@@ -1,5 +1,6 @@
 /**
- * `kvlab delta`: the change along one dimension per test (throughput factor, latency change).
+ * `kvlab delta`: the change along one dimension per test (throughput factor, latency change),
+ * each with its interval and verdict (the rule of `kvlab compare`).
  *
  * @module
  */
@@ -8,6 +9,7 @@ import type { OptionValues } from "commander";
 import type pl from "nodejs-polars";
 import { deltaSides } from "../analyze/arms.ts";
 import { delta } from "../analyze/compare.ts";
+import { cellCounts, fewRunsWarning } from "../analyze/environment.ts";
 import type { TableFormat } from "../analyze/format.ts";
 import { loadResults } from "../analyze/load.ts";
 import type { Output } from "./_exit.ts";
@@ -55,15 +57,16 @@ export function deltaOptions(raw: OptionValues): DeltaCommandOptions {
 
 /**
  * The columns of a delta worth a table for people: the keys, n, throughput on both sides, the
- * factor and the latency changes (not each side's latencies), and `also_differs` when it says
- * something.
+ * factor with its interval and verdict, the latency changes with their verdicts (not each
+ * side's latencies nor the latency intervals: CSV and JSON keep them), and `also_differs` when
+ * it says something.
  *
  * @param d A delta from `delta()`.
  * @returns The narrower frame.
  */
 export function compactDelta(d: pl.DataFrame): pl.DataFrame {
   const keep = d.columns.filter((col) =>
-    !/^(from|to)$|^(from|to)_(avg|p\d+)_latency_ms$/.test(col) &&
+    !/^(from|to)$|^(from|to)_(avg|p\d+)_latency_ms$|_latency_change_ci_(low|high)_pct$/.test(col) &&
     !(col === "also_differs" && d.getColumn(col).nullCount() === d.height)
   );
   return d.select(...keep);
@@ -83,4 +86,6 @@ export function deltaCommand(o: DeltaCommandOptions, out: Output): void {
   deltaSides(results, o);
   const d = delta(results, { dimension: o.dimension, from: o.from, to: o.to });
   out.print(tableText(d, peopleFormat(o.format, out.isTerminal), compactDelta));
+  const warning = fewRunsWarning(cellCounts(results, o.dimension));
+  if (warning) out.printErr(`${warning}\n`);
 }

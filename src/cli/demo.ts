@@ -17,7 +17,7 @@ import { type LocalServer, startLocalServer } from "../collect/redis_server.ts";
 import type { StudyResult } from "../collect/plan/study.ts";
 import { parseServerUrl } from "../collect/target.ts";
 import { findTool } from "../collect/tools.ts";
-import { compare } from "../analyze/compare.ts";
+import { compare, verdictSummary } from "../analyze/compare.ts";
 import { cellCounts, fewRunsWarning } from "../analyze/environment.ts";
 import { exitForStudy, type Output } from "./_exit.ts";
 import { REPO } from "./_options.ts";
@@ -163,8 +163,10 @@ async function printComparison(data: string, out: Output): Promise<void> {
   const c = compare(results, { by: "label", baseline: "redis" });
   out.print(`\nvalkey against redis, per test and client count (compare --by label):\n\n`);
   out.print(tableText(c, peopleFormat(undefined, out.isTerminal), compactCompare));
+  out.print(`\n${verdictSummary(c)}\n`);
   const warning = fewRunsWarning(cellCounts(results, "label"));
-  if (warning) out.print(`\n${warning}\n\n`);
+  if (warning) out.print(`\n${warning}\n`);
+  out.print("\n");
   await summaryCommand({
     data,
     by: "label",

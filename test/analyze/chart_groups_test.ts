@@ -58,7 +58,8 @@ async function groupedDataset(): Promise<string> {
   for (const [server, file] of Object.entries(files)) {
     const text = Deno.readTextFileSync(file);
     for (const [clients, tp, lat] of [[50, 1, 1], [10, 0.45, 0.3]]) {
-      for (const rep of [0, 1]) {
+      // 4 runs per arm: the fewest that give compare an interval (whiskers to check)
+      for (const rep of [0, 1, 2, 3]) {
         const path = `${dir}/${server}-c${clients}-${rep}.txt`;
         Deno.writeTextFileSync(path, variant(text, clients, tp * (1 + rep * 0.01), lat));
         const o = await ingestFile(path, { data: `${dir}/data`, server });

@@ -308,15 +308,15 @@ Deno.test("kvlab compare and plot on a dataset with repetitions", async () => {
   const lines = text.trim().split("\n");
   assert.equal(
     lines[0],
-    "| test | server | baseline n | candidate n | baseline median (ops/s) | candidate median (ops/s) | ratio | ratio ci low | ratio ci high | verdict |",
+    "| test | server | baseline n | candidate n | baseline median (ops/s) | candidate median (ops/s) | ratio | ratio ci low | ratio ci high | verdict | q value |",
   );
   assert.match(
     lines[2],
-    /^\| SET \| valkey \| 5 \| 5 \| 100000\.00 \| 120000\.00 \| 1\.20 \| 1\.19 \| 1\.21 \| better \|$/,
+    /^\| SET \| valkey \| 5 \| 5 \| 100000\.00 \| 120000\.00 \| 1\.20 \| 1\.19 \| 1\.21 \| better \| 0\.016 \|$/,
   );
   assert.match(
     lines[3],
-    /^\| GET \| valkey \| 5 \| 5 \| 100000\.00 \| 100000\.00 \| 1\.00 \| 0\.99 \| 1\.01 \| no difference \|$/,
+    /^\| GET \| valkey \| 5 \| 5 \| 100000\.00 \| 100000\.00 \| 1\.00 \| 0\.99 \| 1\.01 \| no difference \| 1\.000 \|$/,
   );
   for (const f of ["ratio.svg", "ratio.png"]) {
     const p = await run(

@@ -69,8 +69,8 @@ Deno.test("compare() reproduces seed 001's ratio columns from the ingested raw o
     ) => [t, round2(tp.getColumn("ratio").get(i)), round2(lat.getColumn("ratio").get(i))]),
     SEED1_RATIOS,
   );
-  // one run per arm: no interval, no claim
-  assert.ok(tp.getColumn("verdict").toArray().every((v) => v === "no difference"));
+  // one run per arm: no interval, no claim (never "no difference": it cannot be told)
+  assert.ok(tp.getColumn("verdict").toArray().every((v) => v === "inconclusive"));
   assert.equal(tp.getColumn("ratio_ci_low").nullCount(), 21);
   assert.equal(lat.getColumn("direction").get(0), "lower is better");
 });
@@ -131,11 +131,40 @@ Deno.test("compare() statistics: verdicts follow the interval and the metric's d
     verdict(frame(lat, lat.map((x) => x * 1.2), "p99_latency_ms"), "p99_latency_ms"),
     "worse",
   );
-  // a 2 % change inside ±5 % noise: no difference
+  // a 2 % change inside ±5 % noise with 5 runs: the interval is wider than ±5 %, so it cannot
+  // be told either way
   const noisy = [100000, 95000, 105000, 98000, 102000];
-  assert.equal(verdict(frame(noisy, noisy.map((x) => x * 1.02))), "no difference");
-  // n < 2 on a side: no difference, whatever the ratio
-  assert.equal(verdict(frame([100000], [200000])), "no difference");
+  assert.equal(verdict(frame(noisy, noisy.map((x) => x * 1.02))), "inconclusive");
+  // fewer than 4 runs on a side: inconclusive, whatever the ratio (never "no difference")
+  assert.equal(verdict(frame([100000], [1049000])), "inconclusive");
+  assert.equal(verdict(frame(base.slice(0, 3), faster.slice(0, 3))), "inconclusive");
+  assert.equal(verdict(frame(base.slice(0, 4), faster.slice(0, 4))), "better");
+  // a latency difference of one redis-benchmark bucket (8 µs) is never a verdict
+  const buckets = (v: number, tool: string) =>
+    pl.DataFrame({
+      test: Array(10).fill("SET"),
+      server: [...Array(5).fill("redis"), ...Array(5).fill("valkey")],
+      tool: Array(10).fill(tool),
+      p50_latency_ms: [...Array(5).fill(0.023), ...Array(5).fill(v)],
+    });
+  const p50 = (df: pl.DataFrame) =>
+    compare(df, { by: "server", baseline: "redis", metric: "p50_latency_ms" }).toRecords()[0];
+  assert.equal(p50(buckets(0.031, "redis-benchmark")).verdict, "inconclusive");
+  assert.match(
+    String(p50(buckets(0.031, "redis-benchmark")).verdict_note),
+    /resolution \(0\.008\)/,
+  );
+  assert.equal(p50(buckets(0.039, "redis-benchmark")).verdict, "worse");
+  // an unstable arm is flagged: CV above 10 %, or a monotone drift over 5 runs
+  const drift = [100000, 101000, 102000, 103000, 104000];
+  assert.equal(
+    compare(frame(drift, base), { by: "server", baseline: "redis" }).getColumn("unstable").get(0),
+    "baseline: drift +4.0 % over 5 runs",
+  );
+  assert.equal(
+    compare(frame(base, base), { by: "server", baseline: "redis" }).getColumn("unstable").get(0),
+    null,
+  );
   // deterministic interval
   const a = compare(frame(base, faster), { by: "server", baseline: "redis" });
   const b = compare(frame(base, faster), { by: "server", baseline: "redis" });

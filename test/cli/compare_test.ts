@@ -9,7 +9,11 @@ Deno.test("kvlab compare: arms by default, hints, and fewer than two arms", asyn
     async () => {
       const r = await cli(["compare", "--data", data]);
       assert.equal(r.code, 0, r.stderr);
-      assert.equal(r.stderr, "comparing by label (before, after), baseline before\n");
+      const err = r.stderr.split("\n");
+      assert.equal(err[0], "comparing by label (before, after), baseline before");
+      // the small-n warning, as demo and summary print it, and the table's line
+      assert.match(err[1], /^warning: 2 of 2 cells have fewer than 4 runs per arm \(3 to 3\)/);
+      assert.match(err[2], /^0 of 2 cells differ .* 2 inconclusive\.$/);
       const lines = r.stdout.trim().split("\n");
       assert.match(lines[0], /^\| test \| label \| baseline n \| candidate n \| baseline median/);
       assert.match(lines[2], /^\| SET \| after \| 3 \| 3 \| 100000\.12 \| 110000\.14 \| 1\.10 \|/);
@@ -89,7 +93,7 @@ Deno.test("kvlab compare and delta: formats", async (t) => {
         "test,label,baseline,baseline_n,candidate_n,baseline_median_ops_per_sec," +
           "candidate_median_ops_per_sec,baseline_min_ops_per_sec,baseline_max_ops_per_sec," +
           "candidate_min_ops_per_sec,candidate_max_ops_per_sec,ratio,ratio_ci_low,ratio_ci_high," +
-          "verdict,direction,also_differs",
+          "verdict,direction,shift_ratio,p_value,q_value,verdict_note,unstable,also_differs",
       );
       const cells = set.split(",");
       assert.equal(cells[5], "100000.12");
@@ -105,8 +109,12 @@ Deno.test("kvlab compare and delta: formats", async (t) => {
     const rows = JSON.parse(r.stdout);
     assert.equal(rows[0].test, "SET");
     assert.equal(rows[0].ratio, 110000.14 / 100000.12);
-    assert.equal(typeof rows[0].ratio_ci_low, "number");
-    assert.notEqual(rows[0].ratio_ci_low, Number(rows[0].ratio_ci_low.toFixed(2)));
+    // 3 runs per arm: no interval reaches 95 % coverage, and no verdict
+    assert.equal(rows[0].ratio_ci_low, null);
+    assert.equal(rows[0].verdict, "inconclusive");
+    assert.equal(rows[0].verdict_note, "fewer than 4 runs per arm");
+    assert.equal(rows[0].p_value, 0.1);
+    assert.notEqual(rows[0].shift_ratio, Number(rows[0].shift_ratio.toFixed(2)));
     assert.equal(rows[0].baseline_median_ops_per_sec, 100000.12);
   });
 

@@ -47,19 +47,24 @@ Deno.test("kvlab demo: Valkey against Redis live, the comparison printed, server
     assert.ok(gone(Number(pid)), `${name} (pid ${pid}) is still running`);
   }
   if (!valkey) {
-    assert.match(out, /4 cells: 4 complete/);
-    assert.match(out, /^results \(16 tests\):$/m);
+    assert.match(out, /10 cells: 10 complete/);
+    assert.match(out, /^results \(40 tests\):$/m);
     return;
   }
-  assert.match(out, /8 cells: 8 complete/);
+  assert.match(out, /20 cells: 20 complete/);
   // the comparison: one row per test and client count, valkey against the redis baseline
   const table = out.slice(out.indexOf("valkey against redis"));
   const rows = table.split("\n").filter((l) => /^\| (SET|GET|INCR|LPUSH) \|/.test(l));
   assert.equal(rows.length, 4 * 2, table);
-  for (const r of rows) assert.match(r, /^\| \w+ \| (1|50) \| valkey \| 2 \| 2 \| /);
+  for (const r of rows) assert.match(r, /^\| \w+ \| (1|50) \| valkey \| 5 \| 5 \| /);
   assert.match(table, /^\| test \| clients \| label \| baseline n \| candidate n \|/m);
-  // two runs per side: the plain warning that verdicts are hints
-  assert.match(table, /^warning: 8 of 8 cells have fewer than 3 runs per arm \(2 to 2\)/m);
+  // five runs per side: verdicts a rank test can give, no small-n warning, and the table's line
+  assert.doesNotMatch(table, /fewer than 4 runs per arm/);
+  assert.match(
+    table,
+    /^\d of 8 cells differ \(better or worse at 5 % each; \d after Benjamini–Hochberg/m,
+  );
+  for (const r of rows) assert.match(r, /\| (better|worse|no difference|inconclusive) \|/);
   assert.match(out, /summarizing by label \(redis, valkey\), baseline redis/);
   // the summary page under the demo's dataset, where the demo says
   const page = /^wrote (\S+\/summary\/summary\.md) and 5 figures/m.exec(out)?.[1];

@@ -75,6 +75,8 @@ async function checkCompareTable(
     "ratio ci low": "ratio_ci_low",
     "ratio ci high": "ratio_ci_high",
     "verdict": "verdict",
+    "q value": "q_value",
+    "unstable": "unstable",
   };
   let checked = 0;
   rows.forEach((row, i) => {
@@ -120,14 +122,15 @@ Deno.test({
       const counts = tableAfter(md, /^## Runs per cell$/);
       assert.deepEqual(counts.headers, ["test", "clients", `${base} n`, `${cand} n`]);
       assert.equal(counts.rows.length, 4);
-      assert.match(md, /> \*\*Warning:\*\* 4 of 4 cells have fewer than 3 runs per arm/);
+      assert.match(md, /> \*\*Warning:\*\* 4 of 4 cells have fewer than 4 runs per arm/);
     });
 
     await t.step("every number of the compare tables equals compare's", async () => {
       const n = await checkCompareTable(md, data, "ops_per_sec", /^## Throughput: each arm/);
-      assert.equal(n, 4 * 8); // clients, n, n, medians, ratio and its interval per row
+      // clients, n, n, medians, ratio and q per row (2 runs per arm: no interval)
+      assert.equal(n, 4 * 7);
       const p99 = await checkCompareTable(md, data, "p99_latency_ms", /^## P99 latency: each arm/);
-      assert.equal(p99, 4 * 8);
+      assert.equal(p99, 4 * 7);
     });
 
     await t.step("the delta table matches kvlab delta", async () => {

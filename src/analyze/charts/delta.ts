@@ -60,6 +60,9 @@ export function deltaChart(d: pl.DataFrame, options: ChartOptions = {}): VegaLit
       ...r,
       value_label: typeof r.throughput_factor === "number" ? factorLabel(r.throughput_factor) : "",
       value_label_at: r.throughput_factor,
+      ci_low: r.throughput_factor_ci_low ?? null,
+      ci_high: r.throughput_factor_ci_high ?? null,
+      verdict: r.throughput_verdict ?? null,
     })),
     extra,
   );
@@ -75,6 +78,9 @@ export function deltaChart(d: pl.DataFrame, options: ChartOptions = {}): VegaLit
           [GROUP]: r[GROUP],
           latency: p,
           change_pct: v,
+          ci_low: r[`${p}_latency_change_ci_low_pct`] ?? null,
+          ci_high: r[`${p}_latency_change_ci_high_pct`] ?? null,
+          verdict: r[`${p}_latency_verdict`] ?? null,
           value_label: pctLabel(v),
           value_label_at: v,
         });
@@ -85,7 +91,12 @@ export function deltaChart(d: pl.DataFrame, options: ChartOptions = {}): VegaLit
   const head = base(
     options.title ?? `${to} vs ${from}`,
     options.subtitle ??
-      `${runsPhrase(recs.flatMap((r) => [r.from_n, r.to_n]))}; no whiskers (delta has no interval)`,
+      `${runsPhrase(recs.flatMap((r) => [r.from_n, r.to_n]))}; ${
+        values.some((r) => typeof r.ci_low === "number") ||
+          lat.some((r) => typeof r.ci_low === "number")
+          ? "whiskers: 95 % interval (delta); verdicts in the tooltips"
+          : "no whiskers (under 4 runs per side)"
+      }`,
   );
   if (extra.length === 0) return { ...head, ...panelRow(panels, null) };
   return {
@@ -115,7 +126,7 @@ function panelRow(p: Panels, group: string | null): VegaLiteSpec {
   };
   const width = Math.max(300, p.tests.length * 60);
   const factors = mine(p.values);
-  const domain = ratioDomain(factors.map((r) => r.throughput_factor));
+  const domain = ratioDomain(factors.flatMap((r) => [r.throughput_factor, r.ci_low, r.ci_high]));
   return {
     hconcat: [
       {
@@ -134,10 +145,21 @@ function panelRow(p: Panels, group: string | null): VegaLiteSpec {
                 scale: { domain, nice: false },
               },
               y2: { datum: 1 },
-              tooltip: [{ field: "test" }, { field: "throughput_factor", format: ".3f" }],
+              tooltip: [{ field: "test" }, { field: "throughput_factor", format: ".3f" }, {
+                field: "verdict",
+              }],
             },
           },
           referenceRule(1),
+          {
+            transform: [{ filter: "datum.ci_low != null" }],
+            mark: { type: "rule", color: "#222", strokeWidth: 1.5 },
+            encoding: {
+              x,
+              y: { field: "ci_low", type: "quantitative" },
+              y2: { field: "ci_high" },
+            },
+          },
           ...valueLabels("throughput_factor", 1, { x }),
         ],
       },
@@ -155,7 +177,11 @@ function panelRow(p: Panels, group: string | null): VegaLiteSpec {
                 field: "change_pct",
                 type: "quantitative",
                 title: `latency change (%, ${p.to} vs ${p.from})`,
-                scale: { domain: changeDomain(mine(p.lat).map((r) => r.change_pct)) },
+                scale: {
+                  domain: changeDomain(
+                    mine(p.lat).flatMap((r) => [r.change_pct, r.ci_low, r.ci_high]),
+                  ),
+                },
               },
               color: {
                 field: "latency",
@@ -167,10 +193,20 @@ function panelRow(p: Panels, group: string | null): VegaLiteSpec {
               tooltip: [{ field: "test" }, { field: "latency" }, {
                 field: "change_pct",
                 format: ".1f",
-              }],
+              }, { field: "verdict" }],
             },
           },
           referenceRule(0),
+          {
+            transform: [{ filter: "datum.ci_low != null" }],
+            mark: { type: "rule", color: "#222", strokeWidth: 1.5 },
+            encoding: {
+              x,
+              xOffset: { field: "latency", sort: PERCENTILES },
+              y: { field: "ci_low", type: "quantitative" },
+              y2: { field: "ci_high" },
+            },
+          },
           ...valueLabels("change_pct", 0, {
             x,
             xOffset: { field: "latency", sort: PERCENTILES },

@@ -41,8 +41,8 @@ function metricOf(columns: readonly string[]): string {
  * Ratio of each arm to the baseline per test (from {@link compare}): one bar per row of the
  * compare frame — its groups (test and each parameter that varies within an arm) as compare
  * made them, a parameter's values in panels of their own — from a reference line at 1 on an
- * axis around 1, labelled `+3.7 %` or `2.13×`, with compare's bootstrap interval as the
- * whisker where there are repetitions.
+ * axis around 1, labelled `+3.7 %` or `2.13×`, with compare's interval (Moses' interval of the
+ * Hodges–Lehmann ratio) as the whisker where there are 4 or more repetitions per arm.
  *
  * @param cmp A frame from `compare`.
  * @param options Arm column, title.
@@ -147,9 +147,7 @@ export function ratioChart(cmp: pl.DataFrame, options: RatioChartOptions = {}): 
 function ratioSubtitle(recs: Rec[], confidence: number): string {
   const runs = runsPhrase(recs.flatMap((r) => [r.baseline_n, r.candidate_n]));
   if (recs.some((r) => typeof r.ratio_ci_low === "number")) {
-    return `bars: ratio of ${runs}; whiskers: ${
-      Math.round(confidence * 100)
-    } % bootstrap interval (compare)`;
+    return `bars: ratio of ${runs}; whiskers: ${Math.round(confidence * 100)} % interval (compare)`;
   }
   return `${runs}, so no interval: differences of a few % may be noise`;
 }

@@ -163,11 +163,14 @@ export function memtierRows(parsed: MemtierParsed, runId: string): MemtierRows {
   const lastRate = lastProgressRate(parsed.stderr);
   const index = new Map<string, number>();
   for (const block of blocks) {
+    const check = seriesCheck(block);
+    if (check) warnings.push(check.warning);
     for (const type of block.types) {
       if (type.test !== "TOTALS" && !(type.count ?? type.opsPerSec)) continue;
       const i = out.results.length;
       index.set(key(block.aggregate, block.runIndex, type.test), i);
-      out.results.push(resultRow(runId, i, block, type, settings, lastRate(block.runIndex)));
+      const row = resultRow(runId, i, block, type, settings, lastRate(block.runIndex));
+      out.results.push(check ? justified(row, check) : row);
       out.time_series.push(...secondRows(runId, i, block, type));
       if (type.histogram) {
         out.hdr_histograms.push(
@@ -194,6 +197,74 @@ export function memtierRows(parsed: MemtierParsed, runId: string): MemtierRows {
   out.reason = incompleteReason(parsed, blocks, out.results.length);
   out.complete = out.reason === null;
   return out;
+}
+
+/** How far memtier's printed Totals rate may stray from its own per-second series. */
+const SERIES_TOLERANCE = 0.05;
+
+/** A block whose printed duration disagrees with its per-second series: the duration kvlab keeps. */
+interface SeriesCheck {
+  /** The printed `Total duration`, s. */
+  printedS: number;
+  /** Requests of `TOTALS` over the series' rate, s. */
+  justifiedS: number;
+  warning: string;
+}
+
+/**
+ * Cross-checks a JSON block's `Totals` rate against its own `Time-Serie`: the mean count of its
+ * full seconds (all but the last, partial one). memtier divides every rate of the block by one
+ * duration (`Total duration`), which its client-merging code can get a second wrong (see
+ * SCHEMA.md); when the printed rate strays more than 5 % from the series, the block's duration
+ * is taken as requests / series rate and a warning gives both. Null when they agree or there
+ * are fewer than 2 full seconds to tell.
+ */
+function seriesCheck(block: BlockFacts): SeriesCheck | null {
+  const totals = block.types.find((t) => t.test === "TOTALS");
+  const series = totals?.timeSeries ?? [];
+  if (!totals?.count || !totals.opsPerSec || block.durationS === null || series.length < 3) {
+    return null;
+  }
+  const full = series.slice(0, -1);
+  if (full.some((s) => s.count === null)) return null;
+  const fullCount = full.reduce((a, s) => a + (s.count ?? 0), 0);
+  const seriesRate = fullCount / full.length;
+  if (seriesRate <= 0 || Math.abs(totals.opsPerSec / seriesRate - 1) <= SERIES_TOLERANCE) {
+    return null;
+  }
+  const justifiedS = totals.count / seriesRate;
+  const f = (x: number, d: number) => x.toFixed(d);
+  return {
+    printedS: block.durationS,
+    justifiedS,
+    warning: `${block.title}: memtier's Totals say ${f(totals.opsPerSec, 2)} ops/s over ` +
+      `${f(block.durationS, 3)} s (Total duration), but its per-second series says ` +
+      `${f(seriesRate, 2)} ops/s (${fullCount} requests in ${full.length} full seconds): stored ` +
+      `${f(totals.count / justifiedS, 2)} ops/s over ${f(justifiedS, 3)} s; memtier's numbers ` +
+      "are kept in tool_ops_per_sec and tool_duration_s",
+  };
+}
+
+/** A block's row with its rates over the justified duration, the printed ones kept beside. */
+function justified(row: ResultsRow, check: SeriesCheck): ResultsRow {
+  // requests over the justified duration; memtier's other rates scaled as its rate was
+  const ops = row.ops_per_sec != null && row.requests != null
+    ? row.requests / check.justifiedS
+    : null;
+  const scale = ops !== null && row.ops_per_sec
+    ? ops / row.ops_per_sec
+    : check.printedS / check.justifiedS;
+  const rescaled = (x: number | null | undefined) => (x == null ? null : x * scale);
+  return {
+    ...row,
+    duration_s: check.justifiedS,
+    ops_per_sec: ops ?? rescaled(row.ops_per_sec),
+    hits_per_sec: rescaled(row.hits_per_sec),
+    misses_per_sec: rescaled(row.misses_per_sec),
+    throughput_kb_per_sec: rescaled(row.throughput_kb_per_sec),
+    tool_ops_per_sec: row.ops_per_sec ?? null,
+    tool_duration_s: row.duration_s ?? null,
+  };
 }
 
 const key = (aggregate: MemtierAggregate, runIndex: number | null, test: string) =>

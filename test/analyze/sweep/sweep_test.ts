@@ -131,7 +131,7 @@ Deno.test("coordinated omission: against a stalling server kvlab's p99 shows the
   });
 });
 
-Deno.test("an ingested rate-limited memtier run reads in the sweep table as memtier printed it", async () => {
+Deno.test("an ingested rate-limited memtier run reads in the sweep table at the rate its seconds justify", async () => {
   const data = Deno.makeTempDirSync({ prefix: "kvlab-sweep-mt-" });
   const file = new URL(
     "../../testdata/corpus/memtier_2.3.0_redis-7.0.15_t2c10-ratelimit500-test10s.json",
@@ -140,10 +140,12 @@ Deno.test("an ingested rate-limited memtier run reads in the sweep table as memt
   const o = await ingestFile(file, { data, label: "redis" });
   assert.equal(o.status, "ingested");
   const [row] = sweepTable(data).toRecords();
-  // --rate-limiting 500 × 10 clients × 2 threads; memtier over-delivered (11,072.80 ops/sec)
+  // --rate-limiting 500 × 10 clients × 2 threads; memtier's Totals print 11,072.80 ops/sec over
+  // a Total duration of 9.003 s, one second short (see SCHEMA.md): its own seconds count 9,966.3
+  // requests each, and that is the rate stored
   assert.equal(row.requested_ops_per_sec, 10_000);
-  assert.equal(row.achieved_ops_per_sec, 11072.8);
-  assert.equal(row.verdict, "over");
+  assert.equal(Number((row.achieved_ops_per_sec as number).toFixed(1)), 9966.3);
+  assert.equal(row.verdict, "sustained");
   // the stdout's Totals line: p50 0.27100, p99 3.99900 (memtier's own histogram rounding)
   assert.equal(row.p50_latency_ms, 0.271);
   assert.equal(row.p99_latency_ms, 3.999);
