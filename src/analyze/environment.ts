@@ -8,7 +8,7 @@
  * @module
  */
 
-import { VERDICT_DEFAULTS } from "./_verdict.ts";
+import { VERDICT_DEFAULTS } from "./compare/verdict.ts";
 import { ARM_COLUMNS, armValues, measuredOrder } from "./arms.ts";
 
 import pl from "nodejs-polars";

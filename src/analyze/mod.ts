@@ -8,7 +8,7 @@
 
 export * from "./chart.ts";
 export * from "./changes/mod.ts";
-export * from "./compare.ts";
+export * from "./compare/mod.ts";
 export * from "./export.ts";
 export * from "./format.ts";
 export * from "./latency.ts";

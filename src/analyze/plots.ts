@@ -15,7 +15,7 @@ import {
   throughputChart,
   type VegaLiteSpec,
 } from "./chart.ts";
-import { compare, delta, PARAMETER_COLUMNS } from "./compare.ts";
+import { compare, delta, PARAMETER_COLUMNS } from "./compare/compare.ts";
 import { changeSeries, defaultOrder } from "./changes/changes.ts";
 import { changesChart } from "./charts/changes.ts";
 import { comparisonKeys } from "./grouping.ts";

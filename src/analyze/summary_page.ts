@@ -8,11 +8,11 @@
  * @module
  */
 
-import { VERDICT_DEFAULTS } from "./_verdict.ts";
+import { VERDICT_DEFAULTS } from "./compare/verdict.ts";
 import pl from "nodejs-polars";
 import type { VegaLiteSpec } from "./chart.ts";
 import { memoryChart } from "./charts/memory.ts";
-import { compare, delta, verdictSummary } from "./compare.ts";
+import { compare, delta, verdictSummary } from "./compare/compare.ts";
 import { cellCounts, type EnvironmentSummary, fewRunsWarning } from "./environment.ts";
 import { comparisonKeys } from "./grouping.ts";
 import { duplicateRuns, memoryDifference, memoryTable } from "./memory.ts";

@@ -11,7 +11,7 @@
 import type { OptionValues } from "commander";
 import type pl from "nodejs-polars";
 import { resolveArms } from "../analyze/arms.ts";
-import { compare, verdictSummary } from "../analyze/compare.ts";
+import { compare, verdictSummary } from "../analyze/compare/compare.ts";
 import { cellCounts, fewRunsWarning } from "../analyze/environment.ts";
 import type { TableFormat } from "../analyze/format.ts";
 import { loadResults } from "../analyze/load.ts";

@@ -8,7 +8,7 @@
 import type { OptionValues } from "commander";
 import type pl from "nodejs-polars";
 import { deltaSides } from "../analyze/arms.ts";
-import { delta } from "../analyze/compare.ts";
+import { delta } from "../analyze/compare/compare.ts";
 import { cellCounts, fewRunsWarning } from "../analyze/environment.ts";
 import type { TableFormat } from "../analyze/format.ts";
 import { loadResults } from "../analyze/load.ts";

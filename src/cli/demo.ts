@@ -17,7 +17,7 @@ import { type LocalServer, startLocalServer } from "../collect/redis_server.ts";
 import type { StudyResult } from "../collect/plan/study.ts";
 import { parseServerUrl } from "../collect/target.ts";
 import { findTool } from "../collect/tools.ts";
-import { compare, verdictSummary } from "../analyze/compare.ts";
+import { compare, verdictSummary } from "../analyze/compare/compare.ts";
 import { cellCounts, fewRunsWarning } from "../analyze/environment.ts";
 import { exitForStudy, type Output } from "./_exit.ts";
 import { REPO } from "./_options.ts";

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { seededRandom } from "../../src/random.ts";
-import { cellVerdict } from "../../src/analyze/_verdict.ts";
+import { cellVerdict } from "../../src/analyze/compare/verdict.ts";
 
 /** A seeded standard normal (Box–Muller). */
 function normal(seed: number): () => number {

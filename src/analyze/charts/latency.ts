@@ -5,7 +5,7 @@
  */
 
 import type pl from "nodejs-polars";
-import { PARAMETER_COLUMNS } from "../compare.ts";
+import { PARAMETER_COLUMNS } from "../compare/compare.ts";
 import { base, GROUP, type Rec, testOrder, withGroups } from "./_common.ts";
 import { colorEncoding } from "./color.ts";
 import { type ChartOptions, type VegaLiteSpec, WIDTH } from "./theme.ts";

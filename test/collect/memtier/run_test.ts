@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import pl from "nodejs-polars";
-import { compare } from "../../../src/analyze/compare.ts";
+import { compare } from "../../../src/analyze/compare/compare.ts";
 import { loadResults, loadTable } from "../../../src/analyze/load.ts";
 import {
   DenoProcessRunner,

@@ -8,8 +8,8 @@
  * @module
  */
 
-import { median, rankSumP, shiftInterval } from "./_stats.ts";
-import type { Direction } from "./units.ts";
+import { median, rankSumP, shiftInterval } from "../_stats.ts";
+import type { Direction } from "../units.ts";
 
 /** A comparison's verdict. */
 export type Verdict = "better" | "worse" | "no difference" | "inconclusive";
@@ -75,7 +75,7 @@ export const VERDICT_DEFAULTS = { alpha: 0.05, band: 0.05, minRuns: 4 } as const
  *
  * @example
  * ```ts
- * import { cellVerdict } from "./_verdict.ts";
+ * import { cellVerdict } from "./verdict.ts";
  * import assert from "node:assert/strict";
  * const a = [100, 101, 99, 100.5, 99.5];
  * assert.equal(cellVerdict(a, a.map((v) => v * 1.2), "higher").verdict, "better");
@@ -158,7 +158,7 @@ const HDR_LAYOUTS: Record<string, { lowestUs: number; digits: number }> = {
  *
  * @example
  * ```ts
- * import { latencyResolutionMs } from "./_verdict.ts";
+ * import { latencyResolutionMs } from "./verdict.ts";
  * import assert from "node:assert/strict";
  * // redis-benchmark: 0.023 and 0.031 ms are adjacent 8 µs buckets
  * assert.equal(latencyResolutionMs("redis-benchmark", 0.031), 0.008);
@@ -199,7 +199,7 @@ export interface InstabilityOptions {
  *
  * @example
  * ```ts
- * import { instability } from "./_verdict.ts";
+ * import { instability } from "./verdict.ts";
  * import assert from "node:assert/strict";
  * assert.equal(instability([100, 101, 99]), null);
  * assert.equal(instability([100, 150, 70]), "CV 38 %");

@@ -1,0 +1,126 @@
+/**
+ * What `compare` and `delta` share: the cells of a table (groups of summary rows per arm), the
+ * run parameters that differ between arms, one metric's verdict between two arms (with the
+ * tools' latency resolution), and the order of the rows. Private to `compare/`.
+ *
+ * @module
+ */
+
+import type pl from "nodejs-polars";
+import { cellVerdict, latencyResolutionMs, VERDICT_DEFAULTS } from "./verdict.ts";
+import type { Direction } from "../units.ts";
+import { summarize } from "../summary.ts";
+import { comparisonKeys } from "../grouping.ts";
+
+/** A plain record (a row). */
+export type Rec = Record<string, unknown>;
+
+export function groupKeys(
+  df: pl.DataFrame,
+  by: string,
+  keys: string[] | undefined,
+): { keys: string[]; confounded: string[] } {
+  return keys ? { keys, confounded: [] } : comparisonKeys(df, by);
+}
+
+export function need(df: pl.DataFrame, cols: string[]): void {
+  for (const c of cols) {
+    if (!df.columns.includes(c)) throw new TypeError(`invalid column: ${c} (not in the frame)`);
+  }
+}
+
+/** The values of a column as strings, each once, in order of first appearance. */
+export function distinctStrings(df: pl.DataFrame, column: string): string[] {
+  return [...new Set((df.getColumn(column).toArray() as unknown[]).map(String))];
+}
+
+/** A group of summary rows with the same keys: the keys, and each arm's summary row. */
+export interface ArmGroup {
+  keys: Rec;
+  arms: Map<string, Rec>;
+}
+
+/**
+ * Summarises each arm of `by` per group of `keys` (see {@link summarize}) and collects the arms
+ * of each group, groups in order of first appearance.
+ */
+export function armGroups(
+  df: pl.DataFrame,
+  keys: string[],
+  by: string,
+  options: { metrics: string[]; values?: boolean; distinct: string[] },
+): ArmGroup[] {
+  const stats = summarize(df, { keys: [...keys, by], ...options }).toRecords() as Rec[];
+  const groups = new Map<string, ArmGroup>();
+  for (const r of stats) {
+    const k = JSON.stringify(keys.map((c) => r[c] ?? null));
+    let g = groups.get(k);
+    if (!g) {
+      g = { keys: Object.fromEntries(keys.map((c) => [c, r[c]])), arms: new Map() };
+      groups.set(k, g);
+    }
+    g.arms.set(String(r[by]), r);
+  }
+  return [...groups.values()];
+}
+
+/** Run parameters that differ between two arms' summary rows (`distinct_<c>` lists), or null. */
+export function differs(a: Rec, b: Rec, cols: string[]): string | null {
+  const out: string[] = [];
+  for (const c of cols) {
+    const va = [...new Set((a[`distinct_${c}`] as unknown[]).map(String))];
+    const vb = [...new Set((b[`distinct_${c}`] as unknown[]).map(String))];
+    if (va.join() !== vb.join()) out.push(`${c} ${va.join("/")} vs ${vb.join("/")}`);
+  }
+  return out.length ? out.join("; ") : null;
+}
+
+/** The latency resolution of the tools of two arms' summary rows (the coarser), or none. */
+export function resolutionOf(metric: string, a: Rec, b: Rec): ((v: number) => number) | undefined {
+  if (!metric.endsWith("_latency_ms")) return undefined;
+  const tools = [a, b].flatMap((r) => (r.distinct_tool as unknown[] | undefined) ?? [])
+    .map(String);
+  if (tools.length === 0) return undefined;
+  return (v) => Math.max(...tools.map((t) => latencyResolutionMs(t, v)));
+}
+
+/** The verdict of one metric between two arms' summary rows, with the compare options. */
+export function verdictOf(
+  base: Rec,
+  cand: Rec,
+  metric: string,
+  direction: Direction,
+  o: { confidence?: number; band?: number; minRuns?: number },
+) {
+  return cellVerdict(
+    (base[`values_${metric}`] as number[] | undefined) ?? [],
+    (cand[`values_${metric}`] as number[] | undefined) ?? [],
+    direction,
+    {
+      alpha: 1 - (o.confidence ?? 1 - VERDICT_DEFAULTS.alpha),
+      band: o.band,
+      minRuns: o.minRuns,
+      resolution: resolutionOf(metric, base, cand),
+    },
+  );
+}
+
+/** Sorts rows by first appearance of their test, then by the other keys (numbers as numbers). */
+export function sortRows(rows: Rec[], keys: string[]): Rec[] {
+  const order = new Map<unknown, number>();
+  for (const r of rows) if (!order.has(r.test)) order.set(r.test, order.size);
+  const cmp = (a: unknown, b: unknown) =>
+    typeof a === "number" && typeof b === "number"
+      ? a - b
+      : String(a ?? "").localeCompare(String(b ?? ""));
+  return rows.map((r, i) => ({ r, i })).sort((p, q) => {
+    const t = order.get(p.r.test)! - order.get(q.r.test)!;
+    if (t) return t;
+    for (const k of keys) {
+      if (k === "test") continue;
+      const c = cmp(p.r[k], q.r[k]);
+      if (c) return c;
+    }
+    return p.i - q.i;
+  }).map((x) => x.r);
+}

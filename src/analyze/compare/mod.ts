@@ -1,0 +1,10 @@
+/**
+ * Comparisons with the uncertainty that repetitions give: an arm against a baseline
+ * ({@link compare}), a change along one dimension ({@link delta}), and the calibrated verdict
+ * rule they share (`verdict.ts`).
+ *
+ * @module
+ */
+
+export * from "./compare.ts";
+export * from "./verdict.ts";
