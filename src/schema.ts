@@ -11,7 +11,7 @@
  */
 
 /** Version of the schema written by this kvlab. Readers accept any `1.x`. */
-export const SCHEMA_VERSION = "1.3";
+export const SCHEMA_VERSION = "1.4";
 
 /** Major version readers of this kvlab accept. */
 export const SCHEMA_MAJOR = 1;
@@ -106,6 +106,37 @@ export const RUNS = [
     "float",
     true,
     "Server CPU time in kernel mode over the run: INFO used_cpu_sys after − before.",
+  ),
+  // 1.4: how quiet the machine was (live runs on Linux; null when not measured)
+  c(
+    "noise_other_cpu_pct",
+    "float",
+    true,
+    "Other processes' CPU over the run, % of all CPUs' time (/proc/stat busy less kvlab, its tools and a local server).",
+  ),
+  c(
+    "noise_own_cpu_pct",
+    "float",
+    true,
+    "CPU of kvlab, its tools and a local server over the run, % of all CPUs' time.",
+  ),
+  c("noise_steal_pct", "float", true, "Steal time over the run, % of all CPUs' time."),
+  c("noise_iowait_pct", "float", true, "iowait over the run, % of all CPUs' time."),
+  c("load1_before", "float", true, "1-minute load average before the run."),
+  c("load1_after", "float", true, "1-minute load average after the run."),
+  c("cpu_governor", "string", true, "CPU 0's frequency governor, or `unknown`."),
+  c("cpu_turbo", "string", true, "Turbo boost: `on`, `off` or `unknown`."),
+  c(
+    "client_server_share_cpus",
+    "bool",
+    true,
+    "Whether kvlab (and its tools) and a local server may run on a common CPU; null when unknown.",
+  ),
+  c(
+    "noise_disturbance",
+    "string",
+    true,
+    "Why the run was disturbed (other CPU > 10 %, steal > 2 %, iowait > 5 %, load > CPUs), or null.",
   ),
 ] as const;
 

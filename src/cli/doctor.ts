@@ -6,6 +6,7 @@
  * @module
  */
 
+import { readSystemFiles } from "../system/proc.ts";
 import type { OptionValues } from "commander";
 import {
   disturbance,
@@ -155,7 +156,9 @@ export async function doctorCommand(o: DoctorCommandOptions, out: Output): Promi
   const tools = Object.fromEntries(TOOLS.map((t) => [t, findTool(t)]));
   let allowed: number[] | null = null;
   try {
-    allowed = parseCpusAllowed(Deno.readTextFileSync("/proc/self/status"));
+    allowed = parseCpusAllowed(
+      readSystemFiles([`/proc/${Deno.pid}/status`])[`/proc/${Deno.pid}/status`] ?? "",
+    );
   } catch {
     // not Linux: unknown
   }

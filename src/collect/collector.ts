@@ -7,20 +7,23 @@
  * {@link collectRun} does, once for all of them: host facts and the clock, the run's writer,
  * the measurement (the collector's own), a disk-full error naming the run's folder, the `runs`
  * row (labels, plan cell, target, times, server columns and server CPU from the before/after
- * snapshots), the `server_info`/`server_config` snapshot tables, process facts in the manifest,
+ * snapshots, and how quiet the machine was around the measurement: the noise guard, see
+ * `noise.ts`), the `server_info`/`server_config` snapshot tables, process facts in the manifest,
  * and the commit. A collector only says how to measure and what the measurement means.
  *
  * @module
  */
 
 import { diskFullAt, writingAt } from "../system/disk.ts";
-import { type RunFields, runRow, serverColumns, snapshotRows } from "./_rows.ts";
+import { readSystemFiles } from "../system/proc.ts";
+import { infoNumber, type RunFields, runRow, serverColumns, snapshotRows } from "./_rows.ts";
+import { noiseRunColumns, type NoiseSnapshot, readNoiseSnapshot, shareCpus } from "./noise.ts";
 import { type HostFacts, hostFacts } from "./host.ts";
 import type { ProcessResult } from "./process.ts";
 import { type ServerSnapshot, ServerUnreachableError, snapshotServer } from "./server.ts";
 import { Dataset, type DatasetRef } from "../store/dataset.ts";
 import { newRunId, type RawFile, type RunTables, type RunWriter } from "../store/writer.ts";
-import { type ServerTarget, transportOf } from "./target.ts";
+import { isLocal, type ServerTarget, transportOf } from "./target.ts";
 
 /** Where a collected run comes from: what a plan or the CLI tells every live collector. */
 export interface CollectedRunLabels {
@@ -128,6 +131,7 @@ export async function collectRun<M extends Measurement>(
   const dataset = Dataset.of(options.data);
   const writer = dataset.runWriter(newRunId(startedAt));
   const folder = dataset.runFolder(writer.runId);
+  const quietBefore = noiseSnapshot();
   let measured: M;
   try {
     measured = await collector.measure(writer);
@@ -135,8 +139,16 @@ export async function collectRun<M extends Measurement>(
     writer.abort();
     throw diskFullAt(e, folder);
   }
+  const quietAfter = noiseSnapshot();
   const s = collector.store(measured, writer.runId);
   const { before, after } = measured;
+  const server = serverColumns(before, after);
+  const local = isLocal(collector.target);
+  const serverCpuS = (server.server_cpu_user_s ?? NaN) + (server.server_cpu_sys_s ?? NaN);
+  const noise = noiseRunColumns(quietBefore, quietAfter, {
+    serverCpuS: local && Number.isFinite(serverCpuS) ? serverCpuS : null,
+    shareCpus: local ? sharesCpusWithServer(before) : null,
+  });
   const snaps = snapshotRows(writer.runId, [["before", before], ["after", after]]);
   const finishedAt = now();
   const tables: RunTables = s.snapshots === false
@@ -160,7 +172,8 @@ export async function collectRun<M extends Measurement>(
         status: s.status,
         error: s.reason,
         ...s.columns,
-        ...serverColumns(before, after),
+        ...server,
+        ...noise,
       }, host),
       tables,
       raw: s.raw ?? [],
@@ -175,6 +188,24 @@ export async function collectRun<M extends Measurement>(
     interrupted: s.interrupted,
     measured,
   };
+}
+
+/** A noise snapshot of this machine (this process and its reaped tools), or null off Linux. */
+function noiseSnapshot(): NoiseSnapshot | null {
+  try {
+    return readNoiseSnapshot([Deno.pid]);
+  } catch {
+    return null;
+  }
+}
+
+/** Whether this process and a local server (its INFO `process_id`) may share a CPU. */
+function sharesCpusWithServer(before: ServerSnapshot | undefined): boolean | null {
+  const pid = infoNumber(before?.info, "process_id");
+  if (pid === null) return null;
+  const mine = `/proc/${Deno.pid}/status`, theirs = `/proc/${pid}/status`;
+  const files = readSystemFiles([mine, theirs]);
+  return shareCpus(files[mine], files[theirs]);
 }
 
 /**

@@ -9,6 +9,8 @@
  * @module
  */
 
+import { readSystemFiles } from "../system/proc.ts";
+
 /** The aggregate `cpu` line of `/proc/stat`, in clock ticks (USER_HZ). */
 export interface CpuTimes {
   user: number;
@@ -110,8 +112,8 @@ export function parseLoadAvg(text: string): LoadAvg {
 }
 
 /**
- * CPU time of one process from `/proc/<pid>/stat`: utime + stime (its children excluded), in
- * clock ticks. The command name may hold spaces and parentheses: fields are read after the last
+ * CPU time of one process from `/proc/<pid>/stat`: utime + stime, plus cutime + cstime (its
+ * children it has waited for: a tool kvlab ran and reaped, a server's fork), in clock ticks. The command name may hold spaces and parentheses: fields are read after the last
  * `)`.
  *
  * @param text The file's contents.
@@ -123,18 +125,17 @@ export function parseLoadAvg(text: string): LoadAvg {
  * ```ts
  * import { parsePidCpuTicks } from "./noise.ts";
  * import assert from "node:assert/strict";
- * const stat = "42 (redis (x)) S 1 42 42 0 -1 4194560 100 0 0 0 300 45 0 0 20 0 4 0 99 0 0";
- * assert.equal(parsePidCpuTicks(stat), 345);
+ * const stat = "42 (redis (x)) S 1 42 42 0 -1 4194560 100 0 0 0 300 45 7 3 20 0 4 0 99 0 0";
+ * assert.equal(parsePidCpuTicks(stat), 355);
  * ```
  */
 export function parsePidCpuTicks(text: string, file = "/proc/<pid>/stat"): number {
   const rest = text.slice(text.lastIndexOf(")") + 1).trim().split(/\s+/);
   // after the name: state(3) ppid … utime is field 14, stime 15 (1-based, name = field 2)
-  const utime = Number(rest[11]), stime = Number(rest[12]);
-  if (!Number.isFinite(utime) || !Number.isFinite(stime)) {
-    throw new ProcParseError(file, 1, text.split("\n")[0]);
-  }
-  return utime + stime;
+  // cutime 16, cstime 17
+  const ticks = [11, 12, 13, 14].map((i) => Number(rest[i]));
+  if (!ticks.every(Number.isFinite)) throw new ProcParseError(file, 1, text.split("\n")[0]);
+  return ticks.reduce((a, b) => a + b, 0);
 }
 
 /**
@@ -328,14 +329,6 @@ export function shareCpus(client: string | null, server: string | null): boolean
   return a.some((c) => b.includes(c));
 }
 
-const tryRead = (path: string): string | null => {
-  try {
-    return Deno.readTextFileSync(path);
-  } catch {
-    return null;
-  }
-};
-
 /**
  * Reads a {@link NoiseSnapshot} now: `/proc/stat`, `/proc/loadavg`, each pid's
  * `/proc/<pid>/stat` (null for a process that is gone) and the cpufreq files (null when
@@ -347,12 +340,113 @@ const tryRead = (path: string): string | null => {
  */
 export function readNoiseSnapshot(pids: readonly number[] = []): NoiseSnapshot {
   const cpu = "/sys/devices/system/cpu";
+  const files = {
+    stat: "/proc/stat",
+    loadavg: "/proc/loadavg",
+    governor: `${cpu}/cpu0/cpufreq/scaling_governor`,
+    noTurbo: `${cpu}/intel_pstate/no_turbo`,
+    boost: `${cpu}/cpufreq/boost`,
+  };
+  const read = readSystemFiles([...Object.values(files), ...pids.map((p) => `/proc/${p}/stat`)]);
+  const stat = read[files.stat], loadavg = read[files.loadavg];
+  if (stat === null || loadavg === null) {
+    throw new Deno.errors.NotFound("no /proc/stat or /proc/loadavg (not Linux?)");
+  }
   return {
-    stat: Deno.readTextFileSync("/proc/stat"),
-    loadavg: Deno.readTextFileSync("/proc/loadavg"),
-    pids: Object.fromEntries(pids.map((p) => [p, tryRead(`/proc/${p}/stat`)])),
-    governor: tryRead(`${cpu}/cpu0/cpufreq/scaling_governor`),
-    noTurbo: tryRead(`${cpu}/intel_pstate/no_turbo`),
-    boost: tryRead(`${cpu}/cpufreq/boost`),
+    stat,
+    loadavg,
+    pids: Object.fromEntries(pids.map((p) => [p, read[`/proc/${p}/stat`]])),
+    governor: read[files.governor],
+    noTurbo: read[files.noTurbo],
+    boost: read[files.boost],
+  };
+}
+
+/** The noise columns of a `runs` row (schema 1.4); all null when the run was not measured. */
+export interface NoiseRunColumns {
+  noise_other_cpu_pct: number | null;
+  noise_own_cpu_pct: number | null;
+  noise_steal_pct: number | null;
+  noise_iowait_pct: number | null;
+  load1_before: number | null;
+  load1_after: number | null;
+  cpu_governor: string | null;
+  cpu_turbo: string | null;
+  client_server_share_cpus: boolean | null;
+  noise_disturbance: string | null;
+}
+
+/** What a collector knows besides the two snapshots. */
+export interface NoiseRunFacts {
+  /** CPU seconds of a server on this machine over the run (INFO), counted as measured. */
+  serverCpuS?: number | null;
+  /** Whether the client and the server may share CPUs (see {@link shareCpus}). */
+  shareCpus?: boolean | null;
+}
+
+/** Clock ticks per second of `/proc` times (USER_HZ, 100 on every Linux kvlab runs on). */
+const USER_HZ = 100;
+
+/**
+ * The `runs` noise columns of one run: {@link noiseFacts} of the snapshots taken just before and
+ * after it, with a local server's CPU (from INFO) counted as measured, not as another process's,
+ * and {@link disturbance}'s reason.
+ *
+ * @param before The snapshot before the run, or null when none could be taken.
+ * @param after The snapshot after, or null.
+ * @param facts The server's CPU and CPU sharing.
+ * @returns The columns (all null without both snapshots).
+ *
+ * @example
+ * ```ts
+ * import { noiseRunColumns } from "./noise.ts";
+ * import assert from "node:assert/strict";
+ * const before = { stat: "cpu  0 0 0 0 0 0 0 0\ncpu0 0\ncpu1 0\n", loadavg: "0.1 0 0 1/1 1", pids: {} };
+ * // 2 CPUs for 1 s (200 ticks): 120 busy, of which a local server used 0.6 s (60 ticks)
+ * const after = { stat: "cpu  100 0 20 80 0 0 0 0\ncpu0 0\ncpu1 0\n", loadavg: "0.9 0 0 1/1 1", pids: {} };
+ * const c = noiseRunColumns(before, after, { serverCpuS: 0.6 });
+ * assert.deepEqual([c.noise_other_cpu_pct, c.noise_own_cpu_pct], [30, 30]);
+ * assert.equal(c.noise_disturbance, "other processes used 30 % of the CPUs");
+ * assert.equal(noiseRunColumns(null, after, {}).noise_other_cpu_pct, null);
+ * ```
+ */
+export function noiseRunColumns(
+  before: NoiseSnapshot | null,
+  after: NoiseSnapshot | null,
+  facts: NoiseRunFacts,
+): NoiseRunColumns {
+  if (!before || !after) {
+    return {
+      noise_other_cpu_pct: null,
+      noise_own_cpu_pct: null,
+      noise_steal_pct: null,
+      noise_iowait_pct: null,
+      load1_before: null,
+      load1_after: null,
+      cpu_governor: null,
+      cpu_turbo: null,
+      client_server_share_cpus: facts.shareCpus ?? null,
+      noise_disturbance: null,
+    };
+  }
+  const f = noiseFacts(before, after);
+  const a = parseProcStat(before.stat).total, b = parseProcStat(after.stat).total;
+  const all = (Object.keys(b) as (keyof CpuTimes)[])
+    .reduce((sum, k) => sum + Math.max(0, b[k] - a[k]), 0);
+  const serverPct = all > 0 ? Math.max(0, (facts.serverCpuS ?? 0) * USER_HZ / all * 100) : 0;
+  const counted = Math.min(serverPct, f.otherCpuPct);
+  const adjusted = { ...f, otherCpuPct: f.otherCpuPct - counted };
+  const own = f.ownCpuPct === null && counted === 0 ? null : (f.ownCpuPct ?? 0) + counted;
+  return {
+    noise_other_cpu_pct: adjusted.otherCpuPct,
+    noise_own_cpu_pct: own,
+    noise_steal_pct: f.stealPct,
+    noise_iowait_pct: f.iowaitPct,
+    load1_before: f.load1Before,
+    load1_after: f.load1After,
+    cpu_governor: f.cpuGovernor,
+    cpu_turbo: f.cpuTurbo,
+    client_server_share_cpus: facts.shareCpus ?? null,
+    noise_disturbance: disturbance(adjusted),
   };
 }

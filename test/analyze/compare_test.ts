@@ -238,3 +238,22 @@ Deno.test("latencySpectrum() merges runs as histograms, not by averaging percent
   assert.equal(at(merged, 50), 1); // 1000 of 1010 requests took 1 ms; averaging p50s would say 5.5
   assert.ok(Math.abs(at(merged, 99.5) - 10) < 0.01);
 });
+
+Deno.test("compare() flags a cell whose runs the noise guard found disturbed", () => {
+  const n = 5;
+  const df = pl.DataFrame({
+    test: Array(2 * n).fill("SET"),
+    server: [...Array(n).fill("a"), ...Array(n).fill("b")],
+    ops_per_sec: [100, 101, 100, 99, 100, 100, 100, 101, 99, 100],
+    noise_disturbance: [
+      ...Array(n).fill(null),
+      null,
+      "other processes used 49 % of the CPUs",
+      ...Array(n - 2).fill(null),
+    ],
+  });
+  const c = compare(df, { by: "server", baseline: "a" }).toRecords()[0];
+  assert.equal(c.unstable, "candidate: runs disturbed (other processes used 49 % of the CPUs)");
+  const quiet = compare(df.drop("noise_disturbance"), { by: "server", baseline: "a" });
+  assert.equal(quiet.toRecords()[0].unstable, null);
+});

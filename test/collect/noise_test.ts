@@ -1,4 +1,9 @@
 import assert from "node:assert/strict";
+import { withServers } from "../_support/servers.ts";
+import { runOpenLoopStep } from "../../src/collect/loadgen/step.ts";
+import { parseServerUrl } from "../../src/collect/target.ts";
+import { loadTable } from "../../src/analyze/load.ts";
+import { readSystemFiles } from "../../src/system/proc.ts";
 import {
   disturbance,
   noiseFacts,
@@ -25,7 +30,8 @@ Deno.test("noiseFacts(): a process burning a core during the run is counted and 
   }).spawn();
   try {
     // wait until it has used some CPU (it starts slowly on a busy machine), then measure 1 s
-    const ticks = () => parsePidCpuTicks(Deno.readTextFileSync(`/proc/${burner.pid}/stat`));
+    const stat = `/proc/${burner.pid}/stat`;
+    const ticks = () => parsePidCpuTicks(readSystemFiles([stat])[stat] ?? "");
     for (let i = 0; i < 100 && ticks() === 0; i++) await new Promise((r) => setTimeout(r, 100));
     const before = readNoiseSnapshot([burner.pid]);
     await new Promise((r) => setTimeout(r, 1000));
@@ -51,4 +57,40 @@ Deno.test("noiseFacts(): a process burning a core during the run is counted and 
     burner.kill("SIGKILL");
     await burner.status;
   }
+});
+
+Deno.test("collectRun() stores the noise guard: a run while another process burns a core is flagged", async () => {
+  await withServers([{}], async ([server]) => {
+    const data = Deno.makeTempDirSync({ prefix: "kvlab-noise-" });
+    const burner = new Deno.Command(Deno.execPath(), {
+      args: ["eval", "const end = Date.now() + 30000; while (Date.now() < end) {}"],
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    try {
+      const stat = `/proc/${burner.pid}/stat`;
+      const ticks = () => parsePidCpuTicks(readSystemFiles([stat])[stat] ?? "");
+      for (let i = 0; i < 100 && ticks() === 0; i++) await new Promise((r) => setTimeout(r, 100));
+      const run = await runOpenLoopStep(
+        { target: parseServerUrl(server.url), rateOpsPerSec: 200, connections: 2, durationS: 2 },
+        { data, label: "noisy" },
+      );
+      assert.equal(run.status, "complete", run.reason ?? "");
+    } finally {
+      burner.kill("SIGKILL");
+      await burner.status;
+    }
+    const runs = loadTable(data, "runs").toRecords()[0];
+    assert.ok(
+      (runs.noise_other_cpu_pct as number) > 10,
+      `a burning core is another process's CPU: ${runs.noise_other_cpu_pct}`,
+    );
+    assert.match(String(runs.noise_disturbance), /other processes used \d+ % of the CPUs/);
+    assert.ok((runs.noise_own_cpu_pct as number) > 0, "kvlab's own CPU is measured");
+    assert.equal(typeof runs.load1_after, "number");
+    assert.ok(["on", "off", "unknown"].includes(String(runs.cpu_turbo)));
+    // a local server and this process, neither pinned: they may share CPUs
+    assert.equal(runs.client_server_share_cpus, true);
+    Deno.removeSync(data, { recursive: true });
+  });
 });

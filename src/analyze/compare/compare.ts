@@ -81,7 +81,8 @@ export interface CompareOptions {
  * coverage), `verdict` (better / worse / no difference / inconclusive), `direction`,
  * `shift_ratio` (the Hodges–Lehmann ratio), `p_value` (exact rank-sum test), `q_value`
  * (Benjamini–Hochberg across the rows of this table), `verdict_note` (why inconclusive),
- * `unstable` (repetitions with a CV above 10 % or a monotone drift, per arm; else null), and
+ * `unstable` (repetitions with a CV above 10 % or a monotone drift, or runs the noise guard
+ * found disturbed (`noise_disturbance`), per arm; else null), and
  * `also_differs`: run parameters that differ between the two arms besides `by` (they are
  * confounded with it; e.g. `keyspace 1000000 vs 1000000000`), or null.
  * @throws {TypeError} For a missing column, an unknown metric direction, or a baseline that is
@@ -112,7 +113,8 @@ export function compare(df: pl.DataFrame, options: CompareOptions): pl.DataFrame
   need(df, [options.by, metric, "test"]);
   const { keys, confounded } = groupKeys(df, options.by, options.keys);
   need(df, keys);
-  const extra = df.columns.includes("tool") ? ["tool"] : [];
+  // the tool (its latency resolution) and the noise guard's reasons (disturbed runs)
+  const extra = ["tool", "noise_disturbance"].filter((c) => df.columns.includes(c));
   const rows = finiteRows(
     df.select(...new Set([...keys, ...confounded, ...extra, options.by, metric])),
     metric,
@@ -150,11 +152,19 @@ export function compare(df: pl.DataFrame, options: CompareOptions): pl.DataFrame
   return resultsFrame(sortRows(out, keys));
 }
 
-/** Why a cell's repetitions are unstable, per arm (`baseline: CV 12 %`), or null. */
+/**
+ * Why a cell's repetitions are unstable or were disturbed, per arm (`baseline: CV 12 %`,
+ * `candidate: runs disturbed (other processes used 49 % of the CPUs)`), or null.
+ */
 function unstableText(metric: string, pairs: [string, Rec][]): string | null {
   const why = pairs.flatMap(([name, r]) => {
     const w = instability((r[`values_${metric}`] as number[] | undefined) ?? []);
-    return w ? [`${name}: ${w}`] : [];
+    const noise = ((r.distinct_noise_disturbance as unknown[] | undefined) ?? [])
+      .filter((x) => x !== null && x !== undefined).map(String);
+    return [
+      ...(w ? [`${name}: ${w}`] : []),
+      ...(noise.length ? [`${name}: runs disturbed (${noise.join("; ")})`] : []),
+    ];
   });
   return why.length ? why.join("; ") : null;
 }
