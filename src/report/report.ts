@@ -60,6 +60,8 @@ export class NotebookError extends Error {
 }
 
 const REPO = new URL("../../", import.meta.url).pathname;
+/** This folder, which holds `_fenced_execute.py`. */
+const HERE = new URL(".", import.meta.url).pathname;
 
 async function jupyterRun(
   jupyter: string,
@@ -109,7 +111,7 @@ export async function runReport(options: ReportOptions = {}): Promise<NotebookRu
     KVLAB_FIGURES: `${out}/figures`,
     KVLAB_OUT: out,
     // src/report/_fenced_execute.py, the preprocessor that runs the cells
-    PYTHONPATH: [`${REPO}src`, Deno.env.get("PYTHONPATH")].filter(Boolean).join(":"),
+    PYTHONPATH: [HERE, Deno.env.get("PYTHONPATH")].filter(Boolean).join(":"),
   };
   const runs: NotebookRun[] = [];
   for (const name of names) {
