@@ -120,7 +120,10 @@ for (const [name, program] of servers) {
           durationS: seconds,
           graceS: 2,
         });
-        const verdict = sustainedVerdict(rate, r.achievedDeliveriesPerSec);
+        const verdict = sustainedVerdict({
+          requestedOpsPerSec: rate,
+          achievedOpsPerSec: r.achievedDeliveriesPerSec,
+        });
         console.log(`  ${mode} ${verdict}: ${line(r)}`);
         if (verdict !== "sustained") break;
         best = r;

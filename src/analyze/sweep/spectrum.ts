@@ -50,13 +50,13 @@ export function sweepSpectrum(
   for (const s of steps) {
     const parts = hist.get(rowKey(s.runId, s.testIndex));
     if (!parts) continue;
-    const k = JSON.stringify([s.workload, s.clients, s.arm, s.requested]);
+    const k = JSON.stringify([s.workload, s.clients, s.arm, s.requestedOpsPerSec]);
     const g = groups.get(k) ?? {
       keys: {
         test: s.workload,
         clients: s.clients,
         [by]: s.arm,
-        requested_ops_per_sec: s.requested,
+        requested_ops_per_sec: s.requestedOpsPerSec,
         latency_basis: s.basis,
       },
       parts: [],

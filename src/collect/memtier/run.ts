@@ -146,6 +146,12 @@ export interface MemtierRunOptions extends Omit<CollectOptions, "params" | "onPr
   onProgress?: (p: MemtierProgress) => void;
 }
 
+/** A stored memtier run, with its total rate (what a fixed-rate step judges). */
+export interface MemtierRun extends CollectedRun {
+  /** `ops_per_sec` of the run's last complete `TOTALS` row; null when there is none. */
+  achievedOpsPerSec: number | null;
+}
+
 /** What running memtier gave, before it is stored. */
 interface Measured {
   before?: ServerSnapshot;
@@ -163,12 +169,12 @@ interface Measured {
  *
  * @param call The run: program, server and flags.
  * @param options Dataset, runner, labels, progress (see {@link MemtierRunOptions}).
- * @returns The stored run's id, status and reason.
+ * @returns The stored run's id, status and reason, and its total rate.
  */
 export async function runMemtier(
   call: MemtierCall,
   options: MemtierRunOptions,
-): Promise<CollectedRun> {
+): Promise<MemtierRun> {
   const now = options.now ?? (() => new Date());
   const host = options.host ?? hostFacts();
   const shown = memtierArgv(call, { json: JSON_FILE, hdrPrefix: HDR_PREFIX });
@@ -229,6 +235,8 @@ export async function runMemtier(
     reason,
     command,
     interrupted: m.result?.interrupted ?? false,
+    achievedOpsPerSec: rows?.results.findLast((r) => r.test === "TOTALS" && r.complete)
+      ?.ops_per_sec ?? null,
   };
 }
 

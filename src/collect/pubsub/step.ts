@@ -35,10 +35,7 @@ export interface PubSubCall extends Omit<PubSubOptions, "hostname" | "port" | "p
 }
 
 /** Options of {@link runPubSubStep}. */
-export interface PubSubStepOptions extends CollectedStepOptions {
-  /** Do not run: store a failed run with this reason (a step after the server's first NS). */
-  skip?: string;
-}
+export type PubSubStepOptions = CollectedStepOptions;
 
 /** A stored step: the run, and how the step went against its target. */
 export interface PubSubStepRun extends CollectedRun {
@@ -110,7 +107,7 @@ export async function runPubSubStep(
   let before: ServerSnapshot | undefined;
   let after: ServerSnapshot | undefined;
   let result: PubSubResult | undefined;
-  let reason: string | null = options.skip ?? unsupportedTarget(call.target);
+  let reason: string | null = unsupportedTarget(call.target);
   let window = { start: startedAt, end: startedAt };
   if (reason === null) {
     try {
@@ -142,7 +139,10 @@ export async function runPubSubStep(
   }
   const rows = result ? pubSubRows(writer.runId, result, window) : undefined;
   const verdict = result
-    ? sustainedVerdict(result.targetDeliveriesPerSec, result.achievedDeliveriesPerSec)
+    ? sustainedVerdict({
+      requestedOpsPerSec: result.targetDeliveriesPerSec,
+      achievedOpsPerSec: result.achievedDeliveriesPerSec,
+    })
     : null;
   const status: CollectedRun["status"] = !result
     ? "failed"
