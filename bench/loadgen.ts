@@ -127,7 +127,7 @@ async function memtier(bin: string, port: number, rate?: number): Promise<Step> 
 async function kvlab(port: number, rate: number, spinMs?: number): Promise<Step> {
   const r: OpenLoopResult = await runOpenLoop({
     port,
-    rateOpsPerSec: rate,
+    requestedOpsPerSec: rate,
     connections,
     durationS: seconds,
     keys,

@@ -57,7 +57,7 @@ export interface PubSubStepRun extends CollectedRun {
  * import assert from "node:assert/strict";
  * assert.equal(
  *   pubSubCommand({ target: parseServerUrl("redis://:pw@127.0.0.1:6379"), mode: "fan-out",
- *     publishers: 2, subscribers: 8, rateDeliveriesPerSec: 1000, durationS: 5 }),
+ *     publishers: 2, subscribers: 8, requestedOpsPerSec: 1000, durationS: 5 }),
  *   "kvlab pubsub --url redis://:***@127.0.0.1:6379 --mode fan-out --publishers 2 " +
  *     "--subscribers 8 --rate 1000 --duration 5",
  * );
@@ -73,7 +73,7 @@ export function pubSubCommand(call: PubSubCall): string {
   opt("--channels", call.channels);
   opt("--fan-out", call.fanOut);
   opt("--payload", call.payloadBytes);
-  opt("--rate", call.rateDeliveriesPerSec);
+  opt("--rate", call.requestedOpsPerSec);
   opt("--duration", call.durationS);
   opt("--grace", call.graceS);
   return argvToCommand(redactArgv(argv));
@@ -138,12 +138,7 @@ export async function runPubSubStep(
     }
   }
   const rows = result ? pubSubRows(writer.runId, result, window) : undefined;
-  const verdict = result
-    ? sustainedVerdict({
-      requestedOpsPerSec: result.targetDeliveriesPerSec,
-      achievedOpsPerSec: result.achievedDeliveriesPerSec,
-    })
-    : null;
+  const verdict = result ? sustainedVerdict(result) : null;
   const status: CollectedRun["status"] = !result
     ? "failed"
     : result.interrupted

@@ -89,7 +89,7 @@ Deno.test("coordinated omission: against a stalling server kvlab's p99 shows the
       const target = parseServerUrl(server.url);
       // the same rate: 4,000/s over 10 connections, 4 s each
       await runOpenLoopStep(
-        { target, rateOpsPerSec: 4000, connections: 10, durationS: 4, keys: 1000 },
+        { target, requestedOpsPerSec: 4000, connections: 10, durationS: 4, keys: 1000 },
         { data, label: "kvlab" },
       );
       await runMemtier({

@@ -153,7 +153,7 @@ export function sweepMemtierCall(
 function openLoopCall(plan: LatencySweepPlan, cell: LatencySweepCell): OpenLoopCall {
   return {
     target: cell.server.target,
-    rateOpsPerSec: cell.requestedOpsPerSec,
+    requestedOpsPerSec: cell.requestedOpsPerSec,
     connections: plan.threads * plan.clients,
     durationS: plan.stepS,
     warmupS: plan.warmupS,

@@ -97,7 +97,7 @@ export function pubSubCall(plan: PubSubPlan, cell: PubSubCell): PubSubCall {
     channels: plan.channels ?? undefined,
     fanOut: cell.mode === "one-to-one" ? undefined : plan.fanOut ?? undefined,
     payloadBytes: plan.payloadBytes,
-    rateDeliveriesPerSec: cell.requestedOpsPerSec,
+    requestedOpsPerSec: cell.requestedOpsPerSec,
     durationS: plan.stepS,
     graceS: plan.graceS,
     timeoutS: plan.timeoutS,
@@ -220,7 +220,7 @@ export const pubSubKind: PlanKind<PubSubPlan, PubSubCell> = {
       if (run.result) {
         sweeps.note(key, {
           requestedOpsPerSec: cell.requestedOpsPerSec,
-          achievedOpsPerSec: run.result.achievedDeliveriesPerSec,
+          achievedOpsPerSec: run.result.achievedOpsPerSec,
         });
       }
       return run;
