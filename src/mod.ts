@@ -7,3 +7,4 @@
 export * from "./errors.ts";
 export * from "./schema.ts";
 export * from "./frame.ts";
+export * from "./fixed_rate.ts";
