@@ -86,8 +86,8 @@ async function baseline(port: number, durationS: number) {
 
 function line(r: PubSubResult): string {
   const us = (r.clientCpuS / Math.max(1, r.delivered)) * 1e6;
-  return `target ${r.targetDeliveriesPerSec.toLocaleString("en")}/s → ` +
-    `${Math.round(r.achievedDeliveriesPerSec).toLocaleString("en")}/s, p50 ` +
+  return `target ${r.requestedOpsPerSec.toLocaleString("en")}/s → ` +
+    `${Math.round(r.achievedOpsPerSec).toLocaleString("en")}/s, p50 ` +
     `${r.summary.p50Ms.toFixed(3)} ms, p99 ${r.summary.p99Ms.toFixed(3)} ms, lost ${r.lost}, ` +
     `client CPU ${r.clientCpuS.toFixed(2)} s (${us.toFixed(2)} µs/delivery), lateness p99 ` +
     `${r.lateness.p99Ms.toFixed(2)} ms`;
@@ -116,11 +116,11 @@ for (const [name, program] of servers) {
           subscribers: 100,
           fanOut: mode === "fan-out" ? 10 : undefined,
           payloadBytes: 128,
-          rateDeliveriesPerSec: rate,
+          requestedOpsPerSec: rate,
           durationS: seconds,
           graceS: 2,
         });
-        const verdict = sustainedVerdict(rate, r.achievedDeliveriesPerSec);
+        const verdict = sustainedVerdict(r);
         console.log(`  ${mode} ${verdict}: ${line(r)}`);
         if (verdict !== "sustained") break;
         best = r;
@@ -128,7 +128,7 @@ for (const [name, program] of servers) {
       const us = best ? (best.clientCpuS / best.delivered) * 1e6 : NaN;
       summary.push(
         `${name} ${mode}: highest sustained ${
-          best ? best.targetDeliveriesPerSec.toLocaleString("en") : "none"
+          best ? best.requestedOpsPerSec.toLocaleString("en") : "none"
         } deliveries/s` +
           (best
             ? `, p50 ${best.summary.p50Ms.toFixed(3)} ms, p99 ${

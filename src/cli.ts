@@ -32,6 +32,7 @@ import { sampleCommand, sampleOptions } from "./cli/sample.ts";
 import { sweepCommand, sweepOptions } from "./cli/sweep.ts";
 import { summaryCommand, summaryOptions } from "./cli/summary.ts";
 import { tableCommand, tableOptions } from "./cli/table.ts";
+import { DEFAULT_SUSTAINED_RULE } from "./fixed_rate.ts";
 
 /** Declares `kvlab ingest` and its options; the work is in `cli/ingest.ts`. */
 function declareIngest(program: Command, out: Output): void {
@@ -307,7 +308,11 @@ function declareSweep(program: Command, out: Output): void {
     .requiredOption("--data <dir>", "dataset directory")
     .option("--format <format>", "md (the tables), csv or json (one row per arm × step)", "md")
     .option("--by <column>", "runs column naming the arms", "label")
-    .option("--sustained <min:max>", "sustained bounds on achieved / requested", "0.97:1.03")
+    .option(
+      "--sustained <min:max>",
+      "sustained bounds on achieved / requested",
+      `${DEFAULT_SUSTAINED_RULE.min}:${DEFAULT_SUSTAINED_RULE.max}`,
+    )
     .action((opts) => sweepCommand(readOptions(() => sweepOptions(opts)), out));
 }
 

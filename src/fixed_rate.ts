@@ -1,84 +1,249 @@
 /**
- * The sustained rule of fixed-rate sweeps (seed 000's): a step is sustained when the achieved
- * rate is within 97–103 % of the target; below is `NS` (not sustained), above is `over`. Once a
- * server fails to sustain a step, its later (higher) steps are skipped. Pure, shared by the
- * collectors (which stop a server's sweep at its first NS) and the sweep tables.
+ * The fixed-rate model (seed 000's sweeps), in one place for collect, analyze and bench:
+ *
+ * - a **step** is a requested rate and the rate achieved ({@link FixedRateStep});
+ * - the **sustained rule** ({@link sustainedVerdict}): a step is `sustained` when
+ *   `min ≤ achieved ÷ requested ≤ max` ({@link DEFAULT_SUSTAINED_RULE}: 97–103 %), `NS` (not
+ *   sustained) below, `over` above; the ratio is compared at six decimals, so a step exactly on
+ *   a bound is sustained whatever the float error; a step with no achieved rate is `NS`;
+ * - **skip-after-NS** ({@link SkipAfterNs}, {@link firstNotSustained}, {@link isSkipped}):
+ *   once a sweep fails to sustain a rate, its higher rates are `skipped`. A skipped step is
+ *   not run and **nothing is stored for it** (latency sweeps and pub/sub alike): the analysis
+ *   shows it as `skipped` from the rates the sweep planned (the runs' `sweep_rates` tag);
+ * - the verdicts of a sweep table: {@link SweepVerdict}.
+ *
+ * Pure: no I/O, no clock.
  *
  * @module
  */
 
-/** Lowest achieved ÷ target that counts as sustained. */
-export const SUSTAINED_MIN_RATIO = 0.97;
-/** Highest achieved ÷ target that counts as sustained; above it the step overshot. */
-export const SUSTAINED_MAX_RATIO = 1.03;
+/** The sustained rule: a step holds when `min ≤ achieved ÷ requested ≤ max`. */
+export interface SustainedRule {
+  /** Lowest achieved ÷ requested that counts as sustained. @default {0.97} */
+  min: number;
+  /** Highest achieved ÷ requested that counts as sustained (above: `over`). @default {1.03} */
+  max: number;
+}
 
-/** How a step went against its target rate. */
+/** The rule's defaults, seed 000's: 97–103 % of the requested rate. */
+export const DEFAULT_SUSTAINED_RULE: Readonly<SustainedRule> = Object.freeze({
+  min: 0.97,
+  max: 1.03,
+});
+
+/** How a step went against its requested rate. */
 export type SustainedVerdict = "sustained" | "NS" | "over";
 
-/** A step's verdict, or `skipped` for a step after the server's first NS. */
+/** A step's verdict in a sweep table, or `skipped` for a rate above the sweep's first NS. */
 export type SweepVerdict = SustainedVerdict | "skipped";
 
+/** One fixed-rate step: the rate asked for and the rate achieved. */
+export interface FixedRateStep {
+  /** Requested rate (requests or, for pub/sub, deliveries per second); > 0. */
+  requestedOpsPerSec: number;
+  /** Achieved rate; null (or NaN) when the step measured none. */
+  achievedOpsPerSec: number | null;
+}
+
+/** The ratio at six decimals, as an integer (parts per million). */
+const ppm = (x: number) => Math.round(x * 1e6);
+
 /**
- * The verdict of one step.
+ * Checks a sustained rule (`0 < min ≤ 1 ≤ max`).
  *
- * @param targetPerSec The rate asked (> 0).
- * @param achievedPerSec The rate achieved; null or NaN (no result) is NS.
- * @returns `sustained` within 97–103 % of the target, `NS` below, `over` above.
- * @throws {RangeError} When the target is not a positive number.
+ * @param rule The bounds.
+ * @returns The rule.
+ * @throws {RangeError} When a bound is out of range.
+ *
+ * @example
+ * ```ts
+ * import { checkSustainedRule } from "./fixed_rate.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(checkSustainedRule({ min: 0.95, max: 1.05 }), { min: 0.95, max: 1.05 });
+ * assert.throws(() => checkSustainedRule({ min: 1.2, max: 1.3 }), RangeError);
+ * ```
+ */
+export function checkSustainedRule(rule: SustainedRule): SustainedRule {
+  const { min, max } = rule;
+  if (!(min > 0 && min <= 1 && max >= 1 && Number.isFinite(max))) {
+    throw new RangeError(`invalid sustained rule: ${min}:${max} (expected 0 < min ≤ 1 ≤ max)`);
+  }
+  return rule;
+}
+
+/**
+ * The sustained rule's verdict on one step.
+ *
+ * @param step The requested and achieved rates.
+ * @param rule The bounds (default {@link DEFAULT_SUSTAINED_RULE}).
+ * @returns `sustained` within the bounds (inclusive), `NS` below them or with no achieved rate,
+ * `over` above them (the rate was not held either).
+ * @throws {RangeError} When the requested rate is not a positive number.
  *
  * @example
  * ```ts
  * import { sustainedVerdict } from "./fixed_rate.ts";
  * import assert from "node:assert/strict";
- * assert.equal(sustainedVerdict(100_000, 97_000), "sustained");
- * assert.equal(sustainedVerdict(100_000, 103_000), "sustained");
- * assert.equal(sustainedVerdict(100_000, 96_999), "NS");
- * assert.equal(sustainedVerdict(100_000, 103_001), "over");
- * assert.equal(sustainedVerdict(100_000, null), "NS");
+ * const v = (requestedOpsPerSec: number, achievedOpsPerSec: number | null) =>
+ *   sustainedVerdict({ requestedOpsPerSec, achievedOpsPerSec });
+ * assert.equal(v(100_000, 97_000), "sustained");
+ * assert.equal(v(100_000, 103_000), "sustained");
+ * assert.equal(v(100_000, 96_999), "NS");
+ * assert.equal(v(100_000, 103_001), "over");
+ * assert.equal(v(100_000, null), "NS");
+ * assert.equal(v(400_000, 258_000), "NS");
+ * assert.equal(v(4_000, 5_010), "over"); // memtier's token bucket over-delivers
+ * assert.equal(v(17, 16.49), "sustained"); // 16.49 / 17 is 0.96999… in floats: exactly 97 %
+ * assert.equal(
+ *   sustainedVerdict({ requestedOpsPerSec: 100, achievedOpsPerSec: 96 }, { min: 0.95, max: 1.05 }),
+ *   "sustained",
+ * );
  * ```
  */
 export function sustainedVerdict(
-  targetPerSec: number,
-  achievedPerSec: number | null,
+  step: FixedRateStep,
+  rule: SustainedRule = DEFAULT_SUSTAINED_RULE,
 ): SustainedVerdict {
-  if (!(targetPerSec > 0) || !Number.isFinite(targetPerSec)) {
-    throw new RangeError(`target rate must be a positive number: ${targetPerSec}`);
+  const { requestedOpsPerSec: requested, achievedOpsPerSec: achieved } = step;
+  if (!(requested > 0) || !Number.isFinite(requested)) {
+    throw new RangeError(`requested rate must be a positive number: ${requested}`);
   }
-  if (achievedPerSec === null || !Number.isFinite(achievedPerSec)) return "NS";
-  const ratio = achievedPerSec / targetPerSec;
-  // compared in integer basis points, so 97 % of a round target is not lost to rounding
-  const bp = Math.round(ratio * 1e6) / 1e2;
-  if (bp < SUSTAINED_MIN_RATIO * 1e4) return "NS";
-  if (bp > SUSTAINED_MAX_RATIO * 1e4) return "over";
+  if (achieved === null || !Number.isFinite(achieved)) return "NS";
+  const ratio = ppm(achieved / requested);
+  if (ratio < ppm(rule.min)) return "NS";
+  if (ratio > ppm(rule.max)) return "over";
   return "sustained";
 }
 
 /**
- * The verdicts of one server's steps: each step's own, except that every step with a higher
- * target than the server's first NS is `skipped` (shown `-` in tables), whether or not it ran.
+ * A sweep's first NS: the lowest requested rate among its steps judged `NS`.
  *
- * @param steps One server's steps, in any order.
- * @returns A verdict per step, in the order given.
+ * @param steps One sweep's steps with their verdicts, in any order.
+ * @returns The rate, or null when no step is NS.
  *
  * @example
  * ```ts
- * import { sweepVerdicts } from "./fixed_rate.ts";
+ * import { firstNotSustained } from "./fixed_rate.ts";
  * import assert from "node:assert/strict";
- * const steps = [
- *   { targetPerSec: 300, achievedPerSec: 231 },
- *   { targetPerSec: 100, achievedPerSec: 100 },
- *   { targetPerSec: 400, achievedPerSec: 400 },
- *   { targetPerSec: 200, achievedPerSec: 199 },
- * ];
- * assert.deepEqual(sweepVerdicts(steps), ["NS", "sustained", "skipped", "sustained"]);
+ * assert.equal(firstNotSustained([
+ *   { requestedOpsPerSec: 300, verdict: "NS" },
+ *   { requestedOpsPerSec: 100, verdict: "sustained" },
+ *   { requestedOpsPerSec: 200, verdict: "NS" },
+ * ]), 200);
+ * assert.equal(firstNotSustained([{ requestedOpsPerSec: 100, verdict: "over" }]), null);
  * ```
  */
-export function sweepVerdicts(
-  steps: readonly { targetPerSec: number; achievedPerSec: number | null }[],
-): SweepVerdict[] {
-  const verdicts = steps.map((s) => sustainedVerdict(s.targetPerSec, s.achievedPerSec));
-  const firstNs = Math.min(
-    ...steps.filter((_, i) => verdicts[i] === "NS").map((s) => s.targetPerSec),
-  );
-  return verdicts.map((v, i) => steps[i].targetPerSec > firstNs ? "skipped" : v);
+export function firstNotSustained(
+  steps: Iterable<{ requestedOpsPerSec: number; verdict: SweepVerdict | null }>,
+): number | null {
+  let first: number | null = null;
+  for (const s of steps) {
+    if (s.verdict === "NS" && (first === null || s.requestedOpsPerSec < first)) {
+      first = s.requestedOpsPerSec;
+    }
+  }
+  return first;
+}
+
+/**
+ * Whether a rate is skipped: above its sweep's first NS.
+ *
+ * @param requestedOpsPerSec The step's requested rate.
+ * @param firstNs The sweep's first NS ({@link firstNotSustained}), or null for none.
+ * @returns True when the step is not to be run (or, in a table, is shown `-` when absent).
+ *
+ * @example
+ * ```ts
+ * import { isSkipped } from "./fixed_rate.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(isSkipped(400, 300), true);
+ * assert.equal(isSkipped(300, 300), false); // the NS step itself ran
+ * assert.equal(isSkipped(400, null), false);
+ * ```
+ */
+export function isSkipped(requestedOpsPerSec: number, firstNs: number | null): boolean {
+  return firstNs !== null && requestedOpsPerSec > firstNs;
+}
+
+/**
+ * Skip-after-NS while sweeps run: each sweep (a key: a server, or a server × mode ×
+ * repetition) remembers its first NS, from this session's steps and from stored ones (a
+ * resumed plan), and says which later steps to skip.
+ *
+ * @example
+ * ```ts
+ * import { SkipAfterNs } from "./fixed_rate.ts";
+ * import assert from "node:assert/strict";
+ * const sweeps = new SkipAfterNs();
+ * sweeps.note("redis", { requestedOpsPerSec: 1000, achievedOpsPerSec: 1000 });
+ * sweeps.note("redis", { requestedOpsPerSec: 4000, achievedOpsPerSec: 2500 }); // NS
+ * assert.equal(sweeps.skips("redis", 8000), 4000);
+ * assert.equal(sweeps.skips("redis", 4000), null);
+ * assert.equal(sweeps.skips("valkey", 8000), null);
+ * assert.equal(sweeps.skipReason("redis", 8000, { label: "redis" }),
+ *   "skipped: redis did not sustain 4,000/s");
+ * ```
+ */
+export class SkipAfterNs {
+  readonly #rule: SustainedRule;
+  readonly #firstNs = new Map<string, number>();
+
+  /** @param rule The sustained rule the steps are judged by (default 97–103 %). */
+  constructor(rule: SustainedRule = DEFAULT_SUSTAINED_RULE) {
+    this.#rule = rule;
+  }
+
+  /**
+   * Judges a step of a sweep and remembers it when NS.
+   * @param key The sweep.
+   * @param step The step's rates.
+   * @returns The step's verdict.
+   */
+  note(key: string, step: FixedRateStep): SustainedVerdict {
+    const verdict = sustainedVerdict(step, this.#rule);
+    if (verdict === "NS") this.noteNs(key, step.requestedOpsPerSec);
+    return verdict;
+  }
+
+  /**
+   * Remembers a step already judged NS (a stored verdict).
+   * @param key The sweep.
+   * @param requestedOpsPerSec The NS step's requested rate.
+   */
+  noteNs(key: string, requestedOpsPerSec: number): void {
+    const first = this.#firstNs.get(key);
+    if (first === undefined || requestedOpsPerSec < first) {
+      this.#firstNs.set(key, requestedOpsPerSec);
+    }
+  }
+
+  /**
+   * @param key The sweep.
+   * @param requestedOpsPerSec A step's requested rate.
+   * @returns The sweep's first NS rate when the step is to be skipped, else null.
+   */
+  skips(key: string, requestedOpsPerSec: number): number | null {
+    const first = this.#firstNs.get(key) ?? null;
+    return isSkipped(requestedOpsPerSec, first) ? first : null;
+  }
+
+  /**
+   * Why a step is skipped, as `kvlab run` reports it, or null when it is not.
+   * @param key The sweep.
+   * @param requestedOpsPerSec The step's requested rate.
+   * @param say The server's label, the rate's unit (default `/s`) and what else names the sweep.
+   * @returns `skipped: <label> did not sustain <first NS><unit>[ (<detail>)]`, or null.
+   */
+  skipReason(
+    key: string,
+    requestedOpsPerSec: number,
+    say: { label: string; unit?: string; detail?: string },
+  ): string | null {
+    const first = this.skips(key, requestedOpsPerSec);
+    if (first === null) return null;
+    return `skipped: ${say.label} did not sustain ${first.toLocaleString("en")}${
+      say.unit ?? "/s"
+    }` +
+      (say.detail ? ` (${say.detail})` : "");
+  }
 }

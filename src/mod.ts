@@ -8,3 +8,4 @@ export * from "./errors.ts";
 export * from "./schema.ts";
 export * from "./frame.ts";
 export * from "./version.ts";
+export * from "./fixed_rate.ts";

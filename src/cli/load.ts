@@ -44,7 +44,7 @@ const positiveInt = (name: string, v: unknown): number => {
  * const o = loadOptions({ url: "redis://127.0.0.1:6379", rate: "5000", connections: "48",
  *   duration: "10", ratio: "1:10", dataSize: "256", keys: "1000000", arrivals: "poisson",
  *   data: "ds" });
- * assert.deepEqual([o.call.rateOpsPerSec, o.call.connections, o.call.durationS, o.call.arrival],
+ * assert.deepEqual([o.call.requestedOpsPerSec, o.call.connections, o.call.durationS, o.call.arrival],
  *   [5000, 48, 10, "poisson"]);
  * assert.throws(() => loadOptions({ url: "redis://h", rate: "0", connections: "1", duration: "1",
  *   data: "d" }), /invalid --rate/);
@@ -66,7 +66,7 @@ export function loadOptions(raw: OptionValues): LoadCommandOptions {
   return {
     call: {
       target: parseServerUrl(String(raw.url)),
-      rateOpsPerSec: rate,
+      requestedOpsPerSec: rate,
       connections: positiveInt("--connections", raw.connections),
       durationS: seconds("--duration", String(raw.duration)),
       warmupS: raw.warmup === undefined ? 0 : seconds("--warmup", String(raw.warmup)),

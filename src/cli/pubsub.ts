@@ -43,7 +43,7 @@ function count(option: string, value: unknown): number | undefined {
  * import assert from "node:assert/strict";
  * const o = pubSubCommandOptions({ url: "redis://127.0.0.1:6379", data: "ds", mode: "fan-out",
  *   publishers: "4", subscribers: "16", rate: "20000", duration: "5", payload: "128" });
- * assert.deepEqual([o.call.mode, o.call.subscribers, o.call.rateDeliveriesPerSec], ["fan-out", 16, 20000]);
+ * assert.deepEqual([o.call.mode, o.call.subscribers, o.call.requestedOpsPerSec], ["fan-out", 16, 20000]);
  * assert.throws(() => pubSubCommandOptions({ url: "redis://h", data: "d", mode: "all", rate: "1" }),
  *   /invalid pub\/sub mode: all/);
  * assert.throws(() => pubSubCommandOptions({ url: "redis://h", data: "d", mode: "sharded",
@@ -62,7 +62,7 @@ export function pubSubCommandOptions(raw: OptionValues): PubSubCommandOptions {
       channels: count("--channels", raw.channels),
       fanOut: count("--fan-out", raw.fanOut),
       payloadBytes: count("--payload", raw.payload ?? "128"),
-      rateDeliveriesPerSec: rate,
+      requestedOpsPerSec: rate,
       durationS: seconds("--duration", String(raw.duration ?? "10")),
       graceS: seconds("--grace", String(raw.grace ?? "2")),
     },
@@ -86,8 +86,8 @@ export async function pubSubCommand(o: PubSubCommandOptions, out: Output): Promi
   if (r) {
     const f = (n: number) => Math.round(n).toLocaleString("en");
     out.print(
-      `${r.mode}: target ${f(r.targetDeliveriesPerSec)} deliveries/s, achieved ` +
-        `${f(r.achievedDeliveriesPerSec)} (${run.verdict}); delivery latency p50 ` +
+      `${r.mode}: target ${f(r.requestedOpsPerSec)} deliveries/s, achieved ` +
+        `${f(r.achievedOpsPerSec)} (${run.verdict}); delivery latency p50 ` +
         `${r.summary.p50Ms.toFixed(3)} ms, p99 ${r.summary.p99Ms.toFixed(3)} ms ` +
         "(from the intended publish time)\n" +
         `  published ${f(r.published)}, delivered ${f(r.delivered)} (fan-out ${r.fanOut}), lost ` +

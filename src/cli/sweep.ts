@@ -9,6 +9,7 @@ import type { OptionValues } from "commander";
 import { type TableFormat, tableFormat } from "../analyze/format.ts";
 import { formatSweep, sweepTable } from "../analyze/sweep/sweep.ts";
 import type { Output } from "./_exit.ts";
+import { checkSustainedRule, DEFAULT_SUSTAINED_RULE, type SustainedRule } from "../fixed_rate.ts";
 
 /** What `kvlab sweep` prints. */
 export interface SweepCommandOptions {
@@ -18,8 +19,8 @@ export interface SweepCommandOptions {
   format: TableFormat;
   /** The runs column naming the arms. @default {"label"} */
   by: string;
-  /** Sustained bounds on achieved / requested. @default {{ min: 0.97, max: 1.03 }} */
-  sustained: { min: number; max: number };
+  /** Sustained bounds on achieved / requested. @default {DEFAULT_SUSTAINED_RULE} */
+  sustained: SustainedRule;
 }
 
 /**
@@ -40,17 +41,20 @@ export interface SweepCommandOptions {
  * ```
  */
 export function sweepOptions(raw: OptionValues): SweepCommandOptions {
-  const text = String(raw.sustained ?? "0.97:1.03");
+  const d = `${DEFAULT_SUSTAINED_RULE.min}:${DEFAULT_SUSTAINED_RULE.max}`;
+  const text = String(raw.sustained ?? d);
   const m = /^(\d*\.?\d+):(\d*\.?\d+)$/.exec(text);
-  const [min, max] = m ? [Number(m[1]), Number(m[2])] : [NaN, NaN];
-  if (!(min > 0 && min <= 1 && max >= 1)) {
-    throw new TypeError(`invalid --sustained: ${text} (expected min:max around 1, e.g. 0.97:1.03)`);
+  const rule = m ? { min: Number(m[1]), max: Number(m[2]) } : { min: NaN, max: NaN };
+  try {
+    checkSustainedRule(rule);
+  } catch {
+    throw new TypeError(`invalid --sustained: ${text} (expected min:max around 1, e.g. ${d})`);
   }
   return {
     data: String(raw.data),
     format: tableFormat(String(raw.format ?? "md")),
     by: String(raw.by ?? "label"),
-    sustained: { min, max },
+    sustained: rule,
   };
 }
 

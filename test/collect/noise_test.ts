@@ -72,7 +72,12 @@ Deno.test("collectRun() stores the noise guard: a run while another process burn
       const ticks = () => parsePidCpuTicks(readSystemFiles([stat])[stat] ?? "");
       for (let i = 0; i < 100 && ticks() === 0; i++) await new Promise((r) => setTimeout(r, 100));
       const run = await runOpenLoopStep(
-        { target: parseServerUrl(server.url), rateOpsPerSec: 200, connections: 2, durationS: 2 },
+        {
+          target: parseServerUrl(server.url),
+          requestedOpsPerSec: 200,
+          connections: 2,
+          durationS: 2,
+        },
         { data, label: "noisy" },
       );
       assert.equal(run.status, "complete", run.reason ?? "");

@@ -6,19 +6,18 @@
  */
 
 import type pl from "nodejs-polars";
+import type { FixedRateStep } from "../../fixed_rate.ts";
 
 /** A record of a frame. */
 export type Rec = Record<string, unknown>;
 
-/** A step row with what the table needs. */
-export interface StepRow {
+/** A step row with what the table needs: a fixed-rate step and its latency. */
+export interface StepRow extends FixedRateStep {
   runId: string;
   testIndex: number;
   workload: string;
   clients: number | null;
   arm: string;
-  requested: number;
-  achieved: number | null;
   p50: number | null;
   p99: number | null;
   basis: string;
@@ -51,7 +50,11 @@ export function stepRows(results: pl.DataFrame, by: string): StepRow[] {
   for (const r of recs) byRun.set(String(r.run_id), [...(byRun.get(String(r.run_id)) ?? []), r]);
   const out: StepRow[] = [];
   for (const [runId, rows] of byRun) {
-    const steps = rows.filter((r) => r.requested_ops_per_sec !== null && r.complete !== false);
+    // a requested rate of 0 or less is no fixed rate (memtier's `--rate-limiting=0`: unlimited)
+    const steps = rows.filter((r) =>
+      typeof r.requested_ops_per_sec === "number" && r.requested_ops_per_sec > 0 &&
+      r.complete !== false
+    );
     const totals = steps.filter((r) => r.test === "TOTALS");
     const others = rows.filter((r) => r.test !== "TOTALS").map((r) => String(r.test));
     for (const r of totals.length > 0 ? totals : steps) {
@@ -64,8 +67,8 @@ export function stepRows(results: pl.DataFrame, by: string): StepRow[] {
           : String(r.test),
         clients: num("clients"),
         arm: r[by] === null || r[by] === undefined ? "(no label)" : String(r[by]),
-        requested: r.requested_ops_per_sec as number,
-        achieved: num("ops_per_sec"),
+        requestedOpsPerSec: r.requested_ops_per_sec as number,
+        achievedOpsPerSec: num("ops_per_sec"),
         p50: num("p50_latency_ms"),
         p99: num("p99_latency_ms"),
         basis: typeof r.latency_basis === "string" ? r.latency_basis : "send",
@@ -74,4 +77,12 @@ export function stepRows(results: pl.DataFrame, by: string): StepRow[] {
     }
   }
   return out;
+}
+
+/** The frames {@link sweepTable} reads, when not given a dataset directory. */
+export interface SweepFrames {
+  /** `results` joined with `runs` ({@link loadResults}). */
+  results: pl.DataFrame;
+  /** `hdr_histograms`; without it, repetitions are merged by their median. */
+  hdr?: pl.DataFrame;
 }

@@ -2,25 +2,25 @@
  * Seed 000's published tables (`data/raw/fixed-rate-latency/published-tables.md`) as rows: a
  * table is found by its first header cell (`配信/秒` for the pub/sub delivery table,
  * `リクエスト/秒` for the request tables), and each cell `p50 / p99`, `NS (258k)` or `-` becomes
- * one row per rate and arm, as the sweep tables of kvlab's own runs have them. Also re-exports
- * the pub/sub delivery-latency chart. Pure: text in, a frame out.
+ * one row per rate and arm, as the sweep tables of kvlab's own runs have them. The text is read by
+ * the one parser of published tables, `src/published_sweep.ts` (ingest stores the same cells as
+ * runs). Also re-exports the pub/sub delivery-latency chart. Pure: text in, a frame out.
  *
  * @module
  */
 
 import pl from "nodejs-polars";
 import { ParseError } from "../../errors.ts";
+import { parsePublishedSweep, PUBSUB_TABLE_HEADER } from "../../published_sweep.ts";
 
 export { deliveryLatencyChart, type DeliveryLatencyChartOptions } from "../charts/pubsub.ts";
+export { PUBSUB_TABLE_HEADER } from "../../published_sweep.ts";
 
-/** The first header cell of seed 000's pub/sub delivery table. */
-export const PUBSUB_TABLE_HEADER = "配信/秒";
-
-/** One cell of a published table. */
-export interface PublishedCell {
+/** One row of {@link publishedTableRows}: a published cell with its arm's facts. */
+export interface PublishedTableRow {
   /** The arm as printed (`Redis I/Oスレッド8`). */
   arm: string;
-  /** `hotkv`, `dragonfly`, `redis`, `valkey`, or the arm lower-cased. */
+  /** `hotkv`, `dragonfly`, `redis`, `valkey`: the arm's first word, lower-cased. */
   server: string;
   /** I/O threads of the arm (`1スレッド` → 1, `I/Oスレッド8` → 8), null when not said. */
   io_threads: number | null;
@@ -44,7 +44,8 @@ export interface PublishedCell {
  * @param markdown The file's text.
  * @param header The table's first header cell (default: the pub/sub delivery table's).
  * @param file The file name, for errors.
- * @returns One row per rate × arm, in the table's order, with the columns of {@link PublishedCell}.
+ * @returns One row per rate × arm, in the table's order, with the columns of
+ * {@link PublishedTableRow}.
  * @throws {ParseError} When no table has that header, or a cell is not `p50 / p99`, `NS (…)`
  *   or `-`.
  *
@@ -68,68 +69,33 @@ export function publishedTableRows(
   header: string = PUBSUB_TABLE_HEADER,
   file = "published-tables.md",
 ): pl.DataFrame {
-  const lines = markdown.split("\n");
-  const cellsOf = (line: string) =>
-    line.trim().replace(/^\||\|$/g, "").split("|").map((c) => c.trim());
-  const start = lines.findIndex((l) => l.startsWith("|") && cellsOf(l)[0] === header);
-  const fail = (line: number, expected: string, text: string): never => {
-    throw new ParseError(expected, { file, line, column: 1, text });
-  };
-  if (start < 0) fail(1, `a table whose first header cell is ${header}`, "");
-  const arms = cellsOf(lines[start]).slice(1);
-  const rows: PublishedCell[] = [];
-  for (let i = start + 2; i < lines.length && lines[i].startsWith("|"); i++) {
-    const cells = cellsOf(lines[i]);
-    const rate = /^(約\s*)?([\d,]+)$/.exec(cells[0]);
-    if (!rate || cells.length !== arms.length + 1) {
-      fail(i + 1, `a rate and ${arms.length} cells`, lines[i]);
-    }
-    arms.forEach((arm, k) => {
-      rows.push({
-        ...armFacts(arm),
-        requested_ops_per_sec: Number(rate![2].replaceAll(",", "")),
-        approximate: rate![1] !== undefined,
-        ...cellFacts(cells[k + 1]) ?? fail(i + 1, "p50 / p99, NS (…) or -", cells[k + 1]),
-        source_line: i + 1,
-      });
+  const table = parsePublishedSweep(markdown, file).find((t) => t.header === header);
+  if (!table) {
+    throw new ParseError(`a table whose first header cell is ${header}`, {
+      file,
+      line: 1,
+      column: 1,
+      text: "",
     });
   }
+  const rows: PublishedTableRow[] = [];
+  // row by row, the arms in the table's order
+  table.cells[0]?.forEach((_, i) => {
+    table.arms.forEach((arm, k) => {
+      const c = table.cells[k][i];
+      rows.push({
+        arm: arm.printed,
+        server: arm.server,
+        io_threads: arm.ioThreads,
+        requested_ops_per_sec: c.requestedOpsPerSec,
+        approximate: c.approximate,
+        verdict: c.verdict,
+        p50_latency_ms: c.p50LatencyMs,
+        p99_latency_ms: c.p99LatencyMs,
+        achieved_ops_per_sec: c.achievedOpsPerSec,
+        source_line: c.line,
+      });
+    });
+  });
   return pl.DataFrame(rows);
-}
-
-/** `Redis I/Oスレッド8` → redis, 8; `Valkey 1スレッド` → valkey, 1; `HotKV` → hotkv, null. */
-function armFacts(arm: string): Pick<PublishedCell, "arm" | "server" | "io_threads"> {
-  const m = /^(\S+)\s*(?:(?:I\/Oスレッド)(\d+)|(\d+)スレッド)?$/.exec(arm);
-  const threads = m?.[2] ?? m?.[3];
-  return {
-    arm,
-    server: (m?.[1] ?? arm).toLowerCase(),
-    io_threads: threads === undefined ? null : Number(threads),
-  };
-}
-
-/** `0.10 / 0.71`, `NS (1,078k)` or `-`; undefined for anything else. */
-function cellFacts(
-  cell: string,
-):
-  | Pick<PublishedCell, "verdict" | "p50_latency_ms" | "p99_latency_ms" | "achieved_ops_per_sec">
-  | undefined {
-  const none = { p50_latency_ms: null, p99_latency_ms: null, achieved_ops_per_sec: null };
-  if (cell === "-") return { verdict: "skipped", ...none };
-  const ns = /^NS \(([\d,]+)k\)$/.exec(cell);
-  if (ns) {
-    return {
-      ...none,
-      verdict: "NS",
-      achieved_ops_per_sec: Number(ns[1].replaceAll(",", "")) * 1000,
-    };
-  }
-  const lat = /^(\d+(?:\.\d+)?) \/ (\d+(?:\.\d+)?)$/.exec(cell);
-  if (!lat) return undefined;
-  return {
-    ...none,
-    verdict: "sustained",
-    p50_latency_ms: Number(lat[1]),
-    p99_latency_ms: Number(lat[2]),
-  };
 }

@@ -12,7 +12,7 @@ import { rowHistograms, rowKey, sumOf } from "./_hdr.ts";
 import { type Rec, stepRows } from "./_steps.ts";
 import { SPECTRUM_PERCENTILES } from "../latency.ts";
 import { loadResults, loadTable } from "../load.ts";
-import type { SweepFrames } from "./sweep.ts";
+import type { SweepFrames } from "./_steps.ts";
 import { resultsFrame } from "../units.ts";
 
 /**
@@ -50,13 +50,13 @@ export function sweepSpectrum(
   for (const s of steps) {
     const parts = hist.get(rowKey(s.runId, s.testIndex));
     if (!parts) continue;
-    const k = JSON.stringify([s.workload, s.clients, s.arm, s.requested]);
+    const k = JSON.stringify([s.workload, s.clients, s.arm, s.requestedOpsPerSec]);
     const g = groups.get(k) ?? {
       keys: {
         test: s.workload,
         clients: s.clients,
         [by]: s.arm,
-        requested_ops_per_sec: s.requested,
+        requested_ops_per_sec: s.requestedOpsPerSec,
         latency_basis: s.basis,
       },
       parts: [],

@@ -1,8 +1,8 @@
 /**
  * Fixed-rate sweeps (seed 000's tables): per arm and requested rate, the achieved rate, p50 and
  * p99 with the repetitions merged, the spread between repetitions, and the sustained rule's
- * verdict (`sustained`, `NS` below it, `over` above it, `skipped` for steps not run after the
- * arm's first NS). Generic over "step rows": any complete `results` row with a
+ * verdict (`fixed_rate.ts`'s rule: `sustained`, `NS` below it, `over` above it; `skipped` for
+ * planned rates above the arm's first NS that did not run). Generic over "step rows": any complete `results` row with a
  * `requested_ops_per_sec` — a kvlab open-loop step, a rate-limited memtier run (its `TOTALS`
  * row: rate limit × clients × threads), a pub/sub delivery step (`PUBSUB_…`, requested = target
  * delivery rate), or a published cell.
@@ -13,31 +13,32 @@
 import pl from "nodejs-polars";
 import { median as medianOf } from "../_stats.ts";
 import { mergedPercentiles, rowHistograms, rowKey } from "./_hdr.ts";
-import { type Rec, type StepRow, stepRows } from "./_steps.ts";
+import { type Rec, type StepRow, stepRows, type SweepFrames } from "./_steps.ts";
+
+export type { SweepFrames };
 import { formatTable, type TableFormat } from "../format.ts";
+import {
+  DEFAULT_SUSTAINED_RULE,
+  firstNotSustained,
+  isSkipped,
+  type SustainedRule,
+  sustainedVerdict,
+  type SweepVerdict,
+} from "../../fixed_rate.ts";
 import { loadResults, loadTable } from "../load.ts";
 import { resultsFrame } from "../units.ts";
 
 export { sweepSpectrum } from "./spectrum.ts";
 export { sweepChart, type SweepChartOptions, sweepSpectrumChart } from "../charts/sweep.ts";
 
-/** What a step came to. */
-export type SweepVerdict = "sustained" | "NS" | "over" | "skipped";
+export type { SweepVerdict } from "../../fixed_rate.ts";
 
 /** Options of {@link sweepTable}. */
 export interface SweepOptions {
   /** The runs column naming the arms. @default {"label"} */
   by?: string;
-  /** Sustained when `min ≤ achieved / requested ≤ max`. @default {{ min: 0.97, max: 1.03 }} */
-  sustained?: { min: number; max: number };
-}
-
-/** The frames {@link sweepTable} reads, when not given a dataset directory. */
-export interface SweepFrames {
-  /** `results` joined with `runs` ({@link loadResults}). */
-  results: pl.DataFrame;
-  /** `hdr_histograms`; without it, repetitions are merged by their median. */
-  hdr?: pl.DataFrame;
+  /** Sustained when `min ≤ achieved / requested ≤ max`. @default {DEFAULT_SUSTAINED_RULE} */
+  sustained?: SustainedRule;
 }
 
 /** The median (`_stats.ts`), or null for none. */
@@ -52,7 +53,8 @@ const present = (xs: (number | null)[]): number[] => xs.filter((x): x is number 
  * latency basis (`merge = hdr`: exact percentiles over all requests), else p50 and p99 are the
  * medians of the repetitions' own (`merge = median`). The achieved rate is the median over
  * repetitions. A step with latency but no achieved rate (a published cell) is taken as
- * sustained, as its source judged it.
+ * sustained, as its source judged it; a step with neither is `NS` (the rule: no rate measured
+ * is no rate sustained).
  *
  * @param source A dataset directory, or the frames ({@link SweepFrames}).
  * @param options The arm column and the sustained rule.
@@ -91,7 +93,7 @@ const present = (xs: (number | null)[]): number[] => xs.filter((x): x is number 
  */
 export function sweepTable(source: string | SweepFrames, options: SweepOptions = {}): pl.DataFrame {
   const by = options.by ?? "label";
-  const rule = options.sustained ?? { min: 0.97, max: 1.03 };
+  const rule = options.sustained ?? DEFAULT_SUSTAINED_RULE;
   const frames = typeof source === "string"
     ? { results: loadResults(source), hdr: loadTable(source, "hdr_histograms") }
     : source;
@@ -102,7 +104,7 @@ export function sweepTable(source: string | SweepFrames, options: SweepOptions =
   );
   const groups = new Map<string, StepRow[]>();
   for (const s of steps) {
-    const k = JSON.stringify([s.workload, s.clients, s.arm, s.requested]);
+    const k = JSON.stringify([s.workload, s.clients, s.arm, s.requestedOpsPerSec]);
     groups.set(k, [...(groups.get(k) ?? []), s]);
   }
   const rows: Rec[] = [...groups.values()].map((g) => stepSummary(g, hist, by, rule));
@@ -147,10 +149,10 @@ function stepSummary(
   g: StepRow[],
   hist: Map<string, string[]>,
   by: string,
-  rule: { min: number; max: number },
+  rule: SustainedRule,
 ): Rec {
   const s = g[0];
-  const achieved = present(g.map((x) => x.achieved));
+  const achieved = present(g.map((x) => x.achievedOpsPerSec));
   const p50s = present(g.map((x) => x.p50));
   const p99s = present(g.map((x) => x.p99));
   const parts = g.map((x) => hist.get(rowKey(x.runId, x.testIndex)));
@@ -159,18 +161,14 @@ function stepSummary(
     : null;
   const a = median(achieved);
   const p50 = merged?.p50 ?? median(p50s);
-  const verdict = a === null
-    ? (p50 === null ? null : "sustained")
-    : a / s.requested < rule.min
-    ? "NS"
-    : a / s.requested > rule.max
-    ? "over"
-    : "sustained";
+  const verdict: SweepVerdict = a === null && p50 !== null
+    ? "sustained" // a published cell: judged by its source
+    : sustainedVerdict({ requestedOpsPerSec: s.requestedOpsPerSec, achievedOpsPerSec: a }, rule);
   return {
     test: s.workload,
     clients: s.clients,
     [by]: s.arm,
-    requested_ops_per_sec: s.requested,
+    requested_ops_per_sec: s.requestedOpsPerSec,
     achieved_ops_per_sec: a,
     p50_latency_ms: p50,
     p99_latency_ms: merged?.p99 ?? median(p99s),
@@ -214,12 +212,13 @@ function skippedRows(rows: Rec[], by: string, plannedRates: Map<string, number[]
       const own = plannedRates.get(JSON.stringify([t[0].test, t[0].clients, arm])) ?? [];
       const rates = [...new Set([...ran, ...own])];
       const mine = t.filter((r) => String(r[by]) === arm);
-      const ns = Math.min(
-        ...mine.filter((r) => r.verdict === "NS").map((r) => Number(r.requested_ops_per_sec)),
-      );
+      const ns = firstNotSustained(mine.map((r) => ({
+        requestedOpsPerSec: Number(r.requested_ops_per_sec),
+        verdict: r.verdict as SweepVerdict,
+      })));
       const have = new Set(mine.map((r) => Number(r.requested_ops_per_sec)));
       for (const rate of rates) {
-        if (rate > ns && !have.has(rate)) {
+        if (isSkipped(rate, ns) && !have.has(rate)) {
           out.push({
             test: t[0].test,
             clients: t[0].clients,

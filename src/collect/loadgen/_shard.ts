@@ -33,7 +33,7 @@ export interface ShardOptions extends Endpoint {
   indices: number[];
   /** Total connections over all shards. */
   connections: number;
-  rateOpsPerSec: number;
+  requestedOpsPerSec: number;
   durationMs: number;
   /** Requests intended before this time are sent but left out of every count and histogram
    * (the per-second series keeps them). */
@@ -197,7 +197,7 @@ export class Shard {
 
   constructor(o: ShardOptions, socks: Deno.TcpConn[]) {
     this.#o = o;
-    this.#interval = connectionIntervalMs(o.rateOpsPerSec, o.connections);
+    this.#interval = connectionIntervalMs(o.requestedOpsPerSec, o.connections);
     this.#value = new Uint8Array(o.valueSize).fill(120);
     this.#budget = o.maxRequests;
     const onReply = (c: Conn, kind: RespReplyKind) => this.#reply(c, kind);

@@ -38,7 +38,7 @@ export interface OpenLoopOptions {
   /** Sent with AUTH on every connection (not on the hot path). */
   password?: string;
   /** Requested total rate over all connections, requests per second. */
-  rateOpsPerSec: number;
+  requestedOpsPerSec: number;
   /** Number of connections. */
   connections: number;
   /** Length of the measured sending window in seconds (after the warm-up). */
@@ -155,16 +155,16 @@ function positive(name: string, v: number, integer: boolean): number {
  * ```ts
  * import { openLoopPlan } from "./open_loop.ts";
  * import assert from "node:assert/strict";
- * const p = openLoopPlan({ port: 6379, rateOpsPerSec: 1000, connections: 10, durationS: 2 });
+ * const p = openLoopPlan({ port: 6379, requestedOpsPerSec: 1000, connections: 10, durationS: 2 });
  * assert.equal(p.maxRequests, 4010);
  * assert.deepEqual(p.mix, { set: 0, get: 1 });
- * assert.throws(() => openLoopPlan({ port: 1, rateOpsPerSec: 0, connections: 1, durationS: 1 }),
+ * assert.throws(() => openLoopPlan({ port: 1, requestedOpsPerSec: 0, connections: 1, durationS: 1 }),
  *   RangeError);
  * ```
  */
 export function openLoopPlan(o: OpenLoopOptions): ShardOptions {
   const connections = positive("connections", o.connections, true);
-  const rate = positive("rateOpsPerSec", o.rateOpsPerSec, false);
+  const rate = positive("requestedOpsPerSec", o.requestedOpsPerSec, false);
   const durationS = positive("durationS", o.durationS, false);
   const warmupS = o.warmupS ?? 0;
   if (!(warmupS >= 0) || !Number.isFinite(warmupS)) {
@@ -182,7 +182,7 @@ export function openLoopPlan(o: OpenLoopOptions): ShardOptions {
     password: o.password,
     indices: Array.from({ length: connections }, (_, i) => i),
     connections,
-    rateOpsPerSec: rate,
+    requestedOpsPerSec: rate,
     durationMs: (warmupS + durationS) * 1000,
     warmupMs: warmupS * 1000,
     drainMs: (o.drainS ?? 2) * 1000,
@@ -215,7 +215,7 @@ export function openLoopPlan(o: OpenLoopOptions): ShardOptions {
  * ```ts
  * import { openLoopPlan, splitPlan } from "./open_loop.ts";
  * import assert from "node:assert/strict";
- * const p = openLoopPlan({ port: 1, rateOpsPerSec: 100, connections: 5, durationS: 1 });
+ * const p = openLoopPlan({ port: 1, requestedOpsPerSec: 100, connections: 5, durationS: 1 });
  * const s = splitPlan(p, 2);
  * assert.deepEqual(s.map((x) => x.indices), [[0, 2, 4], [1, 3]]);
  * assert.equal(s[0].maxRequests + s[1].maxRequests, p.maxRequests);
@@ -353,7 +353,7 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
   const windowS = (plan.durationMs - plan.warmupMs) / 1000;
   const clientCpuS = (cpu.user + cpu.system) / 1e6;
   return {
-    requestedOpsPerSec: plan.rateOpsPerSec,
+    requestedOpsPerSec: plan.requestedOpsPerSec,
     achievedOpsPerSec: m.windowCompleted / windowS,
     sentOpsPerSec: m.sent / windowS,
     durationS: windowS,

@@ -21,9 +21,9 @@ export interface RatioMix {
 export { seededRandom };
 
 /**
- * Mean time between two requests of one connection when `connections` share `rateOpsPerSec`.
+ * Mean time between two requests of one connection when `connections` share `requestedOpsPerSec`.
  *
- * @param rateOpsPerSec Requested total rate.
+ * @param requestedOpsPerSec Requested total rate.
  * @param connections Number of connections.
  * @returns Milliseconds.
  *
@@ -34,14 +34,14 @@ export { seededRandom };
  * assert.equal(connectionIntervalMs(1000, 10), 10);
  * ```
  */
-export function connectionIntervalMs(rateOpsPerSec: number, connections: number): number {
-  if (!(rateOpsPerSec > 0) || !Number.isFinite(rateOpsPerSec)) {
-    throw new RangeError(`rate must be a positive number: ${rateOpsPerSec}`);
+export function connectionIntervalMs(requestedOpsPerSec: number, connections: number): number {
+  if (!(requestedOpsPerSec > 0) || !Number.isFinite(requestedOpsPerSec)) {
+    throw new RangeError(`rate must be a positive number: ${requestedOpsPerSec}`);
   }
   if (!Number.isInteger(connections) || connections < 1) {
     throw new RangeError(`connections must be a positive integer: ${connections}`);
   }
-  return (connections * 1000) / rateOpsPerSec;
+  return (connections * 1000) / requestedOpsPerSec;
 }
 
 /**
@@ -115,7 +115,7 @@ export function nextSendMs(
  *
  * @param index Global connection index.
  * @param connections Total connections.
- * @param rateOpsPerSec Requested total rate.
+ * @param requestedOpsPerSec Requested total rate.
  * @param durationMs Length of the run.
  * @param mode Arrival mode.
  * @param seed Seed of the connection's random source.
@@ -132,12 +132,12 @@ export function nextSendMs(
 export function connectionSchedule(
   index: number,
   connections: number,
-  rateOpsPerSec: number,
+  requestedOpsPerSec: number,
   durationMs: number,
   mode: ArrivalMode,
   seed: number,
 ): number[] {
-  const interval = connectionIntervalMs(rateOpsPerSec, connections);
+  const interval = connectionIntervalMs(requestedOpsPerSec, connections);
   const random = seededRandom(seed);
   const out: number[] = [];
   for (

@@ -29,7 +29,7 @@ export interface OpenLoopCall {
   /** A `redis://` TCP server (TLS, unix sockets, ACL users and db > 0 are not supported). */
   target: ServerTarget;
   /** Requested total rate, requests per second. */
-  rateOpsPerSec: number;
+  requestedOpsPerSec: number;
   /** Connections (over all threads). */
   connections: number;
   /** Measured seconds. */
@@ -73,7 +73,7 @@ export interface CollectedStep extends CollectedRun {
  * import { openLoopCommand, parseServerUrl } from "@kvlab/kvlab/collect";
  * import assert from "node:assert/strict";
  * assert.equal(
- *   openLoopCommand({ target: parseServerUrl("redis://:pw@127.0.0.1:7000"), rateOpsPerSec: 5000,
+ *   openLoopCommand({ target: parseServerUrl("redis://:pw@127.0.0.1:7000"), requestedOpsPerSec: 5000,
  *     connections: 48, durationS: 20, ratio: "1:10" }),
  *   "kvlab load --url redis://:***@127.0.0.1:7000 --rate 5000 --connections 48 --duration 20 " +
  *     "--warmup 0 --ratio 1:10 --data-size 256 --keys 1000 --pipeline 1 --arrivals uniform --threads 1",
@@ -87,7 +87,7 @@ export function openLoopCommand(c: OpenLoopCall): string {
     "--url",
     c.target.display,
     ...[
-      ["--rate", c.rateOpsPerSec],
+      ["--rate", c.requestedOpsPerSec],
       ["--connections", c.connections],
       ["--duration", c.durationS],
       ["--warmup", c.warmupS ?? 0],
@@ -131,7 +131,7 @@ async function measure(c: OpenLoopCall, o: OpenLoopRunOptions, runId: string): P
       hostname: c.target.host,
       port: c.target.port,
       password: c.target.password,
-      rateOpsPerSec: c.rateOpsPerSec,
+      requestedOpsPerSec: c.requestedOpsPerSec,
       connections: c.connections,
       durationS: c.durationS,
       warmupS,
@@ -191,7 +191,7 @@ export async function runOpenLoopStep(
   });
   return {
     ...run,
-    requestedOpsPerSec: call.rateOpsPerSec,
+    requestedOpsPerSec: call.requestedOpsPerSec,
     achievedOpsPerSec: m.result?.achievedOpsPerSec ?? null,
   };
 }

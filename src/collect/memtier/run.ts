@@ -162,6 +162,12 @@ export interface MemtierRunOptions extends CollectOptions {
   onProgress?: (p: MemtierProgress) => void;
 }
 
+/** A stored memtier run, with its total rate (what a fixed-rate step judges). */
+export interface MemtierRun extends CollectedRun {
+  /** `ops_per_sec` of the run's last complete `TOTALS` row; null when there is none. */
+  achievedOpsPerSec: number | null;
+}
+
 /** What running memtier gave, before it is stored. */
 interface Measured extends Measurement {
   result?: ProcessResult;
@@ -177,20 +183,24 @@ interface Measured extends Measurement {
  *
  * @param call The run: program, server and flags.
  * @param options Dataset, runner, labels, progress (see {@link MemtierRunOptions}).
- * @returns The stored run's id, status and reason.
+ * @returns The stored run's id, status and reason, and its total rate.
  */
 export async function runMemtier(
   call: MemtierCall,
   options: MemtierRunOptions,
-): Promise<CollectedRun> {
+): Promise<MemtierRun> {
   const shown = memtierArgv(call, { json: JSON_FILE, hdrPrefix: HDR_PREFIX });
-  const { measured: _, ...run } = await collectRun(options, {
+  const { measured, ...run } = await collectRun(options, {
     target: call.target,
     command: argvToCommand(redactArgv(shown)),
     measure: (writer) => measure(call, options, writer),
     store: (m) => stored(options, m, shown),
   });
-  return run;
+  return {
+    ...run,
+    achievedOpsPerSec: measured.rows?.results.findLast((r) => r.test === "TOTALS" && r.complete)
+      ?.ops_per_sec ?? null,
+  };
 }
 
 /** How a measured memtier run is stored. */

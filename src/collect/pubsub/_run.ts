@@ -62,7 +62,7 @@ export class PubSubRun {
   constructor(o: PubSubChecked) {
     this.#o = o;
     this.#names = Array.from({ length: o.channels }, (_, c) => `${o.channelPrefix}${c}`);
-    this.#interval = connectionIntervalMs(o.rateDeliveriesPerSec / o.fanOut, o.publishers);
+    this.#interval = connectionIntervalMs(o.requestedOpsPerSec / o.fanOut, o.publishers);
     this.#budget = o.maxMessages;
     this.#last = new Int32Array(o.subscribers * o.publishers).fill(-1);
     this.#subscribed.promise.catch(() => {/* awaited in connect(); rejected early is fine */});
@@ -368,8 +368,8 @@ export class PubSubRun {
       channels: o.channels,
       fanOut: o.fanOut,
       payloadBytes: o.payloadBytes,
-      targetDeliveriesPerSec: o.rateDeliveriesPerSec,
-      publishRatePerSec: o.rateDeliveriesPerSec / o.fanOut,
+      requestedOpsPerSec: o.requestedOpsPerSec,
+      publishRatePerSec: o.requestedOpsPerSec / o.fanOut,
       durationS: o.durationS,
       graceS: o.graceS,
       published: c.published,
@@ -382,7 +382,7 @@ export class PubSubRun {
       disconnects: c.disconnects,
       errors: c.errors,
       errorSamples: c.errorSamples,
-      achievedDeliveriesPerSec: c.deliveredInWindow / o.durationS,
+      achievedOpsPerSec: c.deliveredInWindow / o.durationS,
       latency: c.latency,
       sendLateness: c.lateness,
       summary: latencySummary(c.latency),

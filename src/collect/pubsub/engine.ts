@@ -31,7 +31,7 @@ export * from "./types.ts";
  * import { pubSubPlan } from "./engine.ts";
  * import assert from "node:assert/strict";
  * const p = pubSubPlan({ port: 1, mode: "fan-out", publishers: 2, subscribers: 10,
- *   rateDeliveriesPerSec: 1000, durationS: 1 });
+ *   requestedOpsPerSec: 1000, durationS: 1 });
  * assert.deepEqual([p.channels, p.fanOut, p.payloadBytes, p.maxMessages], [1, 10, 128, 202]);
  * assert.throws(() => pubSubPlan({ ...p, payloadBytes: 8 }), /payloadBytes/);
  * ```
@@ -50,7 +50,7 @@ export function pubSubPlan(o: PubSubOptions): PubSubChecked {
   };
   pos("publishers", o.publishers, 1);
   const graceS = pos("graceS", o.graceS ?? 2, 0);
-  const rate = pos("rateDeliveriesPerSec", o.rateDeliveriesPerSec);
+  const rate = pos("requestedOpsPerSec", o.requestedOpsPerSec);
   const durationS = pos("durationS", o.durationS);
   connectionIntervalMs(rate / fanOut, o.publishers);
   return {

@@ -63,10 +63,10 @@ export function pubSubTitle(
  * for (let i = 0; i < 1000; i++) latency.recordValue(110_000); // 0.11 ms
  * const r = {
  *   mode: "one-to-one", publishers: 64, subscribers: 100, channels: 100, fanOut: 1,
- *   payloadBytes: 128, targetDeliveriesPerSec: 1000, publishRatePerSec: 1000, durationS: 1,
+ *   payloadBytes: 128, requestedOpsPerSec: 1000, publishRatePerSec: 1000, durationS: 1,
  *   graceS: 2, published: 1000, unsent: 0, publishErrors: 0, delivered: 1000,
  *   deliveredInWindow: 990, lost: 0, duplicated: 0, disconnects: 0, errors: 0, errorSamples: [],
- *   achievedDeliveriesPerSec: 990, latency, sendLateness: latencyHistogram(),
+ *   achievedOpsPerSec: 990, latency, sendLateness: latencyHistogram(),
  *   perSecond: [{ second: 0, sent: 1000, completed: 1000, errors: 0, p50FromIntendedMs: 0.11,
  *     p99FromIntendedMs: 0.11 }],
  *   clientCpuS: 0.2,
@@ -103,8 +103,8 @@ export function pubSubRows(
     data_size_bytes: r.payloadBytes,
     requests: r.published,
     duration_s: r.durationS,
-    ops_per_sec: r.achievedDeliveriesPerSec,
-    requested_ops_per_sec: r.targetDeliveriesPerSec,
+    ops_per_sec: r.achievedOpsPerSec,
+    requested_ops_per_sec: r.requestedOpsPerSec,
     avg_latency_ms: empty ? null : ms(h.mean),
     min_latency_ms: empty ? null : ms(h.minNonZeroValue),
     p50_latency_ms: at(50),

@@ -35,10 +35,7 @@ export interface PubSubCall extends Omit<PubSubOptions, "hostname" | "port" | "p
 }
 
 /** Options of {@link runPubSubStep}. */
-export interface PubSubStepOptions extends CollectOptions {
-  /** Do not run: store a failed run with this reason (a step after the server's first NS). */
-  skip?: string;
-}
+export type PubSubStepOptions = CollectOptions;
 
 /** A stored step: the run, and how the step went against its target. */
 export interface PubSubStepRun extends CollectedRun {
@@ -60,7 +57,7 @@ export interface PubSubStepRun extends CollectedRun {
  * import assert from "node:assert/strict";
  * assert.equal(
  *   pubSubCommand({ target: parseServerUrl("redis://:pw@127.0.0.1:6379"), mode: "fan-out",
- *     publishers: 2, subscribers: 8, rateDeliveriesPerSec: 1000, durationS: 5 }),
+ *     publishers: 2, subscribers: 8, requestedOpsPerSec: 1000, durationS: 5 }),
  *   "kvlab pubsub --url redis://:***@127.0.0.1:6379 --mode fan-out --publishers 2 " +
  *     "--subscribers 8 --rate 1000 --duration 5",
  * );
@@ -76,7 +73,7 @@ export function pubSubCommand(call: PubSubCall): string {
   opt("--channels", call.channels);
   opt("--fan-out", call.fanOut);
   opt("--payload", call.payloadBytes);
-  opt("--rate", call.rateDeliveriesPerSec);
+  opt("--rate", call.requestedOpsPerSec);
   opt("--duration", call.durationS);
   opt("--grace", call.graceS);
   return argvToCommand(redactArgv(argv));
@@ -106,7 +103,7 @@ export async function runPubSubStep(
   const { measured, ...run } = await collectRun(options, {
     target: call.target,
     command: pubSubCommand(call),
-    measure: () => measure(call, options, now),
+    measure: () => measure(call, now),
     store: (m, runId) => stored(m, runId),
   });
   return { ...run, verdict: measured.verdict, result: measured.result };
@@ -120,16 +117,12 @@ interface Measured extends Measurement {
   verdict: SustainedVerdict | null;
 }
 
-/** Snapshots the server, runs the engine and snapshots again (unless the step is skipped). */
-async function measure(
-  call: PubSubCall,
-  options: PubSubStepOptions,
-  now: () => Date,
-): Promise<Measured> {
+/** Snapshots the server, runs the engine and snapshots again (unless it cannot drive it). */
+async function measure(call: PubSubCall, now: () => Date): Promise<Measured> {
   const start = now();
   const m: Measured = {
     window: { start, end: start },
-    reason: options.skip ?? unsupportedTarget(call.target),
+    reason: unsupportedTarget(call.target),
     verdict: null,
   };
   if (m.reason !== null) return m;
@@ -159,7 +152,7 @@ async function measure(
     }
   }
   const r = m.result;
-  if (r) m.verdict = sustainedVerdict(r.targetDeliveriesPerSec, r.achievedDeliveriesPerSec);
+  if (r) m.verdict = sustainedVerdict(r);
   if (r?.interrupted) m.reason = "interrupted (Ctrl-C / SIGTERM); partial counts kept";
   return m;
 }

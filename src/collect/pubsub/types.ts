@@ -32,8 +32,11 @@ export interface PubSubOptions extends Endpoint {
   fanOut?: number;
   /** Payload size, at least 16 (the header). @default {128} */
   payloadBytes?: number;
-  /** Target delivery rate (messages × subscribers reached, per second). */
-  rateDeliveriesPerSec: number;
+  /**
+   * Target delivery rate (messages × subscribers reached, per second): the step's requested
+   * rate, named as everywhere in kvlab (`requested_ops_per_sec` in the dataset).
+   */
+  requestedOpsPerSec: number;
   /** Length of the publishing window, seconds. */
   durationS: number;
   /** How long deliveries may still arrive after the window, seconds. @default {2} */
@@ -70,7 +73,8 @@ export interface PubSubResult {
   channels: number;
   fanOut: number;
   payloadBytes: number;
-  targetDeliveriesPerSec: number;
+  /** Target delivery rate, per second. */
+  requestedOpsPerSec: number;
   /** Target delivery rate ÷ fan-out. */
   publishRatePerSec: number;
   durationS: number;
@@ -94,8 +98,8 @@ export interface PubSubResult {
   /** Publish errors, disconnects and error replies to subscribers. */
   errors: number;
   errorSamples: string[];
-  /** Distinct deliveries received within the window ÷ its length. */
-  achievedDeliveriesPerSec: number;
+  /** Achieved delivery rate: distinct deliveries received within the window ÷ its length. */
+  achievedOpsPerSec: number;
   /** Delivery latency from the intended publish time, ns. */
   latency: Histogram;
   /** Actual write − intended publish time, ns: the publishers' own lateness. */

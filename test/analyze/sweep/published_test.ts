@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import pl from "nodejs-polars";
 import { deliveryLatencyChart, publishedTableRows, toSvg } from "../../../src/analyze/mod.ts";
 import { ParseError } from "../../../src/errors.ts";
+import { parsePublishedSweep } from "../../../src/published_sweep.ts";
 
 const TABLES = new URL("../../../data/raw/fixed-rate-latency/published-tables.md", import.meta.url);
 
@@ -63,6 +64,28 @@ Deno.test("publishedTableRows() reads seed 000's published tables", async (t) =>
     assert.throws(() => publishedTableRows("no table"), ParseError);
     const bad = "| 配信/秒 | A |\n|---|---|\n| 1,000 | 0.1 - 0.2 |\n";
     assert.throws(() => publishedTableRows(bad, "配信/秒", "t.md"), /t\.md:3:1/);
+  });
+
+  await t.step("ingest reads the same cells with the same one parser", () => {
+    const short = "| 配信/秒 | A | B |\n|---|---|---|\n| 1,000 | 0.1 / 0.2 |\n";
+    assert.throws(
+      () => publishedTableRows(short, "配信/秒", "t.md"),
+      /t\.md:3:1: expected a rate and 2 cells/,
+    );
+    assert.throws(
+      () => parsePublishedSweep(short, "t.md"),
+      /t\.md:3:1: expected a rate and 2 cells/,
+    );
+    const [table] = parsePublishedSweep(md, "published-tables.md")
+      .filter((x) => x.header === "リクエスト/秒");
+    const rows = publishedTableRows(md, "リクエスト/秒").toRecords();
+    const cells = table.cells[0].flatMap((_, i) => table.arms.map((_, k) => table.cells[k][i]));
+    assert.deepEqual(
+      rows.map((
+        r,
+      ) => [r.requested_ops_per_sec, r.verdict, r.p99_latency_ms, r.achieved_ops_per_sec]),
+      cells.map((c) => [c.requestedOpsPerSec, c.verdict, c.p99LatencyMs, c.achievedOpsPerSec]),
+    );
   });
 });
 

@@ -89,7 +89,7 @@ Deno.test("coordinated omission: against a stalling server kvlab's p99 shows the
       const target = parseServerUrl(server.url);
       // the same rate: 4,000/s over 10 connections, 4 s each
       await runOpenLoopStep(
-        { target, rateOpsPerSec: 4000, connections: 10, durationS: 4, keys: 1000 },
+        { target, requestedOpsPerSec: 4000, connections: 10, durationS: 4, keys: 1000 },
         { data, label: "kvlab" },
       );
       await runMemtier({
@@ -150,4 +150,45 @@ Deno.test("an ingested rate-limited memtier run reads in the sweep table at the 
   assert.equal(row.p50_latency_ms, 0.271);
   assert.equal(row.p99_latency_ms, 3.999);
   assert.equal(row.merge, "hdr");
+});
+
+Deno.test("sweepTable() judges steps with fixed_rate.ts's one rule, edges included", async (t) => {
+  const row = (run: string, req: number, ops: number | null, p50: number | null) => ({
+    run_id: run,
+    test_index: 0,
+    test: "GET",
+    clients: 10,
+    label: "a",
+    requested_ops_per_sec: req,
+    ops_per_sec: ops,
+    p50_latency_ms: p50,
+    p99_latency_ms: p50,
+    complete: true,
+  });
+  const verdicts = (rows: ReturnType<typeof row>[], sustained?: { min: number; max: number }) =>
+    sweepTable({ results: pl.DataFrame(rows) }, { sustained }).select(
+      "requested_ops_per_sec",
+      "verdict",
+    ).toRecords().map((r) => [r.requested_ops_per_sec, r.verdict]);
+
+  await t.step("a bound is inclusive whatever the float error (16.49 / 17 = 0.9699…)", () => {
+    assert.deepEqual(verdicts([row("r1", 17, 16.49, 1)]), [[17, "sustained"]]);
+    assert.deepEqual(verdicts([row("r1", 17, 16.48, 1)]), [[17, "NS"]]);
+    assert.deepEqual(verdicts([row("r1", 100, 96, 1)], { min: 0.95, max: 1.05 }), [
+      [100, "sustained"],
+    ]);
+  });
+  await t.step("no achieved rate: a published cell (latency) is sustained, else NS", () => {
+    assert.deepEqual(verdicts([row("r1", 1000, null, 0.2)]), [[1000, "sustained"]]);
+    // before fixed_rate.ts this verdict was null; the rule says no rate measured is NS
+    assert.deepEqual(verdicts([row("r1", 1000, null, null), row("r2", 2000, 2000, 0.1)]), [
+      [1000, "NS"],
+      [2000, "sustained"],
+    ]);
+  });
+  await t.step("a requested rate of 0 is no step", () => {
+    assert.deepEqual(verdicts([row("r1", 0, 500, 0.1), row("r2", 1000, 990, 0.1)]), [
+      [1000, "sustained"],
+    ]);
+  });
 });

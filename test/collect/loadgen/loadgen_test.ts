@@ -113,7 +113,7 @@ Deno.test("open-loop schedule", async (t) => {
   });
 
   await t.step("openLoopPlan() and splitPlan() keep every connection exactly once", () => {
-    const p = openLoopPlan({ port: 1, rateOpsPerSec: 1000, connections: 7, durationS: 1 });
+    const p = openLoopPlan({ port: 1, requestedOpsPerSec: 1000, connections: 7, durationS: 1 });
     const s = splitPlan(p, 3);
     assert.deepEqual(s.flatMap((x) => x.indices).sort(), [0, 1, 2, 3, 4, 5, 6]);
     assert.equal(s.reduce((n, x) => n + x.maxRequests, 0), p.maxRequests);

@@ -18,7 +18,7 @@ Deno.test({
         for (let attempt = 0; attempt < 3; attempt++) {
           const r = await runOpenLoop({
             port: server.port,
-            rateOpsPerSec: 1000,
+            requestedOpsPerSec: 1000,
             connections: 10,
             durationS: 2,
           });
@@ -44,7 +44,7 @@ Deno.test({
           await redis.config("RESETSTAT");
           const r = await runOpenLoop({
             port: server.port,
-            rateOpsPerSec: 2000,
+            requestedOpsPerSec: 2000,
             connections: 8,
             durationS: 2,
             ratio: "1:10",
@@ -72,7 +72,7 @@ Deno.test({
         await assert.rejects(
           runOpenLoop({
             port: server.port,
-            rateOpsPerSec: 100,
+            requestedOpsPerSec: 100,
             connections: 2,
             durationS: 5,
             timeoutS: 0.5,
@@ -91,7 +91,7 @@ Deno.test("runOpenLoop() corrects for coordinated omission on a stalling server"
       await side.ping();
       const run = runOpenLoop({
         port: server.port,
-        rateOpsPerSec: 1000,
+        requestedOpsPerSec: 1000,
         connections: 5,
         durationS: 3,
       });
@@ -126,7 +126,7 @@ Deno.test("runOpenLoop() counts a server that goes away as disconnects and error
   await withServers([{}], async ([server]) => {
     const run = runOpenLoop({
       port: server.port,
-      rateOpsPerSec: 500,
+      requestedOpsPerSec: 500,
       connections: 4,
       durationS: 2,
       drainS: 0.5,
@@ -146,7 +146,7 @@ Deno.test("runOpenLoop() authenticates with a password, and counts error replies
   await withServers([{ password: "s3cret" }], async ([server]) => {
     const denied = await runOpenLoop({
       port: server.port,
-      rateOpsPerSec: 100,
+      requestedOpsPerSec: 100,
       connections: 1,
       durationS: 0.3,
     });
@@ -156,7 +156,7 @@ Deno.test("runOpenLoop() authenticates with a password, and counts error replies
     const r = await runOpenLoop({
       port: server.port,
       password: "s3cret",
-      rateOpsPerSec: 200,
+      requestedOpsPerSec: 200,
       connections: 2,
       durationS: 0.5,
     });

@@ -167,9 +167,21 @@ Deno.test("a live memtier sweep, and its memtier JSON files alone, label every s
       ),
       "p.yaml",
     );
-    const r = await runPlan(p, { data, runner: new DenoProcessRunner() });
+    const ends: Record<string, unknown>[] = [];
+    const r = await runPlan(p, {
+      data,
+      runner: new DenoProcessRunner(),
+      onEvent: (e) => {
+        if (e.kind === "end") ends.push({ ...e.run });
+      },
+    });
     assert.equal(r.failed, 0);
     const live = sweepTable(data);
+    // the rule reads memtier's rate from what its runner returned (the stored TOTALS rate)
+    assert.deepEqual(
+      ends.map((e) => e.achievedOpsPerSec),
+      live.getColumn("achieved_ops_per_sec").toArray(),
+    );
     const check = (t: pl.DataFrame) => {
       const recs = t.toRecords();
       assert.deepEqual(recs.map((x) => [x.test, x.requested_ops_per_sec]), [

@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import pl from "nodejs-polars";
 import { loadTable } from "../../../src/analyze/load.ts";
-import { parsePlan, runPlan } from "../../../src/collect/mod.ts";
+import { sweepTable } from "../../../src/analyze/sweep/sweep.ts";
+import { type CollectedRun, parsePlan, runPlan } from "../../../src/collect/mod.ts";
 import { type LocalServer, startLocalServer } from "../../../src/collect/redis_server.ts";
 import { findTool } from "../../../src/collect/tools.ts";
 
@@ -38,25 +39,39 @@ Deno.test("a pubsub plan sweeps Redis and Valkey, stops each sweep at its first 
       "ps.yaml",
     );
     const data = Deno.makeTempDirSync({ prefix: "kvlab-ps-plan-" });
-    const result = await runPlan(plan, { data });
+    const ends: CollectedRun[] = [];
+    const result = await runPlan(plan, {
+      data,
+      onEvent: (e) => {
+        if (e.kind === "end") ends.push(e.run);
+      },
+    });
     // 2 servers × 2 modes: 1,000/s runs (sustained unless the box stalls), 2,000,000/s runs
     // and is NS (or is skipped after an NS at 1,000/s), 4,000,000/s is always skipped
     assert.equal(result.cells, 12);
     assert.equal(result.complete + result.failed, 12);
-    const runs = loadTable(data, "runs");
-    const skipped = runs.filter(pl.col("status").eq(pl.lit("failed")));
-    assert.ok(skipped.height >= 4);
-    for (const e of skipped.getColumn("error").toArray() as string[]) {
-      assert.match(e, /^skipped: (redis|valkey) did not sustain (1,000|2,000,000) deliveries\/s/);
+    // a skipped step is reported with its reason and stores nothing (as in latency sweeps)
+    const skipped = ends.filter((r) => r.runId === "");
+    assert.ok(skipped.length >= 4);
+    for (const r of skipped) {
+      assert.equal(r.status, "complete");
+      assert.match(
+        r.reason!,
+        /^skipped: (redis|valkey) did not sustain (1,000|2,000,000) deliveries\/s/,
+      );
     }
+    const runs = loadTable(data, "runs");
+    assert.equal(runs.height, 12 - skipped.length);
+    assert.equal(runs.filter(pl.col("error").str.startsWith("skipped:")).height, 0);
     const done = runs.filter(pl.col("status").eq(pl.lit("complete")));
     assert.ok((done.getColumn("server_cpu_user_s").toArray() as number[]).every((x) => x >= 0));
     assert.deepEqual(new Set(done.getColumn("server").toArray()), new Set(["redis", "valkey"]));
     const tags = (done.getColumn("tags").toArray() as string[]).map((t) => JSON.parse(t));
-    assert.ok(tags.every((t) => t.mode && t.target_rate && t.fan_out));
+    assert.ok(tags.every((t) => t.mode && t.requested_ops_per_sec && t.fan_out));
+    assert.ok(tags.every((t) => t.sweep_rates === "1000,2000000,4000000"));
 
     const res = loadTable(data, "results").sort("requested_ops_per_sec");
-    assert.equal(res.height, result.complete);
+    assert.equal(res.height, done.height);
     assert.equal(res.filter(pl.col("requested_ops_per_sec").eq(1000)).height, 4);
     assert.deepEqual(
       new Set(res.getColumn("test").toArray()),
@@ -73,8 +88,13 @@ Deno.test("a pubsub plan sweeps Redis and Valkey, stops each sweep at its first 
       }
       assert.ok(Number(row.client_cpu_s) > 0);
     }
-    assert.equal(loadTable(data, "hdr_histograms").height, result.complete);
-    assert.ok(loadTable(data, "time_series").height >= result.complete);
+    assert.equal(loadTable(data, "hdr_histograms").height, done.height);
+    assert.ok(loadTable(data, "time_series").height >= done.height);
+    // the sweep table reads both kinds the same way: 4,000,000/s is `skipped` for every arm
+    const table = sweepTable(data);
+    const top = table.filter(pl.col("requested_ops_per_sec").eq(4_000_000));
+    assert.equal(top.height, 4); // 2 servers × 2 modes
+    assert.ok(top.getColumn("verdict").toArray().every((v) => v === "skipped"));
   } finally {
     for (const s of started) await s.stop();
   }

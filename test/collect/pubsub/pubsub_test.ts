@@ -40,7 +40,7 @@ Deno.test({
               subscribers: 12,
               fanOut: mode === "fan-out" ? 3 : undefined,
               channels: mode === "fan-out" ? 4 : undefined,
-              rateDeliveriesPerSec: 1200,
+              requestedOpsPerSec: 1200,
               durationS: 1,
               graceS: 2,
               timeoutS: 20,
@@ -73,7 +73,7 @@ Deno.test({
   fn: async () => {
     await withBoth(async ([[, server]]) => {
       const base = { port: server.port, mode: "one-to-one" as const, publishers: 2 };
-      const common = { ...base, subscribers: 2, rateDeliveriesPerSec: 20, durationS: 1.5 };
+      const common = { ...base, subscribers: 2, requestedOpsPerSec: 20, durationS: 1.5 };
       const plain = await runPubSub(common);
       const late = await runPubSub({ ...common, readDelayMs: 40 });
       assert.equal(late.lost, 0, describe(late));
@@ -104,7 +104,7 @@ Deno.test({
               publishers: 2,
               subscribers: 4,
               payloadBytes: 16384, // 500/s × 16 KB to the stalled one outgrow the socket buffers (~10 MB)
-              rateDeliveriesPerSec: 2000,
+              requestedOpsPerSec: 2000,
               durationS: 2,
               graceS: 1,
               timeoutS: 15,

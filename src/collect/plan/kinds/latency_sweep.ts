@@ -2,20 +2,21 @@
  * Plan kind `latency-sweep` (seed 000's study): hold the request rate fixed, raise it step by
  * step, and record p50 and p99 at each step, per server. The load comes from memtier_benchmark
  * (`engine: memtier`, `--rate-limiting`, closed loop) or from kvlab's open-loop generator
- * (`engine: kvlab`, latency from the intended send time). A step is sustained when the achieved
- * rate is within the plan's bounds of the requested rate (default 97 %–103 %); after a server's
- * first step below them (NS), its later steps are not run (unless `continue_after_ns`).
+ * (`engine: kvlab`, latency from the intended send time). Each step is judged by the sustained
+ * rule of `fixed_rate.ts` (the plan's bounds, default 97 %–103 %), from the rates its runner
+ * returned; after a server's first step below them (NS), its later steps are not run and
+ * nothing is stored for them (unless `continue_after_ns`).
  *
  * @module
  */
 
 import { toolVersion } from "../../host.ts";
-import { memtierArgv, type MemtierCall, runMemtier } from "../../memtier/run.ts";
+import { memtierArgv, type MemtierCall, type MemtierRun, runMemtier } from "../../memtier/run.ts";
 import { preloadKeys } from "../../loadgen/preload.ts";
 import { parseRatio } from "../../loadgen/schedule.ts";
 import { type OpenLoopCall, openLoopCommand, runOpenLoopStep } from "../../loadgen/step.ts";
 import { redactArgv } from "../../../text/redact.ts";
-import { argvToCommand, type CollectedRun } from "../../collector.ts";
+import { argvToCommand } from "../../collector.ts";
 import { findTool } from "../../tools.ts";
 import {
   type CellEvent,
@@ -27,18 +28,18 @@ import {
   type PlanKind,
   type PlanReader,
 } from "../kind.ts";
-import { stepOf, storedSteps } from "./_sweep_steps.ts";
+import { skippedStep, storedSteps } from "./_sweep_steps.ts";
+import {
+  checkSustainedRule,
+  DEFAULT_SUSTAINED_RULE,
+  SkipAfterNs,
+  type SustainedRule,
+} from "../../../fixed_rate.ts";
 
 /** Which load generator drives the steps. */
 export type SweepEngine = "kvlab" | "memtier";
 
-/** The sustained rule: a step holds when `min ≤ achieved / requested ≤ max`. */
-export interface SustainedRule {
-  /** @default {0.97} */
-  min: number;
-  /** @default {1.03} */
-  max: number;
-}
+export type { SustainedRule } from "../../../fixed_rate.ts";
 
 /** A checked plan of kind `latency-sweep`. */
 export interface LatencySweepPlan extends PlanBase {
@@ -76,7 +77,7 @@ export interface LatencySweepCell extends PlanCellBase {
   /** Stable id: `<plan>/<server>/r<rate>/rep<k>`. */
   id: string;
   /** Requested total rate, requests per second. */
-  rateOpsPerSec: number;
+  requestedOpsPerSec: number;
 }
 
 const S = "sweep";
@@ -98,33 +99,6 @@ const SECTION_FIELDS = [
   "sustained",
   "continue_after_ns",
 ];
-
-/**
- * The sustained rule's verdict on one step.
- *
- * @param requested The requested rate.
- * @param achieved The achieved rate.
- * @param rule The bounds (default 97 %–103 %).
- * @returns `sustained`, `NS` (below) or `over` (above: the rate was not held either).
- *
- * @example
- * ```ts
- * import { stepVerdict } from "@kvlab/kvlab/collect";
- * import assert from "node:assert/strict";
- * assert.equal(stepVerdict(400_000, 258_000), "NS");
- * assert.equal(stepVerdict(4_000, 5_010), "over"); // memtier's token bucket over-delivers
- * assert.equal(stepVerdict(80_000, 79_000), "sustained");
- * assert.equal(stepVerdict(100, 96, { min: 0.95, max: 1.05 }), "sustained");
- * ```
- */
-export function stepVerdict(
-  requested: number,
-  achieved: number,
-  rule: SustainedRule = { min: 0.97, max: 1.03 },
-): "sustained" | "NS" | "over" {
-  const r = achieved / requested;
-  return r < rule.min ? "NS" : r > rule.max ? "over" : "sustained";
-}
 
 /**
  * The memtier run of a step: the plan's workload at the cell's rate (per connection, rounded to
@@ -170,7 +144,7 @@ export function sweepMemtierCall(
     keyMaximum: plan.keys,
     pipeline: plan.pipeline,
     testTimeS,
-    rateLimit: Math.round(cell.rateOpsPerSec / (plan.threads * plan.clients)),
+    rateLimit: Math.round(cell.requestedOpsPerSec / (plan.threads * plan.clients)),
     printPercentiles: [50, 99, 99.9],
   };
 }
@@ -179,7 +153,7 @@ export function sweepMemtierCall(
 function openLoopCall(plan: LatencySweepPlan, cell: LatencySweepCell): OpenLoopCall {
   return {
     target: cell.server.target,
-    rateOpsPerSec: cell.rateOpsPerSec,
+    requestedOpsPerSec: cell.requestedOpsPerSec,
     connections: plan.threads * plan.clients,
     durationS: plan.stepS,
     warmupS: plan.warmupS,
@@ -253,8 +227,8 @@ export const latencySweepKind: PlanKind<LatencySweepPlan, LatencySweepCell> = {
   },
 
   cells(plan) {
-    const points = plan.rates.map((rateOpsPerSec) => ({ rateOpsPerSec }));
-    return interleavedCells(plan, points, (p) => `r${p.rateOpsPerSec}`);
+    const points = plan.rates.map((requestedOpsPerSec) => ({ requestedOpsPerSec }));
+    return interleavedCells(plan, points, (p) => `r${p.requestedOpsPerSec}`);
   },
 
   describe(plan, cell) {
@@ -264,24 +238,22 @@ export const latencySweepKind: PlanKind<LatencySweepPlan, LatencySweepCell> = {
         json: "memtier.json",
         hdrPrefix: "hdr",
       })));
-    return { command, requests: Math.round(cell.rateOpsPerSec * plan.stepS) };
+    return { command, requests: Math.round(cell.requestedOpsPerSec * plan.stepS) };
   },
 
   async open(plan, ctx) {
     const tool = plan.engine === "memtier" ? await checkMemtier(plan, ctx) : null;
     const version = tool ? await toolVersion(ctx.runner, tool) : null;
     const runs = { ...plan, tool: tool ?? plan.tool };
-    // a server's lowest NS rate so far, this session's and stored ones (a resumed sweep)
-    const firstNs = new Map<string, number>();
-    for (const s of storedSteps(ctx.data, plan.name)) {
-      if (stepVerdict(s.requested, s.achieved ?? 0, plan.sustained) === "NS") noteNs(firstNs, s);
-    }
+    // each server's first NS: this session's steps, and the stored ones of a resumed sweep
+    const sweeps = new SkipAfterNs(plan.sustained);
+    for (const s of storedSteps(ctx.data, plan.name)) sweeps.note(s.label, s);
     const preloaded = new Set<string>();
     return async (cell, emit) => {
-      const ns = firstNs.get(cell.label);
-      if (!plan.continueAfterNs && ns !== undefined && cell.rateOpsPerSec > ns) {
-        return skipped(cell, ns);
-      }
+      const skip = plan.continueAfterNs
+        ? null
+        : sweeps.skipReason(cell.label, cell.requestedOpsPerSec, { label: cell.label });
+      if (skip !== null) return skippedStep(skip);
       if (!preloaded.has(cell.label) && plan.preload) {
         emit({ kind: "warmup" });
         await preload(runs, cell, ctx);
@@ -290,7 +262,7 @@ export const latencySweepKind: PlanKind<LatencySweepPlan, LatencySweepCell> = {
       const record = cellRecord(plan, cell, {
         engine: plan.engine,
         connections: String(plan.threads * plan.clients),
-        requested_ops_per_sec: String(cell.rateOpsPerSec),
+        requested_ops_per_sec: String(cell.requestedOpsPerSec),
         // every rate of the sweep, so the analysis shows steps not run after an NS as `-`
         sweep_rates: plan.rates.join(","),
       });
@@ -304,30 +276,17 @@ export const latencySweepKind: PlanKind<LatencySweepPlan, LatencySweepCell> = {
           signal: ctx.signal,
         })
         : await memtierStep(runs, cell, ctx, version, record, emit);
-      const step = run.status === "failed" ? null : stepOf(ctx.data, run.runId);
-      if (step && stepVerdict(step.requested, step.achieved ?? 0, plan.sustained) === "NS") {
-        noteNs(firstNs, { label: cell.label, requested: step.requested });
+      // the runner's own rates (no read-back); the requested rate is the cell's, as typed
+      if (run.status !== "failed") {
+        sweeps.note(cell.label, {
+          requestedOpsPerSec: cell.requestedOpsPerSec,
+          achievedOpsPerSec: run.achievedOpsPerSec,
+        });
       }
       return run;
     };
   },
 };
-
-function noteNs(firstNs: Map<string, number>, s: { label: string; requested: number }): void {
-  firstNs.set(s.label, Math.min(firstNs.get(s.label) ?? Infinity, s.requested));
-}
-
-/** A step not run, after the server's first NS: nothing is stored. */
-function skipped(cell: LatencySweepCell, ns: number): CollectedRun {
-  return {
-    runId: "",
-    status: "complete",
-    tests: 0,
-    reason: `skipped: ${cell.label} did not sustain ${ns.toLocaleString("en")}/s`,
-    command: "",
-    interrupted: false,
-  };
-}
 
 /** Checks memtier once (throwing ToolNotFoundError) and returns its path. */
 async function checkMemtier(plan: LatencySweepPlan, ctx: KindContext): Promise<string> {
@@ -373,7 +332,7 @@ async function memtierStep(
   version: string | null,
   record: ReturnType<typeof cellRecord>,
   emit: (e: CellEvent) => void,
-): Promise<CollectedRun> {
+): Promise<MemtierRun> {
   const timeoutMs = plan.timeoutS * 1000;
   if (plan.warmupS > 0) {
     emit({ kind: "warmup" });
@@ -418,10 +377,11 @@ function readRates(read: PlanReader, engine: string, connections: number): numbe
 }
 
 function readRule(read: PlanReader): SustainedRule {
-  if (read.value([S, "sustained"]) === undefined) return { min: 0.97, max: 1.03 };
-  read.mapping([S, "sustained"], "expected { min: 0.97, max: 1.03 }");
-  const min = read.number([S, "sustained", "min"], 0.97, 1);
-  const max = read.number([S, "sustained", "max"], 1.03, 100);
+  const d = DEFAULT_SUSTAINED_RULE;
+  if (read.value([S, "sustained"]) === undefined) return { ...d };
+  read.mapping([S, "sustained"], `expected { min: ${d.min}, max: ${d.max} }`);
+  const min = read.number([S, "sustained", "min"], d.min, 1, true);
+  const max = read.number([S, "sustained", "max"], d.max, 100);
   if (max < 1) read.fail([S, "sustained", "max"], "expected max ≥ 1");
-  return { min, max };
+  return checkSustainedRule({ min, max });
 }

@@ -2,14 +2,17 @@
  * Plan kind `pubsub`: pub/sub delivery latency at fixed target delivery rates (steps), in one or
  * more modes (`one-to-one`, `fan-out`, `sharded`), each step one stored run made by kvlab's own
  * engine. Cells run repetition by repetition, each mode's rates in increasing order, servers
- * alternating. The sustained rule decides each step; once a server fails to sustain a step
- * (`NS`), its higher steps of that mode and repetition are not run: they are stored as failed
- * runs saying so (a resumed plan reads the verdicts of the runs already stored).
+ * alternating. The sustained rule of `fixed_rate.ts` decides each step; once a server fails to
+ * sustain a step (`NS`), its higher steps of that mode and repetition are not run and nothing
+ * is stored for them (a resumed plan reads the verdicts of the runs already stored).
  *
  * @module
  */
 
+import { SkipAfterNs } from "../../../fixed_rate.ts";
 import { runFacts, runManifest } from "../../../store/layout.ts";
+import type { CollectedRun } from "../../collector.ts";
+import { skippedStep } from "./_sweep_steps.ts";
 import { PUBSUB_MODES, type PubSubMode, pubSubMode, pubSubPlan } from "../../pubsub/mod.ts";
 import { type PubSubCall, pubSubCommand, runPubSubStep } from "../../pubsub/step.ts";
 import {
@@ -43,8 +46,8 @@ export interface PubSubCell extends PlanCellBase {
   /** Stable id: `<plan>/<server>/<mode>-r<rate>/rep<k>`. */
   id: string;
   mode: PubSubMode;
-  /** Target delivery rate, deliveries per second. */
-  rate: number;
+  /** Target (requested) delivery rate, deliveries per second. */
+  requestedOpsPerSec: number;
 }
 
 const S = "pubsub";
@@ -94,7 +97,7 @@ export function pubSubCall(plan: PubSubPlan, cell: PubSubCell): PubSubCall {
     channels: plan.channels ?? undefined,
     fanOut: cell.mode === "one-to-one" ? undefined : plan.fanOut ?? undefined,
     payloadBytes: plan.payloadBytes,
-    rateDeliveriesPerSec: cell.rate,
+    requestedOpsPerSec: cell.requestedOpsPerSec,
     durationS: plan.stepS,
     graceS: plan.graceS,
     timeoutS: plan.timeoutS,
@@ -157,28 +160,44 @@ export const pubSubKind: PlanKind<PubSubPlan, PubSubCell> = {
     return plan;
   },
 
-  tags: ["mode", "publishers", "subscribers", "fan_out", "payload_bytes", "target_rate"],
+  tags: [
+    "mode",
+    "publishers",
+    "subscribers",
+    "fan_out",
+    "payload_bytes",
+    "requested_ops_per_sec",
+    "sweep_rates",
+  ],
 
   count(plan) {
     return plan.repetitions * plan.modes.length * plan.rates.length * plan.servers.length;
   },
 
   cells(plan) {
-    const points = plan.modes.flatMap((mode) => plan.rates.map((rate) => ({ mode, rate })));
-    return interleavedCells(plan, points, (p) => `${p.mode}-r${p.rate}`);
+    const points = plan.modes.flatMap((mode) =>
+      plan.rates.map((requestedOpsPerSec) => ({ mode, requestedOpsPerSec }))
+    );
+    return interleavedCells(plan, points, (p) => `${p.mode}-r${p.requestedOpsPerSec}`);
   },
 
   describe(plan, cell) {
     return {
       command: pubSubCommand(pubSubCall(plan, cell)),
-      requests: Math.ceil(cell.rate * plan.stepS),
+      requests: Math.ceil(cell.requestedOpsPerSec * plan.stepS),
     };
   },
 
   open(plan, ctx) {
-    const notSustained = firstNotSustained(plan, ctx.data);
-    const runCell = async (cell: PubSubCell) => {
+    const sweeps = storedSweeps(plan, ctx.data);
+    const runCell = async (cell: PubSubCell): Promise<CollectedRun> => {
       const key = sweepKey(cell);
+      const skip = sweeps.skipReason(key, cell.requestedOpsPerSec, {
+        label: cell.label,
+        unit: " deliveries/s",
+        detail: `${cell.mode}, repetition ${cell.repetition}`,
+      });
+      if (skip !== null) return skippedStep(skip);
       const call = pubSubCall(plan, cell);
       const record = {
         data: ctx.data,
@@ -189,20 +208,20 @@ export const pubSubKind: PlanKind<PubSubPlan, PubSubCell> = {
           subscribers: String(plan.subscribers),
           fan_out: String(call.fanOut ?? 1),
           payload_bytes: String(plan.payloadBytes),
-          target_rate: String(cell.rate),
+          requested_ops_per_sec: String(cell.requestedOpsPerSec),
+          // every rate of the sweep, so the analysis shows steps not run after an NS as `-`
+          sweep_rates: plan.rates.join(","),
         }),
         host: ctx.host,
         now: ctx.now,
       };
-      const ns = notSustained.get(key);
-      if (ns !== undefined && cell.rate > ns) {
-        const skip = `skipped: ${cell.label} did not sustain ${ns.toLocaleString("en")} ` +
-          `deliveries/s (${cell.mode}, repetition ${cell.repetition})`;
-        return await runPubSubStep(call, { ...record, skip });
-      }
       const run = await runPubSubStep({ ...call, signal: ctx.signal }, record);
-      if (run.verdict === "NS" || run.status === "failed") {
-        notSustained.set(key, Math.min(notSustained.get(key) ?? Infinity, cell.rate));
+      // the rule on the runner's rates, as typed (no read-back); a failed step is not judged
+      if (run.result) {
+        sweeps.note(key, {
+          requestedOpsPerSec: cell.requestedOpsPerSec,
+          achievedOpsPerSec: run.result.achievedOpsPerSec,
+        });
       }
       return run;
     };
@@ -216,19 +235,18 @@ function sweepKey(cell: PubSubCell): string {
 }
 
 /**
- * Each sweep's lowest NS rate among the runs already stored (for a resumed plan): the verdict
- * each complete run keeps in its manifest.
+ * Each sweep's NS steps among the runs already stored (for a resumed plan): the verdict each
+ * complete run keeps in its manifest.
  */
-function firstNotSustained(plan: PubSubPlan, data: string): Map<string, number> {
-  const out = new Map<string, number>();
+function storedSweeps(plan: PubSubPlan, data: string): SkipAfterNs {
+  const out = new SkipAfterNs();
   const cells = new Map(pubSubKind.cells(plan).map((c) => [c.id, c]));
   for (const m of runFacts(data, ["run_id", "plan_name", "plan_cell", "status"])) {
     const cell = cells.get(String(m.plan_cell));
     if (m.plan_name !== plan.name || !cell || m.status !== "complete") continue;
     const manifest = runManifest(data, String(m.run_id)) as { pubsub?: { verdict?: string } };
     if (manifest?.pubsub?.verdict !== "NS") continue;
-    const key = sweepKey(cell);
-    out.set(key, Math.min(out.get(key) ?? Infinity, cell.rate));
+    out.noteNs(sweepKey(cell), cell.requestedOpsPerSec);
   }
   return out;
 }
