@@ -335,3 +335,26 @@ export function formatSweep(
   return sweepMatrices(table, options).map((m) => `**${m.title}**\n\n${formatTable(m.frame, "md")}`)
     .join("\n");
 }
+
+/**
+ * Whether a results frame holds fixed-rate steps only (every row has a requested rate): data
+ * that {@link sweepTable} shows and that `compare`, `plot ratio` and the summary page do not.
+ *
+ * @param results A results frame ({@link loadResults}).
+ * @returns True when it has rows and each has a `requested_ops_per_sec`.
+ *
+ * @example
+ * ```ts
+ * import { fixedRateOnly } from "@kvlab/kvlab/analyze";
+ * import pl from "nodejs-polars";
+ * import assert from "node:assert/strict";
+ * assert.equal(fixedRateOnly(pl.DataFrame({ requested_ops_per_sec: [1000, 2000] })), true);
+ * assert.equal(fixedRateOnly(pl.DataFrame({ requested_ops_per_sec: [1000, null] })), false);
+ * assert.equal(fixedRateOnly(pl.DataFrame({ ops_per_sec: [1000] })), false);
+ * assert.equal(fixedRateOnly(pl.DataFrame({ requested_ops_per_sec: [] })), false);
+ * ```
+ */
+export function fixedRateOnly(results: pl.DataFrame): boolean {
+  return results.height > 0 && results.columns.includes("requested_ops_per_sec") &&
+    results.getColumn("requested_ops_per_sec").nullCount() === 0;
+}

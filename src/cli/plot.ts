@@ -11,9 +11,12 @@ import type { OptionValues } from "commander";
 import { defaultArmColumn, deltaSides, resolveArms } from "../analyze/arms.ts";
 import { chartFormat, saveChart } from "../analyze/export.ts";
 import { loadResults } from "../analyze/load.ts";
-import { plotChart, type PlotKind, plotKind, type PlotOptions } from "../analyze/plots.ts";
+import { latencySteps } from "../analyze/latency.ts";
+import { plotData, type PlotKind, plotKind, type PlotOptions, PLOTS } from "../analyze/plots.ts";
+import { sweepTable } from "../analyze/sweep.ts";
 import type { Output } from "./_exit.ts";
 import { optionalString } from "./_options.ts";
+import { notForSweeps, nothingToDraw, onlyForSweeps } from "./_shows.ts";
 
 /** What `kvlab plot` draws and where it saves it. */
 export interface PlotCommandOptions {
@@ -79,9 +82,14 @@ export function plotOptions(kind: string, raw: OptionValues): PlotCommandOptions
  * @returns The options to build the chart with.
  * @throws {TypeError} For `ratio` with fewer than two arms or `delta` with fewer than two
  * values, naming what the data holds.
+ * @throws {NothingToShowError} For fixed-rate steps only (`sweep` shows them), or `sweep` on
+ * data without them.
  */
 export function plotArms(data: string, kind: PlotKind, plot: PlotOptions): PlotOptions {
   const results = loadResults(data);
+  if (kind === "sweep") {
+    onlyForSweeps("kvlab plot sweep", data, sweepTable({ results }, { by: "run_id" }).height);
+  } else if (kind !== "latency") notForSweeps(`kvlab plot ${kind}`, data, results);
   switch (kind) {
     case "ratio": {
       const arms = resolveArms(results, { by: plot.by, baseline: plot.baseline });
@@ -105,7 +113,18 @@ export function plotArms(data: string, kind: PlotKind, plot: PlotOptions): PlotO
  */
 export async function plotCommand(o: PlotCommandOptions, out: Output): Promise<void> {
   const plot = plotArms(o.data, o.kind, o.plot);
+  const kind = PLOTS[o.kind];
+  const frame = plotData(o.data, kind.needs, plot);
+  if (
+    frame.height === 0 ||
+    (o.kind === "latency" && latencySteps(frame, { by: [plot.by ?? "server"] }).height === 0)
+  ) {
+    const what = kind.needs === "latency"
+      ? "latency distribution (redis-benchmark's latency blocks, memtier's or kvlab's histograms)"
+      : "complete results";
+    nothingToDraw(`kvlab plot ${o.kind}`, o.data, what, loadResults(o.data));
+  }
   // the folder of -o is made only when its parent exists (a typo is an error, not a new tree)
-  await saveChart(plotChart(o.data, o.kind, plot), o.output, { folders: "parent" });
+  await saveChart(kind.build(frame, plot), o.output, { folders: "parent" });
   out.print(`wrote ${o.output}\n`);
 }

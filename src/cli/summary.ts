@@ -16,6 +16,7 @@ import { loadResults, loadTable } from "../analyze/load.ts";
 import { latencyDistributionBy } from "../analyze/plots.ts";
 import { summaryPage } from "../analyze/summary_page.ts";
 import type { Output } from "./_exit.ts";
+import { notForSweeps } from "./_shows.ts";
 import { optionalString } from "./_options.ts";
 
 /** What `kvlab summary` summarizes and where it writes. */
@@ -95,6 +96,7 @@ export async function summaryCommand(
   out: Output,
 ): Promise<SummaryWritten> {
   const results = loadResults(o.data);
+  notForSweeps("kvlab summary", o.data, results);
   const runs = loadTable(o.data, "runs");
   const arms = resolveArms(results.height > 0 ? results : runs, { by: o.by, baseline: o.baseline });
   out.printErr(
