@@ -74,6 +74,8 @@ Deno.test("sweepTable() --by server keeps the engines apart", async (t) => {
     );
     const md = formatSweep(table, "md", { by: "server" });
     assert.match(md, /redis · kvlab-loadgen \| redis · memtier_benchmark/);
+    assert.match(md, /\| requested \(ops\/s\) \|/);
+    assert.match(md, /Cells: p50 \/ p99 latency in ms/);
   });
 
   await t.step("arms of one engine keep their plain names", () => {
@@ -82,5 +84,15 @@ Deno.test("sweepTable() --by server keeps the engines apart", async (t) => {
       [...new Set(table.getColumn("label").toArray())],
       ["redis-kvlab-loadgen", "redis-memtier_benchmark"],
     );
+  });
+
+  await t.step("--format text rounds by unit, headers with units", () => {
+    const odd = pl.DataFrame([
+      row("x", "kvlab-loadgen", "intended", 10000, 29998 / 3, 0.446498010664),
+    ]);
+    const text = formatSweep(sweepTable({ results: odd }, { by: "server" }), "text");
+    assert.doesNotMatch(text, /9999\.3333|0\.446498/);
+    assert.match(text, /achieved \(ops\/s\)/);
+    assert.match(text, / 9999\.33 +0\.446 /);
   });
 });
