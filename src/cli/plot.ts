@@ -74,7 +74,8 @@ export function plotOptions(kind: string, raw: OptionValues): PlotCommandOptions
 
 /**
  * The kind's options with the arms filled in from the data: `by` defaults to the column that
- * splits it (`server` when none does), and `ratio`'s baseline to the first arm.
+ * splits it (`server` when none does), `ratio`'s baseline to the first arm, and a `delta`
+ * without `--dimension/--from/--to` over two arms goes from the baseline to the other.
  *
  * @param data Dataset directory.
  * @param kind The kind.
@@ -96,6 +97,14 @@ export function plotArms(data: string, kind: PlotKind, plot: PlotOptions): PlotO
       return { ...plot, by: arms.by, baseline: arms.baseline };
     }
     case "delta":
+      if (plot.dimension === undefined && plot.from === undefined && plot.to === undefined) {
+        // the arms, as summary finds them: with two, the delta goes from the baseline to the other
+        const arms = resolveArms(results, { by: plot.by, baseline: plot.baseline });
+        if (arms.values.length === 2) {
+          const to = arms.values.find((v) => v !== arms.baseline)!;
+          return { ...plot, dimension: arms.by, from: arms.baseline, to };
+        }
+      }
       if (plot.dimension && plot.from !== undefined && plot.to !== undefined) {
         deltaSides(results, { dimension: plot.dimension, from: plot.from, to: plot.to });
       }
