@@ -77,7 +77,14 @@ export function cellOutcome(e: StudyEvent): CellOutcome | undefined {
     return { cell: e.cell.id, status: "skipped", runId: e.runId, reason: null };
   }
   if (e.kind === "end") {
-    return { cell: e.cell.id, status: e.run.status, runId: e.run.runId, reason: e.run.reason };
+    // a sweep step not run after its server's first NS stores nothing: it is not a complete run
+    const notRun = e.run.runId === "" && (e.run.reason ?? "").startsWith("skipped:");
+    return {
+      cell: e.cell.id,
+      status: notRun ? "skipped" : e.run.status,
+      runId: e.run.runId,
+      reason: e.run.reason,
+    };
   }
   return undefined;
 }
@@ -210,8 +217,10 @@ export async function runStudy(
     print(`${result.cells} cells (dry run: nothing was run)\n`);
     return result;
   }
+  const notRun = outcomes.filter((o) => o.status === "skipped" && o.runId === "").length;
   print(
-    `${result.cells} cells: ${result.complete} complete, ${result.skipped} skipped (already complete), ` +
+    `${result.cells} cells: ${result.complete - notRun} complete, ${result.skipped} skipped ` +
+      `(already complete), ${notRun ? `${notRun} not run (after a first NS), ` : ""}` +
       `${result.incomplete} incomplete, ${result.failed} failed` +
       (result.interrupted ? ", interrupted" : "") + "\n",
   );

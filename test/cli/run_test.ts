@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { parsePlan, type StudyEvent } from "../../src/collect/mod.ts";
 import { studyProgress } from "../../src/cli/progress.ts";
-import { runStudy } from "../../src/cli/run.ts";
+import { cellOutcome, runStudy } from "../../src/cli/run.ts";
 import { withServers } from "../_support/servers.ts";
 
 const cell = { id: "p/redis/c1-d3-P1-t0-r0/rep1" } as StudyEvent["cell"];
@@ -58,6 +58,39 @@ Deno.test("studyProgress() in a pipe: warm-up apart, known rates only, every 10 
       "  → complete: 2 tests, run r1\n",
   );
   assert.doesNotMatch(out, /rps=0|overall: -/);
+});
+
+Deno.test("a sweep step not run after a first NS is not counted as complete", () => {
+  let out = "";
+  const on = studyProgress((s) => out += s, false, () => 0);
+  const end = {
+    kind: "end" as const,
+    ...at,
+    run: {
+      runId: "",
+      status: "complete" as const,
+      tests: 0,
+      reason: "skipped: redis did not sustain 60,000/s",
+      command: "",
+      interrupted: false,
+    },
+  };
+  on(end);
+  assert.match(out, /→ not run \(skipped: redis did not sustain 60,000\/s\)\n$/);
+  assert.doesNotMatch(out, /→ complete/);
+  assert.equal(cellOutcome(end)?.status, "skipped");
+});
+
+Deno.test("studyProgress() tells a preload from a warm-up run", () => {
+  let out = "";
+  const on = studyProgress((s) => out += s, false, () => 0);
+  on({ kind: "start", ...at, command: "memtier_benchmark --rate-limiting 100", requests: 1 });
+  on({ kind: "warmup", what: "preload", cell });
+  on({ kind: "warmup", cell });
+  assert.match(
+    out,
+    /\n  preload: every key written once \(not stored\)\n  warm-up run \(not stored\)\n$/,
+  );
 });
 
 Deno.test("runStudy() ends with a per-cell summary table", async () => {

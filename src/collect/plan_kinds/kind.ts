@@ -222,8 +222,8 @@ export class PlanReader {
 
 /** What a running cell reports, besides its start and end (which `runPlan` reports). */
 export type CellEvent =
-  /** An unrecorded warm-up run starts. */
-  | { kind: "warmup" }
+  /** An unrecorded warm-up run (or, `what: "preload"`, a preload of the key space) starts. */
+  | { kind: "warmup"; what?: "warm-up" | "preload" }
   /** The tool's own live output (`rps=…`). */
   | { kind: "progress"; event: ProgressEvent }
   /** A memory fill reached `keys` of `target`. */

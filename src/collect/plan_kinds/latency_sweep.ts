@@ -283,7 +283,7 @@ export const latencySweepKind: PlanKind<LatencySweepPlan, LatencySweepCell> = {
         return skipped(cell, ns);
       }
       if (!preloaded.has(cell.label) && plan.preload) {
-        emit({ kind: "warmup" });
+        emit({ kind: "warmup", what: "preload" });
         await preload(runs, cell, ctx);
         preloaded.add(cell.label);
       }

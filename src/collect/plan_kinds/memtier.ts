@@ -265,7 +265,7 @@ export const memtierKind: PlanKind<MemtierPlan, MemtierCell> = {
     const runs = { ...plan, tool };
     return async (cell, emit) => {
       if (plan.preload === "each" || (plan.preload === "once" && !preloaded.has(cell.label))) {
-        emit({ kind: "warmup" });
+        emit({ kind: "warmup", what: "preload" });
         await ctx.runner.run({
           argv: memtierArgv(memtierPreloadCall(runs, cell)),
           timeoutMs: plan.timeoutS * 1000,
