@@ -264,7 +264,11 @@ export function latencyDistributionBy(dataDir: string, by: string): pl.DataFrame
     ? all.filter(pl.col("aggregate").isNull().or(pl.col("aggregate").eq(pl.lit("average"))))
     : all;
   const params = PARAMETER_COLUMNS.filter((c) => c !== by && results.columns.includes(c));
-  const tests = results.select("run_id", "test_index", by, ...params);
+  // ≤6.0 reports print percentages only: `requests` turns them into counts (latencySteps)
+  const requests = results.columns.includes("requests") && !params.includes("requests" as never)
+    ? ["requests"]
+    : [];
+  const tests = results.select("run_id", "test_index", by, ...params, ...requests);
   const dist = loadTable(dataDir, "latency_distribution");
   // memtier prints percentiles without counts, kvlab's engines none: their histograms stand in
   const counted = new Set(
