@@ -14,6 +14,10 @@ import { parsePlan, type StudyPlan } from "../collect/plan.ts";
 import { type Orphan, runPlan, type StudyEvent, type StudyResult } from "../collect/study.ts";
 import { exitForStudy, type Output, stopSignalOf, withStopSignals } from "./_exit.ts";
 import { studyProgress } from "./progress.ts";
+import { stepLines } from "./_step_line.ts";
+
+/** Plan kinds whose cells are fixed-rate steps. */
+const FIXED_RATE_KINDS = new Set(["latency-sweep", "pubsub"]);
 
 /** What `kvlab run` runs. */
 export interface RunCommandOptions {
@@ -206,6 +210,10 @@ export async function runStudy(
         const line = lockLine(e);
         if (line) print(line);
         progress(e);
+        // a fixed-rate step says what it reached, not only "1 test"
+        if (e.kind === "end" && e.run.runId && FIXED_RATE_KINDS.has(plan.kind)) {
+          print(stepLines(data, e.run.runId));
+        }
         const o = cellOutcome(e);
         if (o) outcomes.push(o);
       },

@@ -131,3 +131,34 @@ timeout_s: 60
     assert.match(again.at(-2)!, /^t\/redis\/c1-d3-P1-t0-r0\/rep1 {2}skipped {6}2\s+\d+\.\d\d$/);
   });
 });
+
+Deno.test("runStudy() says what each fixed-rate step reached", async () => {
+  await withServers([{}], async ([a]) => {
+    const data = Deno.makeTempDirSync({ prefix: "kvlab-run-step-" });
+    const plan = parsePlan(
+      `name: s
+kind: latency-sweep
+servers:
+  - { name: redis, url: "${a.url}" }
+repetitions: 1
+timeout_s: 30
+sweep:
+  engine: kvlab
+  threads: 1
+  clients: 2
+  rates: [200]
+  step_s: 1
+  keys: 100
+`,
+      "s.yaml",
+    );
+    let out = "";
+    await runStudy(plan, data, false, { print: (s) => out += s, printErr: () => {} });
+    // whatever this busy machine reached: the achieved rate, a verdict, p50 and p99
+    assert.match(
+      out,
+      /→ complete: 1 test, run \S+\n {2}GET: [\d,]+\/s of 200\/s \((sustained|NS|over)\); p50 [\d.]+ ms, p99 [\d.]+ ms\n/,
+    );
+    Deno.removeSync(data, { recursive: true });
+  });
+});
