@@ -144,7 +144,11 @@ export function studyProgress(
         break;
       case "start":
         live.start(e.requests);
-        write(`[${e.index}/${e.total}] ${e.cell.id}\n  $ ${e.command}\n`);
+        write(
+          `[${e.index}/${e.total}] ${e.cell.id}\n` +
+            (e.before ?? []).map((b) => `  $ ${b.command}   # ${b.what}\n`).join("") +
+            `  $ ${e.command}\n`,
+        );
         break;
       case "warmup":
         live.warmup();

@@ -162,3 +162,45 @@ sweep:
     Deno.removeSync(data, { recursive: true });
   });
 });
+
+Deno.test("runStudy() --dry-run shows the warm-up and preload commands too", async () => {
+  const data = Deno.makeTempDirSync({ prefix: "kvlab-dry-" });
+  const show = async (yaml: string) => {
+    let out = "";
+    await runStudy(parsePlan(yaml, "p.yaml"), data, true, {
+      print: (s) => out += s,
+      printErr: () => {},
+    });
+    return out;
+  };
+  const rb = await show(`name: w
+servers:
+  - { name: redis, url: "redis://127.0.0.1:1" }
+tests: [set]
+requests: 2000
+warmup_requests: 500
+matrix:
+  clients: [1]
+`);
+  assert.match(
+    rb,
+    /\n {2}\$ redis-benchmark .*-n 500 .*# warm-up, not stored\n {2}\$ redis-benchmark .*-n 2000/,
+  );
+  const mt = await show(`name: m
+kind: memtier
+servers:
+  - { name: redis, url: "redis://127.0.0.1:1" }
+memtier:
+  preload: once
+  key_maximum: 1000
+  test_time_s: 1
+  matrix:
+    threads: [1]
+    clients: [1]
+`);
+  assert.match(
+    mt,
+    /\n {2}\$ memtier_benchmark .*# preload, once per server, not stored\n {2}\$ memtier_benchmark /,
+  );
+  Deno.removeSync(data, { recursive: true });
+});

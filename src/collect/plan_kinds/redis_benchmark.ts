@@ -155,9 +155,18 @@ export const redisBenchmarkKind: PlanKind<RedisBenchmarkPlan, RedisBenchmarkCell
   },
 
   describe(plan, cell) {
+    const warmup = plan.warmupRequests > 0
+      ? [{
+        what: "warm-up, not stored",
+        command: argvToCommand(
+          redactArgv(redisBenchmarkArgv(cellParams(plan, cell, plan.warmupRequests))),
+        ),
+      }]
+      : [];
     return {
       command: argvToCommand(redactArgv(redisBenchmarkArgv(cellParams(plan, cell)))),
       requests: plan.requests,
+      ...(warmup.length ? { before: warmup } : {}),
     };
   },
 
