@@ -68,7 +68,7 @@ export function sweepChart(table: pl.DataFrame, options: SweepChartOptions = {})
   const x = {
     field: "requested_ops_per_sec",
     type: "quantitative",
-    title: "requested rate (requests/s)",
+    title: "requested rate (ops/s)",
     scale: { type: "log" },
   };
   const color = colorEncoding(by, arms);
