@@ -117,6 +117,24 @@ Deno.test("figures as drawn", async (t) => {
     assert.ok(Math.abs(rules[0].x - rules[1].x) > 3, `rules at ${rules[0].x} and ${rules[1].x}`);
     // the subtitle names the marker the chart draws (Vega's "cross" is a +)
     assert.match(JSON.stringify(spec.title), /\+ : a step not sustained/);
+    // one legend (the arms), within the plot's width: the figure stays about 800 px wide
+    const many = sweepTable({
+      results: pl.DataFrame(
+        [
+          "Dragonfly",
+          "HotKV",
+          "Redis 1 thread",
+          "Redis io-threads 8",
+          "Valkey 1 thread",
+          "Valkey io-threads 8",
+        ]
+          .flatMap((l) => [row(l, 10_000, 10_000, 0.2), row(l, 60_000, 50_000, 9)]),
+      ),
+    });
+    const wide = await drawn(sweepChart(many));
+    assert.ok(wide.width <= 820, `canvas ${wide.width} px wide`);
+    const legends = wide.items.filter((i) => i.role === "legend-title").map((i) => i.text);
+    assert.deepEqual(legends, ["label"]);
   });
 
   await t.step("scalingChart(): x ticks at the data, a tie is no crossover", async () => {

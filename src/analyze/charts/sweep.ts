@@ -86,7 +86,8 @@ export function sweepChart(table: pl.DataFrame, options: SweepChartOptions = {})
         },
         color,
         detail: { field: "series" },
-        strokeDash: { field: "percentile", type: "nominal", title: "percentile" },
+        // said in the subtitle: one legend (the arms) keeps the figure as wide as its plot
+        strokeDash: { field: "percentile", type: "nominal", title: "percentile", legend: null },
       },
     },
     {
@@ -100,6 +101,7 @@ export function sweepChart(table: pl.DataFrame, options: SweepChartOptions = {})
           field: "verdict",
           type: "nominal",
           scale: { domain: ["sustained", "over", "NS"], range: ["circle", "triangle-up", "cross"] },
+          legend: null,
         },
         tooltip: [
           { field: by },
@@ -127,7 +129,10 @@ export function sweepChart(table: pl.DataFrame, options: SweepChartOptions = {})
   const head = base(
     options.title ?? "latency against offered load",
     options.subtitle ??
-      "solid p50, dashed p99; + : a step not sustained (NS), its dotted rule at the rate it reached",
+      [
+        "solid p50, dashed p99; ▲ above the requested rate (over)",
+        "+ : a step not sustained (NS), its dotted rule at the rate it reached",
+      ],
   );
   const tables = [...new Set(recs.map(tableOf))];
   if (tables.length <= 1) {
