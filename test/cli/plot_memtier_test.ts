@@ -61,4 +61,21 @@ Deno.test("plot latency on memtier_benchmark datasets", async (t) => {
     assert.match(page, /figures\/latency\.png/);
     Deno.removeSync(data.replace(/\/data$/, ""), { recursive: true });
   });
+
+  await t.step(
+    "summaryCommand() beside a --run-count run: no compare group, no crash",
+    async () => {
+      // memtier --run-count stores best / worst / average, never paired with a single run
+      const data = await memtierDataset({ redis: RATIO, valkey: RUNS2 });
+      const out = data.replace(/\/data$/, "/summary");
+      await summaryCommand(summaryOptions(data, { output: out }), {
+        print: () => {},
+        printErr: () => {},
+      });
+      const page = Deno.readTextFileSync(`${out}/summary.md`);
+      assert.match(page, /## Throughput: nothing to compare\n\nNo group \(test, aggregate\)/);
+      assert.match(page, /## Latency distribution/);
+      Deno.removeSync(data.replace(/\/data$/, ""), { recursive: true });
+    },
+  );
 });
