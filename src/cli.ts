@@ -38,16 +38,20 @@ import { DEFAULT_SUSTAINED_RULE } from "./fixed_rate.ts";
 function declareIngest(program: Command, out: Output): void {
   program.command("ingest")
     .description(
-      "Parse raw redis-benchmark / valkey-benchmark outputs and shell transcripts into a dataset.",
+      "Parse raw redis-benchmark / valkey-benchmark / memtier_benchmark outputs and shell " +
+        "transcripts into a dataset.",
     )
     .argument("<paths...>", "files or folders (walked recursively)")
     .requiredOption("--data <dir>", "dataset directory (created if missing)")
     .option("--label <label>", "label stored on every run")
     .option("--server <name>", "server benchmarked: redis, valkey, dragonfly, keydb, …")
     .option("--server-version <v>", "server version")
-    .option("--tool <name>", "tool, when the files do not say (redis-benchmark, valkey-benchmark)")
+    .option(
+      "--tool <name>",
+      "tool, when the files do not say (redis-benchmark, valkey-benchmark, memtier_benchmark)",
+    )
     .option("--tool-version <v>", "tool version")
-    .option("--tag <k=v>", "tag stored on every run (repeatable)", collectTag, {})
+    .option("--tag <k=v>", "tag stored on every run (repeatable)", collectTag)
     .action((paths: string[], opts) =>
       ingestCommand(readOptions(() => ingestOptions(paths, opts)), out)
     );
@@ -84,7 +88,9 @@ function declareReport(program: Command, out: Output): void {
   program.command("report")
     .description(
       "Rebuild the study datasets, execute every notebook headless with Jupyter and the Deno " +
-        "kernel, and write executed notebooks, HTML and figures to out/.",
+        "kernel, and write executed notebooks, HTML and figures to out/. KVLAB_DATA=DIR points " +
+        "the notebooks at your own dataset (KVLAB_BY, KVLAB_BASELINE, KVLAB_CANDIDATE and " +
+        "KVLAB_LABELS name its arms; see README.md).",
     )
     .option("--only <names>", "comma-separated notebook names (without .ipynb)")
     .action((opts) => reportCommand(readOptions(() => reportOptions(opts)), out));
@@ -106,7 +112,7 @@ function declareCompare(program: Command, out: Output): void {
       "column whose values are the arms: label, server, server_version, … (default: label when " +
         "the runs' labels split the data, else the run column that differs)",
     )
-    .option("--baseline <value>", "the baseline arm (default: the first arm)")
+    .option("--baseline <value>", "the baseline arm (default: the arm measured first)")
     .option(
       "--metric <column>",
       "metric: ops_per_sec, p50_latency_ms, p99_latency_ms, …",
@@ -179,13 +185,19 @@ function declarePlot(program: Command, out: Output): void {
       "--by <column>",
       "arms (default: label when the runs' labels split the data, else the run column that differs)",
     )
-    .option("--baseline <value>", "baseline arm (ratio: default the first arm; scaling crossovers)")
+    .option(
+      "--baseline <value>",
+      "the baseline arm (default: the arm measured first); ratio, delta, scaling crossovers",
+    )
     .option("--candidate <value>", "arm that may overtake the baseline (scaling)")
     .option("--metric <column>", "metric", "ops_per_sec")
     .option("--x <column>", "x of a scaling curve", "clients")
-    .option("--dimension <column>", "dimension of a delta")
-    .option("--from <value>", "delta: value before")
-    .option("--to <value>", "delta: value after")
+    .option(
+      "--dimension <column>",
+      "delta: the column that changes (default: the arm column, when it has two arms)",
+    )
+    .option("--from <value>", "delta: value before (default: the baseline arm)")
+    .option("--to <value>", "delta: value after (default: the other arm)")
     .option("--order-by <column>", "changes: run column that orders the history")
     .option("--test <name>", "changes: only this test")
     .option("--title <text>", "chart title")
@@ -217,8 +229,11 @@ function declareSummary(program: Command, out: Output): void {
 function declareRun(program: Command, out: Output): void {
   program.command("run")
     .description(
-      "Run a study plan (YAML or JSON; see examples/plan.yaml) against live servers, storing one " +
-        "run per cell. Re-running skips complete cells and redoes incomplete or failed ones.",
+      "Run a study plan (YAML or JSON) against live servers, storing one run per cell. Its " +
+        "kind: redis-benchmark (the default; examples/plan.yaml), memtier " +
+        "(examples/memtier-plan.yaml), latency-sweep (examples/latency-sweep.yaml), pubsub " +
+        "(examples/pubsub.yaml) or memory (examples/memory-plan.yaml). Re-running skips " +
+        "complete cells and redoes incomplete or failed ones.",
     )
     .argument("<plan>", "plan file")
     .requiredOption("--data <dir>", "dataset directory (created if missing)")
@@ -306,7 +321,11 @@ function declareSweep(program: Command, out: Output): void {
         "NS (achieved) below the sustained bounds, - for steps not run after a first NS.",
     )
     .requiredOption("--data <dir>", "dataset directory")
-    .option("--format <format>", "md (the tables), csv or json (one row per arm × step)", "md")
+    .option(
+      "--format <format>",
+      "md (the tables), text, csv or json (one row per arm × step)",
+      "md",
+    )
     .option("--by <column>", "runs column naming the arms", "label")
     .option(
       "--sustained <min:max>",
@@ -425,10 +444,18 @@ export function buildCli(
     .version(versionText(), "-V, --version", "print kvlab's and Deno's versions")
     .exitOverride()
     .configureOutput({ writeOut: options.printHelp ?? print, writeErr: printErr })
-    .showHelpAfterError();
+    // one line after an error (the suggestion stays visible), not the whole help
+    .showHelpAfterError("(kvlab --help lists the commands; kvlab <command> --help their options)");
 
   const out: Output = { print, printErr, isTerminal: options.isTerminal ?? false };
   for (const declare of COMMANDS) declare(program, out);
+  for (const command of program.commands) {
+    command.showHelpAfterError(`(kvlab ${command.name()} --help lists its options)`);
+    // commander does not mark required options in help: say it
+    for (const option of command.options) {
+      if (option.mandatory) option.description = `${option.description} (required)`;
+    }
+  }
   return program;
 }
 

@@ -151,7 +151,8 @@ function configDifferences(
 
 /**
  * How many runs each cell of a comparison holds: one row per test (and per run parameter that
- * varies within an arm, as `compare` groups), one `<arm> n` column per arm.
+ * varies within an arm, as `compare` groups), one `<arm> n` column per arm, in compare's order
+ * (tests as first measured, then each parameter ascending).
  *
  * @param results Results joined with their runs (`loadResults`).
  * @param by The column whose values are the arms.
@@ -177,12 +178,20 @@ export function cellCounts(results: pl.DataFrame, by: string): pl.DataFrame {
   // the cells compare and the charts use: test × each parameter that varies within an arm
   const { keys } = comparisonKeys(results, by);
   const arms = [...new Set((results.getColumn(by).toArray() as unknown[]).map(String))];
-  return results.lazy()
+  const counts = results.lazy()
     .withColumns(pl.col(by).cast(pl.Utf8).alias("__arm"))
     .groupBy(keys, true)
     .agg(...arms.map((a) => pl.col("__arm").eq(pl.lit(a)).sum().alias(`${a} n`)))
     .collectSync()
     .withColumns(...arms.map((a) => pl.col(`${a} n`).cast(pl.Int64)));
+  // in compare's order: tests as first measured, then each parameter ascending
+  const tests = [...new Set((results.getColumn("test").toArray() as unknown[]).map(String))];
+  const rank = (counts.getColumn("test").toArray() as unknown[]).map((t) =>
+    tests.indexOf(String(t))
+  );
+  return counts.withColumns(pl.Series("__test_rank", rank))
+    .sort(["__test_rank", ...keys.filter((k) => k !== "test")], false, true)
+    .drop("__test_rank");
 }
 
 /**

@@ -8,6 +8,7 @@
 
 import { Resvg } from "@resvg/resvg-js";
 import * as vega from "vega";
+import { textWidth } from "./_text_width.ts";
 import * as vl from "vega-lite";
 import type { VegaLiteSpec } from "./chart.ts";
 
@@ -27,6 +28,9 @@ export async function toSvg(spec: VegaLiteSpec): Promise<string> {
   // Vega tags inline data rows; work on a copy so the caller's spec stays as it was.
   const compiled =
     vl.compile(structuredClone(spec) as never, { logger: quietLogger() as never }).spec;
+  // the theme font's widths, not Vega's 0.8 em guess (blank bands, legend labels cut short)
+  // (exported by vega at run time; its typings leave it out)
+  (vega as unknown as { textMetrics: { width: typeof textWidth } }).textMetrics.width = textWidth;
   const view = new vega.View(vega.parse(compiled), {
     renderer: "none",
     logger: quietLogger() as never,

@@ -15,6 +15,8 @@ import {
   throughputChart,
   type VegaLiteSpec,
 } from "./chart.ts";
+import { hdrDistribution, hdrDistributionFrame } from "./histograms/distribution.ts";
+import { rowKey } from "./histograms/rows.ts";
 import { compare, delta, PARAMETER_COLUMNS } from "./compare/compare.ts";
 import { changeSeries, defaultOrder } from "./changes/changes.ts";
 import { changesChart } from "./charts/changes.ts";
@@ -280,10 +282,32 @@ export function plotKind(name: string): PlotKind {
  * ```
  */
 export function latencyDistributionBy(dataDir: string, by: string): pl.DataFrame {
-  const results = loadResults(dataDir, { completeOnly: false });
+  const all = loadResults(dataDir, { completeOnly: false });
+  // memtier --run-count: the `average` block merges the runs; best and worst repeat one run
+  const results = all.columns.includes("aggregate")
+    ? all.filter(pl.col("aggregate").isNull().or(pl.col("aggregate").eq(pl.lit("average"))))
+    : all;
   const params = PARAMETER_COLUMNS.filter((c) => c !== by && results.columns.includes(c));
-  const tests = results.select("run_id", "test_index", by, ...params);
-  return loadTable(dataDir, "latency_distribution").join(tests, { on: ["run_id", "test_index"] });
+  // ≤6.0 reports print percentages only: `requests` turns them into counts (latencySteps)
+  const requests = results.columns.includes("requests") && !params.includes("requests" as never)
+    ? ["requests"]
+    : [];
+  const tests = results.select("run_id", "test_index", by, ...params, ...requests);
+  const dist = loadTable(dataDir, "latency_distribution");
+  // memtier prints percentiles without counts, kvlab's engines none: their histograms stand in
+  const counted = new Set(
+    (dist.filter(pl.col("count").isNotNull()).select("run_id", "test_index").toRecords() as {
+      run_id: string;
+      test_index: number;
+    }[]).map((r) => rowKey(r.run_id, Number(r.test_index))),
+  );
+  const fromHdr = hdrDistributionFrame(
+    hdrDistribution(results, loadTable(dataDir, "hdr_histograms"), counted),
+  );
+  const rows = fromHdr
+    ? pl.concat([dist, fromHdr], { how: "diagonalRelaxed" } as never) as pl.DataFrame
+    : dist;
+  return rows.join(tests, { on: ["run_id", "test_index"] });
 }
 
 /**

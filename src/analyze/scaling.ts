@@ -64,8 +64,8 @@ export interface CrossoverOptions extends ScalingOptions {
 
 /**
  * Where `candidate` overtakes `baseline` on a scaling curve (medians): per test, the first x at
- * which the candidate is ahead after being behind at the previous x common to both, and the
- * values on both sides. Tests without a crossover are listed with `crossover_x = null`.
+ * which the candidate is ahead after being behind at the previous x common to both (equal
+ * medians are neither: a tie is no overtaking), and the values on both sides. Tests without a crossover are listed with `crossover_x = null`.
  *
  * @example
  * ```ts
@@ -100,9 +100,11 @@ export function crossovers(df: pl.DataFrame, options: CrossoverOptions): pl.Data
     const b = pts(options.candidate);
     const xs = [...a.keys()].filter((x) => b.has(x)).sort((p, q) => p - q);
     const ahead = (x: number) => (higher ? b.get(x)! > a.get(x)! : b.get(x)! < a.get(x)!);
+    const behind = (x: number) => (higher ? b.get(x)! < a.get(x)! : b.get(x)! > a.get(x)!);
     let cross: number | null = null;
     for (let i = 1; i < xs.length; i++) {
-      if (!ahead(xs[i - 1]) && ahead(xs[i])) {
+      // an overtaking: behind, then ahead (a tie is neither)
+      if (behind(xs[i - 1]) && ahead(xs[i])) {
         cross = xs[i];
         break;
       }

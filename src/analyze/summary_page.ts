@@ -132,6 +132,21 @@ export function summaryPage(data: SummaryData, options: SummaryPageOptions): Sum
     for (const metric of SUMMARY_METRICS) {
       if (!hasArms(results, metric, o)) continue;
       comparisons[metric] = compare(results, { by: o.by, baseline: o.baseline, metric });
+      if (comparisons[metric].height === 0) {
+        // e.g. memtier --run-count arms (best / worst / average) beside single runs
+        const keys = comparisonKeys(results, o.by).keys.join(", ");
+        const name = metricName(metric);
+        sections.push({
+          lines: [
+            `## ${name[0].toUpperCase()}${name.slice(1)}: nothing to compare`,
+            "",
+            `No group (${keys}) has ${name} for ${o.baseline} and another arm.`,
+            "",
+          ],
+          figures: [],
+        });
+        continue;
+      }
       sections.push(compareSection(results, comparisons[metric], metric, o));
     }
     if (data.latency && data.latency.height > 0) sections.push(latencySection(data.latency, o));
@@ -387,9 +402,10 @@ function deltaSections(results: pl.DataFrame, o: Resolved): Section[] {
       results.columns.includes(c) && results.getColumn(c).nullCount() < results.height
     );
   if (latencies.length === 0) return [];
-  return o.arms.filter((a) => a !== o.baseline).map((arm) => {
+  return o.arms.filter((a) => a !== o.baseline).flatMap((arm) => {
     const sides = { dimension: o.by, from: o.baseline, to: arm };
     const d = delta(results, sides);
+    if (d.height === 0 || !d.columns.includes("from_n")) return []; // no group both sides ran
     const keys = d.columns.slice(0, d.columns.indexOf("from"));
     const shown = dropEmpty(d.select(
       ...keys,
@@ -402,7 +418,7 @@ function deltaSections(results: pl.DataFrame, o: Resolved): Section[] {
       ),
       "also_differs",
     ));
-    return {
+    return [{
       lines: [
         `## From ${o.baseline} to ${arm}`,
         "",
@@ -417,7 +433,7 @@ function deltaSections(results: pl.DataFrame, o: Resolved): Section[] {
         caption: `From ${o.baseline} to ${arm}: throughput factor and latency change`,
         spec: PLOTS.delta.build(results, sides),
       }],
-    };
+    }];
   });
 }
 

@@ -43,7 +43,7 @@ export const UNITS: readonly Unit[] = [
   {
     suffix: "ops_per_sec",
     symbol: "ops/s",
-    title: "throughput (requests/s)",
+    title: "throughput (ops/s)",
     quantity: "throughput",
     direction: "higher",
     decimals: 2,
@@ -193,7 +193,7 @@ export function headerFor(column: string): string {
  * ```ts
  * import { metricTitle } from "@kvlab/kvlab/analyze";
  * import assert from "node:assert/strict";
- * assert.equal(metricTitle("ops_per_sec"), "throughput (requests/s)");
+ * assert.equal(metricTitle("ops_per_sec"), "throughput (ops/s)");
  * assert.equal(metricTitle("p99_latency_ms"), "p99 latency (ms)");
  * assert.equal(metricTitle("clients"), "clients");
  * ```

@@ -125,8 +125,8 @@ async function startDemoServers(out: Output): Promise<DemoServer[]> {
   const valkey = findTool("valkey-server");
   if (valkey === null) {
     out.printErr(
-      "valkey-server is not installed (on PATH or in ~/.cache/kvlab/tools/; .ci/install builds " +
-        "it): the demo runs Redis alone.\n",
+      "valkey-server is not installed (on PATH or in ~/.cache/kvlab/tools/; ./kvlab demo builds " +
+        "it from ../shared/vendor/ when that folder is there): the demo runs Redis alone.\n",
     );
     return started;
   }

@@ -11,6 +11,7 @@ import { parseServerUrl } from "../collect/target.ts";
 import { loadResults } from "../analyze/load.ts";
 import pl from "nodejs-polars";
 import { seconds } from "./_options.ts";
+import { sustainedVerdict } from "../fixed_rate.ts";
 import type { Output } from "./_exit.ts";
 import { CommanderError } from "commander";
 
@@ -98,15 +99,25 @@ export async function loadCommand(o: LoadCommandOptions, out: Output): Promise<v
   const rows = loadResults(o.data).filter(pl.col("run_id").eq(pl.lit(run.runId)));
   const f = (v: unknown, d = 3) => (typeof v === "number" ? v.toFixed(d) : "-");
   for (const r of rows.toRecords()) {
+    // the sustained rule's verdict, as kvlab sweep and kvlab pubsub say it
+    const verdict = typeof r.requested_ops_per_sec === "number" && r.requested_ops_per_sec > 0
+      ? ` (${
+        sustainedVerdict({
+          requestedOpsPerSec: r.requested_ops_per_sec,
+          achievedOpsPerSec: typeof r.ops_per_sec === "number" ? r.ops_per_sec : null,
+        })
+      })`
+      : "";
     out.print(
-      `${r.test}: ${f(r.ops_per_sec, 0)}/s of ${f(r.requested_ops_per_sec, 0)}/s requested; ` +
+      `${r.test}: ${f(r.ops_per_sec, 0)}/s of ${f(r.requested_ops_per_sec, 0)}/s requested` +
+        `${verdict}; ` +
         `from intended send p50 ${f(r.p50_latency_ms)} ms, p99 ${f(r.p99_latency_ms)} ms; ` +
         `from send p50 ${f(r.p50_send_latency_ms)} ms, p99 ${f(r.p99_send_latency_ms)} ms` +
         (r.send_lateness_p99_ms !== null
           ? `; send lateness p99 ${f(r.send_lateness_p99_ms)} ms`
           : "") +
         (r.client_cpu_s !== null ? `; client CPU ${f(r.client_cpu_s, 2)} s` : "") +
-        (r.error_count ? `; ${r.error_count} errors` : "") + "\n",
+        `; errors ${typeof r.error_count === "number" ? r.error_count : 0}` + "\n",
     );
   }
   out.print(`stored run ${run.runId} in ${o.data}\n`);

@@ -11,9 +11,12 @@ import type { OptionValues } from "commander";
 import { defaultArmColumn, deltaSides, resolveArms } from "../analyze/arms.ts";
 import { chartFormat, saveChart } from "../analyze/export.ts";
 import { loadResults } from "../analyze/load.ts";
-import { plotChart, type PlotKind, plotKind, type PlotOptions } from "../analyze/plots.ts";
+import { latencySteps } from "../analyze/latency.ts";
+import { plotData, type PlotKind, plotKind, type PlotOptions, PLOTS } from "../analyze/plots.ts";
+import { sweepTable } from "../analyze/sweep/sweep.ts";
 import type { Output } from "./_exit.ts";
 import { optionalString } from "./_options.ts";
+import { notForSweeps, nothingToDraw, onlyForSweeps } from "./_shows.ts";
 
 /** What `kvlab plot` draws and where it saves it. */
 export interface PlotCommandOptions {
@@ -73,7 +76,8 @@ export function plotOptions(kind: string, raw: OptionValues): PlotCommandOptions
 
 /**
  * The kind's options with the arms filled in from the data: `by` defaults to the column that
- * splits it (`server` when none does), and `ratio`'s baseline to the first arm.
+ * splits it (`server` when none does), `ratio`'s baseline to the first arm, and a `delta`
+ * without `--dimension/--from/--to` over two arms goes from the baseline to the other.
  *
  * @param data Dataset directory.
  * @param kind The kind.
@@ -81,15 +85,28 @@ export function plotOptions(kind: string, raw: OptionValues): PlotCommandOptions
  * @returns The options to build the chart with.
  * @throws {TypeError} For `ratio` with fewer than two arms or `delta` with fewer than two
  * values, naming what the data holds.
+ * @throws {NothingToShowError} For fixed-rate steps only (`sweep` shows them), or `sweep` on
+ * data without them.
  */
 export function plotArms(data: string, kind: PlotKind, plot: PlotOptions): PlotOptions {
   const results = loadResults(data);
+  if (kind === "sweep") {
+    onlyForSweeps("kvlab plot sweep", data, sweepTable({ results }, { by: "run_id" }).height);
+  } else if (kind !== "latency") notForSweeps(`kvlab plot ${kind}`, data, results);
   switch (kind) {
     case "ratio": {
       const arms = resolveArms(results, { by: plot.by, baseline: plot.baseline });
       return { ...plot, by: arms.by, baseline: arms.baseline };
     }
     case "delta":
+      if (plot.dimension === undefined && plot.from === undefined && plot.to === undefined) {
+        // the arms, as summary finds them: with two, the delta goes from the baseline to the other
+        const arms = resolveArms(results, { by: plot.by, baseline: plot.baseline });
+        if (arms.values.length === 2) {
+          const to = arms.values.find((v) => v !== arms.baseline)!;
+          return { ...plot, dimension: arms.by, from: arms.baseline, to };
+        }
+      }
       if (plot.dimension && plot.from !== undefined && plot.to !== undefined) {
         deltaSides(results, { dimension: plot.dimension, from: plot.from, to: plot.to });
       }
@@ -109,7 +126,18 @@ export function plotArms(data: string, kind: PlotKind, plot: PlotOptions): PlotO
  */
 export async function plotCommand(o: PlotCommandOptions, out: Output): Promise<void> {
   const plot = plotArms(o.data, o.kind, o.plot);
+  const kind = PLOTS[o.kind];
+  const frame = plotData(o.data, kind.needs, plot);
+  if (
+    frame.height === 0 ||
+    (o.kind === "latency" && latencySteps(frame, { by: [plot.by ?? "server"] }).height === 0)
+  ) {
+    const what = kind.needs === "latency"
+      ? "latency distribution (redis-benchmark's latency blocks, memtier's or kvlab's histograms)"
+      : "complete results";
+    nothingToDraw(`kvlab plot ${o.kind}`, o.data, what, loadResults(o.data));
+  }
   // the folder of -o is made only when its parent exists (a typo is an error, not a new tree)
-  await saveChart(plotChart(o.data, o.kind, plot), o.output, { folders: "parent" });
+  await saveChart(kind.build(frame, plot), o.output, { folders: "parent" });
   out.print(`wrote ${o.output}\n`);
 }

@@ -144,11 +144,19 @@ export function studyProgress(
         break;
       case "start":
         live.start(e.requests);
-        write(`[${e.index}/${e.total}] ${e.cell.id}\n  $ ${e.command}\n`);
+        write(
+          `[${e.index}/${e.total}] ${e.cell.id}\n` +
+            (e.before ?? []).map((b) => `  $ ${b.command}   # ${b.what}\n`).join("") +
+            `  $ ${e.command}\n`,
+        );
         break;
       case "warmup":
         live.warmup();
-        write(`  warm-up run (not stored)\n`);
+        write(
+          e.what === "preload"
+            ? `  preload: every key written once (not stored)\n`
+            : `  warm-up run (not stored)\n`,
+        );
         break;
       case "progress":
         live.progress(e.event);
@@ -158,6 +166,10 @@ export function studyProgress(
         break;
       case "end": {
         live.stop();
+        if (e.run.runId === "" && (e.run.reason ?? "").startsWith("skipped:")) {
+          write(`  → not run (${e.run.reason})\n`);
+          break;
+        }
         const unit = e.cell.id.includes("/memory/") ? "step" : "test";
         write(
           `  → ${e.run.status}: ${e.run.tests} ${unit}${e.run.tests === 1 ? "" : "s"}, ` +

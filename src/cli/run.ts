@@ -14,6 +14,10 @@ import { parsePlan, type StudyPlan } from "../collect/plan/plan.ts";
 import { type Orphan, runPlan, type StudyEvent, type StudyResult } from "../collect/plan/study.ts";
 import { exitForStudy, type Output, stopSignalOf, withStopSignals } from "./_exit.ts";
 import { studyProgress } from "./progress.ts";
+import { stepLines } from "./_step_line.ts";
+
+/** Plan kinds whose cells are fixed-rate steps. */
+const FIXED_RATE_KINDS = new Set(["latency-sweep", "pubsub"]);
 
 /** What `kvlab run` runs. */
 export interface RunCommandOptions {
@@ -77,7 +81,14 @@ export function cellOutcome(e: StudyEvent): CellOutcome | undefined {
     return { cell: e.cell.id, status: "skipped", runId: e.runId, reason: null };
   }
   if (e.kind === "end") {
-    return { cell: e.cell.id, status: e.run.status, runId: e.run.runId, reason: e.run.reason };
+    // a sweep step not run after its server's first NS stores nothing: it is not a complete run
+    const notRun = e.run.runId === "" && (e.run.reason ?? "").startsWith("skipped:");
+    return {
+      cell: e.cell.id,
+      status: notRun ? "skipped" : e.run.status,
+      runId: e.run.runId,
+      reason: e.run.reason,
+    };
   }
   return undefined;
 }
@@ -199,6 +210,10 @@ export async function runStudy(
         const line = lockLine(e);
         if (line) print(line);
         progress(e);
+        // a fixed-rate step says what it reached, not only "1 test"
+        if (e.kind === "end" && e.run.runId && FIXED_RATE_KINDS.has(plan.kind)) {
+          print(stepLines(data, e.run.runId));
+        }
         const o = cellOutcome(e);
         if (o) outcomes.push(o);
       },
@@ -210,8 +225,10 @@ export async function runStudy(
     print(`${result.cells} cells (dry run: nothing was run)\n`);
     return result;
   }
+  const notRun = outcomes.filter((o) => o.status === "skipped" && o.runId === "").length;
   print(
-    `${result.cells} cells: ${result.complete} complete, ${result.skipped} skipped (already complete), ` +
+    `${result.cells} cells: ${result.complete - notRun} complete, ${result.skipped} skipped ` +
+      `(already complete), ${notRun ? `${notRun} not run (after a first NS), ` : ""}` +
       `${result.incomplete} incomplete, ${result.failed} failed` +
       (result.interrupted ? ", interrupted" : "") + "\n",
   );

@@ -18,6 +18,7 @@ import type { VegaLiteSpec } from "../analyze/chart.ts";
 import { historyPage } from "../analyze/changes/summary.ts";
 import { summaryPage } from "../analyze/summary_page.ts";
 import type { Output } from "./_exit.ts";
+import { notForSweeps } from "./_shows.ts";
 import { optionalString } from "./_options.ts";
 
 /** What `kvlab summary` summarizes and where it writes. */
@@ -97,6 +98,7 @@ export async function summaryCommand(
   out: Output,
 ): Promise<SummaryWritten> {
   const results = loadResults(o.data);
+  notForSweeps("kvlab summary", o.data, results);
   const runs = loadTable(o.data, "runs");
   let arms;
   try {

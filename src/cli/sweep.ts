@@ -10,6 +10,7 @@ import { type TableFormat, tableFormat } from "../analyze/format.ts";
 import { formatSweep, sweepTable } from "../analyze/sweep/sweep.ts";
 import type { Output } from "./_exit.ts";
 import { checkSustainedRule, DEFAULT_SUSTAINED_RULE, type SustainedRule } from "../fixed_rate.ts";
+import { onlyForSweeps } from "./_shows.ts";
 
 /** What `kvlab sweep` prints. */
 export interface SweepCommandOptions {
@@ -63,12 +64,10 @@ export function sweepOptions(raw: OptionValues): SweepCommandOptions {
  *
  * @param o Dataset, format, arms, rule.
  * @param out Where to print.
+ * @throws {NothingToShowError} When the dataset holds no fixed-rate step.
  */
 export function sweepCommand(o: SweepCommandOptions, out: Output): void {
   const table = sweepTable(o.data, { by: o.by, sustained: o.sustained });
-  if (table.height === 0) {
-    out.printErr(`${o.data}: no fixed-rate steps (results rows with requested_ops_per_sec)\n`);
-    return;
-  }
+  onlyForSweeps("kvlab sweep", o.data, table.height);
   out.print(formatSweep(table, o.format, { by: o.by }));
 }

@@ -11,6 +11,7 @@ import type pl from "nodejs-polars";
 import { ARM_COLUMNS } from "../analyze/arms.ts";
 import { formatTable, type TableFormat } from "../analyze/format.ts";
 import { loadTable } from "../analyze/load.ts";
+import { formatForPeople } from "../analyze/present.ts";
 import type { Output } from "./_exit.ts";
 import { optionalFormat } from "./_options.ts";
 import { peopleFormat } from "./_tables.ts";
@@ -82,12 +83,45 @@ export function tableView(data: string, name: string): { frame: pl.DataFrame; sh
  */
 export function tableCommand(o: TableCommandOptions, out: Output): void {
   const { frame, shown } = tableView(o.data, o.name);
-  const columns = o.columns ?? shown;
+  const format = peopleFormat(o.format, out.isTerminal);
+  // on a terminal, results' ~60 columns would be hundreds of characters wide: the main ones
+  const narrow = format === "text" && o.columns === undefined && o.name === "results";
+  const columns = o.columns ??
+    (narrow ? TERMINAL_RESULTS.filter((c) => frame.columns.includes(c)) : shown);
+  if (narrow) {
+    out.printErr(
+      `showing ${columns.length} of ${frame.columns.length} columns: --columns a,b,c picks ` +
+        `others, --format csv or json gives all\n`,
+    );
+  }
   const unknown = columns.filter((c) => !frame.columns.includes(c));
   if (unknown.length) {
     throw new TypeError(
       `invalid column: ${unknown.join(", ")} (table ${o.name} has: ${frame.columns.join(", ")})`,
     );
   }
-  out.print(formatTable(frame.select(...columns), peopleFormat(o.format, out.isTerminal)));
+  const picked = frame.select(...columns);
+  // Markdown and text round by unit (column names kept, for --columns); CSV and JSON are exact
+  out.print(
+    format === "csv" || format === "json"
+      ? formatTable(picked, format)
+      : formatForPeople(picked, format, { headers: false }),
+  );
 }
+
+/** The `results` columns `kvlab table results` shows on a terminal without `--columns`. */
+export const TERMINAL_RESULTS = [
+  "run_id",
+  "label",
+  "server",
+  "tool",
+  "test",
+  "clients",
+  "pipeline",
+  "data_size_bytes",
+  "requested_ops_per_sec",
+  "ops_per_sec",
+  "p50_latency_ms",
+  "p99_latency_ms",
+  "complete",
+];

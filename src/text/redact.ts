@@ -49,6 +49,8 @@ const DB_SCHEMES = /^(redis|rediss|valkey|valkeys|unix|tcp|memcache)s?:\/\/$/i;
  * assert.equal(redactUrl("redis://:s3cret@h"), "redis://:***@h");
  * assert.equal(redactUrl("redis://:p@ss:w/rd#%@127.0.0.1:7412"), "redis://:***@127.0.0.1:7412");
  * assert.equal(redactUrl("redis://h:6379"), "redis://h:6379");
+ * // usage texts keep their syntax: `[user:password@]` is a placeholder, not a credential
+ * assert.equal(redactUrl("expected redis://[:password@]host[:port]"), "expected redis://[:password@]host[:port]");
  * ```
  */
 export function redactUrl(text: string): string {
@@ -56,7 +58,7 @@ export function redactUrl(text: string): string {
   return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)([^\s"'`<>]*)/gi, (m, scheme: string, rest) => {
     const authority = DB_SCHEMES.test(scheme) ? rest : rest.replace(/[/?#].*$/, "");
     const at = authority.lastIndexOf("@");
-    if (at < 0) return m;
+    if (at < 0 || isSyntax(authority.slice(0, at), rest.slice(at))) return m;
     return scheme + hideUserInfo(authority.slice(0, at)) + rest.slice(at);
   });
 }
@@ -79,6 +81,13 @@ export function redactWholeUrl(url: string): string {
   if (!m) return redactText(url);
   const at = m[2].lastIndexOf("@");
   return at < 0 ? url : m[1] + hideUserInfo(m[2].slice(0, at)) + m[2].slice(at);
+}
+
+/** A usage text's optional user info, `[user:password@]`: placeholder words, no secret. */
+function isSyntax(info: string, after: string): boolean {
+  const word = "(user|username|pass|password|passwd|pw)";
+  return after.startsWith("@]") &&
+    new RegExp(`^\\[${word}?(\\[?:${word}\\]?)?$`).test(info);
 }
 
 function hideUserInfo(info: string): string {

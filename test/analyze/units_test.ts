@@ -47,7 +47,7 @@ const OLD = {
     return c.replace(/_/g, " ");
   },
   title(m: string): string {
-    if (m === "ops_per_sec") return "throughput (requests/s)";
+    if (m === "ops_per_sec") return "throughput (ops/s)";
     const l = /^(.*)_latency_ms$/.exec(m);
     if (l) return `${l[1]} latency (ms)`;
     return m.replace(/_per_sec$/, " (/s)").replace(/_ms$/, " (ms)").replace(/_/g, " ");

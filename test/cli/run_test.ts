@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { parsePlan, type StudyEvent } from "../../src/collect/mod.ts";
 import { studyProgress } from "../../src/cli/progress.ts";
-import { runStudy } from "../../src/cli/run.ts";
+import { cellOutcome, runStudy } from "../../src/cli/run.ts";
 import { withServers } from "../_support/servers.ts";
 
 const cell = { id: "p/redis/c1-d3-P1-t0-r0/rep1" } as StudyEvent["cell"];
@@ -60,6 +60,39 @@ Deno.test("studyProgress() in a pipe: warm-up apart, known rates only, every 10 
   assert.doesNotMatch(out, /rps=0|overall: -/);
 });
 
+Deno.test("a sweep step not run after a first NS is not counted as complete", () => {
+  let out = "";
+  const on = studyProgress((s) => out += s, false, () => 0);
+  const end = {
+    kind: "end" as const,
+    ...at,
+    run: {
+      runId: "",
+      status: "complete" as const,
+      tests: 0,
+      reason: "skipped: redis did not sustain 60,000/s",
+      command: "",
+      interrupted: false,
+    },
+  };
+  on(end);
+  assert.match(out, /→ not run \(skipped: redis did not sustain 60,000\/s\)\n$/);
+  assert.doesNotMatch(out, /→ complete/);
+  assert.equal(cellOutcome(end)?.status, "skipped");
+});
+
+Deno.test("studyProgress() tells a preload from a warm-up run", () => {
+  let out = "";
+  const on = studyProgress((s) => out += s, false, () => 0);
+  on({ kind: "start", ...at, command: "memtier_benchmark --rate-limiting 100", requests: 1 });
+  on({ kind: "warmup", what: "preload", cell });
+  on({ kind: "warmup", cell });
+  assert.match(
+    out,
+    /\n {2}preload: every key written once \(not stored\)\n {2}warm-up run \(not stored\)\n$/,
+  );
+});
+
 Deno.test("runStudy() ends with a per-cell summary table", async () => {
   await withServers([{}], async ([a]) => {
     const data = Deno.makeTempDirSync({ prefix: "kvlab-run-" });
@@ -97,4 +130,77 @@ timeout_s: 60
     assert.equal(again.at(-4), "cell                         status   tests  median (ops/s)");
     assert.match(again.at(-2)!, /^t\/redis\/c1-d3-P1-t0-r0\/rep1 {2}skipped {6}2\s+\d+\.\d\d$/);
   });
+});
+
+Deno.test("runStudy() says what each fixed-rate step reached", async () => {
+  await withServers([{}], async ([a]) => {
+    const data = Deno.makeTempDirSync({ prefix: "kvlab-run-step-" });
+    const plan = parsePlan(
+      `name: s
+kind: latency-sweep
+servers:
+  - { name: redis, url: "${a.url}" }
+repetitions: 1
+timeout_s: 30
+sweep:
+  engine: kvlab
+  threads: 1
+  clients: 2
+  rates: [200]
+  step_s: 1
+  keys: 100
+`,
+      "s.yaml",
+    );
+    let out = "";
+    await runStudy(plan, data, false, { print: (s) => out += s, printErr: () => {} });
+    // whatever this busy machine reached: the achieved rate, a verdict, p50 and p99
+    assert.match(
+      out,
+      /→ complete: 1 test, run \S+\n {2}GET: [\d,]+\/s of 200\/s \((sustained|NS|over)\); p50 [\d.]+ ms, p99 [\d.]+ ms\n/,
+    );
+    Deno.removeSync(data, { recursive: true });
+  });
+});
+
+Deno.test("runStudy() --dry-run shows the warm-up and preload commands too", async () => {
+  const data = Deno.makeTempDirSync({ prefix: "kvlab-dry-" });
+  const show = async (yaml: string) => {
+    let out = "";
+    await runStudy(parsePlan(yaml, "p.yaml"), data, true, {
+      print: (s) => out += s,
+      printErr: () => {},
+    });
+    return out;
+  };
+  const rb = await show(`name: w
+servers:
+  - { name: redis, url: "redis://127.0.0.1:1" }
+tests: [set]
+requests: 2000
+warmup_requests: 500
+matrix:
+  clients: [1]
+`);
+  assert.match(
+    rb,
+    /\n {2}\$ redis-benchmark .*-n 500 .*# warm-up, not stored\n {2}\$ redis-benchmark .*-n 2000/,
+  );
+  const mt = await show(`name: m
+kind: memtier
+servers:
+  - { name: redis, url: "redis://127.0.0.1:1" }
+memtier:
+  preload: once
+  key_maximum: 1000
+  test_time_s: 1
+  matrix:
+    threads: [1]
+    clients: [1]
+`);
+  assert.match(
+    mt,
+    /\n {2}\$ memtier_benchmark .*# preload, once per server, not stored\n {2}\$ memtier_benchmark /,
+  );
+  Deno.removeSync(data, { recursive: true });
 });

@@ -55,13 +55,27 @@ Deno.test("kvlab table results joins the run columns", async (t) => {
     const lines = tty.stdout.trimEnd().split("\n");
     assert.equal(lines[0], "label   test  ops_per_sec");
     assert.equal(lines[1], "------  ----  -----------");
+    // rounded by unit, as compare's tables are (rates to 2 decimals)
     assert.deepEqual(lines.slice(2).sort(), [
-      "after   GET         89820",
+      "after   GET      89820.00",
       "after   SET     109780.14",
-      "before  GET         89820",
+      "before  GET      89820.00",
       "before  SET      99800.12",
     ]);
     const piped = await cli(["table", "results", "--data", data, ...cols]);
     assert.match(piped.stdout, /^\| label \| test \| ops_per_sec \|\n\|---\|---\|---:\|\n/);
   });
+
+  await t.step(
+    "on a terminal, results show their main columns and say how to see all",
+    async () => {
+      const tty = await cli(["table", "results", "--data", data], true);
+      const width = Math.max(...tty.stdout.split("\n").map((l) => l.length));
+      assert.ok(width <= 200, `${width} characters wide`);
+      assert.match(tty.stdout.split("\n")[0], /^run_id +label +server +tool +test +clients/);
+      assert.match(tty.stderr, /^showing \d+ of \d+ columns: --columns a,b,c picks others/);
+      const csv = await cli(["table", "results", "--data", data, "--format", "csv"]);
+      assert.ok(csv.stdout.split("\n")[0].split(",").length > 30, "CSV keeps every column");
+    },
+  );
 });

@@ -91,15 +91,6 @@ export function factorLabel(x: number): string {
 }
 
 /**
- * The value labels of ratios, one format for a whole chart: changes in % when every ratio is
- * within ±50 % of 1 (`+3.7 %`), else factors (`2.13×`).
- */
-export function ratioLabels(ratios: readonly number[]): (ratio: number) => string {
-  const factors = ratios.some((r) => r >= 1.5 || r <= 2 / 3);
-  return (r) => (factors ? factorLabel(r) : pctLabel((r - 1) * 100));
-}
-
-/**
  * A ratio axis domain around 1: at least 0.9–1.1 (so +0.6 % looks small), widened to hold
  * every value, with room for the value labels, never below 0.
  */
@@ -125,34 +116,32 @@ function extent(values: readonly unknown[], lo: number, hi: number): [number, nu
 }
 
 /**
- * Where a value label sits: beyond the bar's end and its whisker, above the reference for
- * values above it, below otherwise.
- */
-export function labelAt(value: number, reference: number, low?: unknown, high?: unknown): number {
-  if (value >= reference) return typeof high === "number" ? Math.max(value, high) : value;
-  return typeof low === "number" ? Math.min(value, low) : value;
-}
-
-/**
  * Two text layers labelling bars with the `value_label` field at `value_label_at`: beyond the bar end,
  * above for values at or above `reference`, below otherwise; turned upright (reading upwards)
- * when the bars are too narrow for the text.
+ * when the bars are too narrow for the text; `beside` a whisker that crosses the bar's end.
  */
 export function valueLabels(
   field: string,
   reference: number,
   encoding: VegaLiteSpec = {},
-  options: { fontSize?: number; upright?: boolean } = {},
+  options: { fontSize?: number; upright?: boolean; beside?: boolean } = {},
 ): VegaLiteSpec[] {
+  // `beside`: at the bar's end, just right of its centre, where a whisker would cross the text
+  const placement = (up: boolean) =>
+    options.beside
+      ? options.upright
+        ? { angle: 270, align: up ? "left" : "right", baseline: "bottom", dy: -2 }
+        : { align: "left", baseline: up ? "bottom" : "top", dx: 3, dy: up ? -1 : 1 }
+      : options.upright
+      ? { angle: 270, align: up ? "left" : "right", baseline: "middle", dx: up ? 3 : -3 }
+      : { baseline: up ? "bottom" : "top", dy: up ? -3 : 3 };
   const side = (up: boolean): VegaLiteSpec => ({
     transform: [{ filter: `datum.${field} ${up ? ">=" : "<"} ${reference}` }],
     mark: {
       type: "text",
       fontSize: options.fontSize ?? 12,
       color: "#222",
-      ...(options.upright
-        ? { angle: 270, align: up ? "left" : "right", baseline: "middle", dx: up ? 3 : -3 }
-        : { baseline: up ? "bottom" : "top", dy: up ? -3 : 3 }),
+      ...placement(up),
     },
     encoding: {
       ...encoding,

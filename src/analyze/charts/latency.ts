@@ -12,6 +12,9 @@ import { type ChartOptions, type VegaLiteSpec, WIDTH } from "./theme.ts";
 
 const NINES_LABELS =
   "datum.value == 0 ? '0%' : datum.value == 1 ? '90%' : datum.value == 2 ? '99%' : datum.value == 3 ? '99.9%' : datum.value == 4 ? '99.99%' : datum.value == 5 ? '99.999%' : datum.value == 6 ? 'max' : ''";
+/** The same without `%` (the axis title says it), for panels too narrow for the long labels. */
+const NINES_SHORT =
+  "datum.value == 0 ? '0' : datum.value == 1 ? '90' : datum.value == 2 ? '99' : datum.value == 3 ? '99.9' : datum.value == 4 ? '99.99' : datum.value == 5 ? '99.999' : datum.value == 6 ? 'max' : ''";
 
 /** Options of {@link latencyChart}. */
 export interface LatencyChartOptions extends ChartOptions {
@@ -71,11 +74,13 @@ export function latencyChart(
       x: {
         field: "nines",
         type: "quantitative",
-        title: 'percentile ("nines" axis)',
+        title: extra.length ? 'percentile (%, "nines" axis)' : 'percentile ("nines" axis)',
         scale: { domain: [0, 6] },
         axis: {
           values: [0, 1, 2, 3, 4, 5, 6],
-          labelExpr: NINES_LABELS,
+          // a 320 px panel has 53 px per label: "99.999%" and "max" would touch
+          labelExpr: extra.length ? NINES_SHORT : NINES_LABELS,
+          ...(extra.length ? { labelFontSize: 11 } : {}),
           labelOverlap: false,
           grid: true,
         },

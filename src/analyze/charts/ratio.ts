@@ -8,10 +8,9 @@ import type pl from "nodejs-polars";
 import { metricName } from "../units.ts";
 import {
   base,
+  factorLabel,
   keysBefore,
-  labelAt,
   ratioDomain,
-  ratioLabels,
   type Rec,
   referenceRule,
   rowsPerGroup,
@@ -41,8 +40,9 @@ function metricOf(columns: readonly string[]): string {
  * Ratio of each arm to the baseline per test (from {@link compare}): one bar per row of the
  * compare frame — its groups (test and each parameter that varies within an arm) as compare
  * made them, a parameter's values in panels of their own — from a reference line at 1 on an
- * axis around 1, labelled `+3.7 %` or `2.13×`, with compare's interval (Moses' interval of the
- * Hodges–Lehmann ratio) as the whisker where there are 4 or more repetitions per arm.
+ * axis around 1, labelled at the bar's end as a factor (`1.04×`, `2.13×`), with compare's
+ * interval (Moses' interval of the Hodges–Lehmann ratio) as the whisker where there are 4 or
+ * more repetitions per arm.
  *
  * @param cmp A frame from `compare`.
  * @param options Arm column, title.
@@ -56,7 +56,7 @@ function metricOf(columns: readonly string[]): string {
  * const df = pl.DataFrame({ test: ["SET", "SET"], server: ["redis", "valkey"], ops_per_sec: [100, 103.7] });
  * const spec = ratioChart(compare(df, { by: "server", baseline: "redis" }));
  * const [bar] = (spec.data as { values: { ratio: number; value_label: string }[] }).values;
- * assert.equal(bar.value_label, "+3.7 %");
+ * assert.equal(bar.value_label, "1.04×");
  * assert.match(JSON.stringify(spec.title), /one run per side/);
  * ```
  */
@@ -66,7 +66,7 @@ export function ratioChart(cmp: pl.DataFrame, options: RatioChartOptions = {}): 
   const keys = keysBefore(cmp.columns, "baseline", by);
   const extra = keys.filter((k) => k !== "test");
   const recs = cmp.toRecords() as Rec[];
-  const ratioLabel = ratioLabels(recs.map((r) => r.ratio as number));
+  // one style on every ratio chart: a factor (`1.04×`, `0.66×`)
   const { values, groups } = withGroups(
     recs.map((r) => ({
       ...Object.fromEntries(keys.map((k) => [k, r[k]])),
@@ -76,16 +76,15 @@ export function ratioChart(cmp: pl.DataFrame, options: RatioChartOptions = {}): 
       ci_high: r.ratio_ci_high ?? null,
       verdict: r.verdict,
       n: `${r.baseline_n} vs ${r.candidate_n}`,
-      value_label: ratioLabel(r.ratio as number),
-      value_label_at: labelAt(r.ratio as number, 1, r.ratio_ci_low, r.ratio_ci_high),
+      value_label: factorLabel(r.ratio as number),
+      // at the bar's end (the label sits beside the whisker, not at its tip)
+      value_label_at: r.ratio,
     })),
     extra,
   );
   const baseline = String(recs[0]?.baseline ?? "baseline");
   const arms = values.map((v) => String(v[by]));
-  const domain = ratioDomain(
-    values.flatMap((v) => [v.ratio, v.ci_low, v.ci_high, v.value_label_at]),
-  );
+  const domain = ratioDomain(values.flatMap((v) => [v.ratio, v.ci_low, v.ci_high]));
   const x = {
     field: "test",
     type: "nominal",
@@ -133,6 +132,7 @@ export function ratioChart(cmp: pl.DataFrame, options: RatioChartOptions = {}): 
       ...valueLabels("ratio", 1, { x, xOffset }, {
         fontSize: 11,
         upright: WIDTH * Math.max(1, groups.length) / values.length < 44,
+        beside: true,
       }),
     ],
   };

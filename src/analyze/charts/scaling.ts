@@ -62,7 +62,10 @@ export function scalingChart(curve: pl.DataFrame, options: ScalingChartOptions =
   const cross = (options.crossovers?.toRecords() as Rec[] | undefined ?? []).filter((c) =>
     c.crossover_x !== null
   );
-  const layers = curveLayers(x, by, metric, values.map((r) => r[by]), extra);
+  // ticks where the data are (10 and 50 clients, not 8/16/32/64)
+  const ticks = [...new Set(values.map((r) => r[x]).filter((v) => typeof v === "number"))]
+    .sort((a, b) => (a as number) - (b as number)) as number[];
+  const layers = curveLayers(x, by, metric, values.map((r) => r[by]), extra, ticks);
   if (cross.length > 0 && extra.length === 0) layers.push(...crossoverLayers(cross));
   const n = runsPhrase(values.map((r) => r.n), "point");
   const head = base(
@@ -89,13 +92,17 @@ function curveLayers(
   metric: string,
   arms: unknown[],
   extra: string[],
+  ticks: number[],
 ): VegaLiteSpec[] {
   const xEnc = {
     field: x,
     type: "quantitative",
     title: x.replace(/_/g, " "),
     scale: { type: "log", base: 2 },
-    axis: { tickCount: 8 },
+    // at most 12 ticks, at the data's own x values
+    axis: ticks.length > 0 && ticks.length <= 12
+      ? { values: ticks, format: "~s" }
+      : { tickCount: 8 },
   };
   const y = { type: "quantitative", title: metricTitle(metric) };
   return [

@@ -21,7 +21,8 @@ const tableOf = (r: Rec) => `${r.test}, ${r.clients ?? "?"} connections`;
 /**
  * p50 (solid) and p99 (dashed) against the requested rate (log axes), one colour per arm, one
  * panel per workload and connection count; `over` steps drawn as triangles, NS steps as a
- * cross at their latency (when measured) and a dotted rule at their rate.
+ * `+` at their latency (when measured) and a dotted rule at the rate they reached (the
+ * requested rate when that is unknown), so two arms NS at one step draw two rules.
  *
  * @param table `sweepTable`'s result.
  * @param options The arm column, title.
@@ -54,16 +55,20 @@ export function sweepChart(table: pl.DataFrame, options: SweepChartOptions = {})
         layer: "point",
       }))
     );
+  // the NS rule stands at the rate the step reached: two arms NS at one step stay apart
   const ns = recs.filter((r) => r.verdict === "NS").map((r) => ({
     ...r,
     table: tableOf(r),
     layer: "ns",
+    ns_at_ops_per_sec: typeof r.achieved_ops_per_sec === "number" && r.achieved_ops_per_sec > 0
+      ? r.achieved_ops_per_sec
+      : r.requested_ops_per_sec,
   }));
   const values = [...points, ...ns];
   const x = {
     field: "requested_ops_per_sec",
     type: "quantitative",
-    title: "requested rate (requests/s)",
+    title: "requested rate (ops/s)",
     scale: { type: "log" },
   };
   const color = colorEncoding(by, arms);
@@ -81,7 +86,8 @@ export function sweepChart(table: pl.DataFrame, options: SweepChartOptions = {})
         },
         color,
         detail: { field: "series" },
-        strokeDash: { field: "percentile", type: "nominal", title: "percentile" },
+        // said in the subtitle: one legend (the arms) keeps the figure as wide as its plot
+        strokeDash: { field: "percentile", type: "nominal", title: "percentile", legend: null },
       },
     },
     {
@@ -95,6 +101,7 @@ export function sweepChart(table: pl.DataFrame, options: SweepChartOptions = {})
           field: "verdict",
           type: "nominal",
           scale: { domain: ["sustained", "over", "NS"], range: ["circle", "triangle-up", "cross"] },
+          legend: null,
         },
         tooltip: [
           { field: by },
@@ -113,7 +120,7 @@ export function sweepChart(table: pl.DataFrame, options: SweepChartOptions = {})
       transform: [{ filter: "datum.layer == 'ns'" }],
       mark: { type: "rule", strokeDash: [2, 3] },
       encoding: {
-        x,
+        x: { ...x, field: "ns_at_ops_per_sec" },
         color,
         tooltip: [{ field: by }, { field: "achieved_ops_per_sec", format: ",.0f" }],
       },
@@ -121,7 +128,11 @@ export function sweepChart(table: pl.DataFrame, options: SweepChartOptions = {})
   ];
   const head = base(
     options.title ?? "latency against offered load",
-    options.subtitle ?? "solid p50, dashed p99; × and dotted rule: not sustained (NS)",
+    options.subtitle ??
+      [
+        "solid p50, dashed p99; ▲ above the requested rate (over)",
+        "+ : a step not sustained (NS), its dotted rule at the rate it reached",
+      ],
   );
   const tables = [...new Set(recs.map(tableOf))];
   if (tables.length <= 1) {

@@ -35,7 +35,14 @@ export const THEME: VegaLiteSpec = {
     domainColor: "#888",
     tickColor: "#888",
   },
-  legend: { labelFontSize: 13, titleFontSize: 13, titleFontWeight: "normal", orient: "bottom" },
+  // at most 4 entries a row: a legend of many arms wraps instead of widening the canvas
+  legend: {
+    labelFontSize: 13,
+    titleFontSize: 13,
+    titleFontWeight: "normal",
+    orient: "bottom",
+    columns: 4,
+  },
   header: { labelFontSize: 14, titleFontSize: 14 },
   view: { stroke: null },
   bar: { cornerRadiusEnd: 1 },

@@ -23,6 +23,8 @@ export interface StepRow extends FixedRateStep {
   basis: string;
   /** Every rate of the sweep the run belongs to (its `sweep_rates` tag), when known. */
   planned: number[];
+  /** The run's tool (the load generator: `kvlab-loadgen`, `memtier_benchmark`, …). */
+  engine: string;
 }
 
 /** The `sweep_rates` tag of a run's tags (JSON), as numbers. */
@@ -73,10 +75,35 @@ export function stepRows(results: pl.DataFrame, by: string): StepRow[] {
         p99: num("p99_latency_ms"),
         basis: typeof r.latency_basis === "string" ? r.latency_basis : "send",
         planned: plannedRates(r.tags),
+        engine: typeof r.tool === "string" ? r.tool : "unknown",
       });
     }
   }
-  return out;
+  return engineArms(out);
+}
+
+/**
+ * Keeps engines apart: an arm whose steps in one table (workload × clients) come from more than
+ * one load generator (kvlab's open-loop engine, memtier_benchmark, …) or latency basis is split
+ * into one arm per engine (`redis · kvlab-loadgen`; one engine on two latency bases:
+ * `redis · intended latency`), so latencies timed from the
+ * intended send are never merged with latencies timed from the send.
+ */
+function engineArms(steps: StepRow[]): StepRow[] {
+  const table = (s: StepRow) => JSON.stringify([s.workload, s.clients, s.arm]);
+  const engines = new Map<string, Set<string>>();
+  const bases = new Map<string, Set<string>>();
+  for (const s of steps) {
+    engines.set(table(s), (engines.get(table(s)) ?? new Set()).add(s.engine));
+    bases.set(table(s), (bases.get(table(s)) ?? new Set()).add(s.basis));
+  }
+  return steps.map((s) => {
+    const manyEngines = engines.get(table(s))!.size > 1;
+    const manyBases = bases.get(table(s))!.size > 1;
+    if (!manyEngines && !manyBases) return s;
+    const name = manyEngines ? s.engine : `${s.basis} latency`;
+    return { ...s, arm: `${s.arm} · ${name}` };
+  });
 }
 
 /** The frames {@link sweepTable} reads, when not given a dataset directory. */

@@ -8,7 +8,7 @@
 
 import pl from "nodejs-polars";
 import { hdrValueAtPercentile } from "../../hdr.ts";
-import { rowHistograms, rowKey, sumOf } from "./_hdr.ts";
+import { rowHistograms, rowKey, sumOf } from "../histograms/rows.ts";
 import { type Rec, stepRows } from "./_steps.ts";
 import { SPECTRUM_PERCENTILES } from "../latency.ts";
 import { loadResults, loadTable } from "../load.ts";

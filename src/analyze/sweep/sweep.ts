@@ -12,8 +12,9 @@
 
 import pl from "nodejs-polars";
 import { median as medianOf } from "../_stats.ts";
-import { mergedPercentiles, rowHistograms, rowKey } from "./_hdr.ts";
+import { mergedPercentiles, rowHistograms, rowKey } from "../histograms/rows.ts";
 import { type Rec, type StepRow, stepRows, type SweepFrames } from "./_steps.ts";
+import { formatForPeople } from "../present.ts";
 
 export type { SweepFrames };
 import { formatTable, type TableFormat } from "../format.ts";
@@ -238,7 +239,10 @@ function skippedRows(rows: Rec[], by: string, plannedRates: Map<string, number[]
 export interface SweepMatrix {
   /** `GET, 48 connections`. */
   title: string;
-  /** `requested_ops_per_sec`, then one column per arm: `p50 / p99`, `NS (258k)`, `-`. */
+  /**
+   * `requested (ops/s)` (`requested (msg/s)` for pub/sub), then one column per arm: `p50 / p99`
+   * (ms), `NS (258k)`, `-`.
+   */
   frame: pl.DataFrame;
 }
 
@@ -257,6 +261,7 @@ export interface SweepMatrix {
  * assert.equal(sweepCell({ verdict: "NS", achieved_ops_per_sec: 1_078_400 }), "NS (1,078k)");
  * assert.equal(sweepCell({ verdict: "over", p50_latency_ms: 0.2, p99_latency_ms: 0.5, achieved_ops_per_sec: 5010 }), "0.20 / 0.50 over (5k)");
  * assert.equal(sweepCell({ verdict: "NS", achieved_ops_per_sec: 3116 }), "NS (3.1k)");
+ * assert.equal(sweepCell({ verdict: "NS", achieved_ops_per_sec: 40 }), "NS (40/s)");
  * assert.equal(sweepCell({ verdict: "skipped" }), "-");
  * ```
  */
@@ -264,6 +269,8 @@ export function sweepCell(r: Record<string, unknown>): string {
   // thousands, as the post prints them; one decimal below 10k (`NS (3.1k)`)
   const k = (v: unknown) => {
     const x = Number(v) / 1000;
+    // below 1k the rate itself: `NS (0k)` would read as nothing delivered
+    if (x < 1) return `${Math.round(Number(v)).toLocaleString("en")}/s`;
     return `${x < 10 ? x.toFixed(1).replace(/\.0$/, "") : Math.round(x).toLocaleString("en")}k`;
   };
   const lat = () =>
@@ -301,8 +308,11 @@ export function sweepMatrices(table: pl.DataFrame, options: { by?: string } = {}
     const rates = [...new Set(mine.map((r) => Number(r.requested_ops_per_sec)))].sort((a, b) =>
       a - b
     );
+    const pubsub = String(test).startsWith("PUBSUB");
     const cols: Record<string, string[]> = {
-      requested_ops_per_sec: rates.map((x) => Math.round(x).toLocaleString("en")),
+      [pubsub ? "requested (msg/s)" : "requested (ops/s)"]: rates.map((x) =>
+        Math.round(x).toLocaleString("en")
+      ),
     };
     for (const arm of arms) {
       cols[arm] = rates.map((rate) => {
@@ -310,15 +320,20 @@ export function sweepMatrices(table: pl.DataFrame, options: { by?: string } = {}
         return r ? sweepCell(r) : "";
       });
     }
-    const who = String(test).startsWith("PUBSUB") ? "publishers" : "connections";
+    const who = pubsub ? "publishers" : "connections";
     const title = clients === null ? String(test) : `${test}, ${clients} ${who}`;
     return { title, frame: pl.DataFrame(cols) };
   });
 }
 
+/** What the cells of {@link sweepMatrices} mean, printed under the Markdown tables. */
+export const SWEEP_LEGEND = "Cells: p50 / p99 latency in ms; NS (achieved rate) = not sustained " +
+  "(below the sustained rule); over (achieved rate) = above it; - = not run after a first NS.";
+
 /**
  * The sweep for people or programs: Markdown prints each table of {@link sweepMatrices} under
- * its title; CSV and JSON give {@link sweepTable}'s rows (one per arm × step).
+ * its title; text gives {@link sweepTable}'s rows (one per arm × step) rounded by unit, with
+ * units in the headers; CSV and JSON give them at full precision.
  *
  * @param table {@link sweepTable}'s result.
  * @param format md, csv or json.
@@ -330,7 +345,32 @@ export function formatSweep(
   format: TableFormat,
   options: { by?: string } = {},
 ): string {
-  if (format !== "md") return formatTable(table, format);
+  if (format === "csv" || format === "json") return formatTable(table, format);
+  // one row per arm × step, rounded by unit (ms to 3 decimals, rates to 2)
+  if (format === "text") return formatForPeople(table, "text");
   return sweepMatrices(table, options).map((m) => `**${m.title}**\n\n${formatTable(m.frame, "md")}`)
-    .join("\n");
+    .join("\n") + `\n${SWEEP_LEGEND}\n`;
+}
+
+/**
+ * Whether a results frame holds fixed-rate steps only (every row has a requested rate): data
+ * that {@link sweepTable} shows and that `compare`, `plot ratio` and the summary page do not.
+ *
+ * @param results A results frame ({@link loadResults}).
+ * @returns True when it has rows and each has a `requested_ops_per_sec`.
+ *
+ * @example
+ * ```ts
+ * import { fixedRateOnly } from "@kvlab/kvlab/analyze";
+ * import pl from "nodejs-polars";
+ * import assert from "node:assert/strict";
+ * assert.equal(fixedRateOnly(pl.DataFrame({ requested_ops_per_sec: [1000, 2000] })), true);
+ * assert.equal(fixedRateOnly(pl.DataFrame({ requested_ops_per_sec: [1000, null] })), false);
+ * assert.equal(fixedRateOnly(pl.DataFrame({ ops_per_sec: [1000] })), false);
+ * assert.equal(fixedRateOnly(pl.DataFrame({ requested_ops_per_sec: [] })), false);
+ * ```
+ */
+export function fixedRateOnly(results: pl.DataFrame): boolean {
+  return results.height > 0 && results.columns.includes("requested_ops_per_sec") &&
+    results.getColumn("requested_ops_per_sec").nullCount() === 0;
 }

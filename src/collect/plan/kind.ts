@@ -221,8 +221,8 @@ export class PlanReader {
 
 /** What a running cell reports, besides its start and end (which `runPlan` reports). */
 export type CellEvent =
-  /** An unrecorded warm-up run starts. */
-  | { kind: "warmup" }
+  /** An unrecorded warm-up run (or, `what: "preload"`, a preload of the key space) starts. */
+  | { kind: "warmup"; what?: "warm-up" | "preload" }
   /** The tool's own live output (`rps=…`). */
   | { kind: "progress"; event: ProgressEvent }
   /** A memory fill reached `keys` of `target`. */
@@ -273,10 +273,14 @@ export interface PlanKind<P extends PlanBase, C extends PlanCellBase> {
    */
   readonly tags?: readonly string[];
   /**
-   * What a cell runs, for the start event and `--dry-run`: the command (secrets redacted) and
-   * how many requests a run makes (100 % of a progress bar).
+   * What a cell runs, for the start event and `--dry-run`: the command (secrets redacted), how
+   * many requests a run makes (100 % of a progress bar), and the unstored commands run before it
+   * (`before`: a warm-up, a preload), when there are any.
    */
-  describe(plan: P, cell: C): { command: string; requests: number };
+  describe(
+    plan: P,
+    cell: C,
+  ): { command: string; requests: number; before?: { what: string; command: string }[] };
   /**
    * Prepares a real run of the plan, once before its first cell (e.g. checks that the tool is
    * installed, throwing `ToolNotFoundError` otherwise), and returns what runs one cell.

@@ -45,6 +45,8 @@ export type StudyEvent =
     command: string;
     /** How many requests a run makes (for memory sweeps, the SETs of the largest fill). */
     requests: number;
+    /** Unstored commands run before it (warm-up, preload), secrets redacted. */
+    before?: { what: string; command: string }[];
   }
   | InCell<CellEvent>
   | { kind: "end"; cell: PlanCell; index: number; total: number; run: CollectedRun }

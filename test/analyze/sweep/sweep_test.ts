@@ -37,7 +37,7 @@ Deno.test("kvlab sweep prints seed 000's three tables cell for cell", async () =
   assert.match(out, /\*\*GET, 816 connections\*\*/);
   assert.match(
     out,
-    /\| requested_ops_per_sec \| HotKV \| Dragonfly \| Redis 1 thread \| Redis io-threads 8 \|/,
+    /\| requested \(ops\/s\) \| HotKV \| Dragonfly \| Redis 1 thread \| Redis io-threads 8 \|/,
   );
   const t = sweepTable(data);
   const redis = t.filter(pl.col("label").eq(pl.lit("Redis 1 thread")));

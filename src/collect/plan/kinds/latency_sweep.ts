@@ -255,7 +255,7 @@ export const latencySweepKind: PlanKind<LatencySweepPlan, LatencySweepCell> = {
         : sweeps.skipReason(cell.label, cell.requestedOpsPerSec, { label: cell.label });
       if (skip !== null) return skippedStep(skip);
       if (!preloaded.has(cell.label) && plan.preload) {
-        emit({ kind: "warmup" });
+        emit({ kind: "warmup", what: "preload" });
         await preload(runs, cell, ctx);
         preloaded.add(cell.label);
       }

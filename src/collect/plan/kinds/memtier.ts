@@ -248,7 +248,16 @@ export const memtierKind: PlanKind<MemtierPlan, MemtierCell> = {
 
   describe(plan, cell) {
     const argv = memtierArgv(memtierCall(plan, cell), { json: "memtier.json", hdrPrefix: "hdr" });
+    const preload = plan.preload === "each" || plan.preload === "once"
+      ? [{
+        what: plan.preload === "once"
+          ? "preload, once per server, not stored"
+          : "preload, not stored",
+        command: argvToCommand(redactArgv(memtierArgv(memtierPreloadCall(plan, cell)))),
+      }]
+      : [];
     return {
+      ...(preload.length ? { before: preload } : {}),
       command: argvToCommand(redactArgv(argv)),
       // a timed run's total is unknown beforehand: its progress events carry their percent
       requests: (plan.requests ?? 0) * cell.threads * cell.clients * plan.runCount,
@@ -264,7 +273,7 @@ export const memtierKind: PlanKind<MemtierPlan, MemtierCell> = {
     const runs = { ...plan, tool };
     return async (cell, emit) => {
       if (plan.preload === "each" || (plan.preload === "once" && !preloaded.has(cell.label))) {
-        emit({ kind: "warmup" });
+        emit({ kind: "warmup", what: "preload" });
         await ctx.runner.run({
           argv: memtierArgv(memtierPreloadCall(runs, cell)),
           timeoutMs: plan.timeoutS * 1000,

@@ -16,6 +16,9 @@ import {
   runRedisBenchmark,
 } from "../../redis_benchmark/run.ts";
 import { BENCHMARK_TEST_NAMES } from "../../redis_benchmark/params.ts";
+import { connect, ServerUnreachableError } from "../../server.ts";
+import type { ServerTarget } from "../../target.ts";
+import { findTool } from "../../tools.ts";
 import {
   cellRecord,
   interleavedCells,
@@ -152,18 +155,32 @@ export const redisBenchmarkKind: PlanKind<RedisBenchmarkPlan, RedisBenchmarkCell
   },
 
   describe(plan, cell) {
+    const warmup = plan.warmupRequests > 0
+      ? [{
+        what: "warm-up, not stored",
+        command: argvToCommand(
+          redactArgv(redisBenchmarkArgv(cellParams(plan, cell, plan.warmupRequests))),
+        ),
+      }]
+      : [];
     return {
       command: argvToCommand(redactArgv(redisBenchmarkArgv(cellParams(plan, cell)))),
       requests: plan.requests,
+      ...(warmup.length ? { before: warmup } : {}),
     };
   },
 
-  async open(plan, ctx) {
+  async open(given, ctx) {
+    // PATH first, then the tools cache (where .ci/install builds valkey-benchmark)
+    const tool = given.tool.includes("/") ? given.tool : findTool(given.tool) ?? given.tool;
+    const plan = { ...given, tool };
     // Fails with ToolNotFoundError before any cell when the tool is missing.
     await ctx.runner.run({ argv: [plan.tool, "--version"], timeoutMs: 10_000, capture: true });
     const version = await toolVersion(ctx.runner, plan.tool);
     return async (cell, emit) => {
-      if (plan.warmupRequests > 0) {
+      // a warm-up against a server that is down would wait out the whole timeout_s: skip it,
+      // and let the measured run fail at once with the connection error
+      if (plan.warmupRequests > 0 && await answers(cell.server.target)) {
         emit({ kind: "warmup" });
         await ctx.runner.run({
           argv: redisBenchmarkArgv(cellParams(plan, cell, plan.warmupRequests)),
@@ -262,4 +279,21 @@ function readMatrix(read: PlanReader): PlanMatrix {
     threads: list("threads", [0], 0) as number[],
     keyspace: list("keyspace", [null], 1, true),
   };
+}
+
+/**
+ * Whether a server accepts a connection (and its credentials) within 3 s.
+ *
+ * @param target The server.
+ * @returns False when it cannot be reached.
+ */
+async function answers(target: ServerTarget): Promise<boolean> {
+  try {
+    const client = await connect(target, 3000);
+    client.disconnect();
+    return true;
+  } catch (e) {
+    if (e instanceof ServerUnreachableError) return false;
+    throw e;
+  }
 }

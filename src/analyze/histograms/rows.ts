@@ -1,6 +1,7 @@
 /**
  * Exact percentiles of fixed-rate steps from the `hdr_histograms` table: the histograms of the
- * repetitions of a step added together (never percentiles averaged). Private to `sweep.ts`.
+ * repetitions of a step added together (never percentiles averaged). Used by the sweep tables
+ * and the latency spectrum.
  *
  * @module
  */

@@ -1,0 +1,196 @@
+// Figures as a reader sees them: each chart rendered to a Vega view (headless) and its drawn
+// marks read back — value labels at the bar ends, axis labels apart, NS rules apart, ticks at
+// the data, legends inside the canvas.
+import assert from "node:assert/strict";
+import pl from "nodejs-polars";
+import {
+  compare,
+  crossovers,
+  latencyChart,
+  ratioChart,
+  scaling,
+  scalingChart,
+  sweepChart,
+  sweepTable,
+  throughputChart,
+  toSvg,
+} from "../../src/analyze/mod.ts";
+import { drawn, overlap } from "../_support/vega_view.ts";
+
+/** Three repetitions per arm, so compare gives intervals (whiskers) and ratios both ways. */
+function repeated(): pl.DataFrame {
+  const rows: Record<string, unknown>[] = [];
+  const base = { SET: 100_000, GET: 90_000, INCR: 95_000, LPUSH: 80_000 };
+  const factor = { SET: 1.04, GET: 0.66, INCR: 1.5, LPUSH: 0.98 };
+  for (const [test, ops] of Object.entries(base)) {
+    for (let rep = 0; rep < 3; rep++) {
+      const noise = 1 + (rep - 1) * 0.03;
+      rows.push({ test, server: "redis", ops_per_sec: ops * noise });
+      rows.push({
+        test,
+        server: "valkey",
+        ops_per_sec: ops * factor[test as keyof typeof factor] * (1 + (1 - rep) * 0.05),
+      });
+    }
+  }
+  return pl.DataFrame(rows);
+}
+
+Deno.test("figures as drawn", async (t) => {
+  await t.step("ratioChart(): each value label sits at its bar's end, one style", async () => {
+    const cmp = compare(repeated(), { by: "server", baseline: "redis" });
+    const { items } = await drawn(ratioChart(cmp));
+    const bars = items.filter((i) => i.marktype === "rect" && i.role === "mark");
+    const labels = items.filter((i) => i.marktype === "text" && /×$/.test(i.text ?? ""));
+    assert.equal(bars.length, 4);
+    assert.equal(labels.length, 4);
+    for (const label of labels) {
+      assert.match(label.text!, /^\d+\.\d\d×$/);
+      const bar = bars.find((b) => b.datum.test === label.datum.test)!;
+      const ratio = bar.datum.ratio as number;
+      // the bar runs from 1 to the ratio: its end is its top above 1, its bottom below
+      const end = ratio >= 1 ? bar.y : bar.y + (bar.height ?? 0);
+      assert.ok(
+        Math.abs(label.y - end) < 0.5,
+        `${label.datum.test}: label at y=${label.y}, bar end at y=${end}`,
+      );
+    }
+    // whiskers exist and reach beyond some bar ends: the labels did not follow them
+    assert.ok(items.some((i) => i.marktype === "rule" && i.datum.ci_low !== undefined));
+  });
+
+  await t.step("latencyChart(): x-axis labels of narrow panels do not collide", async () => {
+    const rows: Record<string, unknown>[] = [];
+    for (const clients of [1, 50]) {
+      for (const label of ["redis", "valkey"]) {
+        for (const [i, nines] of [0, 1, 2, 3, 4, 5, 6].entries()) {
+          rows.push({
+            test: "GET",
+            clients,
+            label,
+            from_percentile: 100 * (1 - 10 ** -nines),
+            to_percentile: 100,
+            latency_ms: 0.1 * (i + 1),
+            nines,
+            count: 1000,
+          });
+        }
+      }
+    }
+    const { items } = await drawn(latencyChart(pl.DataFrame(rows), { by: "label" }));
+    const xLabels = items.filter((i) =>
+      i.role === "axis-label" && /^(0|90|99(\.9+)?|max)%?$/.test(i.text ?? "")
+    );
+    assert.ok(xLabels.length >= 14, `${xLabels.length} nines labels`);
+    for (const a of xLabels) {
+      for (const b of xLabels) {
+        if (a !== b) assert.ok(!overlap(a, b), `"${a.text}" overlaps "${b.text}"`);
+      }
+    }
+  });
+
+  await t.step("sweepChart(): NS rules of two arms at one step are drawn apart", async () => {
+    const row = (label: string, req: number, ach: number, p50: number | null) => ({
+      run_id: `${label}${req}`,
+      test_index: 0,
+      test: "GET",
+      clients: 8,
+      label,
+      requested_ops_per_sec: req,
+      ops_per_sec: ach,
+      p50_latency_ms: p50,
+      p99_latency_ms: p50 && p50 * 4,
+      complete: true,
+    });
+    const table = sweepTable({
+      results: pl.DataFrame([
+        row("redis", 10_000, 10_000, 0.2),
+        row("redis", 60_000, 47_000, 9),
+        row("valkey", 10_000, 10_000, 0.2),
+        row("valkey", 60_000, 52_000, 8),
+      ]),
+    });
+    const spec = sweepChart(table);
+    const { items } = await drawn(spec);
+    const rules = items.filter((i) => i.marktype === "rule" && i.datum.verdict === "NS");
+    assert.equal(rules.length, 2);
+    assert.ok(Math.abs(rules[0].x - rules[1].x) > 3, `rules at ${rules[0].x} and ${rules[1].x}`);
+    // the subtitle names the marker the chart draws (Vega's "cross" is a +)
+    assert.match(JSON.stringify(spec.title), /\+ : a step not sustained/);
+    // one legend (the arms), within the plot's width: the figure stays about 800 px wide
+    const many = sweepTable({
+      results: pl.DataFrame(
+        [
+          "Dragonfly",
+          "HotKV",
+          "Redis 1 thread",
+          "Redis io-threads 8",
+          "Valkey 1 thread",
+          "Valkey io-threads 8",
+        ]
+          .flatMap((l) => [row(l, 10_000, 10_000, 0.2), row(l, 60_000, 50_000, 9)]),
+      ),
+    });
+    const wide = await drawn(sweepChart(many));
+    assert.ok(wide.width <= 820, `canvas ${wide.width} px wide`);
+    const legends = wide.items.filter((i) => i.role === "legend-title").map((i) => i.text);
+    assert.deepEqual(legends, ["label"]);
+  });
+
+  await t.step("scalingChart(): x ticks at the data, a tie is no crossover", async () => {
+    const df = pl.DataFrame({
+      test: Array(4).fill("SET"),
+      server: ["redis", "redis", "dragonfly", "dragonfly"],
+      clients: [10, 50, 10, 50],
+      ops_per_sec: [100, 200, 100, 250],
+    });
+    const { items } = await drawn(scalingChart(scaling(df, { x: "clients", by: "server" })));
+    const labels = items.filter((i) => i.role === "axis-label");
+    const bottom = Math.max(...labels.map((i) => i.y1));
+    const ticks = labels.filter((i) => i.y1 === bottom).map((i) => i.text);
+    assert.deepEqual(ticks, ["10", "50"]);
+    // level at 10, ahead at 50: never behind, so no "dragonfly ahead from 50"
+    const cross = crossovers(df, {
+      x: "clients",
+      by: "server",
+      baseline: "redis",
+      candidate: "dragonfly",
+    });
+    assert.equal(cross.getColumn("crossover_x").get(0), null);
+  });
+
+  await t.step("legends stay inside the canvas", async () => {
+    const long = [
+      "Redis 7.2 io-threads 4 · 100 clients",
+      "Valkey 8.0.1 io-threads 4 · 100 clients",
+    ];
+    const cmp = compare(
+      repeated().withColumns(
+        pl.when(pl.col("server").eq(pl.lit("redis"))).then(pl.lit(long[0])).otherwise(
+          pl.lit(long[1]),
+        ).alias("server"),
+      ),
+      { by: "server", baseline: long[0] },
+    );
+    const { items, width } = await drawn(ratioChart(cmp));
+    const legend = items.filter((i) => i.role.startsWith("legend"));
+    assert.ok(legend.length > 0);
+    for (const i of legend) {
+      assert.ok(i.x2 <= width + 0.5, `${i.text ?? i.role} ends at ${i.x2} > ${width}`);
+    }
+    // labels that fit in the legend's 160 px are not cut ("redis · 10 cli…")
+    const svg = await toSvg(
+      throughputChart(
+        pl.DataFrame({
+          test: ["GET", "GET"],
+          series: ["redis · 10 clients", "Redis io-threads 8"],
+          ops_per_sec: [1, 2],
+        }),
+        { by: "series" },
+      ),
+    );
+    assert.doesNotMatch(svg, /…/);
+    assert.match(svg, /redis · 10 clients/);
+    assert.match(svg, /Redis io-threads 8/);
+  });
+});
