@@ -164,3 +164,33 @@ function byVersionDescending(a: string, b: string): number {
   }
   return pb.length - pa.length;
 }
+
+/**
+ * What to run for a tool a user named: the name itself when `PATH` finds it (so the stored
+ * command reads as the user would type it), else the path in the tools cache, else the name
+ * (running it then fails with `ToolNotFoundError`). A name with a `/` is a path: kept.
+ *
+ * @param name The tool's name or path.
+ * @param options Environment and file checks (for tests).
+ * @returns The argv[0] to run.
+ *
+ * @example
+ * ```ts
+ * import { toolCommand } from "./tools.ts";
+ * import assert from "node:assert/strict";
+ * const isExecutable = (p: string) => p === "/cache/valkey-8.0.1/valkey-benchmark" || p === "/usr/bin/redis-benchmark";
+ * const o = { env: { PATH: "/usr/bin", KVLAB_TOOLS_DIR: "/cache" }, listDir: () => ["valkey-8.0.1"], isExecutable };
+ * assert.equal(toolCommand("redis-benchmark", o), "redis-benchmark");
+ * assert.equal(toolCommand("valkey-benchmark", o), "/cache/valkey-8.0.1/valkey-benchmark");
+ * assert.equal(toolCommand("./my-benchmark", o), "./my-benchmark");
+ * ```
+ */
+export function toolCommand(name: string, options: FindToolOptions = {}): string {
+  if (name.includes("/")) return name;
+  const found = findTool(name, options);
+  const path = (options.env ?? Deno.env.toObject()).PATH ?? "";
+  if (found === null || path.split(":").some((d) => d !== "" && found === `${d}/${name}`)) {
+    return name;
+  }
+  return found;
+}

@@ -18,12 +18,13 @@ import {
 import { drawn, overlap } from "../_support/vega_view.ts";
 
 /** Three repetitions per arm, so compare gives intervals (whiskers) and ratios both ways. */
+// 5 repetitions per arm: compare gives an interval (a whisker) from 4 on
 function repeated(): pl.DataFrame {
   const rows: Record<string, unknown>[] = [];
   const base = { SET: 100_000, GET: 90_000, INCR: 95_000, LPUSH: 80_000 };
   const factor = { SET: 1.04, GET: 0.66, INCR: 1.5, LPUSH: 0.98 };
   for (const [test, ops] of Object.entries(base)) {
-    for (let rep = 0; rep < 3; rep++) {
+    for (let rep = 0; rep < 5; rep++) {
       const noise = 1 + (rep - 1) * 0.03;
       rows.push({ test, server: "redis", ops_per_sec: ops * noise });
       rows.push({

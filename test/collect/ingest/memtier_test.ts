@@ -121,7 +121,10 @@ Deno.test("ingestPaths() reads every memtier run of the fixtures as one run", as
         const s = storedRow(mineResults, p);
         assert.ok(s, `${p.title} ${p.type}`);
         const what = `${p.title} ${p.type}`;
-        if (m.status === "complete") printed(s.ops_per_sec, ops, `${what} ops/sec`);
+        // memtier's printed rate: stored as is, or (when its own duration is wrong, see
+        // SCHEMA.md) kept in tool_ops_per_sec beside the rate kvlab can justify
+        const printedOps = s.tool_ops_per_sec ?? s.ops_per_sec;
+        if (m.status === "complete") printed(printedOps, ops, `${what} ops/sec`);
         printed(s.p50_latency_ms, p.cells["p50 Latency"] ?? null, `${what} p50`);
         printed(s.p99_latency_ms, p.cells["p99 Latency"] ?? null, `${what} p99`);
         printed(s.p999_latency_ms, p.cells["p99.9 Latency"] ?? null, `${what} p99.9`);

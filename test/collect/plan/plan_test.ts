@@ -194,7 +194,7 @@ Deno.test("benchmarkArgv() and parseBenchmarkArgs() agree on every cell of the e
       }
     }
   }
-  assert.equal(n, 4 * (36 + 48 + 8)); // examples, then the demo plan
+  assert.equal(n, 4 * (36 + 48 + 20)); // examples, then the demo plan (5 repetitions)
 });
 
 Deno.test("runPlan() in a dry run lists every cell of any kind, touching nothing", async () => {

@@ -418,5 +418,5 @@ Deno.test("examples/plan.yaml and data/plans/demo.yaml are valid plans", () => {
     Deno.readTextFileSync(ROOT + "data/plans/demo.yaml"),
     "data/plans/demo.yaml",
   );
-  assert.equal(planCells(demo).length, 2 * 2 * 2); // redis and valkey × clients × repetitions
+  assert.equal(planCells(demo).length, 2 * 2 * 5); // redis and valkey × clients × repetitions
 });

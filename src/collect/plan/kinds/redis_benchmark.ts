@@ -18,7 +18,7 @@ import {
 import { BENCHMARK_TEST_NAMES } from "../../redis_benchmark/params.ts";
 import { connect, ServerUnreachableError } from "../../server.ts";
 import type { ServerTarget } from "../../target.ts";
-import { findTool } from "../../tools.ts";
+import { toolCommand } from "../../tools.ts";
 import {
   cellRecord,
   interleavedCells,
@@ -172,7 +172,7 @@ export const redisBenchmarkKind: PlanKind<RedisBenchmarkPlan, RedisBenchmarkCell
 
   async open(given, ctx) {
     // PATH first, then the tools cache (where .ci/install builds valkey-benchmark)
-    const tool = given.tool.includes("/") ? given.tool : findTool(given.tool) ?? given.tool;
+    const tool = toolCommand(given.tool);
     const plan = { ...given, tool };
     // Fails with ToolNotFoundError before any cell when the tool is missing.
     await ctx.runner.run({ argv: [plan.tool, "--version"], timeoutMs: 10_000, capture: true });
