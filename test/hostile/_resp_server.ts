@@ -10,8 +10,11 @@
 export interface HostileServerOptions {
   /** The text of INFO's reply (sections and `key:value` lines). */
   info?: string;
-  /** Called for every connection after it is accepted, to push extra bytes (unsolicited). */
-  onConnect?: (write: (bytes: string) => Promise<void>) => void;
+  /**
+   * Answers a command itself: the RESP to write (it may hold unsolicited pushes after the
+   * reply), or undefined for the server's usual answer.
+   */
+  reply?: (words: string[]) => string | undefined;
 }
 
 /** A running hostile server. */
@@ -63,7 +66,8 @@ function commands(buf: string): { cmds: string[][]; rest: string } {
   return { cmds, rest: buf.slice(i) };
 }
 
-function bulk(s: string): string {
+/** A RESP bulk string. */
+export function bulk(s: string): string {
   return `$${enc.encode(s).length}\r\n${s}\r\n`;
 }
 
@@ -83,7 +87,6 @@ export function hostileServer(o: HostileServerOptions = {}): HostileServer {
       const b = enc.encode(s);
       for (let off = 0; off < b.length;) off += await conn.write(b.subarray(off));
     };
-    o.onConnect?.(write);
     const dec = new TextDecoder();
     const chunk = new Uint8Array(64 << 10);
     let pending = "";
@@ -97,7 +100,9 @@ export function hostileServer(o: HostileServerOptions = {}): HostileServer {
         let out = "";
         for (const words of cmds) {
           const cmd = (words[0] ?? "").toUpperCase();
-          if (cmd === "INFO") out += bulk(info);
+          const own = o.reply?.(words);
+          if (own !== undefined) out += own;
+          else if (cmd === "INFO") out += bulk(info);
           else if (cmd === "PING") out += "+PONG\r\n";
           else if (cmd === "CONFIG" || cmd === "COMMAND") out += "*0\r\n";
           else if (cmd === "GET") out += "$-1\r\n";

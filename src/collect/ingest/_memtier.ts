@@ -267,6 +267,7 @@ function parseGroup(files: readonly ReadFile[]) {
         parsed.jsonFile = m.name;
       } else if (m.kind === "stdout" && !parsed.report) {
         parsed.report = parseMemtierReport(text, { file });
+        parsed.reportFile = m.name;
         // stdout and stderr in one file (2>&1): its progress too
         if (!files.some((f) => f.member.kind === "stderr")) {
           parsed.stderr = parseMemtierProgress(text);

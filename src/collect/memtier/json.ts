@@ -375,5 +375,7 @@ function scalars(o: JsonObject): Scalars {
 
 function num(f: Scalars, key: string): number | null {
   const v = f.get(key);
-  return typeof v === "number" ? v : null;
+  // a string or other value where memtier writes a number is not a number: NaN, which the
+  // impossible-value rule (`../impossible.ts`) reports with its field
+  return typeof v === "number" ? v : v === undefined || v === null ? null : NaN;
 }

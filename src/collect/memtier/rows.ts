@@ -23,6 +23,12 @@ import {
   secondRows,
   type TypeFacts,
 } from "./_series_rows.ts";
+import {
+  cumulativeProblem,
+  findImpossible,
+  type ImpossibleRule,
+  sumProblem,
+} from "../impossible.ts";
 import type { MemtierJson } from "./json.ts";
 import type { MemtierStderr } from "./progress.ts";
 import type { MemtierReport } from "./report.ts";
@@ -58,6 +64,8 @@ export interface MemtierParsed {
   json?: MemtierJson | null;
   /** Its raw file's name. @default {"memtier.json"} */
   jsonFile?: string;
+  /** The stdout report's file name, for warnings. @default {"stdout"} */
+  reportFile?: string;
   /** `parseMemtierReport` of stdout (rows come from it only when the JSON has no block). */
   report?: MemtierReport | null;
   /** `parseMemtierProgress` of stderr. */
@@ -191,9 +199,117 @@ export function memtierRows(parsed: MemtierParsed, runId: string): MemtierRows {
     out.time_series.push(...progressRows(runId, parsed.stderr, join));
   }
   for (const h of parsed.hdr ?? []) out.hdr_histograms.push(...hgrmRows(runId, h, join));
-  out.reason = incompleteReason(parsed, blocks, out.results.length);
+  const file = source === "json"
+    ? parsed.jsonFile ?? "memtier.json"
+    : parsed.reportFile ?? "stdout";
+  const impossible = dropImpossibleResults(out, file);
+  out.reason = incompleteReason(parsed, blocks, out.results.length) ??
+    (impossible ? "impossible values (see the warnings)" : null);
   out.complete = out.reason === null;
   return out;
+}
+
+/** The shared rule's fields for a `results` row (`../impossible.ts`). */
+const RESULT_RULE: ImpossibleRule<keyof ResultsRow & string> = {
+  counts: [
+    "requests",
+    "clients",
+    "threads",
+    "pipeline",
+    "data_size_bytes",
+    "keyspace",
+    "duration_s",
+    "throughput_kb_per_sec",
+  ],
+  rates: [
+    "ops_per_sec",
+    "requested_ops_per_sec",
+    "hits_per_sec",
+    "misses_per_sec",
+    "last_progress_ops_per_sec",
+  ],
+  latencies: [
+    "avg_latency_ms",
+    "min_latency_ms",
+    "p50_latency_ms",
+    "p95_latency_ms",
+    "p99_latency_ms",
+    "p999_latency_ms",
+    "max_latency_ms",
+  ],
+  ordered: [[
+    "min_latency_ms",
+    "p50_latency_ms",
+    "p95_latency_ms",
+    "p99_latency_ms",
+    "p999_latency_ms",
+    "max_latency_ms",
+  ]],
+};
+
+/**
+ * kvlab's one rule for impossible values (`../impossible.ts`) applied to memtier's rows: each
+ * impossible value becomes null and its test not complete, with a warning naming the file and
+ * line; a block's `Totals` that is not the sum of its types, or GET hits + misses that are not
+ * its rate, make the block's rows incomplete; a latency distribution that is not cumulative is
+ * dropped. Returns whether anything was impossible.
+ */
+function dropImpossibleResults(out: MemtierRows, file: string): boolean {
+  let bad = false;
+  const warn = (r: ResultsRow, message: string) => {
+    out.warnings.push(`${file}:${r.source_line ?? 1}: impossible value in ${r.test}: ${message}`);
+    r.complete = false;
+    bad = true;
+  };
+  const blocks = new Map<string, ResultsRow[]>();
+  for (const r of out.results) {
+    const k = `${r.aggregate}|${r.run_index}`;
+    blocks.set(k, [...blocks.get(k) ?? [], r]);
+    const values = r as unknown as Record<string, number | null>;
+    for (const f of findImpossible(values, RESULT_RULE)) {
+      warn(r, `${f.message}; not kept`);
+      for (const field of f.fields) values[field] = null;
+    }
+  }
+  for (const rows of blocks.values()) {
+    const total = rows.find((r) => r.test === "TOTALS");
+    const parts = rows.filter((r) => r !== total).map((r) => r.ops_per_sec);
+    if (total?.ops_per_sec != null && parts.length && parts.every((p) => p != null)) {
+      const why = sumProblem(total.ops_per_sec, parts as number[], 2);
+      if (why) { for (const r of rows) warn(r, `Ops/sec of Totals ${why}`); }
+    }
+    for (const g of rows.filter((r) => r.test === "GET" || r.test === "TOTALS")) {
+      const { ops_per_sec: ops, hits_per_sec: hits, misses_per_sec: misses } = g;
+      if (ops == null || hits == null || misses == null) continue;
+      // GET: hits + misses are its rate; Totals: they are part of it
+      const why = g.test === "GET"
+        ? sumProblem(ops, [hits, misses], 2)
+        : hits + misses > ops + 0.02 + ops * 1e-9
+        ? `hits + misses (${hits + misses}) above ${ops}`
+        : undefined;
+      if (why) warn(g, `Hits/sec + Misses/sec: ${why}`);
+    }
+  }
+  const byTest = new Map<number, LatencyDistributionRow[]>();
+  for (const d of out.latency_distribution) {
+    byTest.set(d.test_index, [...byTest.get(d.test_index) ?? [], d]);
+  }
+  for (const [index, rows] of byTest) {
+    const found = cumulativeProblem(
+      rows.map((d) => ({ percentile: d.percentile ?? NaN, latencyMs: d.latency_ms ?? NaN })),
+    );
+    if (!found) continue;
+    const [i, why] = found;
+    const r = out.results[index];
+    out.warnings.push(
+      `${file}:${rows[i].source_line ?? 1}: impossible value in ${rows[i].test}: ` +
+        `latency distribution row (${why}); block not kept`,
+    );
+    if (r) r.complete = false;
+    out.latency_distribution = out.latency_distribution.filter((d) => d.test_index !== index);
+    bad = true;
+  }
+  return bad;
 }
 
 const key = (aggregate: MemtierAggregate, runIndex: number | null, test: string) =>

@@ -14,6 +14,7 @@ import { connectResp } from "../loadgen/wire.ts";
 import { Publisher, Subscriber } from "./_conns.ts";
 import {
   messageChannel,
+  PAYLOAD_HEADER_BYTES,
   readPayloadHeader,
   subscriberChannels,
   writePayloadHeader,
@@ -211,7 +212,15 @@ export class PubSubRun {
   readonly #onMessage = (s: Subscriber, header: Uint8Array) => {
     if (this.#finished) return;
     const t = this.#readAt;
-    const h = readPayloadHeader(header);
+    // a message kvlab did not publish (a server pushing its own, a payload too short to be
+    // ours) is a protocol error, never a delivery
+    const h = header.length < PAYLOAD_HEADER_BYTES ? undefined : readPayloadHeader(header);
+    const p = h === undefined ? undefined : this.#pubs[h.publisher];
+    if (h === undefined || p === undefined || h.sequence >= p.sequence || !(h.stampNs >= 0)) {
+      this.#c.errors++;
+      this.#sample(`subscriber ${s.index}: protocol error: a message kvlab did not publish`);
+      return;
+    }
     const k = s.index * this.#o.publishers + h.publisher;
     if (h.sequence <= this.#last[k]) {
       this.#c.duplicated++;
