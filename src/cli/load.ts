@@ -10,7 +10,7 @@ import { type OpenLoopCall, runOpenLoopStep } from "../collect/loadgen/step.ts";
 import { parseServerUrl } from "../collect/target.ts";
 import { loadResults } from "../analyze/load.ts";
 import pl from "nodejs-polars";
-import { seconds } from "./_options.ts";
+import { limited, LIMITS } from "../collect/limits.ts";
 import type { Output } from "./_exit.ts";
 import { CommanderError } from "commander";
 
@@ -21,14 +21,6 @@ export interface LoadCommandOptions {
   data: string;
   label?: string;
 }
-
-const positiveInt = (name: string, v: unknown): number => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) {
-    throw new TypeError(`invalid ${name}: ${v} (expected an integer ≥ 1)`);
-  }
-  return n;
-};
 
 /**
  * Reads `kvlab load`'s options.
@@ -53,8 +45,8 @@ const positiveInt = (name: string, v: unknown): number => {
  * ```
  */
 export function loadOptions(raw: OptionValues): LoadCommandOptions {
-  const rate = Number(raw.rate);
-  if (!(rate > 0) || !Number.isFinite(rate)) throw new TypeError(`invalid --rate: ${raw.rate}`);
+  // every limit checked here, once, before any connection (`../collect/limits.ts`)
+  const rate = limited("--rate", raw.rate, LIMITS.kvlabRate);
   const arrival = String(raw.arrivals ?? "uniform");
   if (arrival !== "uniform" && arrival !== "poisson") {
     throw new TypeError(`invalid --arrivals: ${arrival} (expected uniform or poisson)`);
@@ -67,15 +59,15 @@ export function loadOptions(raw: OptionValues): LoadCommandOptions {
     call: {
       target: parseServerUrl(String(raw.url)),
       rateOpsPerSec: rate,
-      connections: positiveInt("--connections", raw.connections),
-      durationS: seconds("--duration", String(raw.duration)),
-      warmupS: raw.warmup === undefined ? 0 : seconds("--warmup", String(raw.warmup)),
+      connections: limited("--connections", raw.connections, LIMITS.connections),
+      durationS: limited("--duration", raw.duration, LIMITS.duration),
+      warmupS: raw.warmup === undefined ? 0 : limited("--warmup", raw.warmup, LIMITS.extra),
       ratio,
-      valueSize: positiveInt("--data-size", raw.dataSize ?? 256),
-      keys: positiveInt("--keys", raw.keys ?? 1000),
-      pipeline: positiveInt("--pipeline", raw.pipeline ?? 1),
+      valueSize: limited("--data-size", raw.dataSize ?? 256, LIMITS.valueBytes),
+      keys: limited("--keys", raw.keys ?? 1000, LIMITS.keys),
+      pipeline: limited("--pipeline", raw.pipeline ?? 1, LIMITS.pipeline),
       arrival,
-      threads: positiveInt("--threads", raw.threads ?? 1),
+      threads: limited("--threads", raw.threads ?? 1, LIMITS.connections),
     },
     data: String(raw.data),
     label: raw.label === undefined ? undefined : String(raw.label),

@@ -21,6 +21,10 @@ import {
 } from "./payload.ts";
 import { type PubSubChecked, type PubSubResult, PubSubUnsupportedError } from "./types.ts";
 
+
+/** Longest stretch the publishers' pump works without yielding to timers, I/O and signals (ms). */
+const PUMP_SLICE_MS = 20;
+
 /** Most bytes a publisher may have waiting for its socket; messages due beyond are unsent. */
 const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
 
@@ -142,9 +146,17 @@ export class PubSubRun {
   readonly #pump = () => {
     if (!this.#sending) return;
     let t = this.#now();
+    // a slice of work at most: at a rate the client cannot keep, something is always due, and
+    // a loop that never yields would never see Ctrl-C or SIGTERM (nor the window's end)
+    const sliceEnd = t + PUMP_SLICE_MS;
     while (this.#heap.size > 0 && this.#heap.peek()!.next <= t) {
       this.#publishDue(this.#heap.pop()!, t);
       t = this.#now();
+      if (t > sliceEnd) {
+        this.#immediate = true;
+        setTimeout(this.#onImmediate, 0);
+        return;
+      }
     }
     this.#schedule();
   };
