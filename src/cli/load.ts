@@ -90,6 +90,14 @@ export async function loadCommand(o: LoadCommandOptions, out: Output): Promise<v
   const rows = loadResults(o.data).filter(pl.col("run_id").eq(pl.lit(run.runId)));
   const f = (v: unknown, d = 3) => (typeof v === "number" ? v.toFixed(d) : "-");
   for (const r of rows.toRecords()) {
+    if (r.p50_latency_ms === null && !r.requests) {
+      // no reply: no latency to print
+      out.print(
+        `${r.test}: ${f(r.ops_per_sec, 0)}/s of ${f(r.requested_ops_per_sec, 0)}/s ` +
+          `requested; no reply, no latency${r.error_count ? `; ${r.error_count} errors` : ""}\n`,
+      );
+      continue;
+    }
     out.print(
       `${r.test}: ${f(r.ops_per_sec, 0)}/s of ${f(r.requested_ops_per_sec, 0)}/s requested; ` +
         `from intended send p50 ${f(r.p50_latency_ms)} ms, p99 ${f(r.p99_latency_ms)} ms; ` +
@@ -102,4 +110,8 @@ export async function loadCommand(o: LoadCommandOptions, out: Output): Promise<v
     );
   }
   out.print(`stored run ${run.runId} in ${o.data}\n`);
+  if (run.status !== "complete") {
+    out.printErr(`kvlab load: ${run.status}: ${run.reason}\n`);
+    throw new CommanderError(1, "kvlab.load", run.reason ?? run.status);
+  }
 }

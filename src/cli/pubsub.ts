@@ -89,9 +89,12 @@ export async function pubSubCommand(o: PubSubCommandOptions, out: Output): Promi
     const f = (n: number) => Math.round(n).toLocaleString("en");
     out.print(
       `${r.mode}: target ${f(r.targetDeliveriesPerSec)} deliveries/s, achieved ` +
-        `${f(r.achievedDeliveriesPerSec)} (${run.verdict}); delivery latency p50 ` +
-        `${r.summary.p50Ms.toFixed(3)} ms, p99 ${r.summary.p99Ms.toFixed(3)} ms ` +
-        "(from the intended publish time)\n" +
+        `${f(r.achievedDeliveriesPerSec)} (${run.verdict}); ` +
+        // no latency without a delivery
+        (r.delivered > 0
+          ? `delivery latency p50 ${r.summary.p50Ms.toFixed(3)} ms, p99 ` +
+            `${r.summary.p99Ms.toFixed(3)} ms (from the intended publish time)\n`
+          : "nothing delivered, no latency\n") +
         `  published ${f(r.published)}, delivered ${f(r.delivered)} (fan-out ${r.fanOut}), lost ` +
         `${f(r.lost)}, duplicated ${f(r.duplicated)}, unsent ${f(r.unsent)}, errors ${r.errors}` +
         `${r.errorSamples.length ? ` (${r.errorSamples.join("; ")})` : ""}\n` +

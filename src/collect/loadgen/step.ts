@@ -206,7 +206,18 @@ export async function runOpenLoopStep(
     throw e;
   }
   const r = m.result;
-  const status: CollectedRun["status"] = r ? "complete" : "failed";
+  // connections lost are a run error: nothing answered is a failed step, some lost an
+  // incomplete one, and the reason says how many (issue 21)
+  const lost = r && r.disconnects > 0
+    ? `${r.disconnects} of ${r.connections} connections lost` +
+      (r.errorSamples.length ? ` (${redactText(r.errorSamples.join("; "))})` : "")
+    : null;
+  const status: CollectedRun["status"] = !r || (lost && r.completed === 0)
+    ? "failed"
+    : lost
+    ? "incomplete"
+    : "complete";
+  if (lost) m.reason ??= lost;
   const snaps = snapshotRows(writer.runId, [["before", m.before], ["after", m.after]]);
   const finishedAt = now();
   writer.commit({
