@@ -220,7 +220,10 @@ function readBlock(title: MemtierBlockTitle, o: JsonObject, line: number): Memti
     if (!v) continue;
     if (e.key === "Runtime" && v.kind === "object") block.runtime = readRuntime(v);
     else if (v.kind === "object") block.types.push(readType(e.key, v, block.warnings));
-    else if (v.kind === "array") block.distributions.push(...readDistribution(e.key, v.items));
+    else if (v.kind === "array") {
+      // one by one: a spread of a long array overflows the stack
+      for (const d of readDistribution(e.key, v.items)) block.distributions.push(d);
+    }
   }
   const totals = block.types.find((t) => t.test === "TOTALS");
   if (totals) {

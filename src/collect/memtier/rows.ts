@@ -152,7 +152,7 @@ export function memtierRows(parsed: MemtierParsed, runId: string): MemtierRows {
     ? "progress"
     : "none";
   if (source === "json") {
-    warnings.push(...parsed.json!.warnings);
+    pushAll(warnings, parsed.json!.warnings);
     for (const b of parsed.json!.blocks) {
       warnings.push(...b.warnings.map((w) => `${b.title}: ${w}`));
     }
@@ -176,7 +176,7 @@ export function memtierRows(parsed: MemtierParsed, runId: string): MemtierRows {
       const i = out.results.length;
       index.set(key(block.aggregate, block.runIndex, type.test), i);
       out.results.push(resultRow(runId, i, block, type, settings, lastRate(block.runIndex)));
-      out.time_series.push(...secondRows(runId, i, block, type));
+      pushAll(out.time_series, secondRows(runId, i, block, type));
       if (type.histogram) {
         out.hdr_histograms.push(
           jsonHistogramRow(runId, i, block, type, parsed.jsonFile ?? "memtier.json"),
@@ -196,9 +196,9 @@ export function memtierRows(parsed: MemtierParsed, runId: string): MemtierRows {
     index.get(key(null, runIndex, test)) ??
       out.results.find((r) => r.run_index === runIndex && r.test === test)?.test_index ?? null;
   if (out.time_series.length === 0 && parsed.stderr) {
-    out.time_series.push(...progressRows(runId, parsed.stderr, join));
+    pushAll(out.time_series, progressRows(runId, parsed.stderr, join));
   }
-  for (const h of parsed.hdr ?? []) out.hdr_histograms.push(...hgrmRows(runId, h, join));
+  for (const h of parsed.hdr ?? []) pushAll(out.hdr_histograms, hgrmRows(runId, h, join));
   const file = source === "json"
     ? parsed.jsonFile ?? "memtier.json"
     : parsed.reportFile ?? "stdout";
@@ -310,6 +310,14 @@ function dropImpossibleResults(out: MemtierRows, file: string): boolean {
     bad = true;
   }
   return bad;
+}
+
+/**
+ * Appends every item, one by one: `push(...items)` passes each as an argument and overflows
+ * the stack for a long run's rows (a 36-hour run has 130,000 seconds per type).
+ */
+function pushAll<T>(to: T[], items: readonly T[]): void {
+  for (const x of items) to.push(x);
 }
 
 const key = (aggregate: MemtierAggregate, runIndex: number | null, test: string) =>
