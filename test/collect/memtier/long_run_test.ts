@@ -16,7 +16,7 @@ const SECONDS = 130_000;
 /** The real JSON with its first Time-Serie (ALL STATS, Sets) grown to `n` seconds. */
 function longRun(n: number): string {
   const start = TEXT.indexOf('"Time-Serie":{') + '"Time-Serie":{'.length;
-  const end = TEXT.indexOf("\n\t\t\t}", start);
+  const end = TEXT.indexOf("\n\t\t\t\t}", start);
   const second = (i: number) =>
     `${i ? "," : ""}"${i}":{"Bytes RX": 400,"Bytes TX": 5580,"Count": 80,` +
     `"Average Latency": 0.214,"Accumulated Latency": 17,"Min Latency": 0.034,` +
@@ -32,6 +32,7 @@ Deno.test("memtierRows() reads a 36-hour run's 130,000 seconds", () => {
   const set = rows.results.find((r) => r.test === "SET" && r.aggregate === null)!;
   const series = rows.time_series.filter((s) => s.test_index === set.test_index);
   assert.equal(series.length, SECONDS);
+  assert.ok(json.complete && rows.complete, rows.reason ?? "");
 });
 
 Deno.test("parseMemtierJson() refuses nesting deeper than memtier's, naming the file and line", () => {
