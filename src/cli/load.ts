@@ -10,7 +10,7 @@ import { type OpenLoopCall, runOpenLoopStep } from "../collect/loadgen/step.ts";
 import { parseServerUrl } from "../collect/target.ts";
 import { loadResults } from "../analyze/load.ts";
 import pl from "nodejs-polars";
-import { limited, LIMITS } from "../collect/limits.ts";
+import { checkOpenFiles, limited, LIMITS, openFilesLimit } from "../collect/limits.ts";
 import type { Output } from "./_exit.ts";
 import { CommanderError } from "commander";
 
@@ -55,7 +55,7 @@ export function loadOptions(raw: OptionValues): LoadCommandOptions {
   if (!/^\d+:\d+$/.test(ratio) || /^0+:0+$/.test(ratio)) {
     throw new TypeError(`invalid --ratio: ${ratio} (expected SET:GET, e.g. 1:10 or 0:1)`);
   }
-  return {
+  const o: LoadCommandOptions = {
     call: {
       target: parseServerUrl(String(raw.url)),
       rateOpsPerSec: rate,
@@ -72,6 +72,8 @@ export function loadOptions(raw: OptionValues): LoadCommandOptions {
     data: String(raw.data),
     label: raw.label === undefined ? undefined : String(raw.label),
   };
+  checkOpenFiles("--connections", o.call.connections, openFilesLimit());
+  return o;
 }
 
 /**

@@ -10,7 +10,7 @@ import { type PubSubCall, pubSubMode, runPubSubStep } from "../collect/pubsub/st
 import { parseServerUrl } from "../collect/target.ts";
 import { exitWith, type Output, withStopSignals } from "./_exit.ts";
 import { optionalString } from "./_options.ts";
-import { limited, LIMITS } from "../collect/limits.ts";
+import { checkOpenFiles, limited, LIMITS, openFilesLimit } from "../collect/limits.ts";
 
 /** What `kvlab pubsub` runs. */
 export interface PubSubCommandOptions {
@@ -55,7 +55,7 @@ export function pubSubCommandOptions(raw: OptionValues): PubSubCommandOptions {
   // every limit checked here, once, before any connection (`../collect/limits.ts`)
   const rate = limited("--rate", raw.rate, LIMITS.kvlabRate);
   const conns = (option: string, v: unknown) => limited(option, v, LIMITS.connections);
-  return {
+  const o: PubSubCommandOptions = {
     call: {
       target: parseServerUrl(String(raw.url)),
       mode: pubSubMode(String(raw.mode)),
@@ -71,6 +71,8 @@ export function pubSubCommandOptions(raw: OptionValues): PubSubCommandOptions {
     data: String(raw.data),
     label: optionalString(raw.label),
   };
+  checkOpenFiles("--subscribers", o.call.publishers + o.call.subscribers, openFilesLimit());
+  return o;
 }
 
 /**

@@ -121,3 +121,45 @@ export function limited(option: string, text: unknown, limit: Limit): number {
   if (why) throw new RangeError(`invalid ${option}: ${s === "" ? '""' : s} (${why})`);
   return value;
 }
+
+/**
+ * This process's open-file limit (`ulimit -n`, soft), read from `/proc/self/limits`: every
+ * connection is a file. Null where there is no such file (not Linux) or it cannot be read.
+ *
+ * @returns The limit, or null.
+ */
+export function openFilesLimit(): number | null {
+  try {
+    const m = /^Max open files\s+(\d+|unlimited)/m.exec(Deno.readTextFileSync("/proc/self/limits"));
+    return m && m[1] !== "unlimited" ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Files kept free for the dataset, the runtime and the tools besides the connections. */
+const SPARE_FILES = 64;
+
+/**
+ * Refuses more connections than this machine lets one process open (`ulimit -n`).
+ *
+ * @param option The option as typed (`--connections`, `--subscribers`).
+ * @param connections The connections the step opens in all.
+ * @param limit The open-file limit (see {@link openFilesLimit}); null: not checked.
+ * @throws {RangeError} Naming the option, the limit and how to raise it.
+ *
+ * @example
+ * ```ts
+ * import { checkOpenFiles } from "./limits.ts";
+ * import assert from "node:assert/strict";
+ * checkOpenFiles("--connections", 100, 1024);
+ * assert.throws(() => checkOpenFiles("--connections", 5000, 1024), /invalid --connections: 5000 \(this machine lets a process open 1024 files/);
+ * ```
+ */
+export function checkOpenFiles(option: string, connections: number, limit: number | null): void {
+  if (limit === null || connections + SPARE_FILES <= limit) return;
+  throw new RangeError(
+    `invalid ${option}: ${connections} (this machine lets a process open ${limit} files, ` +
+      `connections included: raise \`ulimit -n\` or open fewer)`,
+  );
+}

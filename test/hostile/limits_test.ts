@@ -76,6 +76,16 @@ const PLANS: [string, string, RegExp][] = [
     /pubsub\.rates(\.0)?: /,
   ],
   [
+    "memtier threads × clients: 100,000",
+    "memtier: {test_time_s: 5, matrix: {threads: [10], clients: [10000]}}",
+    /memtier\.matrix\.clients: threads × clients = 100000: at most 10000/,
+  ],
+  [
+    "memtier rate_limit × connections above 10^9",
+    "memtier: {test_time_s: 5, rate_limit: 1000000000, matrix: {threads: [2], clients: [10]}}",
+    /memtier\.rate_limit: .*at most 1000000000/,
+  ],
+  [
     "pubsub publishers: 100000",
     "pubsub: {modes: [one-to-one], publishers: 100000, subscribers: 2, rates: [100]}",
     /pubsub\.publishers: /,
@@ -87,7 +97,11 @@ Deno.test("hostile: absurd plan parameters are refused when the plan is read", a
   for (const [i, [name, section, error]] of PLANS.entries()) {
     await t.step(name, async () => {
       const plan = `${dir}/p${i}.yaml`;
-      const kind = section.startsWith("pubsub") ? "pubsub" : "latency-sweep";
+      const kind = section.startsWith("pubsub")
+        ? "pubsub"
+        : section.startsWith("memtier")
+        ? "memtier"
+        : "latency-sweep";
       Deno.writeTextFileSync(
         plan,
         `name: p\nkind: ${kind}\nservers:\n  - name: a\n    url: redis://127.0.0.1:1\n${section}\n`,
@@ -97,6 +111,25 @@ Deno.test("hostile: absurd plan parameters are refused when the plan is read", a
       assert.match(r.stderr, error);
     });
   }
+  Deno.removeSync(dir, { recursive: true });
+});
+
+Deno.test("hostile: more connections than `ulimit -n` allows exit 2 before any load", async () => {
+  const ROOT = new URL("../../", import.meta.url).pathname;
+  const dir = Deno.makeTempDirSync({ prefix: "kvlab-hostile-nofile-" });
+  const cli = `"${Deno.execPath()}" run -A "${ROOT}src/cli.ts"`;
+  const out = await new Deno.Command("sh", {
+    args: [
+      "-c",
+      `ulimit -n 1024 && exec ${cli} load --url ${URL_DOWN} --data "${dir}/d" --rate 100 ` +
+      "--connections 5000 --duration 1",
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 2, stderr);
+  assert.match(stderr, /invalid --connections: 5000 \(this machine lets a process open 1024 files/);
   Deno.removeSync(dir, { recursive: true });
 });
 
