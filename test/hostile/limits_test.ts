@@ -76,6 +76,11 @@ const PLANS: [string, string, RegExp][] = [
     /pubsub\.rates(\.0)?: /,
   ],
   [
+    "sweep data_size_bytes: 1e12",
+    "sweep: {engine: kvlab, threads: 1, clients: 4, rates: [100], step_s: 5, data_size_bytes: 1000000000000}",
+    /sweep\.data_size_bytes: expected a whole number of bytes from 1 to 16777216/,
+  ],
+  [
     "memtier threads × clients: 100,000",
     "memtier: {test_time_s: 5, matrix: {threads: [10], clients: [10000]}}",
     /memtier\.matrix\.clients: threads × clients = 100000: at most 10000/,

@@ -226,6 +226,17 @@ export const latencySweepKind: PlanKind<LatencySweepPlan, LatencySweepCell> = {
     const stepS = engine === "memtier"
       ? read.integer([S, "step_s"], 20)
       : read.number([S, "step_s"], 20, 3600, true);
+    // sizes, keys and pipeline depth within the limits of `../../limits.ts`, checked now
+    for (
+      const [k, dflt, limit] of [
+        ["data_size_bytes", 256, LIMITS.valueBytes],
+        ["keys", 100_000, LIMITS.keys],
+        ["pipeline", 1, LIMITS.pipeline],
+      ] as const
+    ) {
+      const why = limitProblem(read.integer([S, k], dflt), limit);
+      if (why) read.fail([S, k], why);
+    }
     return {
       ...common,
       kind: "latency-sweep",
