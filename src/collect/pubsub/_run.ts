@@ -21,7 +21,6 @@ import {
 } from "./payload.ts";
 import { type PubSubChecked, type PubSubResult, PubSubUnsupportedError } from "./types.ts";
 
-
 /** Longest stretch the publishers' pump works without yielding to timers, I/O and signals (ms). */
 const PUMP_SLICE_MS = 20;
 
