@@ -12,6 +12,7 @@ import pl from "nodejs-polars";
 import { plotKindList } from "./analyze/plots.ts";
 import { KVLAB_VERSION } from "./version.ts";
 import { redactText } from "./text/redact.ts";
+import { terminalText } from "./text/safe.ts";
 import { TABLES } from "./schema.ts";
 import { exitCodeFor, type Output, readOptions } from "./cli/_exit.ts";
 
@@ -306,14 +307,15 @@ export function buildCli(
 }
 
 if (import.meta.main) {
-  // Everything kvlab prints leaves the process here: redacted once, written whole.
+  // Everything kvlab prints leaves the process here: redacted once, control characters shown
+  // (text from datasets and servers is untrusted), written whole.
   const enc = new TextEncoder();
   const writeAll = (w: { writeSync(b: Uint8Array): number }, text: string) => {
     const bytes = enc.encode(text);
     for (let off = 0; off < bytes.length;) off += w.writeSync(bytes.subarray(off));
   };
-  const print = (s: string) => writeAll(Deno.stdout, redactText(s));
-  const printErr = (s: string) => writeAll(Deno.stderr, redactText(s));
+  const print = (s: string) => writeAll(Deno.stdout, terminalText(redactText(s)));
+  const printErr = (s: string) => writeAll(Deno.stderr, terminalText(redactText(s)));
   const printHelp = (s: string) => writeAll(Deno.stdout, s);
   pl.Config.setTblRows(50);
   try {

@@ -11,6 +11,7 @@ import * as vega from "vega";
 import { textWidth } from "./_text_width.ts";
 import * as vl from "vega-lite";
 import type { VegaLiteSpec } from "./chart.ts";
+import { terminalText } from "../text/safe.ts";
 
 /**
  * Renders a Vega-Lite spec to SVG text.
@@ -36,7 +37,8 @@ export async function toSvg(spec: VegaLiteSpec): Promise<string> {
     logger: quietLogger() as never,
   });
   try {
-    return await view.toSVG();
+    // a label holding control characters (not allowed in XML) is shown, as on a terminal
+    return terminalText(await view.toSVG());
   } finally {
     view.finalize();
   }

@@ -6,6 +6,7 @@
  */
 
 import pl from "nodejs-polars";
+import { csvCell, markdownText, terminalText } from "../text/safe.ts";
 
 /** Output formats of {@link formatTable}: `text` is aligned columns for a terminal. */
 export type TableFormat = "md" | "csv" | "json" | "text";
@@ -112,7 +113,7 @@ export function renderCells(cells: TableCells, format: "md" | "csv" | "text"): s
   const { headers, rows, numeric } = cells;
   switch (format) {
     case "md": {
-      const esc = (s: string) => s.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+      const esc = markdownText;
       return [
         `| ${headers.map(esc).join(" | ")} |`,
         `|${numeric.map((n) => n ? "---:" : "---").join("|")}|`,
@@ -120,11 +121,13 @@ export function renderCells(cells: TableCells, format: "md" | "csv" | "text"): s
       ].join("\n") + "\n";
     }
     case "csv": {
-      const q = (s: string) => /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-      return [headers, ...rows].map((r) => r.map(q).join(",")).join("\n") + "\n";
+      const quote = (s: string) => /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+      const q = (cell: string, i: number) => quote(numeric[i] ? cell : csvCell(cell));
+      return [headers.map((h) => quote(csvCell(h))), ...rows.map((r) => r.map(q))]
+        .map((r) => r.join(",")).join("\n") + "\n";
     }
     case "text": {
-      const flat = (s: string) => s.replace(/\r?\n/g, " ");
+      const flat = (s: string) => terminalText(s.replace(/\r?\n/g, " "));
       const widths = headers.map((h, i) =>
         Math.max(h.length, ...rows.map((r) => flat(r[i]).length))
       );
@@ -167,7 +170,7 @@ export function formatTable(df: pl.DataFrame, format: TableFormat): string {
     case "csv": {
       // polars writes the CSV once every cell is the text JavaScript prints
       if (df.width === 0) return "\n";
-      return jsText(df).writeCSV({ quoteStyle: "necessary" }).toString();
+      return guardedCsv(jsText(df), df).writeCSV({ quoteStyle: "necessary" }).toString();
     }
     case "json": {
       // polars writes the rows; JSON.parse + stringify gives JavaScript's numbers and layout
@@ -179,6 +182,31 @@ export function formatTable(df: pl.DataFrame, format: TableFormat): string {
     default:
       return renderCells(tableCells(df), format);
   }
+}
+
+// A cell {@link csvCell} changes: a formula's first character, or a control character.
+const CSV_RISK =
+  "^[=+\\-@\\t\\r]|[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u202a-\\u202e\\u2066-\\u2069]";
+
+/**
+ * The text frame (see {@link jsText}) with its headers and the cells of the source's string
+ * columns made inert by {@link csvCell} (numbers stay numbers); a column none of whose cells
+ * needs it is left to polars.
+ */
+function guardedCsv(df: pl.DataFrame, source: pl.DataFrame): pl.DataFrame {
+  const risky = df.columns.filter((c) => {
+    const s = df.getColumn(c);
+    return source.getColumn(c).dtype.equals(pl.String) && s.str.contains(CSV_RISK).any();
+  });
+  const fixed = risky.map((c) => {
+    const values = df.getColumn(c).toArray() as (string | null)[];
+    return pl.Series(c, values.map((v) => v === null ? null : csvCell(v)), pl.Utf8);
+  });
+  const text = fixed.length ? df.withColumns(...fixed) : df;
+  const headers = text.columns.map(csvCell);
+  return headers.some((h, i) => h !== text.columns[i])
+    ? text.rename(Object.fromEntries(text.columns.map((c, i) => [c, headers[i]])))
+    : text;
 }
 
 /** The old way of writing JSON: through row objects (for columns polars writes differently). */

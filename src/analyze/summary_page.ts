@@ -20,6 +20,7 @@ import { PLOTS } from "./plots.ts";
 import { formatForPeople } from "./present.ts";
 import { whatChangedSection } from "./changes/summary.ts";
 import { metricName } from "./units.ts";
+import { markdownText } from "../text/safe.ts";
 
 /** The data a summary page is built from (see {@link summaryPage}). */
 export interface SummaryData {
@@ -173,6 +174,9 @@ export function summaryPage(data: SummaryData, options: SummaryPageOptions): Sum
   };
 }
 
+/** A dataset's text (arm, key, tool, title) as page prose shows it: inert (see `markdownText`). */
+const md = (s: unknown): string => markdownText(String(s));
+
 /** A file name for an arm: characters outside `[A-Za-z0-9._-]` become `_`. */
 function fileSafe(s: string): string {
   return s.replace(/[^A-Za-z0-9._-]/g, "_");
@@ -180,7 +184,7 @@ function fileSafe(s: string): string {
 
 /** The lines that show a figure: the PNG inline, the SVG linked. */
 function figureLines(f: SummaryFigure, dir: string): string[] {
-  const caption = f.caption.replace(/[[\]]/g, "");
+  const caption = markdownText(f.caption);
   return [
     `![${caption}](${dir}/${f.name}.png)`,
     "",
@@ -206,11 +210,11 @@ function dropEmpty(df: pl.DataFrame): pl.DataFrame {
 
 /** The title and one paragraph: what the dataset holds and how the arms are named. */
 function intro(data: SummaryData, o: Resolved): string[] {
-  const arms = o.arms.map((a) => a === o.baseline ? `${a} (baseline)` : a).join(", ");
-  const lines = [`# ${o.title}`, ""];
+  const arms = o.arms.map((a) => a === o.baseline ? `${md(a)} (baseline)` : md(a)).join(", ");
+  const lines = [`# ${md(o.title)}`, ""];
   const runs = data.runs;
   if (runs && runs.height > 0) {
-    const tools = [...new Set(runs.getColumn("tool").toArray() as string[])].join(", ");
+    const tools = [...new Set(runs.getColumn("tool").toArray() as string[])].map(md).join(", ");
     // when the runs ran (collected runs know it; ingested outputs rarely do)
     const days = (runs.getColumn("started_at").toArray() as unknown[])
       .filter((t): t is Date => t instanceof Date).map((t) => t.toISOString().slice(0, 10)).sort();
@@ -219,10 +223,10 @@ function intro(data: SummaryData, o: Resolved): string[] {
       : days[0] === days.at(-1)
       ? ` on ${days[0]}`
       : ` from ${days[0]} to ${days.at(-1)}`;
-    lines.push(`${runs.height} runs of ${tools}${when}. Arms by \`${o.by}\`: ${arms}.`, "");
+    lines.push(`${runs.height} runs of ${tools}${when}. Arms by \`${md(o.by)}\`: ${arms}.`, "");
     const copies = duplicateRuns(runs, { by: o.by });
     if (copies.height > 0) {
-      const pairs = [...new Set(copies.getColumn(o.by).toArray() as string[])].join("; ");
+      const pairs = [...new Set(copies.getColumn(o.by).toArray() as string[])].map(md).join("; ");
       lines.push(
         `> **Note:** ${copies.height} runs have byte-for-byte the same raw output as a run of ` +
           `another arm (${pairs}): one of each is a copy, not a second measurement.`,
@@ -230,7 +234,7 @@ function intro(data: SummaryData, o: Resolved): string[] {
       );
     }
   } else {
-    lines.push(`Arms by \`${o.by}\`: ${arms}.`, "");
+    lines.push(`Arms by \`${md(o.by)}\`: ${arms}.`, "");
   }
   return lines;
 }
@@ -254,14 +258,14 @@ function environmentLines(env: EnvironmentSummary, arms: readonly string[]): str
     lines.push("The servers' configs (CONFIG GET before each run) do not differ between arms.", "");
   }
   for (const [arm, keys] of Object.entries(env.configOnlyIn)) {
-    const shown = keys.slice(0, 12).map((k) => `\`${k}\``).join(", ");
+    const shown = keys.slice(0, 12).map((k) => `\`${md(k)}\``).join(", ");
     const more = keys.length > 12 ? ` and ${keys.length - 12} more` : "";
-    lines.push(`Config keys only ${arm} has: ${shown}${more}.`, "");
+    lines.push(`Config keys only ${md(arm)} has: ${shown}${more}.`, "");
   }
   if (env.configMissing.length > 0) {
     lines.push(
       `No server config recorded for ${
-        [...env.configMissing].sort((a, b) => rank(a) - rank(b)).join(", ")
+        [...env.configMissing].sort((a, b) => rank(a) - rank(b)).map(md).join(", ")
       } (ingested outputs or ` +
         "managed services do not have it).",
       "",
@@ -281,7 +285,7 @@ function countLines(results: pl.DataFrame, o: Resolved): string[] {
     "## Runs per cell",
     "",
     formatForPeople(counts, "md", { headers: false }),
-    ...(warning ? [`> **${warning.replace(/^warning: /, "Warning:** ")}`, ""] : []),
+    ...(warning ? [`> **${md(warning).replace(/^warning: /, "Warning:** ")}`, ""] : []),
   ];
 }
 
@@ -320,7 +324,7 @@ function verdictCounts(c: pl.DataFrame, by: string): string[] {
   return arms.map((arm) => {
     const mine = rows.filter((r) => r.arm === arm);
     const n = (v: string) => mine.filter((r) => r.verdict === v).length;
-    return `- ${arm}: better in ${n("better")}, worse in ${n("worse")}, no difference in ` +
+    return `- ${md(arm)}: better in ${n("better")}, worse in ${n("worse")}, no difference in ` +
       `${n("no difference")}, inconclusive in ${n("inconclusive")} of ${mine.length} groups.`;
   });
 }
@@ -334,14 +338,14 @@ function compareSection(
 ): Section {
   const name = metricName(metric);
   const lines = [
-    `## ${name[0].toUpperCase()}${name.slice(1)}: each arm against ${o.baseline}`,
+    `## ${name[0].toUpperCase()}${name.slice(1)}: each arm against ${md(o.baseline)}`,
     "",
-    `Medians over the runs of each cell; ratio = candidate median / ${o.baseline} median; the ` +
-    "interval is Moses' 95 % interval of the Hodges–Lehmann ratio (none with 3 or fewer runs " +
+    `Medians over the runs of each cell; ratio = candidate median / ${md(o.baseline)} median; ` +
+    "the interval is Moses' 95 % interval of the Hodges–Lehmann ratio (none with 3 or fewer runs " +
     "on a side). Better or worse: an exact rank-sum test at 5 % with at least 4 runs per arm " +
     "and a difference above the tool's latency resolution; no difference: the interval within " +
     "±5 %; else inconclusive. q: Benjamini–Hochberg across this table. Unstable: an arm's " +
-    "runs vary by more than 10 % (CV) or drift monotonically.",
+    "runs vary by more than 10 % (CV), drift monotonically, or were disturbed (noise guard).",
     "",
     `${verdictSummary(c)}`,
     "",
@@ -420,7 +424,7 @@ function deltaSections(results: pl.DataFrame, o: Resolved): Section[] {
     ));
     return [{
       lines: [
-        `## From ${o.baseline} to ${arm}`,
+        `## From ${md(o.baseline)} to ${md(arm)}`,
         "",
         "Throughput factor (medians, to / from) and the change of median latencies in % " +
         "(negative: faster), each with the verdict of the comparison above (inconclusive with " +
@@ -468,7 +472,7 @@ function memorySection(memory: pl.DataFrame, o: Resolved): Section {
   for (const arm of o.arms) {
     if (arm === o.baseline || !armsWithMemory.has(arm) || !armsWithMemory.has(o.baseline)) continue;
     lines.push(
-      `${arm} against ${o.baseline}, difference in % (negative: ${arm} uses less):`,
+      `${md(arm)} against ${md(o.baseline)}, difference in % (negative: ${md(arm)} uses less):`,
       "",
       formatForPeople(dropEmpty(memoryDifference(table, o.baseline, arm)), "md"),
     );

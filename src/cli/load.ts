@@ -10,8 +10,8 @@ import { type OpenLoopCall, runOpenLoopStep } from "../collect/loadgen/step.ts";
 import { parseServerUrl } from "../collect/target.ts";
 import { loadResults } from "../analyze/load.ts";
 import pl from "nodejs-polars";
-import { seconds } from "./_options.ts";
 import { sustainedVerdict } from "../fixed_rate.ts";
+import { checkOpenFiles, limited, LIMITS, openFilesLimit } from "../collect/limits.ts";
 import type { Output } from "./_exit.ts";
 import { CommanderError } from "commander";
 
@@ -22,14 +22,6 @@ export interface LoadCommandOptions {
   data: string;
   label?: string;
 }
-
-const positiveInt = (name: string, v: unknown): number => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) {
-    throw new TypeError(`invalid ${name}: ${v} (expected an integer ≥ 1)`);
-  }
-  return n;
-};
 
 /**
  * Reads `kvlab load`'s options.
@@ -54,8 +46,8 @@ const positiveInt = (name: string, v: unknown): number => {
  * ```
  */
 export function loadOptions(raw: OptionValues): LoadCommandOptions {
-  const rate = Number(raw.rate);
-  if (!(rate > 0) || !Number.isFinite(rate)) throw new TypeError(`invalid --rate: ${raw.rate}`);
+  // every limit checked here, once, before any connection (`../collect/limits.ts`)
+  const rate = limited("--rate", raw.rate, LIMITS.kvlabRate);
   const arrival = String(raw.arrivals ?? "uniform");
   if (arrival !== "uniform" && arrival !== "poisson") {
     throw new TypeError(`invalid --arrivals: ${arrival} (expected uniform or poisson)`);
@@ -64,23 +56,25 @@ export function loadOptions(raw: OptionValues): LoadCommandOptions {
   if (!/^\d+:\d+$/.test(ratio) || /^0+:0+$/.test(ratio)) {
     throw new TypeError(`invalid --ratio: ${ratio} (expected SET:GET, e.g. 1:10 or 0:1)`);
   }
-  return {
+  const o: LoadCommandOptions = {
     call: {
       target: parseServerUrl(String(raw.url)),
       requestedOpsPerSec: rate,
-      connections: positiveInt("--connections", raw.connections),
-      durationS: seconds("--duration", String(raw.duration)),
-      warmupS: raw.warmup === undefined ? 0 : seconds("--warmup", String(raw.warmup)),
+      connections: limited("--connections", raw.connections, LIMITS.connections),
+      durationS: limited("--duration", raw.duration, LIMITS.duration),
+      warmupS: raw.warmup === undefined ? 0 : limited("--warmup", raw.warmup, LIMITS.extra),
       ratio,
-      valueSize: positiveInt("--data-size", raw.dataSize ?? 256),
-      keys: positiveInt("--keys", raw.keys ?? 1000),
-      pipeline: positiveInt("--pipeline", raw.pipeline ?? 1),
+      valueSize: limited("--data-size", raw.dataSize ?? 256, LIMITS.valueBytes),
+      keys: limited("--keys", raw.keys ?? 1000, LIMITS.keys),
+      pipeline: limited("--pipeline", raw.pipeline ?? 1, LIMITS.pipeline),
       arrival,
-      threads: positiveInt("--threads", raw.threads ?? 1),
+      threads: limited("--threads", raw.threads ?? 1, LIMITS.connections),
     },
     data: String(raw.data),
     label: raw.label === undefined ? undefined : String(raw.label),
   };
+  checkOpenFiles("--connections", o.call.connections, openFilesLimit());
+  return o;
 }
 
 /**
@@ -99,6 +93,14 @@ export async function loadCommand(o: LoadCommandOptions, out: Output): Promise<v
   const rows = loadResults(o.data).filter(pl.col("run_id").eq(pl.lit(run.runId)));
   const f = (v: unknown, d = 3) => (typeof v === "number" ? v.toFixed(d) : "-");
   for (const r of rows.toRecords()) {
+    if (r.p50_latency_ms === null && !r.requests) {
+      // no reply: no latency to print
+      out.print(
+        `${r.test}: ${f(r.ops_per_sec, 0)}/s of ${f(r.requested_ops_per_sec, 0)}/s ` +
+          `requested; no reply, no latency${r.error_count ? `; ${r.error_count} errors` : ""}\n`,
+      );
+      continue;
+    }
     // the sustained rule's verdict, as kvlab sweep and kvlab pubsub say it
     const verdict = typeof r.requested_ops_per_sec === "number" && r.requested_ops_per_sec > 0
       ? ` (${
@@ -121,4 +123,8 @@ export async function loadCommand(o: LoadCommandOptions, out: Output): Promise<v
     );
   }
   out.print(`stored run ${run.runId} in ${o.data}\n`);
+  if (run.status !== "complete") {
+    out.printErr(`kvlab load: ${run.status}: ${run.reason}\n`);
+    throw new CommanderError(1, "kvlab.load", run.reason ?? run.status);
+  }
 }

@@ -9,7 +9,8 @@ import type { OptionValues } from "commander";
 import { type PubSubCall, pubSubMode, runPubSubStep } from "../collect/pubsub/mod.ts";
 import { parseServerUrl } from "../collect/target.ts";
 import { exitWith, type Output, withStopSignals } from "./_exit.ts";
-import { optionalString, seconds } from "./_options.ts";
+import { optionalString } from "./_options.ts";
+import { checkOpenFiles, limited, LIMITS, openFilesLimit } from "../collect/limits.ts";
 
 /** What `kvlab pubsub` runs. */
 export interface PubSubCommandOptions {
@@ -47,28 +48,31 @@ function count(option: string, value: unknown): number | undefined {
  * assert.throws(() => pubSubCommandOptions({ url: "redis://h", data: "d", mode: "all", rate: "1" }),
  *   /invalid pub\/sub mode: all/);
  * assert.throws(() => pubSubCommandOptions({ url: "redis://h", data: "d", mode: "sharded",
- *   rate: "1", publishers: "0" }), /invalid --publishers: "0"/);
+ *   rate: "1", publishers: "0" }), /invalid --publishers: 0 \(expected a whole number of connections from 1 to 10000\)/);
  * ```
  */
 export function pubSubCommandOptions(raw: OptionValues): PubSubCommandOptions {
-  const rate = seconds("--rate", String(raw.rate));
-  if (!(rate > 0)) throw new TypeError(`invalid --rate: ${raw.rate} (expected deliveries/s > 0)`);
-  return {
+  // every limit checked here, once, before any connection (`../collect/limits.ts`)
+  const rate = limited("--rate", raw.rate, LIMITS.kvlabRate);
+  const conns = (option: string, v: unknown) => limited(option, v, LIMITS.connections);
+  const o: PubSubCommandOptions = {
     call: {
       target: parseServerUrl(String(raw.url)),
       mode: pubSubMode(String(raw.mode)),
-      publishers: count("--publishers", raw.publishers ?? "64")!,
-      subscribers: count("--subscribers", raw.subscribers ?? "100")!,
+      publishers: conns("--publishers", raw.publishers ?? "64"),
+      subscribers: conns("--subscribers", raw.subscribers ?? "100"),
       channels: count("--channels", raw.channels),
       fanOut: count("--fan-out", raw.fanOut),
-      payloadBytes: count("--payload", raw.payload ?? "128"),
+      payloadBytes: limited("--payload", raw.payload ?? "128", LIMITS.payloadBytes),
       requestedOpsPerSec: rate,
-      durationS: seconds("--duration", String(raw.duration ?? "10")),
-      graceS: seconds("--grace", String(raw.grace ?? "2")),
+      durationS: limited("--duration", raw.duration ?? "10", LIMITS.duration),
+      graceS: limited("--grace", raw.grace ?? "2", LIMITS.extra),
     },
     data: String(raw.data),
     label: optionalString(raw.label),
   };
+  checkOpenFiles("--subscribers", o.call.publishers + o.call.subscribers, openFilesLimit());
+  return o;
 }
 
 /**
@@ -87,9 +91,12 @@ export async function pubSubCommand(o: PubSubCommandOptions, out: Output): Promi
     const f = (n: number) => Math.round(n).toLocaleString("en");
     out.print(
       `${r.mode}: target ${f(r.requestedOpsPerSec)} deliveries/s, achieved ` +
-        `${f(r.achievedOpsPerSec)} (${run.verdict}); delivery latency p50 ` +
-        `${r.summary.p50Ms.toFixed(3)} ms, p99 ${r.summary.p99Ms.toFixed(3)} ms ` +
-        "(from the intended publish time)\n" +
+        `${f(r.achievedOpsPerSec)} (${run.verdict}); ` +
+        // no latency without a delivery
+        (r.delivered > 0
+          ? `delivery latency p50 ${r.summary.p50Ms.toFixed(3)} ms, p99 ` +
+            `${r.summary.p99Ms.toFixed(3)} ms (from the intended publish time)\n`
+          : "nothing delivered, no latency\n") +
         `  published ${f(r.published)}, delivered ${f(r.delivered)} (fan-out ${r.fanOut}), lost ` +
         `${f(r.lost)}, duplicated ${f(r.duplicated)}, unsent ${f(r.unsent)}, errors ${r.errors}` +
         `${r.errorSamples.length ? ` (${r.errorSamples.join("; ")})` : ""}\n` +

@@ -10,6 +10,7 @@
  * @module
  */
 
+import { markWriter, sweepTmp, unmarkWriter } from "./tmp.ts";
 import { BATCHES, columnTypes, datasetFiles, REPLACES, scanFiles, tableOfFile } from "./layout.ts";
 import { DatasetError } from "../errors.ts";
 import { thisWriter, writerGone } from "./_claims.ts";
@@ -71,6 +72,7 @@ export function compactDataset(dataDir: string, options: CompactOptions = {}): C
   const now = options.now ?? (() => new Date());
   const unlock = lock(dataDir);
   try {
+    sweepTmp(dataDir); // what a killed compaction or ingest left under tmp/
     removeReplaced(dataDir);
     const batches = listBatches(dataDir);
     const result: CompactResult = {
@@ -139,6 +141,9 @@ function groups(batches: BatchInfo[], target: number): BatchInfo[][] {
 function merge(dataDir: string, group: BatchInfo[], id: string): string {
   const tmp = `${dataDir}/tmp/${id}`;
   Deno.mkdirSync(tmp, { recursive: true });
+  // marked with its writer: a compaction killed before the rename leaves it to the next
+  // writer's sweep (`tmp.ts`)
+  markWriter(tmp);
   try {
     const byTable = new Map<string, string[]>();
     for (const b of group) {
@@ -153,9 +158,11 @@ function merge(dataDir: string, group: BatchInfo[], id: string): string {
     }
     Deno.writeTextFileSync(`${tmp}/${REPLACES}`, JSON.stringify(group.map((b) => b.id)) + "\n");
     Deno.renameSync(tmp, `${dataDir}/${BATCHES}/${id}`);
+    unmarkWriter(tmp);
     return id;
   } catch (e) {
     Deno.removeSync(tmp, { recursive: true });
+    unmarkWriter(tmp);
     throw e;
   }
 }
@@ -163,12 +170,14 @@ function merge(dataDir: string, group: BatchInfo[], id: string): string {
 /** Moves a replaced batch out of `batches/` in one rename, then removes it. */
 function retire(dataDir: string, id: string): void {
   const gone = `${dataDir}/tmp/retired-${id}-${crypto.randomUUID().slice(0, 8)}`;
+  markWriter(gone);
   try {
     Deno.renameSync(`${dataDir}/${BATCHES}/${id}`, gone);
     Deno.removeSync(gone, { recursive: true });
   } catch (e) {
     if (!(e instanceof Deno.errors.NotFound)) throw e;
   }
+  unmarkWriter(gone);
 }
 
 /** Removes batches a merged batch in place replaces (left by a compaction that was killed). */

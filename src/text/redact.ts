@@ -1,7 +1,8 @@
 /**
  * Redaction of secrets, so that no password is ever written to a dataset or printed.
  * {@link redactText} is the one function every output path calls: it knows every shape a
- * secret takes in text (URL credentials, `-a`/`--pass`/`--user` flags, `\`-continued command
+ * secret takes in text (URL credentials, `-a`/`-aPW`/`--pass`/`--user` flags, memtier's JSON
+ * `"authenticate"`, `\`-continued command
  * lines, interactive `redis-cli` sessions, `AUTH`/`HELLO … AUTH`/`CONFIG SET requirepass`/`ACL
  * SETUSER >pw`, INFO and config lines, `script(1)` banners, secret environment variables).
  * {@link redactArgv} is its form for an argument vector that must stay a vector.
@@ -170,6 +171,7 @@ export function redactRedisWords(words: readonly string[]): string[] {
  *   ["redis-benchmark", "-a", "***", "--user=***", "-u", "redis://***:***@h"],
  * );
  * assert.deepEqual(redactArgv(["redis-cli", "AUTH", "u", "pw"]), ["redis-cli", "AUTH", "***", "***"]);
+ * assert.deepEqual(redactArgv(["memtier_benchmark", "-apw", "-DRapw"]), ["memtier_benchmark", "-a***", "-DRa***"]);
  * ```
  */
 export function redactArgv(argv: readonly string[]): string[] {
@@ -177,7 +179,10 @@ export function redactArgv(argv: readonly string[]): string[] {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const eq = a.indexOf("=");
-    if (a.startsWith("-") && eq > 0 && SECRET_FLAGS.has(a.slice(0, eq))) {
+    const glued = GLUED_SECRET.exec(a);
+    if (glued) {
+      out.push(glued[1] + REDACTED);
+    } else if (a.startsWith("-") && eq > 0 && SECRET_FLAGS.has(a.slice(0, eq))) {
       out.push(`${a.slice(0, eq + 1)}${REDACTED}`);
     } else if (SECRET_FLAGS.has(a) && i + 1 < argv.length) {
       out.push(a, REDACTED);
@@ -195,6 +200,11 @@ export function redactArgv(argv: readonly string[]): string[] {
 }
 
 const SECRET_ENV_NAME = /AUTH|PASS|SECRET|TOKEN/i;
+
+// The password glued to its short option (`-aPW`): getopt's form, which memtier_benchmark
+// reads, also after flags without a value (`-DRaPW`); redis-cli and redis-benchmark refuse
+// it, but a typed password is hidden whatever the tool made of it.
+const GLUED_SECRET = /^(-[DR46v]*a)(.+)$/s;
 
 /**
  * Redacts a command line given as one string (as typed in a transcript). Quoting is kept as
@@ -354,6 +364,7 @@ const BANNER_COMMAND = /(COMMAND=")((?:[^"\\]|\\.)*)(")/g;
  * assert.equal(redactText("$ redis-cli -a pw ping\nPONG\n"), "$ redis-cli -a *** ping\nPONG\n");
  * assert.equal(redactText('1) "requirepass"\n2) "pw"\n'), '1) "requirepass"\n2) "***"\n');
  * assert.equal(redactText("127.0.0.1:6379> AUTH alice pw\nOK\n"), "127.0.0.1:6379> AUTH *** ***\nOK\n");
+ * assert.equal(redactText('\t\t,"authenticate": "default:pw"\n'), '\t\t,"authenticate": "***"\n');
  * assert.equal(
  *   redactText("$ redis-benchmark -q \\\n  -a \\\n  pw -n 10\n"),
  *   "$ redis-benchmark -q \\\n  -a \\\n  *** -n 10\n",
@@ -409,6 +420,9 @@ function redactLine(line: string, state: RedactState): string {
     l = redactCommandOf(l, state);
     const cfg = CONFIG_LINE.exec(l);
     if (cfg && cfg[2].trim() !== "") l = cfg[1] + REDACTED;
+    if (l.includes('"')) l = redactJsonFields(l);
+    const tool = TOOL_CONFIG_LINE.exec(l);
+    if (tool && tool[2].trim() !== "") l = tool[1] + REDACTED;
   }
   if (l.includes("=")) l = l.replace(SECRET_ENV, (_m, k: string) => k + REDACTED);
   return redactUrl(l);
@@ -428,9 +442,29 @@ function redactCommandOf(l: string, state: RedactState): string {
   return l;
 }
 
+// A JSON member a tool writes a secret in: memtier_benchmark's `"authenticate": "user:pw"`
+// (and the usual names of a password field).
+const JSON_SECRET =
+  /("(?:authenticate|password|passwd|pass|auth|requirepass|masterauth|auth-pass|sentinel-pass|tls-key-file-pass)"\s*:\s*")((?:[^"\\]|\\.)*)"/gi;
+// memtier_benchmark's `--debug` configuration print (`authenticate = pw`).
+const TOOL_CONFIG_LINE = /^(\s*authenticate\s*=\s*)(.*)$/i;
+
+/**
+ * One line's JSON secret members with their values hidden. memtier writes the password
+ * unescaped (`"authenticate": "a"b"`): on a line of its own (memtier's layout) the value runs
+ * to the line's last quote.
+ */
+function redactJsonFields(line: string): string {
+  const own =
+    /^(\s*,?\s*"(?:authenticate|password|passwd|pass|auth|requirepass|masterauth)"\s*:\s*")(.*)("\s*,?\s*)$/i
+      .exec(line);
+  if (own) return own[2] === "" ? line : own[1] + REDACTED + own[3];
+  return line.replace(JSON_SECRET, (m, k: string, v: string) => v === "" ? m : `${k}${REDACTED}"`);
+}
+
 // Anything that may need redacting; texts without a match are returned untouched.
 const MAYBE_SECRET =
-  /-a\b|--(pass|user|askpass|authenticate|masterauth|masteruser|requirepass|password|tls-key)|:\/\/[^\s]*@|requirepass|masterauth|masteruser|-pass\b|auth-|\bAUTH|\bACL\b|\bHELLO\b|COMMAND=|PASS|SECRET|TOKEN|\\\r?$/im;
+  /(?:^|[\s"'`=(])-[DR46v]*a|authenticate|"(?:password|passwd|pass|auth)"|--(pass|user|askpass|authenticate|masterauth|masteruser|requirepass|password|tls-key)|:\/\/[^\s]*@|requirepass|masterauth|masteruser|-pass\b|auth-|\bAUTH|\bACL\b|\bHELLO\b|COMMAND=|PASS|SECRET|TOKEN|\\\r?$/im;
 
 /**
  * INFO fields with secret values (`requirepass`, `masterauth`, credentials in URLs) redacted,

@@ -33,6 +33,13 @@ const FIXTURES: Record<string, string[]> = {
   // UTF-16 output with a BOM: decoded, ingested, and redacted like UTF-8
   "utf16le-redis-benchmark-7.0.15.txt": ["Utf16Pw12"],
   "utf16be-redis-benchmark-7.0.15.txt": ["Utf16Pw13"],
+  // issue 21: memtier writes the password into its JSON (`"authenticate": "user:pw"`), also
+  // unescaped (a password holding `"`)
+  "memtier-2.3.0_authenticate.json": ["JsonAuthPw21"],
+  "memtier-2.3.0_authenticate-unescaped.json": ["Quo", "tePw22"],
+  // issue 21: the glued getopt form `-aPW` for memtier, redis-benchmark, valkey-benchmark,
+  // redis-cli (runs.command and the raw copy)
+  "glued-short-options-7.0.15.txt": ["GluedPw23", "GluedPw24", "GluedPw25", "GluedPw26"],
 };
 
 Deno.test("hostile: no secret of an ingested file is written or printed", async (t) => {
@@ -102,6 +109,21 @@ Deno.test("hostile: no secret of an ingested file is written or printed", async 
     ingested("utf16be-redis-benchmark-7.0.15.txt", /1 run \(1 complete\), 2 tests/);
     check("utf16le-redis-benchmark-7.0.15.txt");
     check("utf16be-redis-benchmark-7.0.15.txt");
+  });
+  await t.step("memtier JSON `authenticate` is redacted in the raw copy, also unescaped", () => {
+    ingested("memtier-2.3.0_authenticate.json", /1 run \(1 complete\)/);
+    check("memtier-2.3.0_authenticate.json");
+    check("memtier-2.3.0_authenticate-unescaped.json");
+    assert.match(written.text, /"authenticate": "\*\*\*"/);
+  });
+  await t.step("glued short options (-aPW) of every tool, in runs.command and raw", () => {
+    const file = "glued-short-options-7.0.15.txt";
+    ingested(file, /4 runs/);
+    check(file);
+    const commands = runFacts(data, ["run_id", "command", "source_path"])
+      .filter((r) => String(r.source_path).endsWith(file)).map((r) => String(r.command));
+    assert.ok(commands.some((c) => c.includes("memtier_benchmark") && c.includes("-a***")));
+    assert.ok(commands.some((c) => c.includes("redis-benchmark") && c.includes("-a***")));
   });
   Deno.removeSync(dir, { recursive: true });
 });

@@ -26,6 +26,7 @@ import {
   memtierRows,
 } from "../memtier/rows.ts";
 import { redactCommandLine, redactText } from "../../text/redact.ts";
+import { decodeText } from "../../text/decode.ts";
 import { type DatasetWriter, newRunId, type RunInput } from "../../store/writer.ts";
 
 /** One file of a memtier run. */
@@ -126,7 +127,8 @@ function sniff(path: string): MemtierFileKind | "empty" | null {
       if (got === null) break;
       n += got;
     }
-    const text = new TextDecoder().decode(buf.subarray(0, n));
+    // UTF-16 (with or without a BOM) read like UTF-8
+    const text = decodeText(buf.subarray(0, n & ~1));
     return text.trim() === "" ? "empty" : memtierFileKind(text);
   } finally {
     f.close();
@@ -165,7 +167,7 @@ export function ingestMemtierGroup(
         { file: m.path, line: 1, column: 1, text: "" },
       );
     }
-    const raw = new TextDecoder().decode(Deno.readFileSync(m.path));
+    const raw = decodeText(Deno.readFileSync(m.path));
     const text = redactText(raw);
     return { member: m, text, redacted: text !== raw };
   });
@@ -267,6 +269,7 @@ function parseGroup(files: readonly ReadFile[]) {
         parsed.jsonFile = m.name;
       } else if (m.kind === "stdout" && !parsed.report) {
         parsed.report = parseMemtierReport(text, { file });
+        parsed.reportFile = m.name;
         // stdout and stderr in one file (2>&1): its progress too
         if (!files.some((f) => f.member.kind === "stderr")) {
           parsed.stderr = parseMemtierProgress(text);

@@ -112,7 +112,8 @@ export function openLoopRows(r: OpenLoopResult, runId: string, w: OpenLoopWorklo
     const intended = c?.latencyFromIntended ?? r.latencyFromIntended;
     const send = c?.latencyFromSend ?? r.latencyFromSend;
     const completed = c?.completed ?? r.completed;
-    const errors = (c?.errors ?? r.errors) + (isStep ? r.unanswered : 0);
+    // the step's row also counts the connections lost (a run error, issue 21)
+    const errors = (c?.errors ?? r.errors) + (isStep ? r.unanswered + r.disconnects : 0);
     out.results.push(resultRow(r, runId, i, c?.test ?? "TOTALS", w, {
       requested: r.requestedOpsPerSec * share,
       completed,
@@ -195,7 +196,8 @@ function resultRow(
     send_lateness_p99_ms: r.lateness.count > 0 ? r.lateness.p99Ms : null,
     client_cpu_s: f.isStep ? r.clientCpuS : null,
     error_count: f.errors,
-    complete: true,
+    // a step that lost connections did not run as asked
+    complete: r.disconnects === 0,
     source_line: 0,
   };
 }

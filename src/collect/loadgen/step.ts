@@ -199,9 +199,20 @@ export async function runOpenLoopStep(
 /** How a measured step is stored: complete, or failed with its reason. */
 function stored(m: Measured, options: OpenLoopRunOptions): StoredRun {
   const r = m.result;
+  // connections lost are a run error: nothing answered is a failed step, some lost an
+  // incomplete one, and the reason says how many (issue 21)
+  const lost = r && r.disconnects > 0
+    ? `${r.disconnects} of ${r.connections} connections lost` +
+      (r.errorSamples.length ? ` (${redactText(r.errorSamples.join("; "))})` : "")
+    : null;
+  const status: CollectedRun["status"] = !r || (lost && r.completed === 0)
+    ? "failed"
+    : lost
+    ? "incomplete"
+    : "complete";
   return {
-    status: r ? "complete" : "failed",
-    reason: m.reason,
+    status,
+    reason: m.reason ?? lost,
     tests: m.rows?.results.length ?? 0,
     interrupted: options.signal?.aborted ?? false,
     columns: {

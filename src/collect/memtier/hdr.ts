@@ -10,6 +10,8 @@
  */
 
 import * as hdr from "hdr-histogram-js";
+import { Buffer } from "node:buffer";
+import { inflateSync } from "node:zlib";
 import { ParseError } from "../../errors.ts";
 import { type Line, splitLines } from "../../text/lines.ts";
 import { hdrValueAtPercentile } from "../../hdr.ts";
@@ -40,10 +42,71 @@ export function decodeMemtierHistogram(compressed: string): MemtierHistogram {
   if (!/^HISTF[A-Za-z0-9+/]+=*$/.test(compressed)) {
     throw new TypeError(`not a compressed HdrHistogram: ${compressed.slice(0, 40)}`);
   }
+  checkMemtierHistogram(compressed);
   try {
     return hdr.decodeFromCompressedBase64(compressed, 32, false) as MemtierHistogram;
   } catch (e) {
     throw new TypeError(`not a compressed HdrHistogram (${(e as Error).message})`);
+  }
+}
+
+/** Most bytes a compressed histogram may inflate to (memtier's are about 250 KiB at most). */
+export const MAX_INFLATED_HISTOGRAM_BYTES = 16 << 20;
+/** Most significant digits of a histogram (memtier uses 3; each digit is ten times the memory). */
+const MAX_SIGNIFICANT_DIGITS = 5;
+/** Widest range, highest trackable ÷ lowest discernible value (memtier's: 6·10⁸). */
+const MAX_RANGE = 2 ** 50;
+
+/**
+ * Refuses a histogram before it is decoded when it would take unbounded memory: one that
+ * inflates past {@link MAX_INFLATED_HISTOGRAM_BYTES} (a decompression bomb), or whose header
+ * asks for more significant digits or a wider range than any latency histogram needs (the
+ * decoder allocates its counts for the whole range).
+ *
+ * @param compressed The base64 text (`HISTF…`).
+ * @throws {TypeError} Saying which limit it passes.
+ *
+ * @example
+ * ```ts
+ * import { checkMemtierHistogram } from "./hdr.ts";
+ * import assert from "node:assert/strict";
+ * checkMemtierHistogram("HISTFAAAACF4nJNpmSzMwMDAyAABTFCaC0QoH3ZjsP8AEWAEAEsrA7A=");
+ * assert.throws(() => checkMemtierHistogram("HISTFAAA"), /not a compressed HdrHistogram/);
+ * ```
+ */
+export function checkMemtierHistogram(compressed: string): void {
+  if (!/^HISTF[A-Za-z0-9+/]+=*$/.test(compressed)) {
+    throw new TypeError(`not a compressed HdrHistogram: ${compressed.slice(0, 40)}`);
+  }
+  const bytes = Buffer.from(compressed, "base64");
+  if (bytes.length < 8) throw new TypeError("not a compressed HdrHistogram: too short");
+  const length = bytes.readUInt32BE(4);
+  let inflated: Buffer;
+  try {
+    inflated = inflateSync(bytes.subarray(8, 8 + length), {
+      maxOutputLength: MAX_INFLATED_HISTOGRAM_BYTES,
+    });
+  } catch (e) {
+    if (e instanceof RangeError) {
+      throw new TypeError(
+        `an HdrHistogram that inflates to more than ${MAX_INFLATED_HISTOGRAM_BYTES >> 20} MiB ` +
+          `(${compressed.length} characters compressed): not kept`,
+      );
+    }
+    throw new TypeError(`not a compressed HdrHistogram (${(e as Error).message})`);
+  }
+  if (inflated.length < 40) throw new TypeError("not a compressed HdrHistogram: header cut");
+  const digits = inflated.readInt32BE(12);
+  const lowest = Number(inflated.readBigInt64BE(16));
+  const highest = Number(inflated.readBigInt64BE(24));
+  if (
+    !(digits >= 0 && digits <= MAX_SIGNIFICANT_DIGITS) || !(lowest >= 1) ||
+    !(highest >= 2 * lowest) || highest / lowest > MAX_RANGE
+  ) {
+    throw new TypeError(
+      `an HdrHistogram with ${digits} significant digits from ${lowest} to ${highest}: at most ` +
+        `${MAX_SIGNIFICANT_DIGITS} digits and a range of 2^50`,
+    );
   }
 }
 
@@ -287,6 +350,13 @@ export function parseHdrIntervalLog(text: string, options: HdrParseOptions = {})
       break;
     }
     if (!row) throw lineError(file, l, "expected an HdrHistogram interval log line");
+    try {
+      // bounded before it is decoded (a decompression bomb names its file and line)
+      checkMemtierHistogram(row[4]);
+    } catch (e) {
+      if (!(e instanceof TypeError)) throw e;
+      throw lineError(file, l, `a readable HdrHistogram (${e.message})`);
+    }
     out.intervals.push({
       startTimestampS: +row[1],
       endTimestampS: +row[2],

@@ -13,7 +13,7 @@
  */
 
 import { ParseError } from "../../errors.ts";
-import { decodeMemtierHistogram, memtierPercentileMs } from "./hdr.ts";
+import { checkMemtierHistogram, decodeMemtierHistogram, memtierPercentileMs } from "./hdr.ts";
 import { type JsonObject, type JsonValue, readJson } from "./json_reader.ts";
 import {
   deriveAverageTotals,
@@ -156,7 +156,7 @@ export function parseMemtierJson(text: string, options: MemtierJsonOptions = {})
     else if (e.key === "run information") out.runInformation = readRunInformation(v);
     else {
       const title = memtierBlockTitle(e.key);
-      if (title) out.blocks.push(readBlock(title, v, e.line));
+      if (title) out.blocks.push(readBlock(title, v, e.line, file));
       else if (e.key !== "client verifications results") {
         out.warnings.push(`line ${e.line}: unknown block "${e.key}" skipped`);
       }
@@ -205,7 +205,12 @@ function readRunInformation(o: JsonObject): MemtierRunInformation {
   };
 }
 
-function readBlock(title: MemtierBlockTitle, o: JsonObject, line: number): MemtierJsonBlock {
+function readBlock(
+  title: MemtierBlockTitle,
+  o: JsonObject,
+  line: number,
+  file = "<text>",
+): MemtierJsonBlock {
   const block: MemtierJsonBlock = {
     ...title,
     runtime: null,
@@ -219,8 +224,11 @@ function readBlock(title: MemtierBlockTitle, o: JsonObject, line: number): Memti
     const v = e.value;
     if (!v) continue;
     if (e.key === "Runtime" && v.kind === "object") block.runtime = readRuntime(v);
-    else if (v.kind === "object") block.types.push(readType(e.key, v, block.warnings));
-    else if (v.kind === "array") block.distributions.push(...readDistribution(e.key, v.items));
+    else if (v.kind === "object") block.types.push(readType(e.key, v, block.warnings, file));
+    else if (v.kind === "array") {
+      // one by one: a spread of a long array overflows the stack
+      for (const d of readDistribution(e.key, v.items)) block.distributions.push(d);
+    }
   }
   const totals = block.types.find((t) => t.test === "TOTALS");
   if (totals) {
@@ -244,7 +252,12 @@ function readRuntime(o: JsonObject): MemtierRuntime {
   };
 }
 
-function readType(label: string, o: JsonObject, warnings: string[]): MemtierTypeStats {
+function readType(
+  label: string,
+  o: JsonObject,
+  warnings: string[],
+  file = "<text>",
+): MemtierTypeStats {
   const f = scalars(o);
   const count = num(f, "Count");
   const empty = count === 0;
@@ -262,6 +275,19 @@ function readType(label: string, o: JsonObject, warnings: string[]): MemtierType
       const log = e.value.entries.find((x) => x.key === "Histogram log format")?.value;
       const c = log?.kind === "object" ? scalars(log).get("Compressed Histogram") : undefined;
       histogram = typeof c === "string" ? c : null;
+      if (histogram !== null) {
+        // a histogram that cannot be read, or would take unbounded memory, is not kept
+        const line = log?.kind === "object"
+          ? log.entries.find((x) => x.key === "Compressed Histogram")?.line ?? e.line
+          : e.line;
+        try {
+          checkMemtierHistogram(histogram);
+        } catch (err) {
+          if (!(err instanceof TypeError)) throw err;
+          warnings.push(`${file}:${line}: ${label}: ${err.message}; histogram not kept`);
+          histogram = null;
+        }
+      }
     }
   }
   if (empty) percentiles = [];
@@ -375,5 +401,7 @@ function scalars(o: JsonObject): Scalars {
 
 function num(f: Scalars, key: string): number | null {
   const v = f.get(key);
-  return typeof v === "number" ? v : null;
+  // a string or other value where memtier writes a number is not a number: NaN, which the
+  // impossible-value rule (`../impossible.ts`) reports with its field
+  return typeof v === "number" ? v : v === undefined || v === null ? null : NaN;
 }

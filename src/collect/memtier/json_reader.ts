@@ -61,6 +61,9 @@ export interface JsonDocument {
 
 class EndOfText {}
 
+/** Deepest nesting read (memtier's JSON has 6 levels). */
+const MAX_DEPTH = 64;
+
 // sticky, unbounded: memtier 2.3.0 can print an uninitialized double as a 300-digit number
 const SCALAR = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null/y;
 
@@ -100,6 +103,8 @@ class Reader {
   lineStart = 0;
   /** Set once the text ran out inside a value. */
   cut = false;
+  /** Objects and arrays open around the current position. */
+  depth = 0;
 
   constructor(readonly text: string, readonly file: string) {}
 
@@ -155,8 +160,16 @@ class Reader {
   private valueOrEnd(): JsonValue {
     this.need();
     const c = this.text[this.pos];
-    if (c === "{") return this.object();
-    if (c === "[") return this.array();
+    if (c === "{" || c === "[") {
+      // memtier nests 6 levels deep: a deeper text is not its JSON, and reading it would
+      // recurse as deep as it goes
+      if (++this.depth > MAX_DEPTH) this.fail(`at most ${MAX_DEPTH} levels of nesting`);
+      try {
+        return c === "{" ? this.object() : this.array();
+      } finally {
+        this.depth--;
+      }
+    }
     const at = this.here();
     if (c === '"') return { kind: "scalar", value: this.string(), ...at };
     SCALAR.lastIndex = this.pos;

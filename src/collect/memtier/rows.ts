@@ -23,6 +23,7 @@ import {
   secondRows,
   type TypeFacts,
 } from "./_series_rows.ts";
+import { dropImpossibleResults, justified, seriesCheck } from "./_checks.ts";
 import type { MemtierJson } from "./json.ts";
 import type { MemtierStderr } from "./progress.ts";
 import type { MemtierReport } from "./report.ts";
@@ -58,6 +59,8 @@ export interface MemtierParsed {
   json?: MemtierJson | null;
   /** Its raw file's name. @default {"memtier.json"} */
   jsonFile?: string;
+  /** The stdout report's file name, for warnings. @default {"stdout"} */
+  reportFile?: string;
   /** `parseMemtierReport` of stdout (rows come from it only when the JSON has no block). */
   report?: MemtierReport | null;
   /** `parseMemtierProgress` of stderr. */
@@ -144,7 +147,7 @@ export function memtierRows(parsed: MemtierParsed, runId: string): MemtierRows {
     ? "progress"
     : "none";
   if (source === "json") {
-    warnings.push(...parsed.json!.warnings);
+    pushAll(warnings, parsed.json!.warnings);
     for (const b of parsed.json!.blocks) {
       warnings.push(...b.warnings.map((w) => `${b.title}: ${w}`));
     }
@@ -171,7 +174,7 @@ export function memtierRows(parsed: MemtierParsed, runId: string): MemtierRows {
       index.set(key(block.aggregate, block.runIndex, type.test), i);
       const row = resultRow(runId, i, block, type, settings, lastRate(block.runIndex));
       out.results.push(check ? justified(row, check) : row);
-      out.time_series.push(...secondRows(runId, i, block, type));
+      pushAll(out.time_series, secondRows(runId, i, block, type));
       if (type.histogram) {
         out.hdr_histograms.push(
           jsonHistogramRow(runId, i, block, type, parsed.jsonFile ?? "memtier.json"),
@@ -191,80 +194,25 @@ export function memtierRows(parsed: MemtierParsed, runId: string): MemtierRows {
     index.get(key(null, runIndex, test)) ??
       out.results.find((r) => r.run_index === runIndex && r.test === test)?.test_index ?? null;
   if (out.time_series.length === 0 && parsed.stderr) {
-    out.time_series.push(...progressRows(runId, parsed.stderr, join));
+    pushAll(out.time_series, progressRows(runId, parsed.stderr, join));
   }
-  for (const h of parsed.hdr ?? []) out.hdr_histograms.push(...hgrmRows(runId, h, join));
-  out.reason = incompleteReason(parsed, blocks, out.results.length);
+  for (const h of parsed.hdr ?? []) pushAll(out.hdr_histograms, hgrmRows(runId, h, join));
+  const file = source === "json"
+    ? parsed.jsonFile ?? "memtier.json"
+    : parsed.reportFile ?? "stdout";
+  const impossible = dropImpossibleResults(out, file);
+  out.reason = incompleteReason(parsed, blocks, out.results.length) ??
+    (impossible ? "impossible values (see the warnings)" : null);
   out.complete = out.reason === null;
   return out;
 }
 
-/** How far memtier's printed Totals rate may stray from its own per-second series. */
-const SERIES_TOLERANCE = 0.05;
-
-/** A block whose printed duration disagrees with its per-second series: the duration kvlab keeps. */
-interface SeriesCheck {
-  /** The printed `Total duration`, s. */
-  printedS: number;
-  /** Requests of `TOTALS` over the series' rate, s. */
-  justifiedS: number;
-  warning: string;
-}
-
 /**
- * Cross-checks a JSON block's `Totals` rate against its own `Time-Serie`: the mean count of its
- * full seconds (all but the last, partial one). memtier divides every rate of the block by one
- * duration (`Total duration`), which its client-merging code can get a second wrong (see
- * SCHEMA.md); when the printed rate strays more than 5 % from the series, the block's duration
- * is taken as requests / series rate and a warning gives both. Null when they agree or there
- * are fewer than 2 full seconds to tell.
+ * Appends every item, one by one: `push(...items)` passes each as an argument and overflows
+ * the stack for a long run's rows (a 36-hour run has 130,000 seconds per type).
  */
-function seriesCheck(block: BlockFacts): SeriesCheck | null {
-  const totals = block.types.find((t) => t.test === "TOTALS");
-  const series = totals?.timeSeries ?? [];
-  if (!totals?.count || !totals.opsPerSec || block.durationS === null || series.length < 3) {
-    return null;
-  }
-  const full = series.slice(0, -1);
-  if (full.some((s) => s.count === null)) return null;
-  const fullCount = full.reduce((a, s) => a + (s.count ?? 0), 0);
-  const seriesRate = fullCount / full.length;
-  if (seriesRate <= 0 || Math.abs(totals.opsPerSec / seriesRate - 1) <= SERIES_TOLERANCE) {
-    return null;
-  }
-  const justifiedS = totals.count / seriesRate;
-  const f = (x: number, d: number) => x.toFixed(d);
-  return {
-    printedS: block.durationS,
-    justifiedS,
-    warning: `${block.title}: memtier's Totals say ${f(totals.opsPerSec, 2)} ops/s over ` +
-      `${f(block.durationS, 3)} s (Total duration), but its per-second series says ` +
-      `${f(seriesRate, 2)} ops/s (${fullCount} requests in ${full.length} full seconds): stored ` +
-      `${f(totals.count / justifiedS, 2)} ops/s over ${f(justifiedS, 3)} s; memtier's numbers ` +
-      "are kept in tool_ops_per_sec and tool_duration_s",
-  };
-}
-
-/** A block's row with its rates over the justified duration, the printed ones kept beside. */
-function justified(row: ResultsRow, check: SeriesCheck): ResultsRow {
-  // requests over the justified duration; memtier's other rates scaled as its rate was
-  const ops = row.ops_per_sec != null && row.requests != null
-    ? row.requests / check.justifiedS
-    : null;
-  const scale = ops !== null && row.ops_per_sec
-    ? ops / row.ops_per_sec
-    : check.printedS / check.justifiedS;
-  const rescaled = (x: number | null | undefined) => (x == null ? null : x * scale);
-  return {
-    ...row,
-    duration_s: check.justifiedS,
-    ops_per_sec: ops ?? rescaled(row.ops_per_sec),
-    hits_per_sec: rescaled(row.hits_per_sec),
-    misses_per_sec: rescaled(row.misses_per_sec),
-    throughput_kb_per_sec: rescaled(row.throughput_kb_per_sec),
-    tool_ops_per_sec: row.ops_per_sec ?? null,
-    tool_duration_s: row.duration_s ?? null,
-  };
+function pushAll<T>(to: T[], items: readonly T[]): void {
+  for (const x of items) to.push(x);
 }
 
 const key = (aggregate: MemtierAggregate, runIndex: number | null, test: string) =>

@@ -10,6 +10,7 @@
  * @module
  */
 
+import { limitProblem, LIMITS, MAX_CONNECTIONS } from "../../limits.ts";
 import { toolVersion } from "../../host.ts";
 import { memtierArgv, type MemtierCall, type MemtierRun, runMemtier } from "../../memtier/run.ts";
 import { preloadKeys } from "../../loadgen/preload.ts";
@@ -199,6 +200,17 @@ export const latencySweepKind: PlanKind<LatencySweepPlan, LatencySweepCell> = {
     const stepS = engine === "memtier"
       ? read.integer([S, "step_s"], 20)
       : read.number([S, "step_s"], 20, 3600, true);
+    // sizes, keys and pipeline depth within the limits of `../../limits.ts`, checked now
+    for (
+      const [k, dflt, limit] of [
+        ["data_size_bytes", 256, LIMITS.valueBytes],
+        ["keys", 100_000, LIMITS.keys],
+        ["pipeline", 1, LIMITS.pipeline],
+      ] as const
+    ) {
+      const why = limitProblem(read.integer([S, k], dflt), limit);
+      if (why) read.fail([S, k], why);
+    }
     return {
       ...common,
       kind: "latency-sweep",
@@ -368,6 +380,16 @@ function readRates(read: PlanReader, engine: string, connections: number): numbe
     if (!total) return v * connections;
     return engine === "memtier" ? Math.max(1, Math.round(v / connections)) * connections : v;
   });
+  // checked once, before any load (`../../limits.ts`): memtier's per-connection rate overflowed
+  // above the tool's limit, kvlab's engine cannot send above its own
+  const limit = engine === "memtier" ? LIMITS.toolRate : LIMITS.kvlabRate;
+  rates.forEach((r, i) => {
+    const why = limitProblem(r, limit);
+    if (why) read.fail([S, k, i], `${r} requests per second in total: ${why}`);
+  });
+  if (connections > MAX_CONNECTIONS) {
+    read.fail([S, "clients"], `threads × clients = ${connections}: at most ${MAX_CONNECTIONS}`);
+  }
   rates.forEach((r, i) => {
     if (i > 0 && r <= rates[i - 1]) {
       read.fail([S, k, i], `expected ascending rates (per connection: ${connections} connections)`);

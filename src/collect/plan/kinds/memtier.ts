@@ -8,6 +8,7 @@
  * @module
  */
 
+import { limitProblem, LIMITS, MAX_CONNECTIONS } from "../../limits.ts";
 import { toolVersion } from "../../host.ts";
 import { memtierArgv, type MemtierCall, runMemtier } from "../../memtier/run.ts";
 import { redactArgv } from "../../../text/redact.ts";
@@ -197,7 +198,7 @@ export const memtierKind: PlanKind<MemtierPlan, MemtierCell> = {
     if (keyMaximum < keyMinimum) {
       read.fail([S, "key_maximum"], "expected key_maximum ≥ key_minimum");
     }
-    return {
+    const plan: MemtierPlan = {
       ...common,
       kind: "memtier",
       tool: read.string([S, "tool"], "memtier_benchmark"),
@@ -216,6 +217,8 @@ export const memtierKind: PlanKind<MemtierPlan, MemtierCell> = {
       preload: preload as MemtierPreload,
       matrix: readMatrix(read),
     };
+    checkMemtierLimits(read, plan);
+    return plan;
   },
 
   tags: ["threads", "clients", "pipeline", "data_size_bytes"],
@@ -367,4 +370,24 @@ function readRatio(read: PlanReader): string {
     read.fail([S, "ratio"], (e as Error).message);
   }
   return ratio;
+}
+
+/**
+ * The limits of `../../limits.ts`, checked once when the plan is read: connections (threads ×
+ * clients), the requested rate (rate_limit × connections, memtier's per-connection rate
+ * overflowed above 10⁹ in total) and the test time.
+ */
+function checkMemtierLimits(read: PlanReader, plan: MemtierPlan): void {
+  const most = Math.max(...plan.matrix.threads) * Math.max(...plan.matrix.clients);
+  if (most > MAX_CONNECTIONS) {
+    read.fail([S, "matrix", "clients"], `threads × clients = ${most}: at most ${MAX_CONNECTIONS}`);
+  }
+  if (plan.rateLimit !== null) {
+    const why = limitProblem(plan.rateLimit * most, LIMITS.toolRate);
+    if (why) read.fail([S, "rate_limit"], `${plan.rateLimit * most} requests per second: ${why}`);
+  }
+  if (plan.testTimeS !== null) {
+    const why = limitProblem(plan.testTimeS, LIMITS.duration);
+    if (why) read.fail([S, "test_time_s"], why);
+  }
 }

@@ -10,6 +10,7 @@
  */
 
 import { SkipAfterNs } from "../../../fixed_rate.ts";
+import { limitProblem, LIMITS } from "../../limits.ts";
 import { runFacts, runManifest } from "../../../store/layout.ts";
 import type { CollectedRun } from "../../collector.ts";
 import { skippedStep } from "./_sweep_steps.ts";
@@ -127,7 +128,8 @@ export const pubSubKind: PlanKind<PubSubPlan, PubSubCell> = {
     });
     const rates = listOf(read, "rates").map((_, i) => {
       const path = Array.isArray(read.value([S, "rates"])) ? [S, "rates", i] : [S, "rates"];
-      return read.number(path, NaN, 1e9, true);
+      // kvlab's engine cannot send above its limit (`../../limits.ts`)
+      return read.number(path, NaN, LIMITS.kvlabRate.max, true);
     });
     if (rates.some((r, i) => i > 0 && r <= rates[i - 1])) {
       read.fail([S, "rates"], "expected increasing target delivery rates");
@@ -145,6 +147,16 @@ export const pubSubKind: PlanKind<PubSubPlan, PubSubCell> = {
       stepS: read.number([S, "step_s"], 10, 3600, true),
       graceS: read.number([S, "grace_s"], 2, 600),
     };
+    for (
+      const [k, v, limit] of [
+        ["publishers", plan.publishers, LIMITS.connections],
+        ["subscribers", plan.subscribers, LIMITS.connections],
+        ["payload_bytes", plan.payloadBytes, LIMITS.payloadBytes],
+      ] as const
+    ) {
+      const why = limitProblem(v, limit);
+      if (why) read.fail([S, k], why);
+    }
     // the topology of each mode, checked now rather than when its first step runs
     for (
       const cell of pubSubKind.cells({ ...plan, repetitions: 1, servers: plan.servers.slice(0, 1) })

@@ -1,0 +1,82 @@
+/**
+ * Failures not hidden (issue 21): `kvlab load` against a server whose connections all die on a
+ * protocol error is not complete, the CLI says so and exits non-zero, and prints no latency
+ * without a reply; `kvlab pubsub` with nothing delivered prints no latency either.
+ */
+
+import assert from "node:assert/strict";
+import { runFacts } from "../../src/store/layout.ts";
+import { kvlab } from "./_cli.ts";
+import { bulk, hostileServer } from "./_resp_server.ts";
+
+Deno.test("hostile: kvlab load whose connections all die is failed, and says so", async () => {
+  // GET and SET are answered with bytes that are not RESP: every connection dies
+  const server = hostileServer({
+    reply: (w) => ["GET", "SET"].includes(w[0].toUpperCase()) ? "!garbage\r\n" : undefined,
+  });
+  const dir = Deno.makeTempDirSync({ prefix: "kvlab-hostile-fail-" });
+  try {
+    const r = await kvlab([
+      "load",
+      "--url",
+      `redis://127.0.0.1:${server.port}`,
+      "--data",
+      `${dir}/d`,
+      "--rate",
+      "1000",
+      "--connections",
+      "4",
+      "--duration",
+      "1",
+    ]);
+    assert.notEqual(r.code, 0, r.printed);
+    assert.match(r.stderr, /4 of 4 connections lost/);
+    assert.doesNotMatch(r.printed, /p50 0\.000|p50 -/);
+    const runs = runFacts(`${dir}/d`, ["run_id", "status", "error"]);
+    assert.equal(runs.length, 1);
+    assert.notEqual(runs[0].status, "complete");
+    assert.match(String(runs[0].error), /connections lost/);
+  } finally {
+    server.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("hostile: kvlab pubsub with nothing delivered prints no latency", async () => {
+  // subscriptions confirmed, PUBLISH reaches nobody: nothing is ever delivered
+  const server = hostileServer({
+    reply: (w) => {
+      const cmd = w[0].toUpperCase();
+      if (cmd === "PUBLISH") return ":0\r\n";
+      if (cmd !== "SUBSCRIBE") return undefined;
+      return w.slice(1).map((ch, i) => `*3\r\n${bulk("subscribe")}${bulk(ch)}:${i + 1}\r\n`)
+        .join("");
+    },
+  });
+  const dir = Deno.makeTempDirSync({ prefix: "kvlab-hostile-none-" });
+  try {
+    const r = await kvlab([
+      "pubsub",
+      "--url",
+      `redis://127.0.0.1:${server.port}`,
+      "--data",
+      `${dir}/d`,
+      "--rate",
+      "20",
+      "--publishers",
+      "1",
+      "--subscribers",
+      "1",
+      "--duration",
+      "1",
+      "--grace",
+      "0.5",
+    ]);
+    assert.match(r.stdout, /delivered 0/, r.printed);
+    assert.doesNotMatch(r.stdout, /p50 0\.000 ms/);
+    assert.match(r.stdout, /nothing delivered, no latency/);
+  } finally {
+    server.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});

@@ -1,0 +1,187 @@
+/**
+ * Absurd parameters (issue 21): checked once, before any load, for the CLI and for plans; the
+ * CLI exits 2 naming the option as typed (never an internal name such as `durationS`), with no
+ * stack trace and no Node warning. And Ctrl-C ends a step running at the highest rate allowed.
+ */
+
+import assert from "node:assert/strict";
+import { withServers } from "../_support/servers.ts";
+import { kvlab } from "./_cli.ts";
+
+const URL_DOWN = "redis://127.0.0.1:1";
+
+/** Each case: the arguments after the command's URL, the option the message must name. */
+const CASES: [string, string[], string][] = [
+  ["pubsub", ["--rate", "1e12"], "--rate"],
+  ["pubsub", ["--rate", "100", "--payload", "1e12"], "--payload"],
+  ["pubsub", ["--rate", "100", "--payload", "15"], "--payload"],
+  ["pubsub", ["--rate", "100", "--duration", "0"], "--duration"],
+  ["pubsub", ["--rate", "100", "--duration", "-1"], "--duration"],
+  ["pubsub", ["--rate", "100", "--duration", "1e9"], "--duration"],
+  ["pubsub", ["--rate", "100", "--grace", "-1"], "--grace"],
+  ["pubsub", ["--rate", "100", "--publishers", "100000"], "--publishers"],
+  ["pubsub", ["--rate", "100", "--subscribers", "100000"], "--subscribers"],
+  ["load", ["--rate", "1e10", "--connections", "2", "--duration", "1"], "--rate"],
+  ["load", ["--rate", "1e12", "--connections", "2", "--duration", "1"], "--rate"],
+  ["load", ["--rate", "100", "--connections", "100000", "--duration", "1"], "--connections"],
+  ["load", ["--rate", "100", "--connections", "2", "--duration", "1e9"], "--duration"],
+  ["load", ["--rate", "100", "--connections", "2", "--duration", "0"], "--duration"],
+  [
+    "load",
+    ["--rate", "100", "--connections", "2", "--duration", "1", "--warmup", "-1"],
+    "--warmup",
+  ],
+  [
+    "load",
+    ["--rate", "100", "--connections", "2", "--duration", "1", "--data-size", "1e12"],
+    "--data-size",
+  ],
+  [
+    "load",
+    ["--rate", "100", "--connections", "2", "--duration", "1", "--data-size", "600000000"],
+    "--data-size",
+  ],
+];
+
+Deno.test("hostile: absurd CLI parameters exit 2 before any load, naming the option", async (t) => {
+  const dir = Deno.makeTempDirSync({ prefix: "kvlab-hostile-limits-" });
+  for (const [command, args, option] of CASES) {
+    await t.step(`kvlab ${command} ${args.join(" ")}`, async () => {
+      const r = await kvlab([command, "--url", URL_DOWN, "--data", `${dir}/d`, ...args]);
+      assert.equal(r.code, 2, r.printed);
+      assert.match(r.stderr, new RegExp(`invalid ${option}: `));
+      assert.doesNotMatch(r.printed, /durationS|graceS|payloadBytes|TimeoutOverflow|\n\s+at /);
+      // nothing was stored: no connection was tried
+      assert.throws(() => Deno.statSync(`${dir}/d/batches`));
+    });
+  }
+  Deno.removeSync(dir, { recursive: true });
+});
+
+/** Plans whose rates a tool or engine cannot take. */
+const PLANS: [string, string, RegExp][] = [
+  [
+    "memtier rates: [1e12]",
+    "sweep: {engine: memtier, threads: 1, clients: 4, rates: [1000000000000], step_s: 5}",
+    /sweep\.rates\.0: .*at most 1000000000/,
+  ],
+  [
+    "kvlab engine rates: [1e12]",
+    "sweep: {engine: kvlab, threads: 1, clients: 4, rates: [1000000000000], step_s: 5}",
+    /sweep\.rates\.0: /,
+  ],
+  [
+    "pubsub rates: [1e12]",
+    "pubsub: {modes: [one-to-one], publishers: 2, subscribers: 2, rates: [1000000000000]}",
+    /pubsub\.rates(\.0)?: /,
+  ],
+  [
+    "sweep data_size_bytes: 1e12",
+    "sweep: {engine: kvlab, threads: 1, clients: 4, rates: [100], step_s: 5, data_size_bytes: 1000000000000}",
+    /sweep\.data_size_bytes: expected a whole number of bytes from 1 to 16777216/,
+  ],
+  [
+    "memtier threads × clients: 100,000",
+    "memtier: {test_time_s: 5, matrix: {threads: [10], clients: [10000]}}",
+    /memtier\.matrix\.clients: threads × clients = 100000: at most 10000/,
+  ],
+  [
+    "memtier rate_limit × connections above 10^9",
+    "memtier: {test_time_s: 5, rate_limit: 1000000000, matrix: {threads: [2], clients: [10]}}",
+    /memtier\.rate_limit: .*at most 1000000000/,
+  ],
+  [
+    "pubsub publishers: 100000",
+    "pubsub: {modes: [one-to-one], publishers: 100000, subscribers: 2, rates: [100]}",
+    /pubsub\.publishers: /,
+  ],
+];
+
+Deno.test("hostile: absurd plan parameters are refused when the plan is read", async (t) => {
+  const dir = Deno.makeTempDirSync({ prefix: "kvlab-hostile-plan-limits-" });
+  for (const [i, [name, section, error]] of PLANS.entries()) {
+    await t.step(name, async () => {
+      const plan = `${dir}/p${i}.yaml`;
+      const kind = section.startsWith("pubsub")
+        ? "pubsub"
+        : section.startsWith("memtier")
+        ? "memtier"
+        : "latency-sweep";
+      Deno.writeTextFileSync(
+        plan,
+        `name: p\nkind: ${kind}\nservers:\n  - name: a\n    url: redis://127.0.0.1:1\n${section}\n`,
+      );
+      const r = await kvlab(["run", plan, "--data", `${dir}/d${i}`, "--dry-run"]);
+      assert.notEqual(r.code, 0, r.printed);
+      assert.match(r.stderr, error);
+    });
+  }
+  Deno.removeSync(dir, { recursive: true });
+});
+
+Deno.test("hostile: more connections than `ulimit -n` allows exit 2 before any load", async () => {
+  const ROOT = new URL("../../", import.meta.url).pathname;
+  const dir = Deno.makeTempDirSync({ prefix: "kvlab-hostile-nofile-" });
+  const cli = `"${Deno.execPath()}" run -A "${ROOT}src/cli.ts"`;
+  const out = await new Deno.Command("sh", {
+    args: [
+      "-c",
+      `ulimit -n 1024 && exec ${cli} load --url ${URL_DOWN} --data "${dir}/d" --rate 100 ` +
+      "--connections 5000 --duration 1",
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 2, stderr);
+  assert.match(stderr, /invalid --connections: 5000 \(this machine lets a process open 1024 files/);
+  Deno.removeSync(dir, { recursive: true });
+});
+
+Deno.test("hostile: Ctrl-C ends kvlab pubsub at its highest rate, keeping what was counted", async () => {
+  await withServers([{}], async ([server]) => {
+    const dir = Deno.makeTempDirSync({ prefix: "kvlab-hostile-sigint-" });
+    const ROOT = new URL("../../", import.meta.url).pathname;
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        ROOT + "src/cli.ts",
+        "pubsub",
+        "--url",
+        `redis://127.0.0.1:${server.port}`,
+        "--data",
+        `${dir}/d`,
+        "--rate",
+        "1e7",
+        "--publishers",
+        "4",
+        "--subscribers",
+        "4",
+        "--duration",
+        "600",
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    // wait until it publishes (its first bytes reach the server), then Ctrl-C
+    const { Redis } = await import("ioredis");
+    const admin = new Redis({ port: server.port, lazyConnect: true });
+    await admin.connect();
+    for (let i = 0; i < 600; i++) {
+      const info = await admin.info("stats");
+      if (Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? 0) > 1000) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    admin.disconnect();
+    child.kill("SIGINT");
+    // a bound, not a timing: a pump that never yields would run the whole 600 s window
+    const killer = setTimeout(() => child.kill("SIGKILL"), 120_000);
+    const out = await child.output();
+    clearTimeout(killer);
+    const printed = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+    assert.notEqual(out.signal, "SIGKILL", "SIGINT was ignored");
+    assert.match(printed, /interrupted/);
+    Deno.removeSync(dir, { recursive: true });
+  });
+});

@@ -1,0 +1,80 @@
+/**
+ * A compaction killed with `kill -9` (issue 21) leaves its half-made batch under `tmp/<id>/`;
+ * the next compaction, and the next ingest, sweep it. The kill is injected at the worst point:
+ * the merged batch fully written under `tmp/`, not yet renamed into `batches/`.
+ */
+
+import assert from "node:assert/strict";
+import { ingestPaths } from "../../src/collect/mod.ts";
+import { compactDataset } from "../../src/store/compact.ts";
+import { loadTable } from "../../src/analyze/mod.ts";
+
+const CORPUS = new URL("../testdata/corpus/", import.meta.url).pathname;
+const COMPACT = new URL("../../src/store/compact.ts", import.meta.url).href;
+
+/** Runs a compaction in a child process that kills itself (SIGKILL) at its first rename out of tmp/. */
+async function killedCompaction(data: string): Promise<void> {
+  const script = `
+    const rename = Deno.renameSync;
+    Deno.renameSync = (from, to) => {
+      const tmp = ${JSON.stringify(data + "/tmp/")};
+      if (String(from).startsWith(tmp) && !String(to).startsWith(tmp)) {
+        Deno.kill(Deno.pid, "SIGKILL");
+      }
+      return rename(from, to);
+    };
+    const { compactDataset } = await import(${JSON.stringify(COMPACT)});
+    compactDataset(${JSON.stringify(data)});
+  `;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--ext=ts", script],
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.signal, "SIGKILL", new TextDecoder().decode(out.stderr));
+}
+
+/** The leftovers under tmp/ (the compaction lock is not one). */
+function leftovers(data: string): string[] {
+  try {
+    return [...Deno.readDirSync(`${data}/tmp`)].map((e) => e.name)
+      .filter((n) => n !== "compact.lock").sort();
+  } catch {
+    return [];
+  }
+}
+
+async function twoBatches(data: string): Promise<void> {
+  for (
+    const f of [
+      "redis-benchmark_7.0.15_redis-7.0.15_quiet.txt",
+      "valkey-benchmark_8.0.1_valkey-8.0.1_quiet.txt",
+    ]
+  ) {
+    const [r] = await ingestPaths([CORPUS + f], { data });
+    assert.equal(r.status, "ingested", r.error?.message);
+  }
+}
+
+Deno.test("a compaction killed mid-way leaves tmp/<id> that later writers sweep", async (t) => {
+  await t.step("the next compaction sweeps it", async () => {
+    const data = Deno.makeTempDirSync({ prefix: "kvlab-compact-kill-" });
+    await twoBatches(data);
+    await killedCompaction(data);
+    assert.ok(leftovers(data).length > 0, "the killed compaction left its batch under tmp/");
+    compactDataset(data);
+    assert.deepEqual(leftovers(data), []);
+    assert.equal(loadTable(data, "runs").height, 2);
+    Deno.removeSync(data, { recursive: true });
+  });
+  await t.step("the next ingest sweeps it", async () => {
+    const data = Deno.makeTempDirSync({ prefix: "kvlab-compact-kill-" });
+    await twoBatches(data);
+    await killedCompaction(data);
+    assert.ok(leftovers(data).length > 0);
+    await ingestPaths([CORPUS + "redis-benchmark_7.0.15_redis-7.0.15_full.txt"], { data });
+    assert.deepEqual(leftovers(data), []);
+    assert.equal(loadTable(data, "runs").height, 3);
+    Deno.removeSync(data, { recursive: true });
+  });
+});
