@@ -65,19 +65,20 @@ Deno.test("a _ file is imported only from its own folder and the folders below i
   assert.deepEqual(bad, []);
 });
 
-Deno.test("no module under src/analyze reaches src/collect through any chain of imports", () => {
-  const analyze = join(SRC, "analyze") + "/";
-  const collect = join(SRC, "collect") + "/";
+/** The chains of imports by which files under `from` reach files under `to` (src-relative). */
+function reaches(from: string, to: readonly string[]): string[] {
+  const start = join(SRC, from) + "/";
+  const targets = to.map((t) => join(SRC, t) + "/");
   const bad: string[] = [];
-  for (const start of FILES.filter((f) => f.startsWith(analyze))) {
-    const seen = new Map<string, string>([[start, ""]]);
-    const queue = [start];
+  for (const first of FILES.filter((f) => f.startsWith(start))) {
+    const seen = new Map<string, string>([[first, ""]]);
+    const queue = [first];
     while (queue.length > 0) {
       const f = queue.shift()!;
       for (const d of GRAPH.get(f) ?? []) {
         if (seen.has(d)) continue;
         seen.set(d, f);
-        if (d.startsWith(collect)) {
+        if (targets.some((t) => d.startsWith(t))) {
           const chain = [d];
           for (let p = f; p !== ""; p = seen.get(p)!) chain.unshift(p);
           bad.push(chain.map((x) => relative(SRC, x)).join(" → "));
@@ -85,7 +86,20 @@ Deno.test("no module under src/analyze reaches src/collect through any chain of 
       }
     }
   }
-  assert.deepEqual(bad, []);
+  return bad;
+}
+
+Deno.test("no module under src/analyze reaches src/collect through any chain of imports", () => {
+  assert.deepEqual(reaches("analyze", ["collect"]), []);
+});
+
+Deno.test("layers: neutral rooms and the store reach no room above them", () => {
+  // text/ and system/ are below everything; store/ is below collect/ and analyze/; no library
+  // room reaches the CLI
+  assert.deepEqual(reaches("text", ["system", "store", "collect", "analyze", "cli"]), []);
+  assert.deepEqual(reaches("system", ["text", "store", "collect", "analyze", "cli"]), []);
+  assert.deepEqual(reaches("store", ["collect", "analyze", "cli"]), []);
+  assert.deepEqual(reaches("collect", ["analyze", "cli"]), []);
 });
 
 Deno.test("the plan-kind contract imports no tool module", () => {

@@ -17,7 +17,9 @@
  */
 
 import { diskFullAt } from "../system/disk.ts";
-import { hostName, killGroup, processStart } from "../system/pids.ts";
+import { type ChildPidFile, hostName, killGroup, processStart } from "../system/pids.ts";
+
+export type { ChildPidFile };
 
 export { DiskFullError } from "../system/disk.ts";
 
@@ -80,24 +82,6 @@ export interface DenoProcessRunnerOptions {
    * `runPlan` uses `DIR/locks/children`. None by default.
    */
   pidDir?: string;
-}
-
-/** What a child's pid file holds. */
-export interface ChildPidFile {
-  /** The child's pid, also its process group. */
-  pid: number;
-  /** Its start time (`ps -o lstart=`), to tell a reused pid apart. */
-  start: string | null;
-  /** The program's file name (no arguments: they may hold a password). */
-  program: string;
-  /** The kvlab process that started it. */
-  kvlab_pid: number;
-  /** kvlab's start time. */
-  kvlab_start: string | null;
-  /** The host both run on. */
-  hostname: string;
-  /** When the child started (ISO 8601). */
-  started_at: string;
 }
 
 /** Runs real processes with `Deno.Command`, each in its own process group. */

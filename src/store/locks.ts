@@ -26,8 +26,13 @@
 
 import { createHash } from "node:crypto";
 import { diskFullAt } from "../system/disk.ts";
-import { hostName, killGroup, processStart, sameProcess } from "../system/pids.ts";
-import type { ChildPidFile } from "../collect/process.ts";
+import {
+  type ChildPidFile,
+  hostName,
+  killGroup,
+  processStart,
+  sameProcess,
+} from "../system/pids.ts";
 
 /**
  * How long a lock held by a runner on another host stays valid without a refresh: 1 hour.

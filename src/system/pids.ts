@@ -127,3 +127,21 @@ export function hostName(): string {
     return "localhost";
   }
 }
+
+/** What a child's pid file holds. */
+export interface ChildPidFile {
+  /** The child's pid, also its process group. */
+  pid: number;
+  /** Its start time (`ps -o lstart=`), to tell a reused pid apart. */
+  start: string | null;
+  /** The program's file name (no arguments: they may hold a password). */
+  program: string;
+  /** The kvlab process that started it. */
+  kvlab_pid: number;
+  /** kvlab's start time. */
+  kvlab_start: string | null;
+  /** The host both run on. */
+  hostname: string;
+  /** When the child started (ISO 8601). */
+  started_at: string;
+}
