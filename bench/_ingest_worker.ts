@@ -9,6 +9,7 @@
  * @module
  */
 
+import { Dataset } from "../src/store/dataset.ts";
 import { ingestPaths } from "../src/collect/ingest/ingest.ts";
 import { readLines } from "../src/text/read_lines.ts";
 import { loadResults, loadTable } from "../src/analyze/load.ts";
@@ -67,7 +68,7 @@ switch (mode) {
   }
   case "table": {
     let bytes = 0;
-    tableCommand({ name: "results", data: a, format: "csv" }, {
+    tableCommand({ name: "results", data: Dataset.open(a), format: "csv" }, {
       print: (s) => void (bytes += s.length),
       printErr: () => {},
     });

@@ -8,6 +8,7 @@
  * @module
  */
 
+import type { DatasetRef } from "../store/dataset.ts";
 import { VERDICT_DEFAULTS } from "./compare/verdict.ts";
 import { ARM_COLUMNS, armValues, measuredOrder } from "./arms.ts";
 
@@ -59,7 +60,7 @@ function joined(...cols: string[]): pl.Expr {
 /**
  * Summarises the environment of a dataset per arm of `by`.
  *
- * @param dataDir The dataset directory.
+ * @param dataDir The dataset, or its directory.
  * @param by The column whose values are the arms (`server`, `label`, `transport`, …).
  * @returns The arms, a table per arm and the config differences (see {@link EnvironmentSummary}).
  * @throws {TypeError} When `by` is not a column of the runs.
@@ -75,7 +76,7 @@ function joined(...cols: string[]): pl.Expr {
  * assert.deepEqual(env.configMissing.sort(), ["redis", "valkey"]); // ingested: no CONFIG GET
  * ```
  */
-export function environmentSummary(dataDir: string, by: string): EnvironmentSummary {
+export function environmentSummary(dataDir: DatasetRef, by: string): EnvironmentSummary {
   const runs = loadTable(dataDir, "runs").sort("run_id");
   if (!runs.columns.includes(by)) {
     throw new TypeError(`invalid column: ${by} (not a column of runs)`);
@@ -109,7 +110,7 @@ export function environmentSummary(dataDir: string, by: string): EnvironmentSumm
 
 /** The config part of {@link EnvironmentSummary}, from CONFIG GET before each run. */
 function configDifferences(
-  dataDir: string,
+  dataDir: DatasetRef,
   runArms: pl.DataFrame,
   arms: string[],
 ): Pick<EnvironmentSummary, "config" | "configOnlyIn" | "configMissing"> {

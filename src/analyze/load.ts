@@ -8,6 +8,7 @@
  */
 
 import pl from "nodejs-polars";
+import { Dataset, type DatasetRef } from "../store/dataset.ts";
 import { damaged, datasetFiles, scanFiles } from "../store/layout.ts";
 import { DatasetError } from "../errors.ts";
 import { SCHEMA_MAJOR, type TableName, tableSpec } from "../schema.ts";
@@ -15,11 +16,12 @@ import { SCHEMA_MAJOR, type TableName, tableSpec } from "../schema.ts";
 /**
  * The runs of a dataset, by id (finished runs only; `tmp/` is never read).
  *
- * @param dataDir The dataset directory.
+ * @param data The dataset, or its directory.
  * @returns The run ids, sorted.
  * @throws {DatasetError} When the directory is not a dataset.
  */
-export function listRuns(dataDir: string): string[] {
+export function listRuns(data: DatasetRef): string[] {
+  const dataDir = Dataset.of(data).dir;
   const ids = collectChecked(
     dataDir,
     "runs",
@@ -32,12 +34,13 @@ export function listRuns(dataDir: string): string[] {
  * Scans one table of a dataset lazily. A dataset with no rows for the table gives an empty
  * frame with the table's columns.
  *
- * @param dataDir The dataset directory.
+ * @param data The dataset, or its directory.
  * @param table Any table of the schema (`runs`, `results`, `time_series`, `hdr_histograms`, …).
  * @throws {TypeError} For an unknown table.
  * @throws {DatasetError} When the directory is not a dataset, or a file of it is damaged.
  */
-export function scanTable(dataDir: string, table: TableName | string): pl.LazyDataFrame {
+export function scanTable(data: DatasetRef, table: TableName | string): pl.LazyDataFrame {
+  const dataDir = Dataset.of(data).dir;
   tableSpec(table);
   return scanFiles(dataDir, table, datasetFiles(dataDir).tables.get(table) ?? []);
 }
@@ -91,7 +94,8 @@ function blame(dataDir: string, table: string, files: readonly string[], e: unkn
  * assert.ok(loadTable(dir, "results").columns.includes("ops_per_sec"));
  * ```
  */
-export function loadTable(dataDir: string, table: TableName | string): pl.DataFrame {
+export function loadTable(data: DatasetRef, table: TableName | string): pl.DataFrame {
+  const dataDir = Dataset.of(data).dir;
   tableSpec(table);
   const df = collectChecked(dataDir, table, (f) => scanFiles(dataDir, table, f).collectSync());
   if (table === "runs") checkVersions(df);
@@ -144,7 +148,8 @@ export interface LoadResultsOptions {
  * assert.ok(df.columns.includes("server") && df.columns.includes("ops_per_sec"));
  * ```
  */
-export function loadResults(dataDir: string, options: LoadResultsOptions = {}): pl.DataFrame {
+export function loadResults(data: DatasetRef, options: LoadResultsOptions = {}): pl.DataFrame {
+  const dataDir = Dataset.of(data).dir;
   const runs = loadTable(dataDir, "runs");
   const results = collectChecked(dataDir, "results", (files) => {
     const scan = scanFiles(dataDir, "results", files);

@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { DatasetRef } from "../store/dataset.ts";
 import pl from "nodejs-polars";
 import {
   deltaChart,
@@ -267,7 +268,7 @@ export function plotKind(name: string): PlotKind {
  * (`clients`, `pipeline`, … as far as the results hold them) joined on, as
  * {@link latencySteps} takes them.
  *
- * @param dataDir The dataset directory.
+ * @param dataDir The dataset, or its directory.
  * @param by The column that names the arms: `server`, `label`, …
  * @returns `latency_distribution`'s columns, `by` and the parameter columns.
  * @throws {DatasetError} When the directory is not a dataset.
@@ -281,7 +282,7 @@ export function plotKind(name: string): PlotKind {
  * assert.ok(["latency_ms", "label", "clients"].every((c) => df.columns.includes(c)));
  * ```
  */
-export function latencyDistributionBy(dataDir: string, by: string): pl.DataFrame {
+export function latencyDistributionBy(dataDir: DatasetRef, by: string): pl.DataFrame {
   const all = loadResults(dataDir, { completeOnly: false });
   // memtier --run-count: the `average` block merges the runs; best and worst repeat one run
   const results = all.columns.includes("aggregate")
@@ -313,14 +314,14 @@ export function latencyDistributionBy(dataDir: string, by: string): pl.DataFrame
 /**
  * Loads the data a plot needs.
  *
- * @param dataDir The dataset directory.
+ * @param dataDir The dataset, or its directory.
  * @param needs What the plot needs.
  * @param options The plot's options (`by` picks the arm column of latency data).
  * @returns The frame for the plot's `build`.
  * @throws {DatasetError} When the directory is not a dataset.
  */
 export function plotData(
-  dataDir: string,
+  dataDir: DatasetRef,
   needs: PlotData,
   options: PlotOptions = {},
 ): pl.DataFrame {
@@ -336,7 +337,7 @@ export function plotData(
  * Builds a plot of a dataset: loads what the kind needs, then builds its spec. Nothing is
  * rendered or written (save it with `saveChart`).
  *
- * @param dataDir The dataset directory.
+ * @param dataDir The dataset, or its directory.
  * @param kind The kind (see {@link plotKind}).
  * @param options The kind's options.
  * @returns A Vega-Lite spec.
@@ -352,7 +353,7 @@ export function plotData(
  * ```
  */
 export function plotChart(
-  dataDir: string,
+  dataDir: DatasetRef,
   kind: PlotKind,
   options: PlotOptions = {},
 ): VegaLiteSpec {

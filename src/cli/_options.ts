@@ -6,6 +6,7 @@
 
 import { InvalidArgumentError } from "commander";
 import { type TableFormat, tableFormat } from "../analyze/format.ts";
+import { Dataset } from "../store/dataset.ts";
 
 /** The repository root (with a trailing slash): bundled data, plans and samples live under it. */
 export const REPO: string = new URL("../../", import.meta.url).pathname;
@@ -98,4 +99,23 @@ export function optionalString(value: unknown): string | undefined {
  */
 export function optionalFormat(value: unknown): TableFormat | undefined {
   return value === undefined ? undefined : tableFormat(String(value));
+}
+
+/**
+ * The dataset of `--data`, opened once for the whole command (see `store/dataset.ts`).
+ *
+ * @param value The option's value.
+ * @returns The dataset.
+ * @throws {TypeError} For an empty path.
+ *
+ * @example
+ * ```ts
+ * import { datasetOption } from "./_options.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(datasetOption("data/demo/").dir, "data/demo");
+ * assert.throws(() => datasetOption(""), /invalid dataset directory/);
+ * ```
+ */
+export function datasetOption(value: unknown): Dataset {
+  return Dataset.open(value === undefined ? "" : String(value));
 }

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { Dataset, type DatasetRef } from "../store/dataset.ts";
 import type pl from "nodejs-polars";
 import { fixedRateOnly } from "../analyze/sweep/sweep.ts";
 
@@ -36,12 +37,16 @@ export class NothingToShowError extends Error {
  * notForSweeps("kvlab compare", "ds", pl.DataFrame({ requested_ops_per_sec: [null] }));
  * ```
  */
-export function notForSweeps(command: string, data: string, results: pl.DataFrame): void {
+export function notForSweeps(command: string, data: DatasetRef, results: pl.DataFrame): void {
   if (!fixedRateOnly(results)) return;
   throw new NothingToShowError(
-    `${command} has nothing to show: every result in ${data} is a fixed-rate step (a requested ` +
-      `rate, the rate achieved and the latency at it); \`kvlab sweep --data ${data}\` prints ` +
-      `them and \`kvlab plot sweep --data ${data} -o FIG.svg\` draws them`,
+    `${command} has nothing to show: every result in ${
+      Dataset.of(data).dir
+    } is a fixed-rate step (a requested ` +
+      `rate, the rate achieved and the latency at it); \`kvlab sweep --data ${
+        Dataset.of(data).dir
+      }\` prints ` +
+      `them and \`kvlab plot sweep --data ${Dataset.of(data).dir} -o FIG.svg\` draws them`,
   );
 }
 
@@ -53,13 +58,17 @@ export function notForSweeps(command: string, data: string, results: pl.DataFram
  * @param steps The number of steps found.
  * @throws {NothingToShowError} When there are none.
  */
-export function onlyForSweeps(command: string, data: string, steps: number): void {
+export function onlyForSweeps(command: string, data: DatasetRef, steps: number): void {
   if (steps > 0) return;
   throw new NothingToShowError(
-    `${command} has nothing to show: ${data} holds no fixed-rate step (a complete results row ` +
+    `${command} has nothing to show: ${
+      Dataset.of(data).dir
+    } holds no fixed-rate step (a complete results row ` +
       `with requested_ops_per_sec, from a latency-sweep or pubsub plan, kvlab load or a ` +
-      `rate-limited memtier run); \`kvlab compare --data ${data}\` compares its arms and ` +
-      `\`kvlab table results --data ${data}\` lists them`,
+      `rate-limited memtier run); \`kvlab compare --data ${
+        Dataset.of(data).dir
+      }\` compares its arms and ` +
+      `\`kvlab table results --data ${Dataset.of(data).dir}\` lists them`,
   );
 }
 
@@ -74,13 +83,13 @@ export function onlyForSweeps(command: string, data: string, steps: number): voi
  */
 export function nothingToDraw(
   command: string,
-  data: string,
+  data: DatasetRef,
   what: string,
   results: pl.DataFrame,
 ): never {
   notForSweeps(command, data, results);
   throw new NothingToShowError(
-    `${command} has nothing to show: ${data} holds no ${what}; ` +
-      `\`kvlab table results --data ${data}\` lists what it holds`,
+    `${command} has nothing to show: ${Dataset.of(data).dir} holds no ${what}; ` +
+      `\`kvlab table results --data ${Dataset.of(data).dir}\` lists what it holds`,
   );
 }

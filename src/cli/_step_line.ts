@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { DatasetRef } from "../store/dataset.ts";
 import pl from "nodejs-polars";
 import { sustainedVerdict } from "../fixed_rate.ts";
 import { loadTable } from "../analyze/load.ts";
@@ -21,7 +22,7 @@ const ms = (v: unknown) => (typeof v === "number" ? v.toFixed(3) : "-");
  * @returns `  GET: 1,998/s of 2,000/s (sustained); p50 0.131 ms, p99 0.402 ms\n` lines, or ""
  * for a run without fixed-rate steps.
  */
-export function stepLines(data: string, runId: string): string {
+export function stepLines(data: DatasetRef, runId: string): string {
   const results = loadTable(data, "results");
   if (!results.columns.includes("requested_ops_per_sec")) return "";
   const rows = results.filter(

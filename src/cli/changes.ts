@@ -6,19 +6,20 @@
  * @module
  */
 
+import type { Dataset } from "../store/dataset.ts";
 import type { OptionValues } from "commander";
 import pl from "nodejs-polars";
 import { changes, changesForPeople, defaultOrder } from "../analyze/changes/changes.ts";
 import type { TableFormat } from "../analyze/format.ts";
 import { loadResults } from "../analyze/load.ts";
 import type { Output } from "./_exit.ts";
-import { optionalFormat, optionalString } from "./_options.ts";
+import { datasetOption, optionalFormat, optionalString } from "./_options.ts";
 import { peopleFormat, tableText } from "./_tables.ts";
 
 /** What `kvlab changes` looks at. */
 export interface ChangesCommandOptions {
-  /** Dataset directory. */
-  data: string;
+  /** The dataset of `--data`, opened once. */
+  data: Dataset;
   /** @default {started_at, or source_path when no run has a start time} */
   orderBy?: string;
   /** @default {"ops_per_sec"} */
@@ -72,7 +73,7 @@ export function changesOptions(raw: OptionValues): ChangesCommandOptions {
     ? numberOption("--min-change", pct.slice(0, -1), (n) => n >= 0, "at least 0") / 100
     : numberOption("--min-change", pct, (n) => n >= 0, "relative, at least 0: 0.05 or 5%");
   return {
-    data: String(raw.data),
+    data: datasetOption(raw.data),
     orderBy: optionalString(raw.orderBy),
     metric: String(raw.metric ?? "ops_per_sec"),
     maxPValue: numberOption(

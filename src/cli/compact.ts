@@ -5,14 +5,15 @@
  * @module
  */
 
+import { datasetOption } from "./_options.ts";
 import type { OptionValues } from "commander";
-import { Dataset } from "../store/dataset.ts";
+import type { Dataset } from "../store/dataset.ts";
 import type { Output } from "./_exit.ts";
 
 /** What `kvlab compact` does. */
 export interface CompactCommandOptions {
-  /** Dataset directory. */
-  data: string;
+  /** The dataset of `--data`, opened once. */
+  data: Dataset;
   /**
    * Size a merged batch aims at, MB.
    * @default {128}
@@ -40,7 +41,7 @@ export function compactOptions(raw: OptionValues): CompactCommandOptions {
   if (!(targetMb > 0) || !Number.isFinite(targetMb)) {
     throw new RangeError(`invalid --target-mb: ${raw.targetMb} (a size in MB, e.g. 128)`);
   }
-  return { data: String(raw.data), targetMb };
+  return { data: datasetOption(raw.data), targetMb };
 }
 
 /**
@@ -50,9 +51,9 @@ export function compactOptions(raw: OptionValues): CompactCommandOptions {
  * @param out Where to print.
  */
 export function compactCommand(o: CompactCommandOptions, out: Output): void {
-  const r = Dataset.open(o.data).compact({ targetMb: o.targetMb });
+  const r = o.data.compact({ targetMb: o.targetMb });
   out.print(
-    `compacted ${o.data}: ${r.batchesBefore} batches (${r.filesBefore} Parquet files) → ` +
+    `compacted ${o.data.dir}: ${r.batchesBefore} batches (${r.filesBefore} Parquet files) → ` +
       `${r.batchesAfter} batches (${r.filesAfter} files)\n`,
   );
 }

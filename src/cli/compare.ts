@@ -8,6 +8,7 @@
  * @module
  */
 
+import type { Dataset } from "../store/dataset.ts";
 import type { OptionValues } from "commander";
 import type pl from "nodejs-polars";
 import { resolveArms } from "../analyze/arms.ts";
@@ -17,13 +18,13 @@ import type { TableFormat } from "../analyze/format.ts";
 import { loadResults } from "../analyze/load.ts";
 import type { Output } from "./_exit.ts";
 import { notForSweeps } from "./_shows.ts";
-import { optionalFormat, optionalString } from "./_options.ts";
+import { datasetOption, optionalFormat, optionalString } from "./_options.ts";
 import { peopleFormat, tableText } from "./_tables.ts";
 
 /** What `kvlab compare` compares. */
 export interface CompareCommandOptions {
-  /** Dataset directory. */
-  data: string;
+  /** The dataset of `--data`, opened once. */
+  data: Dataset;
   /** The column whose values are the arms. @default {label when it splits the data, else the column that differs} */
   by?: string;
   /** The baseline arm. @default {the first arm} */
@@ -52,7 +53,7 @@ export interface CompareCommandOptions {
  */
 export function compareOptions(raw: OptionValues): CompareCommandOptions {
   return {
-    data: String(raw.data),
+    data: datasetOption(raw.data),
     by: optionalString(raw.by),
     baseline: optionalString(raw.baseline),
     metric: String(raw.metric ?? "ops_per_sec"),

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { Dataset } from "../store/dataset.ts";
 import type { OptionValues } from "commander";
 import type pl from "nodejs-polars";
 import { deltaSides } from "../analyze/arms.ts";
@@ -13,13 +14,13 @@ import { cellCounts, fewRunsWarning } from "../analyze/environment.ts";
 import type { TableFormat } from "../analyze/format.ts";
 import { loadResults } from "../analyze/load.ts";
 import type { Output } from "./_exit.ts";
-import { optionalFormat } from "./_options.ts";
+import { datasetOption, optionalFormat } from "./_options.ts";
 import { peopleFormat, tableText } from "./_tables.ts";
 
 /** What `kvlab delta` measures. */
 export interface DeltaCommandOptions {
-  /** Dataset directory. */
-  data: string;
+  /** The dataset of `--data`, opened once. */
+  data: Dataset;
   /** The column that changes: transport, server_io_threads, … */
   dimension: string;
   /** The value before. */
@@ -47,7 +48,7 @@ export interface DeltaCommandOptions {
  */
 export function deltaOptions(raw: OptionValues): DeltaCommandOptions {
   return {
-    data: String(raw.data),
+    data: datasetOption(raw.data),
     dimension: String(raw.dimension),
     from: String(raw.from),
     to: String(raw.to),

@@ -7,7 +7,7 @@
 import type { OptionValues } from "commander";
 import { type FileOutcome, type IngestOptions, ingestPaths } from "../collect/ingest/ingest.ts";
 import { exitWith, type Output, withStopSignals } from "./_exit.ts";
-import { optionalString } from "./_options.ts";
+import { datasetOption, optionalString } from "./_options.ts";
 
 /** What `kvlab ingest` does. */
 export interface IngestCommandOptions {
@@ -37,7 +37,7 @@ export function ingestOptions(paths: string[], raw: OptionValues): IngestCommand
   return {
     paths,
     ingest: {
-      data: String(raw.data),
+      data: datasetOption(raw.data),
       label: optionalString(raw.label),
       server: optionalString(raw.server),
       serverVersion: optionalString(raw.serverVersion),

@@ -5,6 +5,8 @@
  * @module
  */
 
+import type { Dataset } from "../store/dataset.ts";
+import { datasetOption } from "./_options.ts";
 import type { OptionValues } from "commander";
 import { type OpenLoopCall, runOpenLoopStep } from "../collect/loadgen/step.ts";
 import { parseServerUrl } from "../collect/target.ts";
@@ -18,8 +20,8 @@ import { CommanderError } from "commander";
 /** What `kvlab load` runs. */
 export interface LoadCommandOptions {
   call: OpenLoopCall;
-  /** Dataset directory. */
-  data: string;
+  /** The dataset of `--data`, opened once. */
+  data: Dataset;
   label?: string;
 }
 
@@ -70,7 +72,7 @@ export function loadOptions(raw: OptionValues): LoadCommandOptions {
       arrival,
       threads: limited("--threads", raw.threads ?? 1, LIMITS.connections),
     },
-    data: String(raw.data),
+    data: datasetOption(raw.data),
     label: raw.label === undefined ? undefined : String(raw.label),
   };
   checkOpenFiles("--connections", o.call.connections, openFilesLimit());
@@ -122,7 +124,7 @@ export async function loadCommand(o: LoadCommandOptions, out: Output): Promise<v
         `; errors ${typeof r.error_count === "number" ? r.error_count : 0}` + "\n",
     );
   }
-  out.print(`stored run ${run.runId} in ${o.data}\n`);
+  out.print(`stored run ${run.runId} in ${o.data.dir}\n`);
   if (run.status !== "complete") {
     out.printErr(`kvlab load: ${run.status}: ${run.reason}\n`);
     throw new CommanderError(1, "kvlab.load", run.reason ?? run.status);

@@ -7,6 +7,8 @@
  * @module
  */
 
+import type { DatasetRef } from "../store/dataset.ts";
+import type { Dataset } from "../store/dataset.ts";
 import type { OptionValues } from "commander";
 import { defaultArmColumn, deltaSides, resolveArms } from "../analyze/arms.ts";
 import { chartFormat, saveChart } from "../analyze/export.ts";
@@ -15,15 +17,15 @@ import { latencySteps } from "../analyze/latency.ts";
 import { plotData, type PlotKind, plotKind, type PlotOptions, PLOTS } from "../analyze/plots.ts";
 import { sweepTable } from "../analyze/sweep/sweep.ts";
 import type { Output } from "./_exit.ts";
-import { optionalString } from "./_options.ts";
+import { datasetOption, optionalString } from "./_options.ts";
 import { notForSweeps, nothingToDraw, onlyForSweeps } from "./_shows.ts";
 
 /** What `kvlab plot` draws and where it saves it. */
 export interface PlotCommandOptions {
   /** The kind of chart. */
   kind: PlotKind;
-  /** Dataset directory. */
-  data: string;
+  /** The dataset of `--data`, opened once. */
+  data: Dataset;
   /** The output file; its extension picks the format. */
   output: string;
   /** The kind's options. */
@@ -56,7 +58,7 @@ export function plotOptions(kind: string, raw: OptionValues): PlotCommandOptions
   chartFormat(output);
   return {
     kind: resolved,
-    data: String(raw.data),
+    data: datasetOption(raw.data),
     output,
     plot: {
       by: optionalString(raw.by),
@@ -79,7 +81,7 @@ export function plotOptions(kind: string, raw: OptionValues): PlotCommandOptions
  * splits it (`server` when none does), `ratio`'s baseline to the first arm, and a `delta`
  * without `--dimension/--from/--to` over two arms goes from the baseline to the other.
  *
- * @param data Dataset directory.
+ * @param data The dataset, or its directory.
  * @param kind The kind.
  * @param plot The options given.
  * @returns The options to build the chart with.
@@ -88,7 +90,7 @@ export function plotOptions(kind: string, raw: OptionValues): PlotCommandOptions
  * @throws {NothingToShowError} For fixed-rate steps only (`sweep` shows them), or `sweep` on
  * data without them.
  */
-export function plotArms(data: string, kind: PlotKind, plot: PlotOptions): PlotOptions {
+export function plotArms(data: DatasetRef, kind: PlotKind, plot: PlotOptions): PlotOptions {
   const results = loadResults(data);
   if (kind === "sweep") {
     onlyForSweeps("kvlab plot sweep", data, sweepTable({ results }, { by: "run_id" }).height);

@@ -5,18 +5,19 @@
  * @module
  */
 
+import type { Dataset } from "../store/dataset.ts";
 import type { OptionValues } from "commander";
 import { type PubSubCall, pubSubMode, runPubSubStep } from "../collect/pubsub/mod.ts";
 import { parseServerUrl } from "../collect/target.ts";
 import { exitWith, type Output, withStopSignals } from "./_exit.ts";
-import { optionalString } from "./_options.ts";
+import { datasetOption, optionalString } from "./_options.ts";
 import { checkOpenFiles, limited, LIMITS, openFilesLimit } from "../collect/limits.ts";
 
 /** What `kvlab pubsub` runs. */
 export interface PubSubCommandOptions {
   call: PubSubCall;
-  /** Dataset directory. */
-  data: string;
+  /** The dataset of `--data`, opened once. */
+  data: Dataset;
   /** Label stored on the run. */
   label?: string;
 }
@@ -68,7 +69,7 @@ export function pubSubCommandOptions(raw: OptionValues): PubSubCommandOptions {
       durationS: limited("--duration", raw.duration ?? "10", LIMITS.duration),
       graceS: limited("--grace", raw.grace ?? "2", LIMITS.extra),
     },
-    data: String(raw.data),
+    data: datasetOption(raw.data),
     label: optionalString(raw.label),
   };
   checkOpenFiles("--subscribers", o.call.publishers + o.call.subscribers, openFilesLimit());

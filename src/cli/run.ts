@@ -5,6 +5,9 @@
  * @module
  */
 
+import type { DatasetRef } from "../store/dataset.ts";
+import type { Dataset } from "../store/dataset.ts";
+import { datasetOption } from "./_options.ts";
 import type { OptionValues } from "commander";
 import pl from "nodejs-polars";
 import { loadTable } from "../analyze/load.ts";
@@ -23,8 +26,8 @@ const FIXED_RATE_KINDS = new Set(["latency-sweep", "pubsub"]);
 export interface RunCommandOptions {
   /** The plan file (YAML or JSON). */
   plan: string;
-  /** Dataset directory (created if missing). */
-  data: string;
+  /** The dataset of `--data`, opened once (created when the first run is written). */
+  data: Dataset;
   /** Print every command, run nothing. @default {false} */
   dryRun: boolean;
 }
@@ -44,7 +47,7 @@ export interface RunCommandOptions {
  * ```
  */
 export function runOptions(plan: string, raw: OptionValues): RunCommandOptions {
-  return { plan, data: String(raw.data), dryRun: Boolean(raw.dryRun) };
+  return { plan, data: datasetOption(raw.data), dryRun: Boolean(raw.dryRun) };
 }
 
 /** How one cell of a plan ended. */
@@ -97,12 +100,12 @@ export function cellOutcome(e: StudyEvent): CellOutcome | undefined {
  * The per-cell summary of a study: each cell's status, its complete tests and their median
  * ops/s (grouped in polars from the dataset's results), and the reason when it has one.
  *
- * @param data Dataset directory.
+ * @param data The dataset, or its directory.
  * @param outcomes The cells' outcomes, in plan order.
  * @returns Columns `cell`, `status`, `tests`, `median_ops_per_sec`, and `reason` when a cell has
  * one.
  */
-export function cellSummary(data: string, outcomes: readonly CellOutcome[]): pl.DataFrame {
+export function cellSummary(data: DatasetRef, outcomes: readonly CellOutcome[]): pl.DataFrame {
   const ids = outcomes.map((o) => o.runId);
   const perRun = loadTable(data, "results")
     .filter(pl.col("run_id").isIn(ids).and(pl.col("complete")))
@@ -178,14 +181,14 @@ export function orphanLine(o: Orphan): string {
  * stored.
  *
  * @param plan The parsed plan.
- * @param data Dataset directory.
+ * @param data The dataset, or its directory.
  * @param dryRun Print every command, run nothing.
  * @param out Where to print; `isTerminal` picks bars and the table layout.
  * @returns The study's counts, and the signal that stopped it, if one did.
  */
 export async function runStudy(
   plan: StudyPlan,
-  data: string,
+  data: DatasetRef,
   dryRun: boolean,
   out: Output,
 ): Promise<StudyResult & { stopSignal?: string }> {

@@ -4,18 +4,19 @@
  * @module
  */
 
+import type { Dataset } from "../store/dataset.ts";
 import type { OptionValues } from "commander";
 import { runMemorySampler } from "../collect/memory/sweep.ts";
 import { parseServerUrl, type ServerTarget } from "../collect/target.ts";
 import { exitWith, type Output, withStopSignals } from "./_exit.ts";
-import { optionalString, seconds } from "./_options.ts";
+import { datasetOption, optionalString, seconds } from "./_options.ts";
 
 /** What `kvlab sample` samples. */
 export interface SampleCommandOptions {
   /** The server. */
   target: ServerTarget;
-  /** Dataset directory. */
-  data: string;
+  /** The dataset of `--data`, opened once. */
+  data: Dataset;
   /** Seconds between samples. @default {1} */
   intervalS: number;
   /** Seconds to sample for. */
@@ -48,7 +49,7 @@ export interface SampleCommandOptions {
 export function sampleOptions(raw: OptionValues): SampleCommandOptions {
   return {
     target: parseServerUrl(String(raw.url)),
-    data: String(raw.data),
+    data: datasetOption(raw.data),
     intervalS: seconds("--interval", raw.interval),
     durationS: seconds("--duration", raw.duration),
     container: optionalString(raw.container),

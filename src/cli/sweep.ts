@@ -5,6 +5,8 @@
  * @module
  */
 
+import type { Dataset } from "../store/dataset.ts";
+import { datasetOption } from "./_options.ts";
 import type { OptionValues } from "commander";
 import { type TableFormat, tableFormat } from "../analyze/format.ts";
 import { formatSweep, sweepTable } from "../analyze/sweep/sweep.ts";
@@ -14,8 +16,8 @@ import { onlyForSweeps } from "./_shows.ts";
 
 /** What `kvlab sweep` prints. */
 export interface SweepCommandOptions {
-  /** Dataset directory. */
-  data: string;
+  /** The dataset of `--data`, opened once. */
+  data: Dataset;
   /** @default {"md"} */
   format: TableFormat;
   /** The runs column naming the arms. @default {"label"} */
@@ -52,7 +54,7 @@ export function sweepOptions(raw: OptionValues): SweepCommandOptions {
     throw new TypeError(`invalid --sustained: ${text} (expected min:max around 1, e.g. ${d})`);
   }
   return {
-    data: String(raw.data),
+    data: datasetOption(raw.data),
     format: tableFormat(String(raw.format ?? "md")),
     by: String(raw.by ?? "label"),
     sustained: rule,
@@ -67,7 +69,7 @@ export function sweepOptions(raw: OptionValues): SweepCommandOptions {
  * @throws {NothingToShowError} When the dataset holds no fixed-rate step.
  */
 export function sweepCommand(o: SweepCommandOptions, out: Output): void {
-  const table = sweepTable(o.data, { by: o.by, sustained: o.sustained });
+  const table = sweepTable(o.data.dir, { by: o.by, sustained: o.sustained });
   onlyForSweeps("kvlab sweep", o.data, table.height);
   out.print(formatSweep(table, o.format, { by: o.by }));
 }

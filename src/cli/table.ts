@@ -6,6 +6,8 @@
  * @module
  */
 
+import type { DatasetRef } from "../store/dataset.ts";
+import type { Dataset } from "../store/dataset.ts";
 import type { OptionValues } from "commander";
 import type pl from "nodejs-polars";
 import { ARM_COLUMNS } from "../analyze/arms.ts";
@@ -13,15 +15,15 @@ import { formatTable, type TableFormat } from "../analyze/format.ts";
 import { loadTable } from "../analyze/load.ts";
 import { formatForPeople } from "../analyze/present.ts";
 import type { Output } from "./_exit.ts";
-import { optionalFormat } from "./_options.ts";
+import { datasetOption, optionalFormat } from "./_options.ts";
 import { peopleFormat } from "./_tables.ts";
 
 /** What `kvlab table` prints. */
 export interface TableCommandOptions {
   /** The table: runs, results, latency_distribution, … */
   name: string;
-  /** Dataset directory. */
-  data: string;
+  /** The dataset of `--data`, opened once. */
+  data: Dataset;
   /** @default {text on a terminal, md in a pipe} */
   format?: TableFormat;
   /** Only these columns, in this order. */
@@ -49,7 +51,7 @@ export interface TableCommandOptions {
 export function tableOptions(name: string, raw: OptionValues): TableCommandOptions {
   return {
     name,
-    data: String(raw.data),
+    data: datasetOption(raw.data),
     format: optionalFormat(raw.format),
     columns: raw.columns ? String(raw.columns).split(",").map((c) => c.trim()) : undefined,
   };
@@ -60,11 +62,14 @@ export function tableOptions(name: string, raw: OptionValues): TableCommandOptio
  * runs, the columns that can name arms (`ARM_COLUMNS`: label, server, server_version, tool,
  * tool_version, transport, server_io_threads) shown after `run_id`; other tables as stored.
  *
- * @param data Dataset directory.
+ * @param data The dataset, or its directory.
  * @param name The table.
  * @returns The frame with every selectable column, and the columns shown by default.
  */
-export function tableView(data: string, name: string): { frame: pl.DataFrame; shown: string[] } {
+export function tableView(
+  data: DatasetRef,
+  name: string,
+): { frame: pl.DataFrame; shown: string[] } {
   const table = loadTable(data, name);
   if (name !== "results") return { frame: table, shown: table.columns };
   const runs = loadTable(data, "runs");

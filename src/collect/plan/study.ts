@@ -15,7 +15,7 @@
 
 import { runFacts } from "../../store/layout.ts";
 import { diskFullAt, DiskFullError } from "../../system/disk.ts";
-import { Dataset } from "../../store/dataset.ts";
+import { Dataset, type DatasetRef } from "../../store/dataset.ts";
 import {
   type CellLocks,
   type HeldLock,
@@ -58,8 +58,8 @@ type InCell<E> = E extends unknown ? E & { cell: PlanCell } : never;
 
 /** Options of {@link runPlan}. */
 export interface RunPlanOptions {
-  /** Dataset directory. */
-  data: string;
+  /** The dataset (or its directory). */
+  data: DatasetRef;
   /** @default {new DenoProcessRunner()} */
   runner?: ProcessRunner;
   /** Aborting stops the running tool and the plan. */
@@ -167,7 +167,8 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
     failed: 0,
     interrupted: false,
   };
-  const { data, signal, now, onEvent } = options;
+  const { signal, now, onEvent } = options;
+  const data = dataset.dir;
   if (!options.dryRun) {
     for (const orphan of await reapOrphans(children)) options.onOrphan?.(orphan);
     dataset.sweepTmp(); // runs left half-written by a kvlab that is gone
@@ -245,7 +246,7 @@ async function takeCell(
       try {
         return locks.tryAcquire(at.cell.id);
       } catch (e) {
-        throw planDiskFull(e, options.data);
+        throw planDiskFull(e, Dataset.of(options.data).dir);
       }
     })();
     if (!("held" in got)) return got;
