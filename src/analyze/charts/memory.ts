@@ -85,7 +85,7 @@ export function memoryChart(memory: pl.DataFrame, options: MemoryChartOptions = 
         : "log–log; each point one measurement"),
   );
   if (!baseline || !candidate) return { ...head, ...absolute };
-  const diff = differencePanel(memory, by, baseline, candidate);
+  const diff = differencePanel(memory, { by, baseline, candidate });
   if (!diff) return { ...head, ...absolute };
   return { ...head, vconcat: [absolute, diff], resolve: { scale: { color: "independent" } } };
 }
@@ -129,9 +129,7 @@ function absolutePanels(values: Rec[], views: string[], by: string): VegaLiteSpe
 /** Bars of the candidate's difference from the baseline in % per size and view; null if none. */
 function differencePanel(
   memory: pl.DataFrame,
-  by: string,
-  baseline: string,
-  candidate: string,
+  { by, baseline, candidate }: { by: string; baseline: string; candidate: string },
 ): VegaLiteSpec | null {
   const diff = memoryDifference(memoryTable(memory, { by }), baseline, candidate);
   const values: Rec[] = [];
@@ -190,7 +188,7 @@ function differencePanel(
         },
       },
       referenceRule(0),
-      ...valueLabels("difference_pct", 0, { x, xOffset }, { fontSize: 11 }),
+      ...valueLabels("difference_pct", { reference: 0, encoding: { x, xOffset }, fontSize: 11 }),
     ],
   };
 }

@@ -46,11 +46,10 @@ export interface ArmGroup {
  */
 export function armGroups(
   df: pl.DataFrame,
-  keys: string[],
-  by: string,
-  options: { metrics: string[]; values?: boolean; distinct: string[] },
+  options: { keys: string[]; by: string; metrics: string[]; values?: boolean; distinct: string[] },
 ): ArmGroup[] {
-  const stats = summarize(df, { keys: [...keys, by], ...options }).toRecords() as Rec[];
+  const { keys, by, ...summary } = options;
+  const stats = summarize(df, { keys: [...keys, by], ...summary }).toRecords() as Rec[];
   const groups = new Map<string, ArmGroup>();
   for (const r of stats) {
     const k = JSON.stringify(keys.map((c) => r[c] ?? null));
@@ -88,16 +87,22 @@ export function resolutionOf(metric: string, a: Rec, b: Rec): ((v: number) => nu
 export function verdictOf(
   base: Rec,
   cand: Rec,
-  metric: string,
-  direction: Direction,
-  o: { confidence?: number; band?: number; minRuns?: number },
+  o: {
+    metric: string;
+    direction: Direction;
+    confidence?: number;
+    band?: number;
+    minRuns?: number;
+  },
 ) {
+  const metric = o.metric;
   return cellVerdict(
     (base[`values_${metric}`] as number[] | undefined) ?? [],
     (cand[`values_${metric}`] as number[] | undefined) ?? [],
-    direction,
     {
+      direction: o.direction,
       alpha: 1 - (o.confidence ?? 1 - VERDICT_DEFAULTS.alpha),
+
       band: o.band,
       minRuns: o.minRuns,
       resolution: resolutionOf(metric, base, cand),

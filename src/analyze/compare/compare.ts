@@ -128,7 +128,9 @@ export function compare(df: pl.DataFrame, options: CompareOptions): pl.DataFrame
     );
   }
   const out: Rec[] = [];
-  const groups = armGroups(rows, keys, options.by, {
+  const groups = armGroups(rows, {
+    keys,
+    by: options.by,
     metrics: [metric],
     values: true,
     distinct: [...confounded, ...extra],
@@ -142,7 +144,7 @@ export function compare(df: pl.DataFrame, options: CompareOptions): pl.DataFrame
       out.push({
         ...g.keys,
         [options.by]: arm,
-        ...armComparison(base, cand, metric, options),
+        ...armComparison(base, cand, { ...options, metric }),
         also_differs: differs(base, cand, confounded),
       });
     }
@@ -170,12 +172,18 @@ function unstableText(metric: string, pairs: [string, Rec][]): string | null {
 }
 
 /** The columns of one compare() row from the two arms' summary rows, from `baseline` on. */
-function armComparison(base: Rec, cand: Rec, metric: string, options: CompareOptions): Rec {
+function armComparison(
+  base: Rec,
+  cand: Rec,
+  options: CompareOptions & { metric: string },
+): Rec {
+  const metric = options.metric;
   const direction = metricDirection(metric);
   const baseMedian = base[`median_${metric}`] as number;
   const candMedian = cand[`median_${metric}`] as number;
   const ratio = candMedian / baseMedian;
-  const v = verdictOf(base, cand, metric, direction, options);
+  const v = verdictOf(base, cand, { ...options, direction });
+
   return {
     baseline: options.baseline,
     baseline_n: base.n,

@@ -86,7 +86,9 @@ export function delta(df: pl.DataFrame, options: DeltaOptions): pl.DataFrame {
   }
   const out: Rec[] = [];
   const extra = df.columns.includes("tool") ? ["tool"] : [];
-  const groups = armGroups(rows, keys, options.dimension, {
+  const groups = armGroups(rows, {
+    keys,
+    by: options.dimension,
     metrics,
     values: true,
     distinct: [...confounded, ...extra],
@@ -97,7 +99,7 @@ export function delta(df: pl.DataFrame, options: DeltaOptions): pl.DataFrame {
     if (!a || !b) continue;
     out.push({
       ...g.keys,
-      ...change(a, b, metrics, options),
+      ...change(a, b, { ...options, metrics }),
       also_differs: differs(a, b, confounded),
     });
   }
@@ -105,7 +107,8 @@ export function delta(df: pl.DataFrame, options: DeltaOptions): pl.DataFrame {
 }
 
 /** The columns of one delta() row from the two sides' summary rows, from `from` on. */
-function change(a: Rec, b: Rec, metrics: string[], options: DeltaOptions): Rec {
+function change(a: Rec, b: Rec, options: DeltaOptions & { metrics: string[] }): Rec {
+  const metrics = options.metrics;
   const fo = a.median_ops_per_sec as number | null;
   const to = b.median_ops_per_sec as number | null;
   const row: Rec = {
@@ -117,7 +120,7 @@ function change(a: Rec, b: Rec, metrics: string[], options: DeltaOptions): Rec {
     to_ops_per_sec: to,
     throughput_factor: fo && to !== null ? to / fo : null,
   };
-  const tp = verdictOf(a, b, "ops_per_sec", "higher", options);
+  const tp = verdictOf(a, b, { ...options, metric: "ops_per_sec", direction: "higher" });
   row.throughput_factor_ci_low = tp.ciLow;
   row.throughput_factor_ci_high = tp.ciHigh;
   row.throughput_verdict = tp.verdict;
@@ -129,7 +132,8 @@ function change(a: Rec, b: Rec, metrics: string[], options: DeltaOptions): Rec {
     row[`from_${m}`] = x;
     row[`to_${m}`] = y;
     row[`${l}_latency_change_pct`] = x && y !== null ? ((y - x) / x) * 100 : null;
-    const v = verdictOf(a, b, m, "lower", options);
+    const v = verdictOf(a, b, { ...options, metric: m, direction: "lower" });
+
     row[`${l}_latency_change_ci_low_pct`] = v.ciLow === null ? null : (v.ciLow - 1) * 100;
     row[`${l}_latency_change_ci_high_pct`] = v.ciHigh === null ? null : (v.ciHigh - 1) * 100;
     row[`${l}_latency_verdict`] = v.verdict;
