@@ -181,10 +181,14 @@ export class PlanReader {
    *
    * @param path The field.
    * @param dflt The value when absent.
-   * @param max The largest value allowed.
-   * @param positive Whether 0 is refused.
+   * @param range `max`, the largest value allowed (default: any); `positive`, whether 0 is
+   * refused (default false).
    */
-  number(path: PlanPath, dflt: number, max = Number.MAX_VALUE, positive = false): number {
+  number(
+    path: PlanPath,
+    dflt: number,
+    { max = Number.MAX_VALUE, positive = false }: { max?: number; positive?: boolean } = {},
+  ): number {
     const v = this.value(path);
     if (v === undefined) return dflt;
     if (typeof v !== "number" || !(positive ? v > 0 : v >= 0) || !(v <= max)) {
