@@ -149,7 +149,7 @@ export function parseMemtierReport(
     if (mode === "table" && t.startsWith("Type ")) columns = readHeader(t);
     else if (mode === "table" && columns) {
       if (!l.terminated) break;
-      const row = readRow(t, columns, l, file);
+      const row = readRow(t, columns, { line: l, file });
       block.rows.push(row);
       if (row.test === "TOTALS") block.complete = true;
     } else if (mode === "distribution") {
@@ -230,7 +230,12 @@ function readHeader(t: string): Column[] {
   });
 }
 
-function readRow(t: string, columns: Column[], l: Line, file: string): MemtierTableRow {
+/** A row of a summary table (`t`, the text of `at.line` of `at.file`) with these columns. */
+function readRow(
+  t: string,
+  columns: Column[],
+  { line: l, file }: { line: Line; file: string },
+): MemtierTableRow {
   const cells = t.trim().split(/\s+/);
   if (cells.length !== columns.length || !/^[A-Za-z]/.test(cells[0])) {
     throw new ParseError(`expected a memtier table row of ${columns.length} cells`, {
