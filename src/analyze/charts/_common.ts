@@ -158,6 +158,11 @@ export function valueLabels(
   return [side(true), side(false)];
 }
 
+/** A quantitative encoding of `field` on a log scale, with its title. */
+export function logScale(field: string, title: string): VegaLiteSpec {
+  return { field, type: "quantitative", title, scale: { type: "log" } };
+}
+
 /**
  * A solid reference line at `value` (1 for ratios, 0 for changes), drawn once per panel (one
  * aggregated row, not one line per data row stacked on each other).

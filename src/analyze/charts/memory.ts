@@ -6,7 +6,15 @@
 
 import type pl from "nodejs-polars";
 import { memoryDifference, memoryTable } from "../memory.ts";
-import { base, changeDomain, pctLabel, type Rec, referenceRule, valueLabels } from "./_common.ts";
+import {
+  base,
+  changeDomain,
+  logScale,
+  pctLabel,
+  type Rec,
+  referenceRule,
+  valueLabels,
+} from "./_common.ts";
 import { colorEncoding } from "./color.ts";
 import type { ChartOptions, VegaLiteSpec } from "./theme.ts";
 
@@ -101,19 +109,8 @@ function absolutePanels(values: Rec[], views: string[], by: string): VegaLiteSpe
       height: 200,
       mark: { type: "line", point: true },
       encoding: {
-        x: {
-          field: "keys",
-          type: "quantitative",
-          title: "keys (DBSIZE, log scale)",
-          scale: { type: "log" },
-          axis: { format: "~s" },
-        },
-        y: {
-          field: "mib",
-          type: "quantitative",
-          title: "memory (MiB, log scale)",
-          scale: { type: "log" },
-        },
+        x: { ...logScale("keys", "keys (DBSIZE, log scale)"), axis: { format: "~s" } },
+        y: logScale("mib", "memory (MiB, log scale)"),
         color: colorEncoding(by, values.map((v) => v[by])),
         order: { field: "keys", type: "quantitative" },
         tooltip: [{ field: by }, { field: "view" }, { field: "keys", format: "," }, {

@@ -63,7 +63,57 @@ export function armGroups(
   return [...groups.values()];
 }
 
+/** The cells of a comparison along one column (see {@link comparisonCells}). */
+export interface ComparisonCells {
+  /** The grouping columns. */
+  keys: string[];
+  /** Run parameters that vary with the compared column (reported in `also_differs`). */
+  confounded: string[];
+  /** Per group, each arm's summary row (with the runs' values). */
+  groups: ArmGroup[];
+}
+
+/**
+ * The cells of a comparison along `by` (compare's arms, delta's dimension): checks the columns,
+ * groups by `keys` (by default `test` plus the parameters that vary), keeps `by`, the metrics
+ * and the `extra` columns summarised as lists (`tool` for its latency resolution), lets `check`
+ * refuse the values of `by` before anything is summarised, and summarises each arm per group.
+ *
+ * @param df The results frame.
+ * @param o The column compared, the keys, the metric that must be there, the metrics, the extra
+ * columns, a row filter (`rows`), and the check of the compared values.
+ * @returns The keys, the confounded parameters, and each group's arms.
+ */
+export function comparisonCells(
+  df: pl.DataFrame,
+  o: {
+    by: string;
+    keys: string[] | undefined;
+    metric: string;
+    metrics: string[];
+    extra: string[];
+    rows?: (df: pl.DataFrame) => pl.DataFrame;
+    check: (values: string[]) => void;
+  },
+): ComparisonCells {
+  need(df, [o.by, o.metric, "test"]);
+  const { keys, confounded } = groupKeys(df, o.by, o.keys);
+  need(df, keys);
+  const selected = df.select(...new Set([...keys, ...confounded, ...o.extra, o.by, ...o.metrics]));
+  const rows = o.rows ? o.rows(selected) : selected;
+  o.check(distinctStrings(rows, o.by));
+  const groups = armGroups(rows, {
+    keys,
+    by: o.by,
+    metrics: o.metrics,
+    values: true,
+    distinct: [...confounded, ...o.extra],
+  });
+  return { keys, confounded, groups };
+}
+
 /** Run parameters that differ between two arms' summary rows (`distinct_<c>` lists), or null. */
+
 export function differs(a: Rec, b: Rec, cols: string[]): string | null {
   const out: string[] = [];
   for (const c of cols) {

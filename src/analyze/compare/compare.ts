@@ -20,16 +20,7 @@ import { benjaminiHochberg } from "../_stats.ts";
 import { instability, VERDICT_DEFAULTS } from "./verdict.ts";
 import { finiteRows } from "../summary.ts";
 import { metricDirection, resultsFrame } from "../units.ts";
-import {
-  armGroups,
-  differs,
-  distinctStrings,
-  groupKeys,
-  need,
-  type Rec,
-  sortRows,
-  verdictOf,
-} from "./_cells.ts";
+import { comparisonCells, differs, type Rec, sortRows, verdictOf } from "./_cells.ts";
 
 export { type Direction, metricDirection } from "../units.ts";
 
@@ -110,31 +101,27 @@ export interface CompareOptions {
 export function compare(df: pl.DataFrame, options: CompareOptions): pl.DataFrame {
   const metric = options.metric ?? "ops_per_sec";
   metricDirection(metric); // throws for a metric whose name does not tell the direction
-  need(df, [options.by, metric, "test"]);
-  const { keys, confounded } = groupKeys(df, options.by, options.keys);
-  need(df, keys);
-  // the tool (its latency resolution) and the noise guard's reasons (disturbed runs)
-  const extra = ["tool", "noise_disturbance"].filter((c) => df.columns.includes(c));
-  const rows = finiteRows(
-    df.select(...new Set([...keys, ...confounded, ...extra, options.by, metric])),
-    metric,
-  );
-  const arms = distinctStrings(rows, options.by);
-  if (!arms.includes(options.baseline)) {
-    throw new TypeError(
-      `invalid baseline: ${options.baseline} (values of ${options.by}: ${
-        arms.join(", ") || "none"
-      })`,
-    );
-  }
-  const out: Rec[] = [];
-  const groups = armGroups(rows, {
-    keys,
+  let arms: string[] = [];
+  const { keys, confounded, groups } = comparisonCells(df, {
     by: options.by,
+    keys: options.keys,
+    metric,
     metrics: [metric],
-    values: true,
-    distinct: [...confounded, ...extra],
+    // the tool (its latency resolution) and the noise guard's reasons (disturbed runs)
+    extra: ["tool", "noise_disturbance"].filter((c) => df.columns.includes(c)),
+    rows: (selected) => finiteRows(selected, metric),
+    check: (values) => {
+      arms = values;
+      if (!arms.includes(options.baseline)) {
+        throw new TypeError(
+          `invalid baseline: ${options.baseline} (values of ${options.by}: ${
+            arms.join(", ") || "none"
+          })`,
+        );
+      }
+    },
   });
+  const out: Rec[] = [];
   for (const g of groups) {
     const base = g.arms.get(options.baseline);
     if (!base) continue;

@@ -7,16 +7,7 @@
 
 import type pl from "nodejs-polars";
 import { resultsFrame } from "../units.ts";
-import {
-  armGroups,
-  differs,
-  distinctStrings,
-  groupKeys,
-  need,
-  type Rec,
-  sortRows,
-  verdictOf,
-} from "./_cells.ts";
+import { comparisonCells, differs, type Rec, sortRows, verdictOf } from "./_cells.ts";
 
 /** Options of {@link delta}. */
 export interface DeltaOptions {
@@ -61,38 +52,26 @@ const LATENCIES = ["avg", "p50", "p95", "p99"] as const;
  * ```
  */
 export function delta(df: pl.DataFrame, options: DeltaOptions): pl.DataFrame {
-  need(df, [options.dimension, "ops_per_sec", "test"]);
-  const { keys, confounded } = groupKeys(df, options.dimension, options.keys);
-  need(df, keys);
   const metrics = ["ops_per_sec", ...LATENCIES.map((l) => `${l}_latency_ms`)].filter((m) =>
     df.columns.includes(m)
   );
-  const rows = df.select(
-    ...new Set([
-      ...keys,
-      ...confounded,
-      ...(df.columns.includes("tool") ? ["tool"] : []),
-      options.dimension,
-      ...metrics,
-    ]),
-  );
-  const values = distinctStrings(rows, options.dimension);
-  for (const v of [options.from, options.to]) {
-    if (!values.includes(String(v))) {
-      throw new TypeError(
-        `invalid value: ${v} (values of ${options.dimension}: ${values.join(", ")})`,
-      );
-    }
-  }
-  const out: Rec[] = [];
-  const extra = df.columns.includes("tool") ? ["tool"] : [];
-  const groups = armGroups(rows, {
-    keys,
+  const { keys, confounded, groups } = comparisonCells(df, {
     by: options.dimension,
+    keys: options.keys,
+    metric: "ops_per_sec",
     metrics,
-    values: true,
-    distinct: [...confounded, ...extra],
+    extra: df.columns.includes("tool") ? ["tool"] : [],
+    check: (values) => {
+      for (const v of [options.from, options.to]) {
+        if (!values.includes(String(v))) {
+          throw new TypeError(
+            `invalid value: ${v} (values of ${options.dimension}: ${values.join(", ")})`,
+          );
+        }
+      }
+    },
   });
+  const out: Rec[] = [];
   for (const g of groups) {
     const a = g.arms.get(String(options.from));
     const b = g.arms.get(String(options.to));
