@@ -23,15 +23,12 @@ import {
   type MemtierTypeStats,
   resolveBestWorst,
 } from "./json_stats.ts";
-import {
-  commonPercentiles,
-  type MemtierBlockTitle,
-  memtierBlockTitle,
-  type MemtierDistributionRow,
-  type MemtierPercentile,
-  type MemtierRunInformation,
-  memtierTest,
-  percentileOfLabel,
+import { commonPercentiles, memtierBlockTitle, memtierTest, percentileOfLabel } from "./types.ts";
+import type {
+  MemtierBlockTitle,
+  MemtierDistributionRow,
+  MemtierPercentile,
+  MemtierRunInformation,
 } from "./types.ts";
 
 export type { MemtierRuntime, MemtierSecond, MemtierTypeStats };

@@ -11,16 +11,13 @@
 
 import { ParseError } from "../../errors.ts";
 import { type Line, splitLines } from "../../text/lines.ts";
-import {
-  commonPercentiles,
-  type MemtierBlockTitle,
-  memtierBlockTitle,
-  type MemtierCommonPercentiles,
-  type MemtierDistributionRow,
-  type MemtierPercentile,
-  type MemtierRunInformation,
-  memtierTest,
-  percentileOfLabel,
+import { commonPercentiles, memtierBlockTitle, memtierTest, percentileOfLabel } from "./types.ts";
+import type {
+  MemtierBlockTitle,
+  MemtierCommonPercentiles,
+  MemtierDistributionRow,
+  MemtierPercentile,
+  MemtierRunInformation,
 } from "./types.ts";
 
 /** One row of a stdout table. `null` where memtier prints `---`. */
