@@ -148,6 +148,22 @@ export class PlanReader {
   }
 
   /**
+   * A kind's section: a mapping whose keys are all among `known` (an unknown one fails, naming
+   * the known fields).
+   *
+   * @param path The section.
+   * @param known Its fields.
+   * @param expected The failure message when it is not a mapping.
+   */
+  section(path: PlanPath, known: readonly string[], expected?: string): Record<string, unknown> {
+    const section = this.mapping(path, expected);
+    for (const k of Object.keys(section)) {
+      if (!known.includes(k)) this.fail([...path, k], `unknown field (known: ${known.join(", ")})`);
+    }
+    return section;
+  }
+
+  /**
    * A non-empty string.
    *
    * @param path The field.

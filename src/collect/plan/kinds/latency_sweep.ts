@@ -19,17 +19,14 @@ import { type OpenLoopCall, openLoopCommand, runOpenLoopStep } from "../../loadg
 import { redactArgv } from "../../../text/redact.ts";
 import { argvToCommand } from "../../collector.ts";
 import { findTool } from "../../tools.ts";
-import {
-  type CellEvent,
-  cellRecord,
-  type CellRunner,
-  interleavedCells,
-  type KindContext,
-  type PlanBase,
-  type PlanCellBase,
-  type PlanCommon,
-  type PlanKind,
-  type PlanReader,
+import { cellRecord, interleavedCells, type PlanKind, type PlanReader } from "../kind.ts";
+import type {
+  CellEvent,
+  CellRunner,
+  KindContext,
+  PlanBase,
+  PlanCellBase,
+  PlanCommon,
 } from "../kind.ts";
 import { skippedStep, storedSteps } from "./_sweep_steps.ts";
 import {
@@ -174,7 +171,7 @@ export const latencySweepKind: PlanKind<LatencySweepPlan, LatencySweepCell> = {
   fields: [S],
   parse: parseLatencySweepPlan,
   tags: ["engine", "connections", "requested_ops_per_sec", "sweep_rates"],
-  count: countLatencySweepCells,
+  count: (plan) => plan.repetitions * plan.rates.length * plan.servers.length,
   cells: latencySweepCells,
   describe: describeLatencySweepCell,
   open: openLatencySweep,
@@ -182,12 +179,8 @@ export const latencySweepKind: PlanKind<LatencySweepPlan, LatencySweepCell> = {
 
 /** Reads the kind's fields of a plan (errors carry file:line). */
 function parseLatencySweepPlan(read: PlanReader, common: PlanCommon): LatencySweepPlan {
-  const section = read.mapping([S], "expected { engine, threads, clients, rates, step_s, … }");
-  for (const k of Object.keys(section)) {
-    if (!SECTION_FIELDS.includes(k)) {
-      read.fail([S, k], `unknown field (known: ${SECTION_FIELDS.join(", ")})`);
-    }
-  }
+  read.section([S], SECTION_FIELDS, "expected { engine, threads, clients, rates, step_s, … }");
+
   const engine = read.string([S, "engine"], "kvlab");
   if (engine !== "kvlab" && engine !== "memtier") {
     read.fail([S, "engine"], "expected kvlab or memtier");
@@ -240,11 +233,6 @@ function parseLatencySweepPlan(read: PlanReader, common: PlanCommon): LatencySwe
     sustained: readRule(read),
     continueAfterNs: read.boolean([S, "continue_after_ns"], false),
   } as LatencySweepPlan;
-}
-
-/** The number of cells, computed without building them. */
-function countLatencySweepCells(plan: LatencySweepPlan): number {
-  return plan.repetitions * plan.rates.length * plan.servers.length;
 }
 
 /** The plan's cells, interleaved across servers and repetitions. */

@@ -7,17 +7,8 @@
  */
 
 import { runMemorySweep } from "../../memory/sweep.ts";
-import {
-  cellRecord,
-  type CellRunner,
-  interleavedCells,
-  type KindContext,
-  type PlanBase,
-  type PlanCellBase,
-  type PlanCommon,
-  type PlanKind,
-  type PlanReader,
-} from "../kind.ts";
+import { cellRecord, interleavedCells, type PlanKind, type PlanReader } from "../kind.ts";
+import type { CellRunner, KindContext, PlanBase, PlanCellBase, PlanCommon } from "../kind.ts";
 
 /** The `memory:` section of a memory plan. */
 export interface MemoryPlan {

@@ -15,17 +15,8 @@ import { redactArgv } from "../../../text/redact.ts";
 import { argvToCommand, type ProgressEvent } from "../../collector.ts";
 import { findTool } from "../../tools.ts";
 import { parseRatio } from "../../loadgen/schedule.ts";
-import {
-  cellRecord,
-  type CellRunner,
-  interleavedCells,
-  type KindContext,
-  type PlanBase,
-  type PlanCellBase,
-  type PlanCommon,
-  type PlanKind,
-  type PlanReader,
-} from "../kind.ts";
+import { cellRecord, interleavedCells, type PlanKind, type PlanReader } from "../kind.ts";
+import type { CellRunner, KindContext, PlanBase, PlanCellBase, PlanCommon } from "../kind.ts";
 
 /** When to write the key space before measuring. */
 export type MemtierPreload = "none" | "once" | "each";
@@ -185,14 +176,10 @@ export const memtierKind: PlanKind<MemtierPlan, MemtierCell> = {
 /** Reads the kind's fields of a plan (errors carry file:line). */
 function parseMemtierPlan(read: PlanReader, common: PlanCommon): MemtierPlan {
   // the section is optional: without it, every field is memtier's default
-  const section = read.value([S]) === undefined
-    ? {}
-    : read.mapping([S], "expected { ratio, key_maximum, test_time_s, matrix, … }");
-  for (const k of Object.keys(section)) {
-    if (!SECTION_FIELDS.includes(k)) {
-      read.fail([S, k], `unknown field (known: ${SECTION_FIELDS.join(", ")})`);
-    }
+  if (read.value([S]) !== undefined) {
+    read.section([S], SECTION_FIELDS, "expected { ratio, key_maximum, test_time_s, matrix, … }");
   }
+
   const has = (k: string) => read.value([S, k]) !== undefined;
   if (has("test_time_s") && has("requests")) {
     read.fail([S, "requests"], "give test_time_s or requests, not both");

@@ -16,17 +16,8 @@ import type { CollectedRun } from "../../collector.ts";
 import { skippedStep } from "./_sweep_steps.ts";
 import { PUBSUB_MODES, type PubSubMode, pubSubMode, pubSubPlan } from "../../pubsub/mod.ts";
 import { type PubSubCall, pubSubCommand, runPubSubStep } from "../../pubsub/step.ts";
-import {
-  cellRecord,
-  type CellRunner,
-  interleavedCells,
-  type KindContext,
-  type PlanBase,
-  type PlanCellBase,
-  type PlanCommon,
-  type PlanKind,
-  type PlanReader,
-} from "../kind.ts";
+import { cellRecord, interleavedCells, type PlanKind, type PlanReader } from "../kind.ts";
+import type { CellRunner, KindContext, PlanBase, PlanCellBase, PlanCommon } from "../kind.ts";
 
 /** A checked plan of kind `pubsub`. */
 export interface PubSubPlan extends PlanBase {
@@ -121,7 +112,7 @@ export const pubSubKind: PlanKind<PubSubPlan, PubSubCell> = {
     "requested_ops_per_sec",
     "sweep_rates",
   ],
-  count: countPubSubCells,
+  count: (plan) => plan.repetitions * plan.modes.length * plan.rates.length * plan.servers.length,
   cells: pubSubCells,
   describe: describePubSubCell,
   open: openPubSub,
@@ -129,12 +120,8 @@ export const pubSubKind: PlanKind<PubSubPlan, PubSubCell> = {
 
 /** Reads the kind's fields of a plan (errors carry file:line). */
 function parsePubSubPlan(read: PlanReader, common: PlanCommon): PubSubPlan {
-  const section = read.mapping([S], "expected { modes, publishers, subscribers, rates, … }");
-  for (const k of Object.keys(section)) {
-    if (!SECTION_FIELDS.includes(k)) {
-      read.fail([S, k], `unknown field (known: ${SECTION_FIELDS.join(", ")})`);
-    }
-  }
+  read.section([S], SECTION_FIELDS, "expected { modes, publishers, subscribers, rates, … }");
+
   const has = (k: string) => read.value([S, k]) !== undefined;
   const modes = listOf(read, "modes", ["one-to-one"]).map((_, i, all) => {
     const path = Array.isArray(read.value([S, "modes"])) ? [S, "modes", i] : [S, "modes"];
@@ -189,11 +176,6 @@ function parsePubSubPlan(read: PlanReader, common: PlanCommon): PubSubPlan {
     }
   }
   return plan;
-}
-
-/** The number of cells, computed without building them. */
-function countPubSubCells(plan: PubSubPlan): number {
-  return plan.repetitions * plan.modes.length * plan.rates.length * plan.servers.length;
 }
 
 /** The plan's cells, interleaved across servers and repetitions. */

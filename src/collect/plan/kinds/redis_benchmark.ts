@@ -21,16 +21,12 @@ import type { ServerTarget } from "../../target.ts";
 import { toolCommand } from "../../tools.ts";
 import {
   cellRecord,
-  type CellRunner,
   interleavedCells,
-  type KindContext,
   MAX_PLAN_CELLS,
-  type PlanBase,
-  type PlanCellBase,
-  type PlanCommon,
   type PlanKind,
   type PlanReader,
 } from "../kind.ts";
+import type { CellRunner, KindContext, PlanBase, PlanCellBase, PlanCommon } from "../kind.ts";
 
 /** The parameter matrix; each list is crossed with the others. */
 export interface PlanMatrix {
