@@ -35,6 +35,7 @@ interface Col<N extends string, T extends ColumnType, Nl extends boolean> extend
   readonly nullable: Nl;
 }
 
+// positional: one column per line below, read as a table (name, type, nullable, doc)
 const c = <const N extends string, const T extends ColumnType, const Nl extends boolean>(
   name: N,
   type: T,

@@ -104,10 +104,8 @@ export function verdictCounts(c: pl.DataFrame, by: string): string[] {
 
 /** One metric's comparison: the verdict counts, the table, and its figures (throughput only). */
 export function compareSection(
-  results: pl.DataFrame,
   c: pl.DataFrame,
-  metric: string,
-  o: Resolved,
+  { results, metric, options: o }: { results: pl.DataFrame; metric: string; options: Resolved },
 ): Section {
   const name = metricName(metric);
   const lines = [

@@ -131,7 +131,7 @@ export function summaryPage(data: SummaryData, options: SummaryPageOptions): Sum
         });
         continue;
       }
-      sections.push(compareSection(results, comparisons[metric], metric, o));
+      sections.push(compareSection(comparisons[metric], { results, metric, options: o }));
     }
     if (data.latency && data.latency.height > 0) sections.push(latencySection(data.latency, o));
     sections.push(...deltaSections(results, o), scalingSection(results, o));

@@ -149,11 +149,10 @@ export function hostColumns(host: HostFacts): HostColumns {
 /** The measurement columns of a `memory` row. */
 export type MemoryFields = Partial<Omit<MemoryRow, "run_id" | "step" | "server">>;
 
-/** A `memory` row with every measurement null, then the given fields. */
+/** A `memory` row of step `at.step` on `at.server`: every measurement null, then the given fields. */
 export function memoryRow(
   runId: string,
-  step: number,
-  server: string,
+  { step, server }: { step: number; server: string },
   fields: MemoryFields,
 ): MemoryRow {
   return {

@@ -19,7 +19,7 @@ import { readSystemFiles } from "../system/proc.ts";
 import { infoNumber, type RunFields, runRow, serverColumns, snapshotRows } from "./_rows.ts";
 import { noiseRunColumns, type NoiseSnapshot, readNoiseSnapshot, shareCpus } from "./noise.ts";
 import { type HostFacts, hostFacts } from "./host.ts";
-import type { ProcessResult } from "./process.ts";
+import type { ProcessResult, ProcessRunner, RunProcessOptions } from "./process.ts";
 import { type ServerSnapshot, ServerUnreachableError, snapshotServer } from "./server.ts";
 import { Dataset, type DatasetRef } from "../store/dataset.ts";
 import { newRunId, type RawFile, type RunTables, type RunWriter } from "../store/writer.ts";
@@ -45,7 +45,55 @@ export interface CollectOptions extends CollectedRunLabels {
   now?: () => Date;
 }
 
+/** What a collector that runs an external tool (redis-benchmark, memtier) is told. */
+export interface ToolRunOptions extends CollectOptions {
+  /** Starts the tool's process (tests may hand in their own). */
+  runner: ProcessRunner;
+  /**
+   * Limit for the tool's run.
+   * @default {600000}
+   */
+  timeoutMs?: number;
+  /** Aborting stops the tool; the run is kept as incomplete. */
+  signal?: AbortSignal;
+}
+
+/** What {@link runToolBetweenSnapshots} saw: the snapshots and the tool's end, or why not run. */
+export type ToolMeasurement =
+  | { before?: ServerSnapshot; reason: string | null; after?: undefined; result?: undefined }
+  | { before: ServerSnapshot; after: ServerSnapshot | undefined; result: ProcessResult };
+
+/**
+ * The measurement of a tool collector: snapshots the server, runs the tool (with the options'
+ * runner, timeout and signal), snapshots again. A server that is down, or a signal aborted
+ * before the tool starts, runs nothing: `{ before?, reason }` says why.
+ *
+ * @param target The server.
+ * @param options The runner, timeout and signal.
+ * @param process What to run and where its output goes (argv, output paths, callbacks), asked
+ * for once the server answered (raw paths are made only for a run that starts).
+ * @returns The snapshots and the tool's result, or the reason nothing ran.
+ */
+export async function runToolBetweenSnapshots(
+  target: ServerTarget,
+  options: ToolRunOptions,
+  process: () => Omit<RunProcessOptions, "timeoutMs" | "signal">,
+): Promise<ToolMeasurement> {
+  const before = await snapshotBefore(target);
+  if ("reason" in before) return before;
+  if (options.signal?.aborted) return { before, reason: null };
+  const result = await options.runner.run({
+    ...process(),
+
+    timeoutMs: options.timeoutMs ?? 600_000,
+    signal: options.signal,
+  });
+  const after = await snapshotAfter(target);
+  return { before, after, result };
+}
+
 /** @deprecated Use {@link CollectOptions}: the same options, one name for every collector. */
+
 export type CollectedStepOptions = CollectOptions;
 
 /** What one collected run came to. */

@@ -293,8 +293,10 @@ async function collect(
     return undefined;
   };
   const pumps = [
-    pump(child.stdout, options.stdoutPath, options.onStdout, options.capture).catch(fail),
-    pump(child.stderr, options.stderrPath, options.onStderr, options.capture).catch(fail),
+    pump(child.stdout, { path: options.stdoutPath, cb: options.onStdout, capture: options.capture })
+      .catch(fail),
+    pump(child.stderr, { path: options.stderrPath, cb: options.onStderr, capture: options.capture })
+      .catch(fail),
   ];
   const status = await child.status;
   const [stdout, stderr] = await Promise.all(pumps);
@@ -305,9 +307,11 @@ async function collect(
 /** Copies a stream to a file (created, must not exist) and a callback, keeping it if asked. */
 async function pump(
   stream: ReadableStream<Uint8Array>,
-  path: string | undefined,
-  cb: ((c: Uint8Array) => void) | undefined,
-  capture: boolean | undefined,
+  { path, cb, capture }: {
+    path: string | undefined;
+    cb: ((c: Uint8Array) => void) | undefined;
+    capture: boolean | undefined;
+  },
 ): Promise<Uint8Array | undefined> {
   let file: Deno.FsFile | undefined;
   const kept: Uint8Array[] = [];

@@ -62,11 +62,13 @@ function keyText(key: ClaimKey): string {
 
 function claimOf(
   key: ClaimKey,
-  sourcePath: string,
-  state: SourceClaim["state"],
-  now: Date,
-  runIds: string[],
-  batch?: string,
+  { sourcePath, state, now, runIds, batch }: {
+    sourcePath: string;
+    state: SourceClaim["state"];
+    now: Date;
+    runIds: string[];
+    batch?: string;
+  },
 ): SourceClaim {
   return {
     sha256: keyText(key),
@@ -198,10 +200,9 @@ export interface SourceClaim {
  *
  * @param dataDir The dataset directory.
  * @param key The file's claim key (see {@link claimKey}).
- * @param sourcePath The file's path, recorded in the claim.
- * @param now The claim's time.
- * @param batch The batch the file's runs will go to, recorded so a reader of the claim can
- * tell whether they are visible.
+ * @param claim `sourcePath`, the file's path, recorded in the claim; `now`, the claim's time;
+ * `batch`, the batch the file's runs will go to, recorded so a reader of the claim can tell
+ * whether they are visible.
  * @returns `{ claimed: true }`, or `{ claimed: false, existing }` when the key is already
  * claimed (ingested, or being ingested by another writer).
  * @throws {TypeError} For a malformed key.
@@ -209,14 +210,12 @@ export interface SourceClaim {
 export async function claimSource(
   dataDir: string,
   key: ClaimKey,
-  sourcePath: string,
-  now: Date,
-  batch?: string,
+  { sourcePath, now, batch }: { sourcePath: string; now: Date; batch?: string },
 ): Promise<{ claimed: true } | { claimed: false; existing: SourceClaim }> {
   checkKey(key);
   await Deno.mkdir(claimDir(dataDir, key), { recursive: true });
   const path = claimPath(dataDir, key);
-  const claim = claimOf(key, sourcePath, "claimed", now, [], batch);
+  const claim = claimOf(key, { sourcePath, state: "claimed", now, runIds: [], batch });
   const text = JSON.stringify(claim, null, 2) + "\n";
   try {
     const f = await Deno.open(path, { write: true, createNew: true });
@@ -235,7 +234,7 @@ export async function claimSource(
       // The other writer has created the file but not written it yet.
       return { claimed: false, existing: { ...claim, source_path: "?", run_ids: [] } };
     }
-    if (await takeOver(dataDir, path, existing, text)) return { claimed: true };
+    if (await takeOver(dataDir, { path, existing, text })) return { claimed: true };
     return { claimed: false, existing };
   }
 }
@@ -247,9 +246,7 @@ export async function claimSource(
  */
 async function takeOver(
   dataDir: string,
-  path: string,
-  existing: SourceClaim,
-  text: string,
+  { path, existing, text }: { path: string; existing: SourceClaim; text: string },
 ): Promise<boolean> {
   if (existing.state !== "claimed" || !writerGone(existing.writer)) return false;
   if (existing.batch && exists(`${dataDir}/${BATCHES}/${existing.batch}`)) return false;
@@ -288,19 +285,17 @@ function exists(path: string): boolean {
  *
  * @param dataDir The dataset directory.
  * @param key The claim's key.
- * @param sourcePath The file's path.
- * @param runIds The runs written from it.
- * @param now The time recorded.
+ * @param done `sourcePath`, the file's path; `runIds`, the runs written from it; `now`, the
+ * time recorded.
  */
 export async function completeClaim(
   dataDir: string,
   key: ClaimKey,
-  sourcePath: string,
-  runIds: string[],
-  now: Date,
+  { sourcePath, runIds, now }: { sourcePath: string; runIds: string[]; now: Date },
 ): Promise<void> {
   const path = claimPath(dataDir, key);
-  const claim = claimOf(key, sourcePath, "done", now, runIds);
+  const claim = claimOf(key, { sourcePath, state: "done", now, runIds });
+
   const tmp = `${path}.${crypto.randomUUID()}.tmp`;
   await Deno.writeTextFile(tmp, JSON.stringify(claim, null, 2) + "\n");
   await Deno.rename(tmp, path);

@@ -247,10 +247,12 @@ export function hashRangeSync(file: Deno.FsFile, start: number, end: number): st
  */
 export function copyRangeSync(
   file: Deno.FsFile,
-  start: number,
-  end: number,
   dest: string | Deno.FsFile,
-  transform: (chunk: Uint8Array) => Uint8Array,
+  { start, end, transform }: {
+    start: number;
+    end: number;
+    transform: (chunk: Uint8Array) => Uint8Array;
+  },
 ): void {
   const enc = encodingOf(file);
   const out = typeof dest === "string"

@@ -155,6 +155,7 @@ function redactLine(line: string, state: RedactState): string {
     state.secretNext = true;
     return l;
   } else {
+    // positional: String.replace hands the match and its groups to the callback
     l = l.replace(BANNER_COMMAND, (_m, a: string, cmd: string, z: string) => {
       const inner = commandLine(cmd, [], { secretNext: false }).text;
       return a + inner + z;

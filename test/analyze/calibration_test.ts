@@ -24,9 +24,10 @@ function calledRate(seed: number, n: number, shift: number, cv: number, cells: n
   const z = normal(seed);
   let called = 0, better = 0;
   for (let i = 0; i < cells; i++) {
-    const v =
-      cellVerdict(sample(z, n, 100_000, cv), sample(z, n, 100_000 * (1 + shift), cv), "higher")
-        .verdict;
+    const v = cellVerdict(sample(z, n, 100_000, cv), sample(z, n, 100_000 * (1 + shift), cv), {
+      direction: "higher",
+    }).verdict;
+
     if (v === "better" || v === "worse") called++;
     if (v === "better") better++;
   }

@@ -82,18 +82,21 @@ Deno.test("row builders write only the schema's columns", async (t) => {
     const views = memoryViews(info);
     assert.equal(views.used_memory_bytes, infoNumber(info, "used_memory"));
     assert.ok((views.used_memory_bytes ?? 0) > 0);
-    assertRowsFit("memory", [memoryRow("r1", 0, "redis", { keys: 1, ...views })]);
+    assertRowsFit("memory", [memoryRow("r1", { step: 0, server: "redis" }, { keys: 1, ...views })]);
   });
 
   await t.step("a misspelt column fails with the table and the key named", () => {
-    const row = memoryRow("r1", 0, "redis", {});
+    const row = memoryRow("r1", { step: 0, server: "redis" }, {});
     assert.throws(
       () => tableFrame("memory", [{ ...row, used_memroy_bytes: 1 } as typeof row]),
       (e: Error) =>
         e instanceof TypeError && /memory has no column "used_memroy_bytes"/.test(e.message),
     );
     // the same for large frames, built column by column
-    const many = Array.from({ length: 100 }, (_, i) => memoryRow("r1", i, "redis", {}));
+    const many = Array.from(
+      { length: 100 },
+      (_, i) => memoryRow("r1", { step: i, server: "redis" }, {}),
+    );
     many[70] = { ...many[70], keyz: 5 } as typeof row;
     assert.throws(() => tableFrame("memory", many), /memory has no column "keyz"/);
   });

@@ -58,16 +58,22 @@ Deno.test("claimSource() takes over the claim of a writer that is gone", async (
   const data = Deno.makeTempDirSync({ prefix: "kvlab-takeover-" });
   const key = claimKey("ab".repeat(32), null);
   const now = new Date();
-  assert.equal((await claimSource(data, key, "/in/a.txt", now, "b1")).claimed, true);
+  assert.equal(
+    (await claimSource(data, key, { sourcePath: "/in/a.txt", now, batch: "b1" })).claimed,
+    true,
+  );
   await t.step("a live writer's claim is kept", async () => {
-    assert.equal((await claimSource(data, key, "/in/a.txt", now)).claimed, false);
+    assert.equal((await claimSource(data, key, { sourcePath: "/in/a.txt", now })).claimed, false);
   });
   await t.step("a dead writer's claim is taken over by exactly one writer", async () => {
     const claim = JSON.parse(Deno.readTextFileSync(claimPath(data, key)));
     claim.writer.pid = await deadPid();
     Deno.writeTextFileSync(claimPath(data, key), JSON.stringify(claim));
     const wins = await Promise.all(
-      Array.from({ length: 4 }, () => claimSource(data, key, "/in/a.txt", now, "b2")),
+      Array.from(
+        { length: 4 },
+        () => claimSource(data, key, { sourcePath: "/in/a.txt", now, batch: "b2" }),
+      ),
     );
     assert.equal(wins.filter((w) => w.claimed).length, 1);
     const after = JSON.parse(Deno.readTextFileSync(claimPath(data, key)));
@@ -78,14 +84,14 @@ Deno.test("claimSource() takes over the claim of a writer that is gone", async (
     claim.writer.pid = await deadPid();
     Deno.writeTextFileSync(claimPath(data, key), JSON.stringify(claim));
     Deno.mkdirSync(`${data}/batches/b2`, { recursive: true });
-    assert.equal((await claimSource(data, key, "/in/a.txt", now)).claimed, false);
+    assert.equal((await claimSource(data, key, { sourcePath: "/in/a.txt", now })).claimed, false);
   });
   await t.step("a writer on another host is never taken to be gone", async () => {
     Deno.removeSync(`${data}/batches/b2`);
     const claim = JSON.parse(Deno.readTextFileSync(claimPath(data, key)));
     claim.writer.host = "elsewhere";
     Deno.writeTextFileSync(claimPath(data, key), JSON.stringify(claim));
-    assert.equal((await claimSource(data, key, "/in/a.txt", now)).claimed, false);
+    assert.equal((await claimSource(data, key, { sourcePath: "/in/a.txt", now })).claimed, false);
   });
   Deno.removeSync(data, { recursive: true });
 });

@@ -38,10 +38,13 @@ Deno.test("claims live in sources/<sha256>/<labels>.json", async (t) => {
 
   await t.step("claimSource() lets exactly one writer win a key", async () => {
     const wins = await Promise.all(
-      Array.from({ length: 5 }, (_, i) => claimSource(data, redis, `/in/${i}.txt`, NOW)),
+      Array.from(
+        { length: 5 },
+        (_, i) => claimSource(data, redis, { sourcePath: `/in/${i}.txt`, now: NOW }),
+      ),
     );
     assert.equal(wins.filter((w) => w.claimed).length, 1);
-    const again = await claimSource(data, redis, "/in/again.txt", NOW);
+    const again = await claimSource(data, redis, { sourcePath: "/in/again.txt", now: NOW });
     assert.equal(again.claimed, false);
     assert.equal(!again.claimed && again.existing.state, "claimed");
     const onDisk: SourceClaim = JSON.parse(Deno.readTextFileSync(claimPath(data, redis)));
@@ -53,13 +56,16 @@ Deno.test("claims live in sources/<sha256>/<labels>.json", async (t) => {
     assert.equal(others.length, 1);
     assert.match(others[0].path, /^\/in\/\d\.txt$/);
     assert.deepEqual(others[0].runIds, []);
-    await completeClaim(data, redis, "/in/0.txt", ["r1", "r2"], NOW);
-    const done = await claimSource(data, redis, "/in/0.txt", NOW);
+    await completeClaim(data, redis, { sourcePath: "/in/0.txt", runIds: ["r1", "r2"], now: NOW });
+    const done = await claimSource(data, redis, { sourcePath: "/in/0.txt", now: NOW });
     assert.deepEqual(!done.claimed && [done.existing.state, done.existing.run_ids], [
       "done",
       ["r1", "r2"],
     ]);
-    assert.equal((await claimSource(data, valkey, "/in/v.txt", NOW)).claimed, true);
+    assert.equal(
+      (await claimSource(data, valkey, { sourcePath: "/in/v.txt", now: NOW })).claimed,
+      true,
+    );
     assert.deepEqual(otherClaims(data, valkey), [{ path: "/in/0.txt", runIds: ["r1", "r2"] }]);
     assert.deepEqual(otherClaims(data, claimKey("cd".repeat(32), null)), []);
   });
@@ -67,7 +73,10 @@ Deno.test("claims live in sources/<sha256>/<labels>.json", async (t) => {
   await t.step("releaseClaim() drops the claim, and the folder with the last one", async () => {
     await releaseClaim(data, valkey);
     assert.deepEqual(otherClaims(data, valkey), [{ path: "/in/0.txt", runIds: ["r1", "r2"] }]);
-    assert.equal((await claimSource(data, valkey, "/in/v.txt", NOW)).claimed, true);
+    assert.equal(
+      (await claimSource(data, valkey, { sourcePath: "/in/v.txt", now: NOW })).claimed,
+      true,
+    );
     await releaseClaim(data, valkey);
     await releaseClaim(data, redis);
     assert.deepEqual([...Deno.readDirSync(`${data}/sources`)], []);
@@ -75,7 +84,8 @@ Deno.test("claims live in sources/<sha256>/<labels>.json", async (t) => {
 
   await t.step("a malformed key is refused", async () => {
     await assert.rejects(
-      () => claimSource(data, { sha256: SHA, labels: "../x" }, "/in/x.txt", NOW),
+      () =>
+        claimSource(data, { sha256: SHA, labels: "../x" }, { sourcePath: "/in/x.txt", now: NOW }),
       TypeError,
     );
   });

@@ -77,9 +77,8 @@ export interface ChangePoint {
  * κ the segment's end).
  *
  * @param xs The series.
- * @param start First position of the segment.
- * @param end Position after the last.
- * @param minSize Fewest values on a side.
+ * @param segment `start`, the first position of the segment; `end`, the position after the
+ * last; `minSize`, the fewest values on a side (default 2).
  * @returns The split (position of the first value after it) and its Q̂, or null when the
  * segment is too short to split.
  *
@@ -87,15 +86,13 @@ export interface ChangePoint {
  * ```ts
  * import { bestSplit } from "./_edivisive.ts";
  * import assert from "node:assert/strict";
- * assert.equal(bestSplit([1, 1.1, 0.9, 1, 5, 5.1, 4.9, 5], 0, 8)!.index, 4);
- * assert.equal(bestSplit([1, 2, 3], 0, 3), null);
+ * assert.equal(bestSplit([1, 1.1, 0.9, 1, 5, 5.1, 4.9, 5], { start: 0, end: 8 })!.index, 4);
+ * assert.equal(bestSplit([1, 2, 3], { start: 0, end: 3 }), null);
  * ```
  */
 export function bestSplit(
   xs: readonly number[],
-  start: number,
-  end: number,
-  minSize = 2,
+  { start, end, minSize = 2 }: { start: number; end: number; minSize?: number },
 ): { index: number; q: number } | null {
   const len = end - start;
   if (len < 2 * minSize) return null;
@@ -146,23 +143,24 @@ function moments(xs: readonly number[], start: number, end: number): [number, nu
  * its p multiplied by the `end − start − 3` positions a split of the segment is chosen among
  * (at most 1).
  *
+ * @param xs The series.
+ * @param split `index`, the position of the first value after the split; `start` and `end`
+ * (exclusive), the segment's bounds.
  * @returns The change point with its segments' means and p.
  *
  * @example
  * ```ts
  * import { testSplit } from "./_edivisive.ts";
  * import assert from "node:assert/strict";
- * const cp = testSplit([10, 11, 9, 10, 20, 21, 19, 20], 4, 0, 8);
+ * const cp = testSplit([10, 11, 9, 10, 20, 21, 19, 20], { index: 4, start: 0, end: 8 });
  * assert.deepEqual([cp.meanBefore, cp.meanAfter], [10, 20]);
  * assert.ok(cp.pValue < 1e-4);
- * assert.equal(testSplit([1, 2, 1, 2], 2, 0, 4).pValue, 1);
+ * assert.equal(testSplit([1, 2, 1, 2], { index: 2, start: 0, end: 4 }).pValue, 1);
  * ```
  */
 export function testSplit(
   xs: readonly number[],
-  index: number,
-  start: number,
-  end: number,
+  { index, start, end }: { index: number; start: number; end: number },
 ): ChangePoint {
   const [m1, v1] = moments(xs, start, index);
   const [m2, v2] = moments(xs, index, end);
@@ -263,17 +261,22 @@ function betaFraction(x: number, a: number, b: number): number {
  *
  * @returns The positions found (absolute), sorted.
  */
-function eDivisive(xs: readonly number[], start: number, end: number, maxPValue: number): number[] {
+function eDivisive(
+  xs: readonly number[],
+  { start, end, maxPValue }: { start: number; end: number; maxPValue: number },
+): number[] {
   const found: number[] = [];
   for (;;) {
     const bounds = [start, ...found, end];
     let best: { index: number; q: number; lo: number; hi: number } | null = null;
     for (let i = 0; i + 1 < bounds.length; i++) {
-      const s = bestSplit(xs, bounds[i], bounds[i + 1]);
+      const s = bestSplit(xs, { start: bounds[i], end: bounds[i + 1] });
       if (s && (best === null || s.q > best.q)) best = { ...s, lo: bounds[i], hi: bounds[i + 1] };
     }
     if (best === null) break;
-    if (testSplit(xs, best.index, best.lo, best.hi).pValue > maxPValue) break;
+    if (testSplit(xs, { index: best.index, start: best.lo, end: best.hi }).pValue > maxPValue) {
+      break;
+    }
     found.push(best.index);
     found.sort((p, q) => p - q);
   }
@@ -283,7 +286,7 @@ function eDivisive(xs: readonly number[], start: number, end: number, maxPValue:
 /** Each point tested against its neighbours (the segments between the points). */
 function tested(xs: readonly number[], points: number[]): ChangePoint[] {
   const bounds = [0, ...points, xs.length];
-  return points.map((p, i) => testSplit(xs, p, bounds[i], bounds[i + 2]));
+  return points.map((p, i) => testSplit(xs, { index: p, start: bounds[i], end: bounds[i + 2] }));
 }
 
 /** |change| relative to the mean before. */
@@ -326,7 +329,8 @@ export function changePoints(xs: readonly number[], options: EDivisiveOptions = 
   const step = Math.floor(window / 2);
   for (let start = 0; start < xs.length;) {
     const end = Math.min(start + window, xs.length);
-    const found = eDivisive(xs, start, end, Math.min(1, maxP * 10));
+    const found = eDivisive(xs, { start, end, maxPValue: Math.min(1, maxP * 10) });
+
     weak.push(...found);
     start = Math.max(found.at(-1) ?? 0, start + step);
   }

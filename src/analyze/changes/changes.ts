@@ -47,6 +47,9 @@ export interface ChangesOptions extends EDivisiveOptions {
   by?: string;
 }
 
+/** The columns that say which run a point is and where it came from. */
+const RUN_FACTS = ["run_id", "started_at", "source_path", "source_line_start"];
+
 /** Run columns whose difference between the runs either side of a change is reported. */
 export const ENVIRONMENT_COLUMNS = [
   "host",
@@ -125,10 +128,7 @@ function prepare(df: pl.DataFrame, options: ChangesOptions): Prepared {
   const wanted = new Set([
     ...keys,
     metric,
-    "run_id",
-    "started_at",
-    "source_path",
-    "source_line_start",
+    ...RUN_FACTS,
     "tags",
     ...(orderBy.startsWith("tag:") ? [] : [orderBy]),
     ...ENVIRONMENT_COLUMNS,
@@ -224,15 +224,8 @@ export function changes(df: pl.DataFrame, options: ChangesOptions = {}): pl.Data
   const orderBy = options.orderBy ?? defaultOrder(df);
   const direction = metricDirection(metric);
   const { keys, series } = prepare(df, options);
-  const skip = new Set([
-    ...keys,
-    metric,
-    "run_id",
-    "started_at",
-    "source_path",
-    "source_line_start",
-    orderBy,
-  ]);
+  const skip = new Set([...keys, metric, ...RUN_FACTS, orderBy]);
+
   const out: Rec[] = [];
   for (const s of series) {
     for (const cp of changePoints(s.values, options)) {

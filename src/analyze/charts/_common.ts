@@ -119,13 +119,19 @@ function extent(values: readonly unknown[], lo: number, hi: number): [number, nu
  * Two text layers labelling bars with the `value_label` field at `value_label_at`: beyond the bar end,
  * above for values at or above `reference`, below otherwise; turned upright (reading upwards)
  * when the bars are too narrow for the text; `beside` a whisker that crosses the bar's end.
+ * `encoding` is added to the labels' encoding (their x and offsets).
  */
 export function valueLabels(
   field: string,
-  reference: number,
-  encoding: VegaLiteSpec = {},
-  options: { fontSize?: number; upright?: boolean; beside?: boolean } = {},
+  options: {
+    reference: number;
+    encoding?: VegaLiteSpec;
+    fontSize?: number;
+    upright?: boolean;
+    beside?: boolean;
+  },
 ): VegaLiteSpec[] {
+  const { reference, encoding = {} } = options;
   // `beside`: at the bar's end, just right of its centre, where a whisker would cross the text
   const placement = (up: boolean) =>
     options.beside
@@ -152,6 +158,11 @@ export function valueLabels(
   return [side(true), side(false)];
 }
 
+/** A quantitative encoding of `field` on a log scale, with its title. */
+export function logScale(field: string, title: string): VegaLiteSpec {
+  return { field, type: "quantitative", title, scale: { type: "log" } };
+}
+
 /**
  * A solid reference line at `value` (1 for ratios, 0 for changes), drawn once per panel (one
  * aggregated row, not one line per data row stacked on each other).
@@ -170,9 +181,7 @@ export function referenceRule(value: number): VegaLiteSpec {
  */
 export function rowsPerGroup(
   head: VegaLiteSpec,
-  values: Rec[],
-  unit: VegaLiteSpec,
-  groups: readonly string[],
+  { values, unit, groups }: { values: Rec[]; unit: VegaLiteSpec; groups: readonly string[] },
 ): VegaLiteSpec {
   if (groups.length <= 1 && !groups[0]) return { ...head, data: { values }, ...unit };
   return {

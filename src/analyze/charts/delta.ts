@@ -124,96 +124,103 @@ function panelRow(p: Panels, group: string | null): VegaLiteSpec {
     title: "test",
     axis: { labelAngle: -40 },
   };
-  const width = Math.max(300, p.tests.length * 60);
-  const factors = mine(p.values);
-  const domain = ratioDomain(factors.flatMap((r) => [r.throughput_factor, r.ci_low, r.ci_high]));
   return {
-    hconcat: [
-      {
-        width: Math.max(300, p.tests.length * 40),
-        height: 280,
-        data: { values: factors },
-        layer: [
-          {
-            mark: { type: "bar", color: colorFor(p.to) },
-            encoding: {
-              x,
-              y: {
-                field: "throughput_factor",
-                type: "quantitative",
-                title: `throughput factor (${p.to} / ${p.from}, ×)`,
-                scale: { domain, nice: false },
-              },
-              y2: { datum: 1 },
-              tooltip: [{ field: "test" }, { field: "throughput_factor", format: ".3f" }, {
-                field: "verdict",
-              }],
-            },
-          },
-          referenceRule(1),
-          {
-            transform: [{ filter: "datum.ci_low != null" }],
-            mark: { type: "rule", color: "#222", strokeWidth: 1.5 },
-            encoding: {
-              x,
-              y: { field: "ci_low", type: "quantitative" },
-              y2: { field: "ci_high" },
-            },
-          },
-          ...valueLabels("throughput_factor", 1, { x }),
-        ],
-      },
-      {
-        width,
-        height: 280,
-        data: { values: mine(p.lat) },
-        layer: [
-          {
-            mark: { type: "bar" },
-            encoding: {
-              x,
-              xOffset: { field: "latency", sort: PERCENTILES },
-              y: {
-                field: "change_pct",
-                type: "quantitative",
-                title: `latency change (%, ${p.to} vs ${p.from})`,
-                scale: {
-                  domain: changeDomain(
-                    mine(p.lat).flatMap((r) => [r.change_pct, r.ci_low, r.ci_high]),
-                  ),
-                },
-              },
-              color: {
-                field: "latency",
-                type: "nominal",
-                title: "latency",
-                sort: PERCENTILES,
-                scale: { domain: PERCENTILES, scheme: "blues" },
-              },
-              tooltip: [{ field: "test" }, { field: "latency" }, {
-                field: "change_pct",
-                format: ".1f",
-              }, { field: "verdict" }],
-            },
-          },
-          referenceRule(0),
-          {
-            transform: [{ filter: "datum.ci_low != null" }],
-            mark: { type: "rule", color: "#222", strokeWidth: 1.5 },
-            encoding: {
-              x,
-              xOffset: { field: "latency", sort: PERCENTILES },
-              y: { field: "ci_low", type: "quantitative" },
-              y2: { field: "ci_high" },
-            },
-          },
-          ...valueLabels("change_pct", 0, {
-            x,
-            xOffset: { field: "latency", sort: PERCENTILES },
-          }, { fontSize: 10, upright: true }),
-        ],
-      },
-    ],
+    hconcat: [factorPanel(p, mine(p.values), x), latencyPanel(p, mine(p.lat), x)],
     resolve: { scale: { color: "independent" } },
+  };
+}
+
+/** Bars of the throughput factor per test, with their intervals and labels. */
+function factorPanel(p: Panels, rows: Rec[], x: VegaLiteSpec): VegaLiteSpec {
+  const domain = ratioDomain(rows.flatMap((r) => [r.throughput_factor, r.ci_low, r.ci_high]));
+  return {
+    width: Math.max(300, p.tests.length * 40),
+    height: 280,
+    data: { values: rows },
+    layer: [
+      {
+        mark: { type: "bar", color: colorFor(p.to) },
+        encoding: {
+          x,
+          y: {
+            field: "throughput_factor",
+            type: "quantitative",
+            title: `throughput factor (${p.to} / ${p.from}, ×)`,
+            scale: { domain, nice: false },
+          },
+          y2: { datum: 1 },
+          tooltip: [{ field: "test" }, { field: "throughput_factor", format: ".3f" }, {
+            field: "verdict",
+          }],
+        },
+      },
+      referenceRule(1),
+      {
+        transform: [{ filter: "datum.ci_low != null" }],
+        mark: { type: "rule", color: "#222", strokeWidth: 1.5 },
+        encoding: {
+          x,
+          y: { field: "ci_low", type: "quantitative" },
+          y2: { field: "ci_high" },
+        },
+      },
+      ...valueLabels("throughput_factor", { reference: 1, encoding: { x } }),
+    ],
+  };
+}
+
+/** Bars of the latency changes per test and percentile, with their intervals and labels. */
+function latencyPanel(p: Panels, rows: Rec[], x: VegaLiteSpec): VegaLiteSpec {
+  return {
+    width: Math.max(300, p.tests.length * 60),
+    height: 280,
+    data: { values: rows },
+    layer: [
+      {
+        mark: { type: "bar" },
+        encoding: {
+          x,
+          xOffset: { field: "latency", sort: PERCENTILES },
+          y: {
+            field: "change_pct",
+            type: "quantitative",
+            title: `latency change (%, ${p.to} vs ${p.from})`,
+            scale: {
+              domain: changeDomain(
+                rows.flatMap((r) => [r.change_pct, r.ci_low, r.ci_high]),
+              ),
+            },
+          },
+          color: {
+            field: "latency",
+            type: "nominal",
+            title: "latency",
+            sort: PERCENTILES,
+            scale: { domain: PERCENTILES, scheme: "blues" },
+          },
+          tooltip: [{ field: "test" }, { field: "latency" }, {
+            field: "change_pct",
+            format: ".1f",
+          }, { field: "verdict" }],
+        },
+      },
+      referenceRule(0),
+      {
+        transform: [{ filter: "datum.ci_low != null" }],
+        mark: { type: "rule", color: "#222", strokeWidth: 1.5 },
+        encoding: {
+          x,
+          xOffset: { field: "latency", sort: PERCENTILES },
+          y: { field: "ci_low", type: "quantitative" },
+          y2: { field: "ci_high" },
+        },
+      },
+      ...valueLabels("change_pct", {
+        reference: 0,
+        encoding: { x, xOffset: { field: "latency", sort: PERCENTILES } },
+        fontSize: 10,
+        upright: true,
+      }),
+    ],
   };
 }

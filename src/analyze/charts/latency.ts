@@ -6,7 +6,7 @@
 
 import type pl from "nodejs-polars";
 import { PARAMETER_COLUMNS } from "../compare/compare.ts";
-import { base, GROUP, type Rec, testOrder, withGroups } from "./_common.ts";
+import { base, GROUP, logScale, type Rec, testOrder, withGroups } from "./_common.ts";
 import { colorEncoding } from "./color.ts";
 import { type ChartOptions, type VegaLiteSpec, WIDTH } from "./theme.ts";
 
@@ -85,12 +85,7 @@ export function latencyChart(
           grid: true,
         },
       },
-      y: {
-        field: "latency_ms",
-        type: "quantitative",
-        title: "latency (ms, log scale)",
-        scale: { type: "log" },
-      },
+      y: logScale("latency_ms", "latency (ms, log scale)"),
       color: colorEncoding(by, values.map((r) => r[by])),
       order: { field: "nines", type: "quantitative" },
       tooltip: [

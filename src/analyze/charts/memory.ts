@@ -6,7 +6,15 @@
 
 import type pl from "nodejs-polars";
 import { memoryDifference, memoryTable } from "../memory.ts";
-import { base, changeDomain, pctLabel, type Rec, referenceRule, valueLabels } from "./_common.ts";
+import {
+  base,
+  changeDomain,
+  logScale,
+  pctLabel,
+  type Rec,
+  referenceRule,
+  valueLabels,
+} from "./_common.ts";
 import { colorEncoding } from "./color.ts";
 import type { ChartOptions, VegaLiteSpec } from "./theme.ts";
 
@@ -85,7 +93,7 @@ export function memoryChart(memory: pl.DataFrame, options: MemoryChartOptions = 
         : "log–log; each point one measurement"),
   );
   if (!baseline || !candidate) return { ...head, ...absolute };
-  const diff = differencePanel(memory, by, baseline, candidate);
+  const diff = differencePanel(memory, { by, baseline, candidate });
   if (!diff) return { ...head, ...absolute };
   return { ...head, vconcat: [absolute, diff], resolve: { scale: { color: "independent" } } };
 }
@@ -101,19 +109,8 @@ function absolutePanels(values: Rec[], views: string[], by: string): VegaLiteSpe
       height: 200,
       mark: { type: "line", point: true },
       encoding: {
-        x: {
-          field: "keys",
-          type: "quantitative",
-          title: "keys (DBSIZE, log scale)",
-          scale: { type: "log" },
-          axis: { format: "~s" },
-        },
-        y: {
-          field: "mib",
-          type: "quantitative",
-          title: "memory (MiB, log scale)",
-          scale: { type: "log" },
-        },
+        x: { ...logScale("keys", "keys (DBSIZE, log scale)"), axis: { format: "~s" } },
+        y: logScale("mib", "memory (MiB, log scale)"),
         color: colorEncoding(by, values.map((v) => v[by])),
         order: { field: "keys", type: "quantitative" },
         tooltip: [{ field: by }, { field: "view" }, { field: "keys", format: "," }, {
@@ -129,9 +126,7 @@ function absolutePanels(values: Rec[], views: string[], by: string): VegaLiteSpe
 /** Bars of the candidate's difference from the baseline in % per size and view; null if none. */
 function differencePanel(
   memory: pl.DataFrame,
-  by: string,
-  baseline: string,
-  candidate: string,
+  { by, baseline, candidate }: { by: string; baseline: string; candidate: string },
 ): VegaLiteSpec | null {
   const diff = memoryDifference(memoryTable(memory, { by }), baseline, candidate);
   const values: Rec[] = [];
@@ -190,7 +185,7 @@ function differencePanel(
         },
       },
       referenceRule(0),
-      ...valueLabels("difference_pct", 0, { x, xOffset }, { fontSize: 11 }),
+      ...valueLabels("difference_pct", { reference: 0, encoding: { x, xOffset }, fontSize: 11 }),
     ],
   };
 }

@@ -6,7 +6,7 @@
  */
 
 import type pl from "nodejs-polars";
-import { base, type Rec, testOrder } from "./_common.ts";
+import { base, logScale, type Rec, testOrder } from "./_common.ts";
 import { colorEncoding } from "./color.ts";
 import { type ChartOptions, type VegaLiteSpec, WIDTH } from "./theme.ts";
 
@@ -59,18 +59,8 @@ export function deliveryLatencyChart(
     }],
     mark: { type: "line", point: true },
     encoding: {
-      x: {
-        field: "requested_ops_per_sec",
-        type: "quantitative",
-        title: "target delivery rate (deliveries/s)",
-        scale: { type: "log" },
-      },
-      y: {
-        field: "latency_ms",
-        type: "quantitative",
-        title: "delivery latency (ms)",
-        scale: { type: "log" },
-      },
+      x: logScale("requested_ops_per_sec", "target delivery rate (deliveries/s)"),
+      y: logScale("latency_ms", "delivery latency (ms)"),
       color: colorEncoding(by, recs.map((r) => String(r[by]))),
       strokeDash: {
         field: "percentile",

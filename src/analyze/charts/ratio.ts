@@ -129,7 +129,9 @@ export function ratioChart(cmp: pl.DataFrame, options: RatioChartOptions = {}): 
         encoding: { x, xOffset, y: { ...y, field: "ci_low" }, y2: { field: "ci_high" } },
       },
       referenceRule(1),
-      ...valueLabels("ratio", 1, { x, xOffset }, {
+      ...valueLabels("ratio", {
+        reference: 1,
+        encoding: { x, xOffset },
         fontSize: 11,
         upright: WIDTH * Math.max(1, groups.length) / values.length < 44,
         beside: true,
@@ -140,7 +142,7 @@ export function ratioChart(cmp: pl.DataFrame, options: RatioChartOptions = {}): 
     options.title ?? `${name}: ${armOrder(arms).join(", ")} relative to ${baseline}`,
     options.subtitle ?? ratioSubtitle(recs, options.confidence ?? 0.95),
   );
-  return rowsPerGroup(head, values, unit, groups);
+  return rowsPerGroup(head, { values, unit, groups });
 }
 
 /** What the bars and whiskers of a ratio chart are, from compare's n and intervals. */

@@ -65,7 +65,7 @@ export function scalingChart(curve: pl.DataFrame, options: ScalingChartOptions =
   // ticks where the data are (10 and 50 clients, not 8/16/32/64)
   const ticks = [...new Set(values.map((r) => r[x]).filter((v) => typeof v === "number"))]
     .sort((a, b) => (a as number) - (b as number)) as number[];
-  const layers = curveLayers(x, by, metric, values.map((r) => r[by]), extra, ticks);
+  const layers = curveLayers({ x, by, metric, arms: values.map((r) => r[by]), extra, ticks });
   if (cross.length > 0 && extra.length === 0) layers.push(...crossoverLayers(cross));
   const n = runsPhrase(values.map((r) => r.n), "point");
   const head = base(
@@ -86,14 +86,14 @@ export function scalingChart(curve: pl.DataFrame, options: ScalingChartOptions =
 }
 
 /** The curve (a line per arm) and, where there are repetitions, min–max whiskers. */
-function curveLayers(
-  x: string,
-  by: string,
-  metric: string,
-  arms: unknown[],
-  extra: string[],
-  ticks: number[],
-): VegaLiteSpec[] {
+function curveLayers({ x, by, metric, arms, extra, ticks }: {
+  x: string;
+  by: string;
+  metric: string;
+  arms: unknown[];
+  extra: string[];
+  ticks: number[];
+}): VegaLiteSpec[] {
   const xEnc = {
     field: x,
     type: "quantitative",

@@ -119,5 +119,5 @@ export function throughputChart(
       },
     ],
   };
-  return rowsPerGroup(head, values, unit, groups);
+  return rowsPerGroup(head, { values, unit, groups });
 }

@@ -46,11 +46,10 @@ export interface ArmGroup {
  */
 export function armGroups(
   df: pl.DataFrame,
-  keys: string[],
-  by: string,
-  options: { metrics: string[]; values?: boolean; distinct: string[] },
+  options: { keys: string[]; by: string; metrics: string[]; values?: boolean; distinct: string[] },
 ): ArmGroup[] {
-  const stats = summarize(df, { keys: [...keys, by], ...options }).toRecords() as Rec[];
+  const { keys, by, ...summary } = options;
+  const stats = summarize(df, { keys: [...keys, by], ...summary }).toRecords() as Rec[];
   const groups = new Map<string, ArmGroup>();
   for (const r of stats) {
     const k = JSON.stringify(keys.map((c) => r[c] ?? null));
@@ -64,7 +63,57 @@ export function armGroups(
   return [...groups.values()];
 }
 
+/** The cells of a comparison along one column (see {@link comparisonCells}). */
+export interface ComparisonCells {
+  /** The grouping columns. */
+  keys: string[];
+  /** Run parameters that vary with the compared column (reported in `also_differs`). */
+  confounded: string[];
+  /** Per group, each arm's summary row (with the runs' values). */
+  groups: ArmGroup[];
+}
+
+/**
+ * The cells of a comparison along `by` (compare's arms, delta's dimension): checks the columns,
+ * groups by `keys` (by default `test` plus the parameters that vary), keeps `by`, the metrics
+ * and the `extra` columns summarised as lists (`tool` for its latency resolution), lets `check`
+ * refuse the values of `by` before anything is summarised, and summarises each arm per group.
+ *
+ * @param df The results frame.
+ * @param o The column compared, the keys, the metric that must be there, the metrics, the extra
+ * columns, a row filter (`rows`), and the check of the compared values.
+ * @returns The keys, the confounded parameters, and each group's arms.
+ */
+export function comparisonCells(
+  df: pl.DataFrame,
+  o: {
+    by: string;
+    keys: string[] | undefined;
+    metric: string;
+    metrics: string[];
+    extra: string[];
+    rows?: (df: pl.DataFrame) => pl.DataFrame;
+    check: (values: string[]) => void;
+  },
+): ComparisonCells {
+  need(df, [o.by, o.metric, "test"]);
+  const { keys, confounded } = groupKeys(df, o.by, o.keys);
+  need(df, keys);
+  const selected = df.select(...new Set([...keys, ...confounded, ...o.extra, o.by, ...o.metrics]));
+  const rows = o.rows ? o.rows(selected) : selected;
+  o.check(distinctStrings(rows, o.by));
+  const groups = armGroups(rows, {
+    keys,
+    by: o.by,
+    metrics: o.metrics,
+    values: true,
+    distinct: [...confounded, ...o.extra],
+  });
+  return { keys, confounded, groups };
+}
+
 /** Run parameters that differ between two arms' summary rows (`distinct_<c>` lists), or null. */
+
 export function differs(a: Rec, b: Rec, cols: string[]): string | null {
   const out: string[] = [];
   for (const c of cols) {
@@ -88,16 +137,22 @@ export function resolutionOf(metric: string, a: Rec, b: Rec): ((v: number) => nu
 export function verdictOf(
   base: Rec,
   cand: Rec,
-  metric: string,
-  direction: Direction,
-  o: { confidence?: number; band?: number; minRuns?: number },
+  o: {
+    metric: string;
+    direction: Direction;
+    confidence?: number;
+    band?: number;
+    minRuns?: number;
+  },
 ) {
+  const metric = o.metric;
   return cellVerdict(
     (base[`values_${metric}`] as number[] | undefined) ?? [],
     (cand[`values_${metric}`] as number[] | undefined) ?? [],
-    direction,
     {
+      direction: o.direction,
       alpha: 1 - (o.confidence ?? 1 - VERDICT_DEFAULTS.alpha),
+
       band: o.band,
       minRuns: o.minRuns,
       resolution: resolutionOf(metric, base, cand),

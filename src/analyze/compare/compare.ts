@@ -20,16 +20,7 @@ import { benjaminiHochberg } from "../_stats.ts";
 import { instability, VERDICT_DEFAULTS } from "./verdict.ts";
 import { finiteRows } from "../summary.ts";
 import { metricDirection, resultsFrame } from "../units.ts";
-import {
-  armGroups,
-  differs,
-  distinctStrings,
-  groupKeys,
-  need,
-  type Rec,
-  sortRows,
-  verdictOf,
-} from "./_cells.ts";
+import { comparisonCells, differs, type Rec, sortRows, verdictOf } from "./_cells.ts";
 
 export { type Direction, metricDirection } from "../units.ts";
 
@@ -110,29 +101,27 @@ export interface CompareOptions {
 export function compare(df: pl.DataFrame, options: CompareOptions): pl.DataFrame {
   const metric = options.metric ?? "ops_per_sec";
   metricDirection(metric); // throws for a metric whose name does not tell the direction
-  need(df, [options.by, metric, "test"]);
-  const { keys, confounded } = groupKeys(df, options.by, options.keys);
-  need(df, keys);
-  // the tool (its latency resolution) and the noise guard's reasons (disturbed runs)
-  const extra = ["tool", "noise_disturbance"].filter((c) => df.columns.includes(c));
-  const rows = finiteRows(
-    df.select(...new Set([...keys, ...confounded, ...extra, options.by, metric])),
+  let arms: string[] = [];
+  const { keys, confounded, groups } = comparisonCells(df, {
+    by: options.by,
+    keys: options.keys,
     metric,
-  );
-  const arms = distinctStrings(rows, options.by);
-  if (!arms.includes(options.baseline)) {
-    throw new TypeError(
-      `invalid baseline: ${options.baseline} (values of ${options.by}: ${
-        arms.join(", ") || "none"
-      })`,
-    );
-  }
-  const out: Rec[] = [];
-  const groups = armGroups(rows, keys, options.by, {
     metrics: [metric],
-    values: true,
-    distinct: [...confounded, ...extra],
+    // the tool (its latency resolution) and the noise guard's reasons (disturbed runs)
+    extra: ["tool", "noise_disturbance"].filter((c) => df.columns.includes(c)),
+    rows: (selected) => finiteRows(selected, metric),
+    check: (values) => {
+      arms = values;
+      if (!arms.includes(options.baseline)) {
+        throw new TypeError(
+          `invalid baseline: ${options.baseline} (values of ${options.by}: ${
+            arms.join(", ") || "none"
+          })`,
+        );
+      }
+    },
   });
+  const out: Rec[] = [];
   for (const g of groups) {
     const base = g.arms.get(options.baseline);
     if (!base) continue;
@@ -142,7 +131,7 @@ export function compare(df: pl.DataFrame, options: CompareOptions): pl.DataFrame
       out.push({
         ...g.keys,
         [options.by]: arm,
-        ...armComparison(base, cand, metric, options),
+        ...armComparison(base, cand, { ...options, metric }),
         also_differs: differs(base, cand, confounded),
       });
     }
@@ -170,12 +159,18 @@ function unstableText(metric: string, pairs: [string, Rec][]): string | null {
 }
 
 /** The columns of one compare() row from the two arms' summary rows, from `baseline` on. */
-function armComparison(base: Rec, cand: Rec, metric: string, options: CompareOptions): Rec {
+function armComparison(
+  base: Rec,
+  cand: Rec,
+  options: CompareOptions & { metric: string },
+): Rec {
+  const metric = options.metric;
   const direction = metricDirection(metric);
   const baseMedian = base[`median_${metric}`] as number;
   const candMedian = cand[`median_${metric}`] as number;
   const ratio = candMedian / baseMedian;
-  const v = verdictOf(base, cand, metric, direction, options);
+  const v = verdictOf(base, cand, { ...options, direction });
+
   return {
     baseline: options.baseline,
     baseline_n: base.n,

@@ -7,16 +7,7 @@
 
 import type pl from "nodejs-polars";
 import { resultsFrame } from "../units.ts";
-import {
-  armGroups,
-  differs,
-  distinctStrings,
-  groupKeys,
-  need,
-  type Rec,
-  sortRows,
-  verdictOf,
-} from "./_cells.ts";
+import { comparisonCells, differs, type Rec, sortRows, verdictOf } from "./_cells.ts";
 
 /** Options of {@link delta}. */
 export interface DeltaOptions {
@@ -61,43 +52,33 @@ const LATENCIES = ["avg", "p50", "p95", "p99"] as const;
  * ```
  */
 export function delta(df: pl.DataFrame, options: DeltaOptions): pl.DataFrame {
-  need(df, [options.dimension, "ops_per_sec", "test"]);
-  const { keys, confounded } = groupKeys(df, options.dimension, options.keys);
-  need(df, keys);
   const metrics = ["ops_per_sec", ...LATENCIES.map((l) => `${l}_latency_ms`)].filter((m) =>
     df.columns.includes(m)
   );
-  const rows = df.select(
-    ...new Set([
-      ...keys,
-      ...confounded,
-      ...(df.columns.includes("tool") ? ["tool"] : []),
-      options.dimension,
-      ...metrics,
-    ]),
-  );
-  const values = distinctStrings(rows, options.dimension);
-  for (const v of [options.from, options.to]) {
-    if (!values.includes(String(v))) {
-      throw new TypeError(
-        `invalid value: ${v} (values of ${options.dimension}: ${values.join(", ")})`,
-      );
-    }
-  }
-  const out: Rec[] = [];
-  const extra = df.columns.includes("tool") ? ["tool"] : [];
-  const groups = armGroups(rows, keys, options.dimension, {
+  const { keys, confounded, groups } = comparisonCells(df, {
+    by: options.dimension,
+    keys: options.keys,
+    metric: "ops_per_sec",
     metrics,
-    values: true,
-    distinct: [...confounded, ...extra],
+    extra: df.columns.includes("tool") ? ["tool"] : [],
+    check: (values) => {
+      for (const v of [options.from, options.to]) {
+        if (!values.includes(String(v))) {
+          throw new TypeError(
+            `invalid value: ${v} (values of ${options.dimension}: ${values.join(", ")})`,
+          );
+        }
+      }
+    },
   });
+  const out: Rec[] = [];
   for (const g of groups) {
     const a = g.arms.get(String(options.from));
     const b = g.arms.get(String(options.to));
     if (!a || !b) continue;
     out.push({
       ...g.keys,
-      ...change(a, b, metrics, options),
+      ...change(a, b, { ...options, metrics }),
       also_differs: differs(a, b, confounded),
     });
   }
@@ -105,7 +86,8 @@ export function delta(df: pl.DataFrame, options: DeltaOptions): pl.DataFrame {
 }
 
 /** The columns of one delta() row from the two sides' summary rows, from `from` on. */
-function change(a: Rec, b: Rec, metrics: string[], options: DeltaOptions): Rec {
+function change(a: Rec, b: Rec, options: DeltaOptions & { metrics: string[] }): Rec {
+  const metrics = options.metrics;
   const fo = a.median_ops_per_sec as number | null;
   const to = b.median_ops_per_sec as number | null;
   const row: Rec = {
@@ -117,7 +99,7 @@ function change(a: Rec, b: Rec, metrics: string[], options: DeltaOptions): Rec {
     to_ops_per_sec: to,
     throughput_factor: fo && to !== null ? to / fo : null,
   };
-  const tp = verdictOf(a, b, "ops_per_sec", "higher", options);
+  const tp = verdictOf(a, b, { ...options, metric: "ops_per_sec", direction: "higher" });
   row.throughput_factor_ci_low = tp.ciLow;
   row.throughput_factor_ci_high = tp.ciHigh;
   row.throughput_verdict = tp.verdict;
@@ -129,7 +111,8 @@ function change(a: Rec, b: Rec, metrics: string[], options: DeltaOptions): Rec {
     row[`from_${m}`] = x;
     row[`to_${m}`] = y;
     row[`${l}_latency_change_pct`] = x && y !== null ? ((y - x) / x) * 100 : null;
-    const v = verdictOf(a, b, m, "lower", options);
+    const v = verdictOf(a, b, { ...options, metric: m, direction: "lower" });
+
     row[`${l}_latency_change_ci_low_pct`] = v.ciLow === null ? null : (v.ciLow - 1) * 100;
     row[`${l}_latency_change_ci_high_pct`] = v.ciHigh === null ? null : (v.ciHigh - 1) * 100;
     row[`${l}_latency_verdict`] = v.verdict;

@@ -16,6 +16,8 @@ export type Verdict = "better" | "worse" | "no difference" | "inconclusive";
 
 /** Options of {@link cellVerdict}. */
 export interface VerdictOptions {
+  /** Whether higher or lower values are better (the metric's direction, from its unit). */
+  direction: Direction;
   /**
    * Significance level of each cell's test; the interval's confidence is `1 - alpha`.
    * @default {0.05}
@@ -69,8 +71,7 @@ export const VERDICT_DEFAULTS = { alpha: 0.05, band: 0.05, minRuns: 4 } as const
  *
  * @param baseline The baseline arm's values.
  * @param candidate The candidate arm's values.
- * @param direction Whether higher or lower is better.
- * @param options Level, band, fewest runs, resolution.
+ * @param options The metric's direction; level, band, fewest runs, resolution.
  * @returns The verdict with its p-value, ratio and interval.
  *
  * @example
@@ -78,18 +79,20 @@ export const VERDICT_DEFAULTS = { alpha: 0.05, band: 0.05, minRuns: 4 } as const
  * import { cellVerdict } from "./verdict.ts";
  * import assert from "node:assert/strict";
  * const a = [100, 101, 99, 100.5, 99.5];
- * assert.equal(cellVerdict(a, a.map((v) => v * 1.2), "higher").verdict, "better");
- * assert.equal(cellVerdict(a, a.map((v) => v * 1.2), "lower").verdict, "worse");
- * assert.equal(cellVerdict(a, a, "higher").verdict, "no difference");
- * assert.equal(cellVerdict([100], [1049], "higher").verdict, "inconclusive");
+ * const up = { direction: "higher" } as const;
+ * assert.equal(cellVerdict(a, a.map((v) => v * 1.2), up).verdict, "better");
+ * assert.equal(cellVerdict(a, a.map((v) => v * 1.2), { direction: "lower" }).verdict, "worse");
+ * assert.equal(cellVerdict(a, a, up).verdict, "no difference");
+ * assert.equal(cellVerdict([100], [1049], up).verdict, "inconclusive");
  * ```
  */
 export function cellVerdict(
   baseline: readonly number[],
   candidate: readonly number[],
-  direction: Direction,
-  options: VerdictOptions = {},
+  options: VerdictOptions,
 ): CellVerdict {
+  const direction = options.direction;
+
   const alpha = options.alpha ?? VERDICT_DEFAULTS.alpha;
   const band = options.band ?? VERDICT_DEFAULTS.band;
   const minRuns = options.minRuns ?? VERDICT_DEFAULTS.minRuns;

@@ -187,13 +187,17 @@ export function ingestMemtierGroup(
   const rows = memtierRows(parsed, writer.runId);
   rows.warnings.unshift(...warnings);
   const leader = group.members[0];
-  const run = memtierRunRow(writer.runId, rows, ctx, hdrOnly, parsed);
+  const run = memtierRunRow(rows, { runId: writer.runId, ctx, hdrOnly, parsed });
   run.source_path = source.path;
   run.source_sha256 = source.sha;
   run.tool_version ??= memtierVersionOfName(leader.name);
-  return commitRun(writer, run, rows, {
-    memtier_files: group.members.map((m) => ({ name: m.name, kind: m.kind })),
-    raw_redacted: files.some((f) => f.redacted),
+  return commitRun(writer, {
+    run,
+    rows,
+    manifest: {
+      memtier_files: group.members.map((m) => ({ name: m.name, kind: m.kind })),
+      raw_redacted: files.some((f) => f.redacted),
+    },
   });
 }
 
@@ -203,16 +207,17 @@ export function ingestMemtierGroup(
  * what the output does not say.
  *
  * @param b The block.
- * @param text Its bytes as text (command line included).
- * @param source The transcript's path and SHA-256.
- * @param ctx Labels, clock and dataset.
+ * @param read `text`, its bytes as text (command line included); `source`, the transcript's
+ * path and SHA-256; `ctx`, labels, clock and dataset.
  * @returns The run.
  */
 export function ingestMemtierBlock(
   b: MemtierBlock,
-  text: string,
-  source: { path: string; sha: string },
-  ctx: MemtierContext,
+  { text, source, ctx }: {
+    text: string;
+    source: { path: string; sha: string };
+    ctx: MemtierContext;
+  },
 ): IngestedRun {
   const red = redactText(text);
   const lines = red.split("\n");
@@ -232,7 +237,7 @@ export function ingestMemtierBlock(
   Deno.writeTextFileSync(writer.rawPath(basename(source.path)), red);
   const rows = memtierRows(parsed, writer.runId);
   rows.warnings.unshift(...warnings);
-  const run = memtierRunRow(writer.runId, rows, ctx, false, parsed);
+  const run = memtierRunRow(rows, { runId: writer.runId, ctx, hdrOnly: false, parsed });
   Object.assign(run, {
     command: redactCommandLine(b.command.text),
     host: b.command.host ?? null,
@@ -244,10 +249,14 @@ export function ingestMemtierBlock(
     source_line_start: b.firstLine,
     source_line_end: b.lastLine,
   });
-  return commitRun(writer, run, rows, {
-    raw_line_offset: b.firstLine - 1,
-    prompt: b.command.prompt,
-    raw_redacted: red !== text,
+  return commitRun(writer, {
+    run,
+    rows,
+    manifest: {
+      raw_line_offset: b.firstLine - 1,
+      prompt: b.command.prompt,
+      raw_redacted: red !== text,
+    },
   });
 }
 
@@ -309,11 +318,14 @@ function tryParse<T>(parse: () => T, warnings: string[]): T | null {
  * alone: every log whole), incomplete when there are results (or intervals), else failed.
  */
 function memtierRunRow(
-  runId: string,
   rows: MemtierRows,
-  ctx: MemtierContext,
-  hdrOnly: boolean,
-  parsed: MemtierParsed,
+  { runId, ctx, hdrOnly, parsed }: {
+    runId: string;
+    ctx: MemtierContext;
+    /** The run is HDR interval logs alone. */
+    hdrOnly: boolean;
+    parsed: MemtierParsed;
+  },
 ): RunInput {
   const o = ctx.options;
   const logs = parsed.hdr ?? [];
@@ -367,11 +379,10 @@ function startedAt(parsed: MemtierParsed): Date | null {
   return Number.isFinite(log) ? new Date(log * 1000) : null;
 }
 
+/** Commits a memtier run with its rows; the manifest's warnings are added, redacted. */
 function commitRun(
   writer: ReturnType<DatasetWriter["run"]>,
-  run: RunInput,
-  rows: MemtierRows,
-  manifest: Record<string, unknown>,
+  { run, rows, manifest }: { run: RunInput; rows: MemtierRows; manifest: Record<string, unknown> },
 ): IngestedRun {
   writer.commit({
     run,

@@ -125,17 +125,17 @@ export class RunAssembler {
 
   /**
    * @param src The file, open.
-   * @param options The labels stored on its runs.
-   * @param now The clock.
-   * @param sink Where runs and skipped blocks are reported.
-   * @param dataset The batches the runs go to.
+   * @param to `options`, the labels stored on its runs; `now`, the clock; `sink`, where runs
+   * and skipped blocks are reported; `dataset`, the batches the runs go to.
    */
   constructor(
     src: SourceFile,
-    options: IngestOptions,
-    now: () => Date,
-    sink: RunSink,
-    dataset: DatasetWriter,
+    { options, now, sink, dataset }: {
+      options: IngestOptions;
+      now: () => Date;
+      sink: RunSink;
+      dataset: DatasetWriter;
+    },
   ) {
     this.#dataset = dataset;
     this.#src = src;
@@ -309,13 +309,15 @@ export class RunAssembler {
     const dest = Deno.openSync(tmp, { write: true, createNew: true });
     try {
       for (let i = 0; i + 1 < points.length; i++) {
-        copyRangeSync(file, points[i], points[i + 1], dest, (chunk) => {
+        const transform = (chunk: Uint8Array) => {
           const r = redactBytes(chunk, state);
           if (r.redacted) redactedFrom.add(points[i]);
           hash.update(r.bytes);
           out += r.bytes.length;
           return r.bytes;
-        });
+        };
+        copyRangeSync(file, dest, { start: points[i], end: points[i + 1], transform });
+
         at.set(points[i + 1], out);
       }
     } finally {
@@ -357,7 +359,8 @@ export class RunAssembler {
       p.record.tables.server_info = snapshotRows(p.writer.runId, [["snapshot", snapshot]]).info;
     }
     for (const fields of snap.memory) {
-      p.memory.push(memoryRow(p.writer.runId, this.#memorySteps++, run.server, fields));
+      const at = { step: this.#memorySteps++, server: run.server };
+      p.memory.push(memoryRow(p.writer.runId, at, fields));
     }
     return p;
   }
@@ -373,7 +376,8 @@ export class RunAssembler {
     let row = p.memory.at(-1);
     if (!row) {
       const server = p.record.run.server;
-      row = memoryRow(p.writer.runId, this.#memorySteps++, server, fillMemory(p.args));
+      row = memoryRow(p.writer.runId, { step: this.#memorySteps++, server }, fillMemory(p.args));
+
       p.memory.push(row);
     }
     const facts = captureMemory(cmd.parsed.tool ?? "", cmd.parsed.args, text);

@@ -5,7 +5,8 @@
  *
  * The work is split by job: this module walks paths, claims files and drives the rest;
  * `_blocks.ts` splits lines into blocks (pure), `_run.ts` assembles and writes runs,
- * `_snapshot_rows.ts` reads captures into memory and server_info rows.
+ * `_snapshot_rows.ts` reads captures into memory and server_info rows, `_ingest_batch.ts` holds
+ * the batch whose claims complete when it is committed.
  *
  * @module
  */
@@ -23,42 +24,21 @@ import {
 } from "./_memtier.ts";
 import { type IngestedRun, type IngestOptions, RunAssembler } from "./_run.ts";
 import { IngestInputError, type IngestSource, openSource } from "./_source.ts";
+import { type FileOutcome, IngestBatch } from "./_ingest_batch.ts";
 import { readLineBatches, readRangeSync, sha256File } from "../../text/read_lines.ts";
 import { Dataset } from "../../store/dataset.ts";
-import { markWriter, unmarkWriter } from "../../store/tmp.ts";
 import { folderNames, type WalkedInput, walkInputs } from "./_walk.ts";
 import { ingestTool, KNOWN_FORMATS } from "./detect.ts";
 import {
-  type ClaimKey,
   claimKey,
   claimSource,
-  completeClaim,
   type DatasetWriter,
   otherClaims,
   releaseClaim,
 } from "../../store/writer.ts";
 
 export { IngestInputError };
-export type { IngestedRun, IngestOptions };
-
-/** What happened to one file. */
-export interface FileOutcome {
-  path: string;
-  status: "ingested" | "duplicate" | "error";
-  runs: IngestedRun[];
-  /** Blocks of a transcript that made no run, and why. */
-  skipped: { line: number; reason: string }[];
-  /** For duplicates: the runs the same bytes were ingested as before. */
-  duplicateOf?: string[];
-  /**
-   * The same bytes were ingested before under other labels (server, label, …): this file's
-   * runs repeat those, and are flagged (raw_sha256) rather than read as a second measurement.
-   */
-  sameBytesAs?: { path: string; runIds: string[] }[];
-  /** Other files read into the same run (a memtier run's stdout, stderr and HDR files). */
-  with?: string[];
-  error?: Error;
-}
+export type { FileOutcome, IngestedRun, IngestOptions };
 
 /**
  * Lists the files under the given paths: files as given, folders walked recursively in name
@@ -112,7 +92,7 @@ export async function ingestPaths(
       if (read.has(input.path)) continue;
       const outcome = input.empty
         ? emptyFolder(input.path)
-        : await ingestInto(input, options, batch, names);
+        : await ingestInto(input, { options, batch, names });
       if (outcome.with) [outcome.path, ...outcome.with].forEach((f) => read.add(f));
       out.push(outcome);
       // an ingested file is reported when its batch is in place
@@ -164,86 +144,15 @@ export async function ingestFile(path: string, options: IngestOptions): Promise<
   Dataset.of(options.data).sweepTmp();
   const batch = new IngestBatch(options);
   try {
-    const outcome = await ingestInto({ path, given: true }, options, batch, folderNames());
+    const outcome = await ingestInto({ path, given: true }, {
+      options,
+      batch,
+      names: folderNames(),
+    });
     await batch.commit();
     return outcome;
   } finally {
     await batch.abort();
-  }
-}
-
-/** The files of the batch being written, whose claims are completed when it is committed. */
-class IngestBatch {
-  readonly writer: DatasetWriter;
-  readonly #now: () => Date;
-  #files: { key: ClaimKey; outcome: FileOutcome }[] = [];
-  /** The batch folder marked as this writer's (see `store/tmp.ts`). */
-  #marked: string | undefined;
-
-  constructor(options: IngestOptions) {
-    this.#now = options.now ?? (() => new Date());
-    this.writer = Dataset.of(options.data).writer({ now: this.#now });
-  }
-
-  get due(): boolean {
-    return this.writer.due;
-  }
-
-  /** The current batch's id, its folder marked as this writer's. */
-  get id(): string {
-    const b = this.writer.batch;
-    if (this.#marked !== b.tmp) {
-      this.#unmark();
-      markWriter(b.tmp);
-      this.#marked = b.tmp;
-    }
-    return b.id;
-  }
-
-  /** Records a file whose runs are in the batch. */
-  add(key: ClaimKey, outcome: FileOutcome): void {
-    this.#files.push({ key, outcome });
-  }
-
-  /** Makes the batch visible, then marks its files' claims done. */
-  async commit(onFile?: (outcome: FileOutcome) => void): Promise<void> {
-    const files = this.#files;
-    this.#files = [];
-    try {
-      this.writer.commit();
-    } catch (e) {
-      // nothing of the batch is visible: its files can be ingested again
-      for (const f of files) {
-        await releaseClaim(this.writer.dataDir, f.key);
-        f.outcome.status = "error";
-        f.outcome.error = e as Error;
-        f.outcome.runs = [];
-      }
-      files.forEach((f) => onFile?.(f.outcome));
-      return;
-    } finally {
-      this.#unmark();
-    }
-    for (const { key, outcome } of files) {
-      const ids = outcome.runs.map((r) => r.runId);
-      await completeClaim(this.writer.dataDir, key, outcome.path, ids, this.#now());
-      onFile?.(outcome);
-    }
-    // the batch is visible and its claims done: merge small batches when there are many
-    if (files.length > 0) Dataset.of(this.writer.dataDir).autoCompact();
-  }
-
-  /** Drops what was not committed (after an error or a stop) and releases its claims. */
-  async abort(): Promise<void> {
-    this.writer.abort();
-    this.#unmark();
-    for (const f of this.#files) await releaseClaim(this.writer.dataDir, f.key);
-    this.#files = [];
-  }
-
-  #unmark(): void {
-    if (this.#marked !== undefined) unmarkWriter(this.#marked);
-    this.#marked = undefined;
   }
 }
 
@@ -256,9 +165,12 @@ type Reader = (outcome: FileOutcome, dataset: DatasetWriter) => Promise<void>;
  */
 async function ingestInto(
   input: WalkedInput,
-  options: IngestOptions,
-  batch: IngestBatch,
-  names: (dir: string) => readonly string[],
+  { options, batch, names }: {
+    options: IngestOptions;
+    batch: IngestBatch;
+    /** The names in a folder (memtier groups are found among them). */
+    names: (dir: string) => readonly string[];
+  },
 ): Promise<FileOutcome> {
   const now = options.now ?? (() => new Date());
   const path = input.path === "-" ? "stdin" : input.path;
@@ -276,9 +188,9 @@ async function ingestInto(
   }
   try {
     const ctx: MemtierContext = { options, now, dataset: batch.writer };
-    const group = memtierGroupOf(src, path, options, names);
+    const group = memtierGroupOf(src, { path, options, names });
     let sha = src.sha256;
-    let read: Reader = (o, dataset) => ingestLines(src, sha, options, now, o, dataset, ctx);
+    let read: Reader = (o, dataset) => ingestLines(src, { sha, outcome: o, dataset, ctx });
     if (group) {
       const leader = group.members[0];
       outcome.with = group.members.map((m) => m.path).filter((p) => p !== leader.path);
@@ -288,7 +200,7 @@ async function ingestInto(
       outcome.path = source.path;
       read = (o) => Promise.resolve(void o.runs.push(ingestMemtierGroup(group, source, ctx)));
     }
-    return await claimAndRead(sha, options, batch, outcome, now, read);
+    return await claimAndRead(outcome, { sha, options, batch, now, read });
   } finally {
     src.dispose();
   }
@@ -297,9 +209,11 @@ async function ingestInto(
 /** The memtier run a source belongs to, unless `--tool` names another tool. */
 function memtierGroupOf(
   src: IngestSource,
-  path: string,
-  options: IngestOptions,
-  names: (dir: string) => readonly string[],
+  { path, options, names }: {
+    path: string;
+    options: IngestOptions;
+    names: (dir: string) => readonly string[];
+  },
 ): MemtierGroup | null {
   if (options.tool !== undefined && options.tool !== "memtier_benchmark") return null;
   const forced = options.tool === "memtier_benchmark";
@@ -321,18 +235,24 @@ async function groupSha(group: MemtierGroup, src: IngestSource): Promise<string>
 
 /** Claims a source by its bytes and labels, reads it, and adds it to the batch. */
 async function claimAndRead(
-  sha: string,
-  options: IngestOptions,
-  batch: IngestBatch,
   outcome: FileOutcome,
-  now: () => Date,
-  read: Reader,
+  { sha, options, batch, now, read }: {
+    sha: string;
+    options: IngestOptions;
+    batch: IngestBatch;
+    now: () => Date;
+    read: Reader;
+  },
 ): Promise<FileOutcome> {
   // One claim per content and labels: the same bytes with the same labels are a duplicate; the
   // same bytes under other labels are ingested, and flagged.
   const key = claimKey(sha, labelsOf(options));
   const dataset = batch.writer;
-  const claim = await claimSource(Dataset.of(options.data).dir, key, outcome.path, now(), batch.id);
+  const claim = await claimSource(Dataset.of(options.data).dir, key, {
+    sourcePath: outcome.path,
+    now: now(),
+    batch: batch.id,
+  });
   if (!claim.claimed) {
     return { ...outcome, status: "duplicate", duplicateOf: claim.existing.run_ids };
   }
@@ -368,21 +288,28 @@ async function claimAndRead(
 /** Rows kept in memory per run before they are written as a Parquet part. */
 const PART_ROWS = 20_000;
 
+/** The runs of a file's lines; `ctx` holds the options and clock (and serves memtier blocks). */
 async function ingestLines(
   src: IngestSource,
-  sha: string,
-  options: IngestOptions,
-  now: () => Date,
-  outcome: FileOutcome,
-  dataset: DatasetWriter,
-  ctx: MemtierContext,
+  { sha, outcome, dataset, ctx }: {
+    sha: string;
+    outcome: FileOutcome;
+    dataset: DatasetWriter;
+    ctx: MemtierContext;
+  },
 ): Promise<void> {
+  const { options, now } = ctx;
   const path = outcome.path;
   const splitter = new BlockSplitter(path);
   let blocks = 0;
   const file = await Deno.open(src.readPath, { read: true });
   const size = (await file.stat()).size;
-  const runs = new RunAssembler({ path, sha, size, file }, options, now, outcome, dataset);
+  const runs = new RunAssembler({ path, sha, size, file }, {
+    options,
+    now,
+    sink: outcome,
+    dataset,
+  });
   const memtier = (b: MemtierBlock) => {
     if (b.byteEnd - b.byteStart > MEMTIER_FILE_MAX_BYTES) {
       outcome.skipped.push({
@@ -392,7 +319,7 @@ async function ingestLines(
       return;
     }
     const text = new TextDecoder().decode(readRangeSync(file, b.byteStart, b.byteEnd));
-    outcome.runs.push(ingestMemtierBlock(b, text, { path, sha }, ctx));
+    outcome.runs.push(ingestMemtierBlock(b, { text, source: { path, sha }, ctx }));
   };
   try {
     for await (const batch of readLineBatches(src.readPath)) {

@@ -40,7 +40,10 @@ export interface PublishedSweepOptions {
 }
 
 /** The results row of one published step that was run. */
-function cellRow(runId: string, i: number, t: PublishedTable, c: PublishedCell): ResultsRow {
+function cellRow(
+  runId: string,
+  { index: i, table: t, cell: c }: { index: number; table: PublishedTable; cell: PublishedCell },
+): ResultsRow {
   return {
     run_id: runId,
     test_index: i,
@@ -96,7 +99,7 @@ export function writePublishedSweep(
       // one second apart, so run ids (time first) keep the published order of tables and arms
       const writer = new RunWriter(data, newRunId(new Date(start + runs * 1000)));
       const results = t.cells[k].filter((c) => c.verdict !== "skipped").map((c, i) =>
-        cellRow(writer.runId, i, t, c)
+        cellRow(writer.runId, { index: i, table: t, cell: c })
       );
       const at = now();
       writer.commit({

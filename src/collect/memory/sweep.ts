@@ -330,7 +330,7 @@ async function measureMemory(
     const sample: Sample = async (step, fields = {}) => {
       const info = parseInfo(await client.info("memory"));
       const container = await containerMemory();
-      const row = memoryRow(runId, step, snapshot.identity.server, {
+      const row = memoryRow(runId, { step, server: snapshot.identity.server }, {
         keys: Number(await client.dbsize()),
         ...fields,
         ...memoryViews(info),

@@ -23,6 +23,16 @@ export interface CheckedRows {
   warnings: string[];
 }
 
+/** The latency columns of a `results` row that are ordered: min ≤ p50 ≤ … ≤ max. */
+const ORDERED_LATENCIES = [
+  "min_latency_ms",
+  "p50_latency_ms",
+  "p95_latency_ms",
+  "p99_latency_ms",
+  "p999_latency_ms",
+  "max_latency_ms",
+] as const;
+
 /** The shared rule's fields for a `results` row (`../impossible.ts`). */
 const RESULT_RULE: ImpossibleRule<keyof ResultsRow & string> = {
   counts: [
@@ -42,23 +52,8 @@ const RESULT_RULE: ImpossibleRule<keyof ResultsRow & string> = {
     "misses_per_sec",
     "last_progress_ops_per_sec",
   ],
-  latencies: [
-    "avg_latency_ms",
-    "min_latency_ms",
-    "p50_latency_ms",
-    "p95_latency_ms",
-    "p99_latency_ms",
-    "p999_latency_ms",
-    "max_latency_ms",
-  ],
-  ordered: [[
-    "min_latency_ms",
-    "p50_latency_ms",
-    "p95_latency_ms",
-    "p99_latency_ms",
-    "p999_latency_ms",
-    "max_latency_ms",
-  ]],
+  latencies: ["avg_latency_ms", ...ORDERED_LATENCIES],
+  ordered: [[...ORDERED_LATENCIES]],
 };
 
 /**

@@ -55,13 +55,16 @@ export interface BlockFacts {
   distributions: MemtierDistributionRow[];
 }
 
+/** One type of one block of a run, and the `test_index` of its results row. */
+export interface TypeAt {
+  runId: string;
+  index: number;
+  block: BlockFacts;
+  type: TypeFacts;
+}
+
 /** The `time_series` rows of one type's `Time-Serie`. */
-export function secondRows(
-  runId: string,
-  index: number,
-  b: BlockFacts,
-  t: TypeFacts,
-): TimeSeriesRow[] {
+export function secondRows({ runId, index, block: b, type: t }: TypeAt): TimeSeriesRow[] {
   return (t.timeSeries ?? []).map((s) => {
     const at = (p: number) => s.percentiles.find((x) => x.percentile === p)?.latencyMs ?? null;
     return {
@@ -120,11 +123,9 @@ function histogramFacts(compressed: string) {
   };
 }
 
+/** The `hdr_histograms` row of one type's histogram in memtier's JSON (`file`). */
 export function jsonHistogramRow(
-  runId: string,
-  index: number,
-  b: BlockFacts,
-  t: TypeFacts,
+  { runId, index, block: b, type: t }: TypeAt,
   file: string,
 ): HdrHistogramsRow {
   const time = (ms: number | null) => (ms ? new Date(ms) : null);

@@ -23,15 +23,12 @@ import {
   type MemtierTypeStats,
   resolveBestWorst,
 } from "./json_stats.ts";
-import {
-  commonPercentiles,
-  type MemtierBlockTitle,
-  memtierBlockTitle,
-  type MemtierDistributionRow,
-  type MemtierPercentile,
-  type MemtierRunInformation,
-  memtierTest,
-  percentileOfLabel,
+import { commonPercentiles, memtierBlockTitle, memtierTest, percentileOfLabel } from "./types.ts";
+import type {
+  MemtierBlockTitle,
+  MemtierDistributionRow,
+  MemtierPercentile,
+  MemtierRunInformation,
 } from "./types.ts";
 
 export type { MemtierRuntime, MemtierSecond, MemtierTypeStats };
@@ -156,7 +153,7 @@ export function parseMemtierJson(text: string, options: MemtierJsonOptions = {})
     else if (e.key === "run information") out.runInformation = readRunInformation(v);
     else {
       const title = memtierBlockTitle(e.key);
-      if (title) out.blocks.push(readBlock(title, v, e.line, file));
+      if (title) out.blocks.push(readBlock(title, v, { line: e.line, file }));
       else if (e.key !== "client verifications results") {
         out.warnings.push(`line ${e.line}: unknown block "${e.key}" skipped`);
       }
@@ -205,11 +202,11 @@ function readRunInformation(o: JsonObject): MemtierRunInformation {
   };
 }
 
+/** A summary block (`ALL STATS`, `RUN #1 RESULTS`, …) at `line` of `file`. */
 function readBlock(
   title: MemtierBlockTitle,
   o: JsonObject,
-  line: number,
-  file = "<text>",
+  { line, file = "<text>" }: { line: number; file?: string },
 ): MemtierJsonBlock {
   const block: MemtierJsonBlock = {
     ...title,
@@ -224,8 +221,9 @@ function readBlock(
     const v = e.value;
     if (!v) continue;
     if (e.key === "Runtime" && v.kind === "object") block.runtime = readRuntime(v);
-    else if (v.kind === "object") block.types.push(readType(e.key, v, block.warnings, file));
-    else if (v.kind === "array") {
+    else if (v.kind === "object") {
+      block.types.push(readType(e.key, v, { warnings: block.warnings, file }));
+    } else if (v.kind === "array") {
       // one by one: a spread of a long array overflows the stack
       for (const d of readDistribution(e.key, v.items)) block.distributions.push(d);
     }
@@ -252,11 +250,11 @@ function readRuntime(o: JsonObject): MemtierRuntime {
   };
 }
 
+/** One command type's statistics; what it cannot read is added to `warnings`. */
 function readType(
   label: string,
   o: JsonObject,
-  warnings: string[],
-  file = "<text>",
+  { warnings, file = "<text>" }: { warnings: string[]; file?: string },
 ): MemtierTypeStats {
   const f = scalars(o);
   const count = num(f, "Count");

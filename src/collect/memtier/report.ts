@@ -11,16 +11,13 @@
 
 import { ParseError } from "../../errors.ts";
 import { type Line, splitLines } from "../../text/lines.ts";
-import {
-  commonPercentiles,
-  type MemtierBlockTitle,
-  memtierBlockTitle,
-  type MemtierCommonPercentiles,
-  type MemtierDistributionRow,
-  type MemtierPercentile,
-  type MemtierRunInformation,
-  memtierTest,
-  percentileOfLabel,
+import { commonPercentiles, memtierBlockTitle, memtierTest, percentileOfLabel } from "./types.ts";
+import type {
+  MemtierBlockTitle,
+  MemtierCommonPercentiles,
+  MemtierDistributionRow,
+  MemtierPercentile,
+  MemtierRunInformation,
 } from "./types.ts";
 
 /** One row of a stdout table. `null` where memtier prints `---`. */
@@ -149,7 +146,7 @@ export function parseMemtierReport(
     if (mode === "table" && t.startsWith("Type ")) columns = readHeader(t);
     else if (mode === "table" && columns) {
       if (!l.terminated) break;
-      const row = readRow(t, columns, l, file);
+      const row = readRow(t, columns, { line: l, file });
       block.rows.push(row);
       if (row.test === "TOTALS") block.complete = true;
     } else if (mode === "distribution") {
@@ -230,7 +227,12 @@ function readHeader(t: string): Column[] {
   });
 }
 
-function readRow(t: string, columns: Column[], l: Line, file: string): MemtierTableRow {
+/** A row of a summary table (`t`, the text of `at.line` of `at.file`) with these columns. */
+function readRow(
+  t: string,
+  columns: Column[],
+  { line: l, file }: { line: Line; file: string },
+): MemtierTableRow {
   const cells = t.trim().split(/\s+/);
   if (cells.length !== columns.length || !/^[A-Za-z]/.test(cells[0])) {
     throw new ParseError(`expected a memtier table row of ${columns.length} cells`, {

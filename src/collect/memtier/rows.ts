@@ -21,7 +21,7 @@ import {
   type MemtierHdrLog,
   progressRows,
   secondRows,
-  type TypeFacts,
+  type TypeAt,
 } from "./_series_rows.ts";
 import { dropImpossibleResults, justified, seriesCheck } from "./_checks.ts";
 import type { MemtierJson } from "./json.ts";
@@ -172,13 +172,12 @@ export function memtierRows(parsed: MemtierParsed, runId: string): MemtierRows {
       if (type.test !== "TOTALS" && !(type.count ?? type.opsPerSec)) continue;
       const i = out.results.length;
       index.set(key(block.aggregate, block.runIndex, type.test), i);
-      const row = resultRow(runId, i, block, type, settings, lastRate(block.runIndex));
+      const at: TypeAt = { runId, index: i, block, type };
+      const row = resultRow(at, settings, lastRate(block.runIndex));
       out.results.push(check ? justified(row, check) : row);
-      pushAll(out.time_series, secondRows(runId, i, block, type));
+      pushAll(out.time_series, secondRows(at));
       if (type.histogram) {
-        out.hdr_histograms.push(
-          jsonHistogramRow(runId, i, block, type, parsed.jsonFile ?? "memtier.json"),
-        );
+        out.hdr_histograms.push(jsonHistogramRow(at, parsed.jsonFile ?? "memtier.json"));
       }
     }
     for (const d of block.distributions) {
@@ -269,10 +268,7 @@ function reportBlockFacts(b: MemtierReport["blocks"][number]): BlockFacts {
 
 /** The `results` row of one type of one block. */
 function resultRow(
-  runId: string,
-  index: number,
-  block: BlockFacts,
-  t: TypeFacts,
+  { runId, index, block, type: t }: TypeAt,
   s: Resolved,
   lastProgress: number | null,
 ): ResultsRow {

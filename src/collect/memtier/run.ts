@@ -9,23 +9,14 @@
  */
 
 import { ParseError } from "../../errors.ts";
-import {
-  argvToCommand,
-  type CollectedRun,
-  type CollectOptions,
-  collectRun,
-  type Measurement,
-  processFacts,
-  snapshotAfter,
-  snapshotBefore,
-  type StoredRun,
-} from "../collector.ts";
+import * as collector from "../collector.ts";
+import type { CollectedRun, Measurement, StoredRun } from "../collector.ts";
 import { parseHdrFileName, parseHdrIntervalLog } from "./hdr.ts";
 import { parseMemtierJson } from "./json.ts";
 import { type MemtierProgress, parseMemtierProgress } from "./progress.ts";
 import { parseMemtierReport } from "./report.ts";
 import { type MemtierHdrLog, type MemtierRows, memtierRows } from "./rows.ts";
-import type { ProcessResult, ProcessRunner } from "../process.ts";
+import type { ProcessResult } from "../process.ts";
 import { redactArgv, REDACTED, redactRawText } from "../../text/redact.ts";
 import type { RunWriter } from "../../store/writer.ts";
 import type { ServerTarget } from "../target.ts";
@@ -147,15 +138,7 @@ export function memtierArgv(call: MemtierCall, files: MemtierFiles = {}): string
 }
 
 /** Options of {@link runMemtier}: those of a redis-benchmark run, with memtier's progress. */
-export interface MemtierRunOptions extends CollectOptions {
-  runner: ProcessRunner;
-  /**
-   * Limit for the tool's run.
-   * @default {600000}
-   */
-  timeoutMs?: number;
-  /** Aborting stops the tool; the run is kept as incomplete. */
-  signal?: AbortSignal;
+export interface MemtierRunOptions extends collector.ToolRunOptions {
   /** The tool's version, when already known (else it is stored as unknown). */
   toolVersion?: string | null;
   /** Each progress line memtier draws on stderr (about once a second). */
@@ -190,9 +173,9 @@ export async function runMemtier(
   options: MemtierRunOptions,
 ): Promise<MemtierRun> {
   const shown = memtierArgv(call, { json: JSON_FILE, hdrPrefix: HDR_PREFIX });
-  const { measured, ...run } = await collectRun(options, {
+  const { measured, ...run } = await collector.collectRun(options, {
     target: call.target,
-    command: argvToCommand(redactArgv(shown)),
+    command: collector.argvToCommand(redactArgv(shown)),
     measure: (writer) => measure(call, options, writer),
     store: (m) => stored(options, m, shown),
   });
@@ -231,7 +214,7 @@ function stored(o: MemtierRunOptions, m: Measured, shown: string[]): StoredRun {
     },
     manifest: {
       argv_redacted: redactArgv(shown),
-      process: m.result ? processFacts(m.result) : null,
+      process: m.result ? collector.processFacts(m.result) : null,
       warnings: rows?.warnings ?? [],
     },
   };
@@ -242,20 +225,19 @@ function stored(o: MemtierRunOptions, m: Measured, shown: string[]): StoredRun {
  * again, and reads every file memtier wrote.
  */
 async function measure(call: MemtierCall, o: MemtierRunOptions, w: RunWriter): Promise<Measured> {
-  const before = await snapshotBefore(call.target);
-  if ("reason" in before) return before;
-  if (o.signal?.aborted) return { before, reason: null };
-  const rawDir = w.rawPath(JSON_FILE).replace(/\/[^/]*$/, "");
-  const argv = memtierArgv(call, { json: `${rawDir}/${JSON_FILE}`, hdrPrefix: `${rawDir}/hdr` });
-  const result = await o.runner.run({
-    argv,
-    timeoutMs: o.timeoutMs ?? 600_000,
-    stdoutPath: w.rawPath("stdout.txt"),
-    stderrPath: w.rawPath("stderr.txt"),
-    onStderr: o.onProgress ? progressReader(o.onProgress) : undefined,
-    signal: o.signal,
+  let rawDir = "";
+  const ran = await collector.runToolBetweenSnapshots(call.target, o, () => {
+    rawDir = w.rawPath(JSON_FILE).replace(/\/[^/]*$/, "");
+    return {
+      argv: memtierArgv(call, { json: `${rawDir}/${JSON_FILE}`, hdrPrefix: `${rawDir}/hdr` }),
+      stdoutPath: w.rawPath("stdout.txt"),
+      stderrPath: w.rawPath("stderr.txt"),
+      onStderr: o.onProgress ? progressReader(o.onProgress) : undefined,
+    };
   });
-  const after = await snapshotAfter(call.target);
+  if (!ran.result) return ran;
+  const { before, after, result } = ran;
+
   const hdrFiles = [...Deno.readDirSync(rawDir)].map((e) => e.name)
     .filter((n) => parseHdrFileName(n)?.prefix === HDR_PREFIX).sort();
   for (const name of hdrFiles) w.rawPath(name); // kept with the run

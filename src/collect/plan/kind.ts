@@ -148,6 +148,22 @@ export class PlanReader {
   }
 
   /**
+   * A kind's section: a mapping whose keys are all among `known` (an unknown one fails, naming
+   * the known fields).
+   *
+   * @param path The section.
+   * @param known Its fields.
+   * @param expected The failure message when it is not a mapping.
+   */
+  section(path: PlanPath, known: readonly string[], expected?: string): Record<string, unknown> {
+    const section = this.mapping(path, expected);
+    for (const k of Object.keys(section)) {
+      if (!known.includes(k)) this.fail([...path, k], `unknown field (known: ${known.join(", ")})`);
+    }
+    return section;
+  }
+
+  /**
    * A non-empty string.
    *
    * @param path The field.
@@ -181,10 +197,14 @@ export class PlanReader {
    *
    * @param path The field.
    * @param dflt The value when absent.
-   * @param max The largest value allowed.
-   * @param positive Whether 0 is refused.
+   * @param range `max`, the largest value allowed (default: any); `positive`, whether 0 is
+   * refused (default false).
    */
-  number(path: PlanPath, dflt: number, max = Number.MAX_VALUE, positive = false): number {
+  number(
+    path: PlanPath,
+    dflt: number,
+    { max = Number.MAX_VALUE, positive = false }: { max?: number; positive?: boolean } = {},
+  ): number {
     const v = this.value(path);
     if (v === undefined) return dflt;
     if (typeof v !== "number" || !(positive ? v > 0 : v >= 0) || !(v <= max)) {

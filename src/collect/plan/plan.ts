@@ -197,8 +197,8 @@ function readCommon(read: PlanReader, kindTags: readonly string[]): PlanCommon {
     name,
     servers,
     repetitions: read.integer(["repetitions"], 1),
-    pauseS: read.number(["pause_s"], 0, MAX_PAUSE_S),
-    timeoutS: read.number(["timeout_s"], 600, MAX_TIMEOUT_S, true),
+    pauseS: read.number(["pause_s"], 0, { max: MAX_PAUSE_S }),
+    timeoutS: read.number(["timeout_s"], 600, { max: MAX_TIMEOUT_S, positive: true }),
     tags: readTags(read, [...RUN_TAGS, ...kindTags]),
   };
 }

@@ -197,15 +197,13 @@ const COLUMNS: Record<ColumnTable, ReadonlyMap<string, NumberField>> = {
  *
  * @param test The test to fill.
  * @param table Where the row was printed.
- * @param columns The column names, as printed.
- * @param values The values, in the order of `columns`.
+ * @param row `columns`, the column names as printed; `values`, the values in their order.
  * @returns The fields set.
  */
 export function setColumns(
   test: RedisBenchmarkTest,
   table: ColumnTable,
-  columns: readonly string[],
-  values: readonly (string | undefined)[],
+  { columns, values }: { columns: readonly string[]; values: readonly (string | undefined)[] },
 ): string[] {
   const fields = COLUMNS[table];
   const set: string[] = [];

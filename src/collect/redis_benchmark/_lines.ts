@@ -145,7 +145,7 @@ export function readQuietLine(m: RegExpExecArray, line: number, terminated: bool
     return { kind: "warn", message: "report summary outside a report", output: true, lost: true };
   }
   const test = emptyTest(title, line);
-  setColumns(test, "quiet", ["rps", "p50"], [rps, p50]);
+  setColumns(test, "quiet", { columns: ["rps", "p50"], values: [rps, p50] });
   test.complete = true;
   return { kind: "test", test, format: p50 === undefined ? "quiet-legacy" : "quiet" };
 }
@@ -167,18 +167,15 @@ const RE_CSV_NUMBER = new RegExp(`^(${NUMBER})$`);
  * Reads a `--csv` line: the 6.2+ header, a row under it, or a ≤6.0 two-field row.
  *
  * @param s The line.
- * @param line The line number.
- * @param terminated Whether the line ended with a newline.
- * @param header The `--csv` header read before, if any.
- * @param legacySeen Whether a ≤6.0 two-field row was read before.
+ * @param at `line`, the line number; `terminated`, whether the line ended with a newline.
+ * @param before `header`, the `--csv` header read before, if any; `legacySeen`, whether a ≤6.0
+ * two-field row was read before.
  * @returns What the line holds.
  */
 export function readCsvLine(
   s: string,
-  line: number,
-  terminated: boolean,
-  header: readonly string[] | undefined,
-  legacySeen: boolean,
+  { line, terminated }: { line: number; terminated: boolean },
+  { header, legacySeen }: { header: readonly string[] | undefined; legacySeen: boolean },
 ): LineResult {
   const trimmed = s.trim();
   const want = header ? header.length : 2;
@@ -208,14 +205,14 @@ export function readCsvLine(
     }
     if (!terminated && !/"\d+\.\d{3}"$/.test(trimmed)) return { kind: "cut" };
     const test = emptyTest(f[0], line);
-    setColumns(test, "csv", header, f);
+    setColumns(test, "csv", { columns: header, values: f });
     test.complete = true;
     return { kind: "test", test, format: "csv" };
   }
   if (f.length === 2 && RE_CSV_NUMBER.test(f[1])) {
     if (!terminated && !/"\d+\.\d\d"$/.test(trimmed)) return { kind: "cut" };
     const test = emptyTest(f[0], line);
-    setColumns(test, "csv", LEGACY_CSV_COLUMNS, f);
+    setColumns(test, "csv", { columns: LEGACY_CSV_COLUMNS, values: f });
     test.complete = true;
     return { kind: "test", test, format: "csv-legacy" };
   }

@@ -130,17 +130,20 @@ export class ReportReader {
       | "requestedOpsPerSec"
       | "opsPerSec",
     value: string,
-    line: number,
-    text: string,
+    origin: { line: number; text: string },
   ): void {
     this.#current![field] = readNumber(value);
-    this.#origins.set(field, { line, text });
+    this.#origins.set(field, origin);
   }
 
   /** Sets the fields of a printed table row, noting where they were printed. */
-  #setColumns(table: "rps" | "summary", values: string[], line: number, text: string): void {
-    for (const f of setColumns(this.#current!, table, this.#columns!, values)) {
-      this.#origins.set(f, { line, text });
+  #setColumns(
+    table: "rps" | "summary",
+    values: string[],
+    origin: { line: number; text: string },
+  ): void {
+    for (const f of setColumns(this.#current!, table, { columns: this.#columns!, values })) {
+      this.#origins.set(f, origin);
     }
   }
 
@@ -190,12 +193,12 @@ export class ReportReader {
     const cur = this.#current!;
     let m: RegExpExecArray | null;
     if ((m = RE_REQUESTS.exec(s))) {
-      this.#set("requests", m[1], line, s);
-      this.#set("durationS", m[2], line, s);
-    } else if ((m = RE_CLIENTS.exec(s))) this.#set("clients", m[1], line, s);
+      this.#set("requests", m[1], { line, text: s });
+      this.#set("durationS", m[2], { line, text: s });
+    } else if ((m = RE_CLIENTS.exec(s))) this.#set("clients", m[1], { line, text: s });
     else if ((m = RE_PAYLOAD.exec(s))) {
       // A custom command's "payload" is the length of the encoded command, not `-d`.
-      if (isBuiltinTitle(cur.testTitle)) this.#set("dataSizeBytes", m[1], line, s);
+      if (isBuiltinTitle(cur.testTitle)) this.#set("dataSizeBytes", m[1], { line, text: s });
     } else if ((m = RE_KEEPALIVE.exec(s))) {
       if (/^\d+$/.test(m[1])) cur.keepAlive = m[1] !== "0";
       else this.#sink.warn(line, "unrecognized line", s);
@@ -214,17 +217,18 @@ export class ReportReader {
   /** Valkey's `RPS Summary:` block (with `--rps`). */
   #rpsLine(s: string, t: string, line: number): boolean {
     const m = RE_TARGET_RPS.exec(s);
-    if (m) this.#set("requestedOpsPerSec", m[1], line, s);
+    if (m) this.#set("requestedOpsPerSec", m[1], { line, text: s });
     else if (t === "RPS distribution (reqs/sec):") { /* table follows */ }
     else if (RE_COLUMNS.test(s)) this.#columns = t.split(/\s+/);
     else if (RE_VALUES.test(s) && this.#columns) {
-      this.#setColumns("rps", t.split(/\s+/), line, s);
+      this.#setColumns("rps", t.split(/\s+/), { line, text: s });
       this.#columns = undefined;
     } else return this.#sectionStart(t, line);
     return true;
   }
 
   /** The 6.2+ `Summary:` block: throughput, then the latency table that ends the report. */
+  // positional: called for each line of a report, with the shape of line() (the parser's hot path)
   #summaryLine(s: string, t: string, line: number, terminated: boolean): boolean {
     const cur = this.#current!;
     const m = RE_THROUGHPUT.exec(s);
@@ -233,7 +237,7 @@ export class ReportReader {
         this.#sink.cut(line, s);
         return true;
       }
-      this.#set("opsPerSec", m[1], line, s);
+      this.#set("opsPerSec", m[1], { line, text: s });
     } else if (t === "latency summary (msec):") { /* table follows */ }
     else if (RE_COLUMNS.test(s)) this.#columns = t.split(/\s+/);
     else if (RE_VALUES.test(s) && this.#columns) {
@@ -242,7 +246,7 @@ export class ReportReader {
         this.#sink.cut(line, s);
         return true;
       }
-      this.#setColumns("summary", v, line, s);
+      this.#setColumns("summary", v, { line, text: s });
       cur.complete = true;
       this.#sink.format("full");
       this.close();
@@ -251,14 +255,20 @@ export class ReportReader {
   }
 
   /** After distribution rows: the ≤6.0 `N requests per second` that ends the report. */
-  #legacyResult(s: string, t: string, line: number, terminated: boolean): boolean {
+  // positional: called for each ≤6.0 distribution line, with the shape of line() (hot path)
+  #legacyResult(
+    s: string,
+    t: string,
+    line: number,
+    terminated: boolean,
+  ): boolean {
     const m = RE_RPS_LEGACY.exec(s);
     if (m && this.#section === "legacy") {
       if (!terminated) {
         this.#sink.cut(line, s);
         return true;
       }
-      this.#set("opsPerSec", m[1], line, s);
+      this.#set("opsPerSec", m[1], { line, text: s });
       this.#current!.complete = true;
       this.close();
       return true;
@@ -286,7 +296,7 @@ export class ReportReader {
     // ≤6.0: the rps line can follow the header directly when no latency line was printed.
     const m = RE_RPS_LEGACY.exec(t);
     if (m && this.#section === "header") {
-      this.#set("opsPerSec", m[1], line, t);
+      this.#set("opsPerSec", m[1], { line, text: t });
       cur.complete = true;
       this.#sink.format("full-legacy");
       this.close();

@@ -210,20 +210,25 @@ export class RedisBenchmarkParser {
     // Distribution rows start with a digit; so do summary values and legacy rps.
     if (this.#report.open && this.#report.line(s, line, terminated)) return;
     if (c0 === 34 /* " */) {
-      const r = readCsvLine(s, line, terminated, this.#csvHeader, this.#formats.has("csv-legacy"));
+      const r = readCsvLine(s, { line, terminated }, {
+        header: this.#csvHeader,
+        legacySeen: this.#formats.has("csv-legacy"),
+      });
       return this.#lineResult(r, line, s);
     }
     const trimmed = s.trim();
     if (trimmed === "...") return this.#warn(line, "elided output", s);
     if (isScriptBanner(trimmed)) return;
     let m = RE_PROGRESS.exec(trimmed);
-    if (m) return this.#progressLine(m[1], num(m[3]), line, trimmed);
+    if (m) return this.#progressLine(m[1], num(m[3]), { line, text: trimmed });
     m = RE_QUIET.exec(trimmed);
     if (m) return this.#quietLine(m, line, terminated);
     if (this.#otherLine(trimmed, line)) return;
     if (!terminated && RE_PROGRESS_START.test(trimmed)) return this.#cutSegment(s, trimmed, line);
     m = RE_PROGRESS_LEGACY.exec(trimmed);
-    if (m && this.#looksLikeTitle(m[1])) return this.#progressLine(m[1], num(m[2]), line, trimmed);
+    if (m && this.#looksLikeTitle(m[1])) {
+      return this.#progressLine(m[1], num(m[2]), { line, text: trimmed });
+    }
     if (!terminated) return this.#cutSegment(s, trimmed, line);
     this.#warn(line, "unrecognized line", s);
   }
@@ -249,7 +254,7 @@ export class RedisBenchmarkParser {
     let m = RE_PROGRESS_START.exec(trimmed);
     if (m) {
       const before = this.#progress?.title === m[1] ? this.#progress.opsPerSec : null;
-      this.#progressLine(m[1], m[2] === undefined ? before : num(m[2]), line, trimmed);
+      this.#progressLine(m[1], m[2] === undefined ? before : num(m[2]), { line, text: trimmed });
       return this.#cutLine(line, s);
     }
     // A result (or ≤6.0 progress) cut inside its number: the test did not finish.
@@ -288,7 +293,11 @@ export class RedisBenchmarkParser {
     this.#progress = undefined;
   }
 
-  #progressLine(title: string, overall: number | null, line: number, text: string): void {
+  #progressLine(
+    title: string,
+    overall: number | null,
+    { line, text }: { line: number; text: string },
+  ): void {
     this.#sawAny = true;
     this.#progressUpdates++;
     this.#closeCurrentAsCut();

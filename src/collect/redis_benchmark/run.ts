@@ -10,19 +10,10 @@
 
 import { ParseError } from "../../errors.ts";
 import { testRows } from "./rows.ts";
-import {
-  argvToCommand,
-  type CollectedRun,
-  type CollectOptions,
-  collectRun,
-  type Measurement,
-  processFacts,
-  snapshotAfter,
-  snapshotBefore,
-  type StoredRun,
-} from "../collector.ts";
+import { argvToCommand, collectRun, processFacts, runToolBetweenSnapshots } from "../collector.ts";
+import type { CollectedRun, Measurement, StoredRun, ToolRunOptions } from "../collector.ts";
 import { type BenchmarkArgs, benchmarkArgv } from "../command.ts";
-import type { ProcessResult, ProcessRunner } from "../process.ts";
+import type { ProcessResult } from "../process.ts";
 import { redactArgv, REDACTED, redactRawText } from "../../text/redact.ts";
 import {
   type ProgressEvent,
@@ -121,17 +112,9 @@ export function redisBenchmarkArgv(call: BenchmarkCall): string[] {
 }
 
 /** Options of {@link runRedisBenchmark}. */
-export interface RedisBenchmarkRunOptions extends CollectOptions {
-  runner: ProcessRunner;
+export interface RedisBenchmarkRunOptions extends ToolRunOptions {
   /** The run: program, server and flags. */
   params: BenchmarkCall;
-  /**
-   * Limit for the tool's run.
-   * @default {600000}
-   */
-  timeoutMs?: number;
-  /** Aborting stops the tool; the run is kept as incomplete. */
-  signal?: AbortSignal;
   onProgress?: (e: ProgressEvent) => void;
   /** The tool's version, when already known (else `--version` is asked). */
   toolVersion?: string | null;
@@ -159,8 +142,8 @@ export async function runRedisBenchmark(options: RedisBenchmarkRunOptions): Prom
   const { measured: _, ...run } = await collectRun(options, {
     target: options.params.target,
     command: argvToCommand(redactArgv(argv)),
-    measure: (writer) => measure(options, writer, args, argv),
-    store: (m, runId) => stored(options, m, runId, argv),
+    measure: (writer) => measure(options, writer, { args, argv }),
+    store: (m, runId) => stored(options, m, { runId, argv }),
   });
   return run;
 }
@@ -169,8 +152,7 @@ export async function runRedisBenchmark(options: RedisBenchmarkRunOptions): Prom
 function stored(
   o: RedisBenchmarkRunOptions,
   m: Measured,
-  runId: string,
-  argv: string[],
+  { runId, argv }: { runId: string; argv: string[] },
 ): StoredRun {
   const { result, parsed } = m;
   const status: CollectedRun["status"] = !parsed || parsed.testCount === 0
@@ -208,25 +190,18 @@ function stored(
 async function measure(
   o: RedisBenchmarkRunOptions,
   writer: RunWriter,
-  args: BenchmarkArgs,
-  argv: string[],
+  { args, argv }: { args: BenchmarkArgs; argv: string[] },
 ): Promise<Measured> {
-  const target = o.params.target;
-  const before = await snapshotBefore(target);
-  if ("reason" in before) return before;
-  if (o.signal?.aborted) return { before, reason: null };
-  const reader = o.onProgress ? new ProgressReader(o.onProgress) : undefined;
-  const stdoutPath = writer.rawPath("stdout.txt");
-  const stderrPath = writer.rawPath("stderr.txt");
-  const result = await o.runner.run({
-    argv,
-    timeoutMs: o.timeoutMs ?? 600_000,
-    stdoutPath,
-    stderrPath,
-    onStdout: reader ? (c) => reader.push(c) : undefined,
-    signal: o.signal,
+  let stdoutPath = "", stderrPath = "";
+  const ran = await runToolBetweenSnapshots(o.params.target, o, () => {
+    const reader = o.onProgress ? new ProgressReader(o.onProgress) : undefined;
+    stdoutPath = writer.rawPath("stdout.txt");
+    stderrPath = writer.rawPath("stderr.txt");
+    return { argv, stdoutPath, stderrPath, onStdout: reader ? (c) => reader.push(c) : undefined };
   });
-  const after = await snapshotAfter(target);
+  if (!ran.result) return ran;
+  const { before, after, result } = ran;
+
   // Secrets long enough to be told apart from ordinary output.
   scrubSecrets([stdoutPath, stderrPath], [args.password ?? ""].filter((s) => s.length >= 6));
   const stdout = Deno.readTextFileSync(stdoutPath);

@@ -35,7 +35,7 @@ Deno.test("bestSplit() maximises Q̂ as the definition computes it", () => {
     fc.property(
       fc.array(fc.double({ min: -1e3, max: 1e3, noNaN: true }), { minLength: 4, maxLength: 40 }),
       (xs) => {
-        const s = bestSplit(xs, 0, xs.length)!;
+        const s = bestSplit(xs, { start: 0, end: xs.length })!;
         let best = -Infinity;
         for (let t = 2; t <= xs.length - 2; t++) best = Math.max(best, qNaive(xs, 0, t, xs.length));
         assert.ok(Math.abs(s.q - best) <= 1e-6 * Math.max(1, Math.abs(best)), `${s.q} vs ${best}`);

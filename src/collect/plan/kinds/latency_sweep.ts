@@ -19,15 +19,14 @@ import { type OpenLoopCall, openLoopCommand, runOpenLoopStep } from "../../loadg
 import { redactArgv } from "../../../text/redact.ts";
 import { argvToCommand } from "../../collector.ts";
 import { findTool } from "../../tools.ts";
-import {
-  type CellEvent,
-  cellRecord,
-  interleavedCells,
-  type KindContext,
-  type PlanBase,
-  type PlanCellBase,
-  type PlanKind,
-  type PlanReader,
+import { cellRecord, interleavedCells, type PlanKind, type PlanReader } from "../kind.ts";
+import type {
+  CellEvent,
+  CellRunner,
+  KindContext,
+  PlanBase,
+  PlanCellBase,
+  PlanCommon,
 } from "../kind.ts";
 import { skippedStep, storedSteps } from "./_sweep_steps.ts";
 import {
@@ -170,135 +169,138 @@ function openLoopCall(plan: LatencySweepPlan, cell: LatencySweepCell): OpenLoopC
 /** The `latency-sweep` plan kind. */
 export const latencySweepKind: PlanKind<LatencySweepPlan, LatencySweepCell> = {
   fields: [S],
-
-  parse(read, common) {
-    const section = read.mapping([S], "expected { engine, threads, clients, rates, step_s, … }");
-    for (const k of Object.keys(section)) {
-      if (!SECTION_FIELDS.includes(k)) {
-        read.fail([S, k], `unknown field (known: ${SECTION_FIELDS.join(", ")})`);
-      }
-    }
-    const engine = read.string([S, "engine"], "kvlab");
-    if (engine !== "kvlab" && engine !== "memtier") {
-      read.fail([S, "engine"], "expected kvlab or memtier");
-    }
-    const threads = read.integer([S, "threads"], 1);
-    const clients = read.integer([S, "clients"], 10);
-    const ratio = read.string([S, "ratio"], "0:1");
-    try {
-      parseRatio(ratio);
-    } catch {
-      read.fail([S, "ratio"], "expected SET:GET, e.g. 0:1 (GET only) or 1:10");
-    }
-    const arrivals = read.string([S, "arrivals"], "uniform");
-    if (arrivals !== "uniform" && arrivals !== "poisson") {
-      read.fail([S, "arrivals"], "expected uniform or poisson");
-    }
-    if (engine === "memtier" && read.value([S, "arrivals"]) !== undefined) {
-      read.fail([S, "arrivals"], "only for engine: kvlab (memtier fires all connections together)");
-    }
-    const stepS = engine === "memtier"
-      ? read.integer([S, "step_s"], 20)
-      : read.number([S, "step_s"], 20, 3600, true);
-    // sizes, keys and pipeline depth within the limits of `../../limits.ts`, checked now
-    for (
-      const [k, dflt, limit] of [
-        ["data_size_bytes", 256, LIMITS.valueBytes],
-        ["keys", 100_000, LIMITS.keys],
-        ["pipeline", 1, LIMITS.pipeline],
-      ] as const
-    ) {
-      const why = limitProblem(read.integer([S, k], dflt), limit);
-      if (why) read.fail([S, k], why);
-    }
-    return {
-      ...common,
-      kind: "latency-sweep",
-      engine,
-      tool: read.string([S, "tool"], "memtier_benchmark"),
-      threads,
-      clients,
-      rates: readRates(read, engine, threads * clients),
-      stepS,
-      warmupS: read.number([S, "warmup_s"], 0, 600),
-      ratio,
-      keys: read.integer([S, "keys"], 100_000),
-      preload: read.boolean([S, "preload"], true),
-      dataSizeBytes: read.integer([S, "data_size_bytes"], 256),
-      pipeline: read.integer([S, "pipeline"], 1),
-      arrivals,
-      sustained: readRule(read),
-      continueAfterNs: read.boolean([S, "continue_after_ns"], false),
-    } as LatencySweepPlan;
-  },
-
+  parse: parseLatencySweepPlan,
   tags: ["engine", "connections", "requested_ops_per_sec", "sweep_rates"],
-
-  count(plan) {
-    return plan.repetitions * plan.rates.length * plan.servers.length;
-  },
-
-  cells(plan) {
-    const points = plan.rates.map((requestedOpsPerSec) => ({ requestedOpsPerSec }));
-    return interleavedCells(plan, points, (p) => `r${p.requestedOpsPerSec}`);
-  },
-
-  describe(plan, cell) {
-    const command = plan.engine === "kvlab"
-      ? openLoopCommand(openLoopCall(plan, cell))
-      : argvToCommand(redactArgv(memtierArgv(sweepMemtierCall(plan, cell), {
-        json: "memtier.json",
-        hdrPrefix: "hdr",
-      })));
-    return { command, requests: Math.round(cell.requestedOpsPerSec * plan.stepS) };
-  },
-
-  async open(plan, ctx) {
-    const tool = plan.engine === "memtier" ? await checkMemtier(plan, ctx) : null;
-    const version = tool ? await toolVersion(ctx.runner, tool) : null;
-    const runs = { ...plan, tool: tool ?? plan.tool };
-    // each server's first NS: this session's steps, and the stored ones of a resumed sweep
-    const sweeps = new SkipAfterNs(plan.sustained);
-    for (const s of storedSteps(ctx.data, plan.name)) sweeps.note(s.label, s);
-    const preloaded = new Set<string>();
-    return async (cell, emit) => {
-      const skip = plan.continueAfterNs
-        ? null
-        : sweeps.skipReason(cell.label, cell.requestedOpsPerSec, { label: cell.label });
-      if (skip !== null) return skippedStep(skip);
-      if (!preloaded.has(cell.label) && plan.preload) {
-        emit({ kind: "warmup", what: "preload" });
-        await preload(runs, cell, ctx);
-        preloaded.add(cell.label);
-      }
-      const record = cellRecord(plan, cell, {
-        engine: plan.engine,
-        connections: String(plan.threads * plan.clients),
-        requested_ops_per_sec: String(cell.requestedOpsPerSec),
-        // every rate of the sweep, so the analysis shows steps not run after an NS as `-`
-        sweep_rates: plan.rates.join(","),
-      });
-      const run = plan.engine === "kvlab"
-        ? await runOpenLoopStep(openLoopCall(plan, cell), {
-          data: ctx.data,
-          label: cell.label,
-          ...record,
-          host: ctx.host,
-          now: ctx.now,
-          signal: ctx.signal,
-        })
-        : await memtierStep(runs, cell, ctx, version, record, emit);
-      // the runner's own rates (no read-back); the requested rate is the cell's, as typed
-      if (run.status !== "failed") {
-        sweeps.note(cell.label, {
-          requestedOpsPerSec: cell.requestedOpsPerSec,
-          achievedOpsPerSec: run.achievedOpsPerSec,
-        });
-      }
-      return run;
-    };
-  },
+  count: (plan) => plan.repetitions * plan.rates.length * plan.servers.length,
+  cells: latencySweepCells,
+  describe: describeLatencySweepCell,
+  open: openLatencySweep,
 };
+
+/** Reads the kind's fields of a plan (errors carry file:line). */
+function parseLatencySweepPlan(read: PlanReader, common: PlanCommon): LatencySweepPlan {
+  read.section([S], SECTION_FIELDS, "expected { engine, threads, clients, rates, step_s, … }");
+
+  const engine = read.string([S, "engine"], "kvlab");
+  if (engine !== "kvlab" && engine !== "memtier") {
+    read.fail([S, "engine"], "expected kvlab or memtier");
+  }
+  const threads = read.integer([S, "threads"], 1);
+  const clients = read.integer([S, "clients"], 10);
+  const ratio = read.string([S, "ratio"], "0:1");
+  try {
+    parseRatio(ratio);
+  } catch {
+    read.fail([S, "ratio"], "expected SET:GET, e.g. 0:1 (GET only) or 1:10");
+  }
+  const arrivals = read.string([S, "arrivals"], "uniform");
+  if (arrivals !== "uniform" && arrivals !== "poisson") {
+    read.fail([S, "arrivals"], "expected uniform or poisson");
+  }
+  if (engine === "memtier" && read.value([S, "arrivals"]) !== undefined) {
+    read.fail([S, "arrivals"], "only for engine: kvlab (memtier fires all connections together)");
+  }
+  const stepS = engine === "memtier"
+    ? read.integer([S, "step_s"], 20)
+    : read.number([S, "step_s"], 20, { max: 3600, positive: true });
+  // sizes, keys and pipeline depth within the limits of `../../limits.ts`, checked now
+  for (
+    const [k, dflt, limit] of [
+      ["data_size_bytes", 256, LIMITS.valueBytes],
+      ["keys", 100_000, LIMITS.keys],
+      ["pipeline", 1, LIMITS.pipeline],
+    ] as const
+  ) {
+    const why = limitProblem(read.integer([S, k], dflt), limit);
+    if (why) read.fail([S, k], why);
+  }
+  return {
+    ...common,
+    kind: "latency-sweep",
+    engine,
+    tool: read.string([S, "tool"], "memtier_benchmark"),
+    threads,
+    clients,
+    rates: readRates(read, engine, threads * clients),
+    stepS,
+    warmupS: read.number([S, "warmup_s"], 0, { max: 600 }),
+    ratio,
+    keys: read.integer([S, "keys"], 100_000),
+    preload: read.boolean([S, "preload"], true),
+    dataSizeBytes: read.integer([S, "data_size_bytes"], 256),
+    pipeline: read.integer([S, "pipeline"], 1),
+    arrivals,
+    sustained: readRule(read),
+    continueAfterNs: read.boolean([S, "continue_after_ns"], false),
+  } as LatencySweepPlan;
+}
+
+/** The plan's cells, interleaved across servers and repetitions. */
+function latencySweepCells(plan: LatencySweepPlan): LatencySweepCell[] {
+  const points = plan.rates.map((requestedOpsPerSec) => ({ requestedOpsPerSec }));
+  return interleavedCells(plan, points, (p) => `r${p.requestedOpsPerSec}`);
+}
+
+/** The command a cell runs, as `--dry-run` and progress show it (secrets redacted). */
+function describeLatencySweepCell(plan: LatencySweepPlan, cell: LatencySweepCell) {
+  const command = plan.engine === "kvlab"
+    ? openLoopCommand(openLoopCall(plan, cell))
+    : argvToCommand(redactArgv(memtierArgv(sweepMemtierCall(plan, cell), {
+      json: "memtier.json",
+      hdrPrefix: "hdr",
+    })));
+  return { command, requests: Math.round(cell.requestedOpsPerSec * plan.stepS) };
+}
+
+/** Prepares the plan's runs once; returns the function that runs one cell. */
+async function openLatencySweep(
+  plan: LatencySweepPlan,
+  ctx: KindContext,
+): Promise<CellRunner<LatencySweepCell>> {
+  const tool = plan.engine === "memtier" ? await checkMemtier(plan, ctx) : null;
+  const version = tool ? await toolVersion(ctx.runner, tool) : null;
+  const runs = { ...plan, tool: tool ?? plan.tool };
+  // each server's first NS: this session's steps, and the stored ones of a resumed sweep
+  const sweeps = new SkipAfterNs(plan.sustained);
+  for (const s of storedSteps(ctx.data, plan.name)) sweeps.note(s.label, s);
+  const preloaded = new Set<string>();
+  return async (cell, emit) => {
+    const skip = plan.continueAfterNs
+      ? null
+      : sweeps.skipReason(cell.label, cell.requestedOpsPerSec, { label: cell.label });
+    if (skip !== null) return skippedStep(skip);
+    if (!preloaded.has(cell.label) && plan.preload) {
+      emit({ kind: "warmup", what: "preload" });
+      await preload(runs, cell, ctx);
+      preloaded.add(cell.label);
+    }
+    const record = cellRecord(plan, cell, {
+      engine: plan.engine,
+      connections: String(plan.threads * plan.clients),
+      requested_ops_per_sec: String(cell.requestedOpsPerSec),
+      // every rate of the sweep, so the analysis shows steps not run after an NS as `-`
+      sweep_rates: plan.rates.join(","),
+    });
+    const run = plan.engine === "kvlab"
+      ? await runOpenLoopStep(openLoopCall(plan, cell), {
+        data: ctx.data,
+        label: cell.label,
+        ...record,
+        host: ctx.host,
+        now: ctx.now,
+        signal: ctx.signal,
+      })
+      : await memtierStep(runs, cell, { ctx, version, record, emit });
+    // the runner's own rates (no read-back); the requested rate is the cell's, as typed
+    if (run.status !== "failed") {
+      sweeps.note(cell.label, {
+        requestedOpsPerSec: cell.requestedOpsPerSec,
+        achievedOpsPerSec: run.achievedOpsPerSec,
+      });
+    }
+    return run;
+  };
+}
 
 /** Checks memtier once (throwing ToolNotFoundError) and returns its path. */
 async function checkMemtier(plan: LatencySweepPlan, ctx: KindContext): Promise<string> {
@@ -340,10 +342,14 @@ async function preload(plan: LatencySweepPlan, cell: LatencySweepCell, ctx: Kind
 async function memtierStep(
   plan: LatencySweepPlan,
   cell: LatencySweepCell,
-  ctx: KindContext,
-  version: string | null,
-  record: ReturnType<typeof cellRecord>,
-  emit: (e: CellEvent) => void,
+  { ctx, version, record, emit }: {
+    ctx: KindContext;
+    /** memtier's version, asked once. */
+    version: string | null;
+    /** The cell's plan columns and tags. */
+    record: ReturnType<typeof cellRecord>;
+    emit: (e: CellEvent) => void;
+  },
 ): Promise<MemtierRun> {
   const timeoutMs = plan.timeoutS * 1000;
   if (plan.warmupS > 0) {
@@ -374,7 +380,9 @@ function readRates(read: PlanReader, engine: string, connections: number): numbe
   const list = read.list([S, k], "expected a list of requests per second, ascending");
   const rates = list.map((_, i) => {
     const path = [S, k, i];
-    const v = engine === "memtier" || !total ? read.integer(path) : read.number(path, 0, 1e9, true);
+    const v = engine === "memtier" || !total
+      ? read.integer(path)
+      : read.number(path, 0, { max: 1e9, positive: true });
     // memtier's --rate-limiting is a whole number per connection: the requested total is that
     // rate × connections
     if (!total) return v * connections;
@@ -402,8 +410,8 @@ function readRule(read: PlanReader): SustainedRule {
   const d = DEFAULT_SUSTAINED_RULE;
   if (read.value([S, "sustained"]) === undefined) return { ...d };
   read.mapping([S, "sustained"], `expected { min: ${d.min}, max: ${d.max} }`);
-  const min = read.number([S, "sustained", "min"], d.min, 1, true);
-  const max = read.number([S, "sustained", "max"], d.max, 100);
+  const min = read.number([S, "sustained", "min"], d.min, { max: 1, positive: true });
+  const max = read.number([S, "sustained", "max"], d.max, { max: 100 });
   if (max < 1) read.fail([S, "sustained", "max"], "expected max ≥ 1");
   return checkSustainedRule({ min, max });
 }

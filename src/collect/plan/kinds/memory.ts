@@ -7,13 +7,8 @@
  */
 
 import { runMemorySweep } from "../../memory/sweep.ts";
-import {
-  cellRecord,
-  interleavedCells,
-  type PlanBase,
-  type PlanCellBase,
-  type PlanKind,
-} from "../kind.ts";
+import { cellRecord, interleavedCells, type PlanKind, type PlanReader } from "../kind.ts";
+import type { CellRunner, KindContext, PlanBase, PlanCellBase, PlanCommon } from "../kind.ts";
 
 /** The `memory:` section of a memory plan. */
 export interface MemoryPlan {
@@ -55,67 +50,72 @@ export type MemoryCell = PlanCellBase;
  */
 export const memoryKind: PlanKind<MemoryStudyPlan, MemoryCell> = {
   fields: ["memory"],
-
-  parse(read, common) {
-    read.mapping(["memory"], "expected { key_counts: [...], value_size_bytes, flush }");
-    const keyCounts = read.list(["memory", "key_counts"], "expected a list of key counts")
-      .map((_, i) => read.integer(["memory", "key_counts", i]));
-    keyCounts.forEach((c, i) => {
-      if (i > 0 && c <= keyCounts[i - 1]) {
-        read.fail(["memory", "key_counts", i], "expected ascending key counts");
-      }
-    });
-    return {
-      ...common,
-      kind: "memory",
-      memory: {
-        keyCounts,
-        valueSizeBytes: read.integer(["memory", "value_size_bytes"], 3),
-        flush: read.boolean(["memory", "flush"], false),
-      },
-    };
-  },
-
+  parse: parseMemoryPlan,
   // one sweep per server and repetition, interleaved
   cells: (plan) => interleavedCells(plan, [{}], () => "memory"),
-
-  describe(plan, cell) {
-    const m = plan.memory;
-    return {
-      command: `memory sweep of ${cell.server.url}: ${m.keyCounts.join(", ")} keys, ` +
-        `${m.valueSizeBytes}-byte values` + (m.flush ? " (FLUSHDB first)" : ""),
-      // the SETs of the largest fill
-      requests: m.keyCounts[m.keyCounts.length - 1],
-    };
-  },
-
-  open(plan, ctx) {
-    return Promise.resolve(async (cell, emit) => {
-      const m = plan.memory;
-      const sweep = await runMemorySweep({
-        data: ctx.data,
-        target: cell.server.target,
-        label: cell.label,
-        keyCounts: m.keyCounts,
-        valueSizeBytes: m.valueSizeBytes,
-        flush: m.flush,
-        container: cell.server.container,
-        runner: ctx.runner,
-        maxDurationS: plan.timeoutS,
-        ...cellRecord(plan, cell),
-        signal: ctx.signal,
-        onProgress: (p) => emit({ kind: "fill", keys: p.keys, target: p.target }),
-        host: ctx.host,
-        now: ctx.now,
-      });
-      return {
-        runId: sweep.runId,
-        status: sweep.status,
-        tests: sweep.steps,
-        reason: sweep.reason ?? sweep.dockerError,
-        command: memoryKind.describe(plan, cell).command,
-        interrupted: ctx.signal?.aborted ?? false,
-      };
-    });
-  },
+  describe: describeMemoryCell,
+  open: openMemory,
 };
+
+/** Reads the kind's fields of a plan (errors carry file:line). */
+function parseMemoryPlan(read: PlanReader, common: PlanCommon): MemoryStudyPlan {
+  read.mapping(["memory"], "expected { key_counts: [...], value_size_bytes, flush }");
+  const keyCounts = read.list(["memory", "key_counts"], "expected a list of key counts")
+    .map((_, i) => read.integer(["memory", "key_counts", i]));
+  keyCounts.forEach((c, i) => {
+    if (i > 0 && c <= keyCounts[i - 1]) {
+      read.fail(["memory", "key_counts", i], "expected ascending key counts");
+    }
+  });
+  return {
+    ...common,
+    kind: "memory",
+    memory: {
+      keyCounts,
+      valueSizeBytes: read.integer(["memory", "value_size_bytes"], 3),
+      flush: read.boolean(["memory", "flush"], false),
+    },
+  };
+}
+
+/** The command a cell runs, as `--dry-run` and progress show it (secrets redacted). */
+function describeMemoryCell(plan: MemoryStudyPlan, cell: MemoryCell) {
+  const m = plan.memory;
+  return {
+    command: `memory sweep of ${cell.server.url}: ${m.keyCounts.join(", ")} keys, ` +
+      `${m.valueSizeBytes}-byte values` + (m.flush ? " (FLUSHDB first)" : ""),
+    // the SETs of the largest fill
+    requests: m.keyCounts[m.keyCounts.length - 1],
+  };
+}
+
+/** Prepares the plan's runs once; returns the function that runs one cell. */
+function openMemory(plan: MemoryStudyPlan, ctx: KindContext): Promise<CellRunner<MemoryCell>> {
+  return Promise.resolve(async (cell, emit) => {
+    const m = plan.memory;
+    const sweep = await runMemorySweep({
+      data: ctx.data,
+      target: cell.server.target,
+      label: cell.label,
+      keyCounts: m.keyCounts,
+      valueSizeBytes: m.valueSizeBytes,
+      flush: m.flush,
+      container: cell.server.container,
+      runner: ctx.runner,
+      maxDurationS: plan.timeoutS,
+      ...cellRecord(plan, cell),
+      signal: ctx.signal,
+      onProgress: (p) => emit({ kind: "fill", keys: p.keys, target: p.target }),
+      host: ctx.host,
+      now: ctx.now,
+    });
+    return {
+      runId: sweep.runId,
+      status: sweep.status,
+      tests: sweep.steps,
+      reason: sweep.reason ?? sweep.dockerError,
+      command: memoryKind.describe(plan, cell).command,
+      interrupted: ctx.signal?.aborted ?? false,
+    };
+  });
+}

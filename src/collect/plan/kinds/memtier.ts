@@ -15,14 +15,8 @@ import { redactArgv } from "../../../text/redact.ts";
 import { argvToCommand, type ProgressEvent } from "../../collector.ts";
 import { findTool } from "../../tools.ts";
 import { parseRatio } from "../../loadgen/schedule.ts";
-import {
-  cellRecord,
-  interleavedCells,
-  type PlanBase,
-  type PlanCellBase,
-  type PlanKind,
-  type PlanReader,
-} from "../kind.ts";
+import { cellRecord, interleavedCells, type PlanKind, type PlanReader } from "../kind.ts";
+import type { CellRunner, KindContext, PlanBase, PlanCellBase, PlanCommon } from "../kind.ts";
 
 /** When to write the key space before measuring. */
 export type MemtierPreload = "none" | "once" | "each";
@@ -171,151 +165,160 @@ export function memtierPreloadCall(plan: MemtierPlan, cell: MemtierCell): Memtie
 /** The `memtier` plan kind. */
 export const memtierKind: PlanKind<MemtierPlan, MemtierCell> = {
   fields: ["memtier"],
-
-  parse(read, common) {
-    // the section is optional: without it, every field is memtier's default
-    const section = read.value([S]) === undefined
-      ? {}
-      : read.mapping([S], "expected { ratio, key_maximum, test_time_s, matrix, … }");
-    for (const k of Object.keys(section)) {
-      if (!SECTION_FIELDS.includes(k)) {
-        read.fail([S, k], `unknown field (known: ${SECTION_FIELDS.join(", ")})`);
-      }
-    }
-    const has = (k: string) => read.value([S, k]) !== undefined;
-    if (has("test_time_s") && has("requests")) {
-      read.fail([S, "requests"], "give test_time_s or requests, not both");
-    }
-    const preload = read.string([S, "preload"], "none");
-    if (!["none", "once", "each"].includes(preload)) {
-      read.fail([S, "preload"], "expected none, once or each");
-    }
-    if (preload !== "none" && !has("key_maximum")) {
-      read.fail([S, "preload"], "a preload needs key_maximum (memtier's default: 10,000,000 keys)");
-    }
-    const keyMinimum = read.integer([S, "key_minimum"], 0, 0);
-    const keyMaximum = read.integer([S, "key_maximum"], 10_000_000, 0);
-    if (keyMaximum < keyMinimum) {
-      read.fail([S, "key_maximum"], "expected key_maximum ≥ key_minimum");
-    }
-    const plan: MemtierPlan = {
-      ...common,
-      kind: "memtier",
-      tool: read.string([S, "tool"], "memtier_benchmark"),
-      ratio: readRatio(read),
-      keyPattern: readPair(read, "key_pattern", "R:R", /^[RSGP]:[RSGP]$/),
-      keyMinimum,
-      keyMaximum,
-      testTimeS: has("test_time_s") ? read.integer([S, "test_time_s"]) : null,
-      requests: has("test_time_s") ? null : read.integer([S, "requests"], 10000),
-      rateLimit: has("rate_limit") ? read.integer([S, "rate_limit"]) : null,
-      runCount: read.integer([S, "run_count"], 1),
-      percentiles: has("percentiles")
-        ? read.list([S, "percentiles"], "expected a list of percentiles (50, 99, 99.9)")
-          .map((_, i) => readPercentile(read, i))
-        : [50, 99, 99.9],
-      preload: preload as MemtierPreload,
-      matrix: readMatrix(read),
-    };
-    checkMemtierLimits(read, plan);
-    return plan;
-  },
-
+  parse: parseMemtierPlan,
   tags: ["threads", "clients", "pipeline", "data_size_bytes"],
+  count: countMemtierCells,
+  cells: memtierCells,
+  describe: describeMemtierCell,
+  open: openMemtier,
+};
 
-  count(plan) {
-    const m = plan.matrix;
-    const points = m.threads.length * m.clients.length * m.pipeline.length *
-      m.dataSizeBytes.length;
-    return plan.repetitions * points * plan.servers.length;
-  },
+/** Reads the kind's fields of a plan (errors carry file:line). */
+function parseMemtierPlan(read: PlanReader, common: PlanCommon): MemtierPlan {
+  // the section is optional: without it, every field is memtier's default
+  if (read.value([S]) !== undefined) {
+    read.section([S], SECTION_FIELDS, "expected { ratio, key_maximum, test_time_s, matrix, … }");
+  }
 
-  cells(plan) {
-    const m = plan.matrix;
-    const points: MatrixPoint[] = [];
-    for (const threads of m.threads) {
-      for (const clients of m.clients) {
-        for (const pipeline of m.pipeline) {
-          for (const dataSizeBytes of m.dataSizeBytes) {
-            points.push({ threads, clients, pipeline, dataSizeBytes });
-          }
+  const has = (k: string) => read.value([S, k]) !== undefined;
+  if (has("test_time_s") && has("requests")) {
+    read.fail([S, "requests"], "give test_time_s or requests, not both");
+  }
+  const preload = read.string([S, "preload"], "none");
+  if (!["none", "once", "each"].includes(preload)) {
+    read.fail([S, "preload"], "expected none, once or each");
+  }
+  if (preload !== "none" && !has("key_maximum")) {
+    read.fail([S, "preload"], "a preload needs key_maximum (memtier's default: 10,000,000 keys)");
+  }
+  const keyMinimum = read.integer([S, "key_minimum"], 0, 0);
+  const keyMaximum = read.integer([S, "key_maximum"], 10_000_000, 0);
+  if (keyMaximum < keyMinimum) {
+    read.fail([S, "key_maximum"], "expected key_maximum ≥ key_minimum");
+  }
+  const plan: MemtierPlan = {
+    ...common,
+    kind: "memtier",
+    tool: read.string([S, "tool"], "memtier_benchmark"),
+    ratio: readRatio(read),
+    keyPattern: readPair(read, "key_pattern", { dflt: "R:R", re: /^[RSGP]:[RSGP]$/ }),
+    keyMinimum,
+    keyMaximum,
+    testTimeS: has("test_time_s") ? read.integer([S, "test_time_s"]) : null,
+    requests: has("test_time_s") ? null : read.integer([S, "requests"], 10000),
+    rateLimit: has("rate_limit") ? read.integer([S, "rate_limit"]) : null,
+    runCount: read.integer([S, "run_count"], 1),
+    percentiles: has("percentiles")
+      ? read.list([S, "percentiles"], "expected a list of percentiles (50, 99, 99.9)")
+        .map((_, i) => readPercentile(read, i))
+      : [50, 99, 99.9],
+    preload: preload as MemtierPreload,
+    matrix: readMatrix(read),
+  };
+  checkMemtierLimits(read, plan);
+  return plan;
+}
+
+/** The number of cells, computed without building them. */
+function countMemtierCells(plan: MemtierPlan): number {
+  const m = plan.matrix;
+  const points = m.threads.length * m.clients.length * m.pipeline.length *
+    m.dataSizeBytes.length;
+  return plan.repetitions * points * plan.servers.length;
+}
+
+/** The plan's cells, interleaved across servers and repetitions. */
+function memtierCells(plan: MemtierPlan): MemtierCell[] {
+  const m = plan.matrix;
+  const points: MatrixPoint[] = [];
+  for (const threads of m.threads) {
+    for (const clients of m.clients) {
+      for (const pipeline of m.pipeline) {
+        for (const dataSizeBytes of m.dataSizeBytes) {
+          points.push({ threads, clients, pipeline, dataSizeBytes });
         }
       }
     }
-    return interleavedCells(
-      plan,
-      points,
-      (p) => `t${p.threads}-c${p.clients}-P${p.pipeline}-d${p.dataSizeBytes}`,
-    );
-  },
+  }
+  return interleavedCells(
+    plan,
+    points,
+    (p) => `t${p.threads}-c${p.clients}-P${p.pipeline}-d${p.dataSizeBytes}`,
+  );
+}
 
-  describe(plan, cell) {
-    const argv = memtierArgv(memtierCall(plan, cell), { json: "memtier.json", hdrPrefix: "hdr" });
-    const preload = plan.preload === "each" || plan.preload === "once"
-      ? [{
-        what: plan.preload === "once"
-          ? "preload, once per server, not stored"
-          : "preload, not stored",
-        command: argvToCommand(redactArgv(memtierArgv(memtierPreloadCall(plan, cell)))),
-      }]
-      : [];
-    return {
-      ...(preload.length ? { before: preload } : {}),
-      command: argvToCommand(redactArgv(argv)),
-      // a timed run's total is unknown beforehand: its progress events carry their percent
-      requests: (plan.requests ?? 0) * cell.threads * cell.clients * plan.runCount,
-    };
-  },
+/** The command a cell runs, as `--dry-run` and progress show it (secrets redacted). */
+function describeMemtierCell(plan: MemtierPlan, cell: MemtierCell) {
+  const argv = memtierArgv(memtierCall(plan, cell), { json: "memtier.json", hdrPrefix: "hdr" });
+  const preload = plan.preload === "each" || plan.preload === "once"
+    ? [{
+      what: plan.preload === "once"
+        ? "preload, once per server, not stored"
+        : "preload, not stored",
+      command: argvToCommand(redactArgv(memtierArgv(memtierPreloadCall(plan, cell)))),
+    }]
+    : [];
+  return {
+    ...(preload.length ? { before: preload } : {}),
+    command: argvToCommand(redactArgv(argv)),
+    // a timed run's total is unknown beforehand: its progress events carry their percent
+    requests: (plan.requests ?? 0) * cell.threads * cell.clients * plan.runCount,
+  };
+}
 
-  async open(plan, ctx) {
-    const tool = plan.tool.includes("/") ? plan.tool : findTool(plan.tool) ?? plan.tool;
-    // Fails with ToolNotFoundError before any cell when the tool is missing.
-    await ctx.runner.run({ argv: [tool, "--version"], timeoutMs: 10_000, capture: true });
-    const version = await toolVersion(ctx.runner, tool);
-    const preloaded = new Set<string>();
-    const runs = { ...plan, tool };
-    return async (cell, emit) => {
-      if (plan.preload === "each" || (plan.preload === "once" && !preloaded.has(cell.label))) {
-        emit({ kind: "warmup", what: "preload" });
-        await ctx.runner.run({
-          argv: memtierArgv(memtierPreloadCall(runs, cell)),
-          timeoutMs: plan.timeoutS * 1000,
-          signal: ctx.signal,
-        }).catch(() => {/* the measured run reports problems */});
-        preloaded.add(cell.label);
-      }
-      return runMemtier(memtierCall(runs, cell), {
-        data: ctx.data,
-        runner: ctx.runner,
-        label: cell.label,
-        ...cellRecord(plan, cell, {
-          threads: String(cell.threads),
-          clients: String(cell.clients),
-          pipeline: String(cell.pipeline),
-          data_size_bytes: String(cell.dataSizeBytes),
-        }),
+/** Prepares the plan's runs once; returns the function that runs one cell. */
+async function openMemtier(plan: MemtierPlan, ctx: KindContext): Promise<CellRunner<MemtierCell>> {
+  const tool = plan.tool.includes("/") ? plan.tool : findTool(plan.tool) ?? plan.tool;
+  // Fails with ToolNotFoundError before any cell when the tool is missing.
+  await ctx.runner.run({ argv: [tool, "--version"], timeoutMs: 10_000, capture: true });
+  const version = await toolVersion(ctx.runner, tool);
+  const preloaded = new Set<string>();
+  const runs = { ...plan, tool };
+  return async (cell, emit) => {
+    if (plan.preload === "each" || (plan.preload === "once" && !preloaded.has(cell.label))) {
+      emit({ kind: "warmup", what: "preload" });
+      await ctx.runner.run({
+        argv: memtierArgv(memtierPreloadCall(runs, cell)),
         timeoutMs: plan.timeoutS * 1000,
         signal: ctx.signal,
-        onProgress: (p) => {
-          const event: ProgressEvent & { percent: number } = {
-            kind: "progress",
-            test: plan.runCount > 1 ? `run ${p.runIndex}` : "memtier",
-            opsPerSec: p.opsPerSec,
-            overallOpsPerSec: p.avgOpsPerSec,
-            percent: p.percent,
-          };
-          emit({ kind: "progress", event });
-        },
-        toolVersion: version,
-        host: ctx.host,
-        now: ctx.now,
-      });
-    };
-  },
-};
+      }).catch(() => {/* the measured run reports problems */});
+      preloaded.add(cell.label);
+    }
+    return runMemtier(memtierCall(runs, cell), {
+      data: ctx.data,
+      runner: ctx.runner,
+      label: cell.label,
+      ...cellRecord(plan, cell, {
+        threads: String(cell.threads),
+        clients: String(cell.clients),
+        pipeline: String(cell.pipeline),
+        data_size_bytes: String(cell.dataSizeBytes),
+      }),
+      timeoutMs: plan.timeoutS * 1000,
+      signal: ctx.signal,
+      onProgress: (p) => {
+        const event: ProgressEvent & { percent: number } = {
+          kind: "progress",
+          test: plan.runCount > 1 ? `run ${p.runIndex}` : "memtier",
+          opsPerSec: p.opsPerSec,
+          overallOpsPerSec: p.avgOpsPerSec,
+          percent: p.percent,
+        };
+        emit({ kind: "progress", event });
+      },
+      toolVersion: version,
+      host: ctx.host,
+      now: ctx.now,
+    });
+  };
+}
 
 /** A `N:M` field (`ratio`, `key_pattern`). */
-function readPair(read: PlanReader, k: string, dflt: string, re: RegExp): string {
+function readPair(
+  read: PlanReader,
+  k: string,
+  { dflt, re }: { dflt: string; re: RegExp },
+): string {
   const v = read.value([S, k]);
   if (v === undefined) return dflt;
   if (typeof v !== "string" || !re.test(v)) {
@@ -363,7 +366,8 @@ function readMatrix(read: PlanReader): MemtierMatrix {
 
 /** `ratio`: SET:GET as memtier takes it, not both zero (the same rule as the load generator). */
 function readRatio(read: PlanReader): string {
-  const ratio = readPair(read, "ratio", "1:10", /^\d+:\d+$/);
+  const ratio = readPair(read, "ratio", { dflt: "1:10", re: /^\d+:\d+$/ });
+
   try {
     parseRatio(ratio);
   } catch (e) {

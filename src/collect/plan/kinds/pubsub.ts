@@ -16,14 +16,8 @@ import type { CollectedRun } from "../../collector.ts";
 import { skippedStep } from "./_sweep_steps.ts";
 import { PUBSUB_MODES, type PubSubMode, pubSubMode, pubSubPlan } from "../../pubsub/mod.ts";
 import { type PubSubCall, pubSubCommand, runPubSubStep } from "../../pubsub/step.ts";
-import {
-  cellRecord,
-  interleavedCells,
-  type PlanBase,
-  type PlanCellBase,
-  type PlanKind,
-  type PlanReader,
-} from "../kind.ts";
+import { cellRecord, interleavedCells, type PlanKind, type PlanReader } from "../kind.ts";
+import type { CellRunner, KindContext, PlanBase, PlanCellBase, PlanCommon } from "../kind.ts";
 
 /** A checked plan of kind `pubsub`. */
 export interface PubSubPlan extends PlanBase {
@@ -108,70 +102,7 @@ export function pubSubCall(plan: PubSubPlan, cell: PubSubCell): PubSubCall {
 /** The `pubsub` plan kind. */
 export const pubSubKind: PlanKind<PubSubPlan, PubSubCell> = {
   fields: [S],
-
-  parse(read, common) {
-    const section = read.mapping([S], "expected { modes, publishers, subscribers, rates, … }");
-    for (const k of Object.keys(section)) {
-      if (!SECTION_FIELDS.includes(k)) {
-        read.fail([S, k], `unknown field (known: ${SECTION_FIELDS.join(", ")})`);
-      }
-    }
-    const has = (k: string) => read.value([S, k]) !== undefined;
-    const modes = listOf(read, "modes", ["one-to-one"]).map((_, i, all) => {
-      const path = Array.isArray(read.value([S, "modes"])) ? [S, "modes", i] : [S, "modes"];
-      const text = read.string(path);
-      if (!PUBSUB_MODES.includes(text as PubSubMode)) {
-        read.fail(path, `expected ${PUBSUB_MODES.join(", ")}`);
-      }
-      if (all.indexOf(all[i]) !== i) read.fail(path, "duplicate mode");
-      return pubSubMode(text);
-    });
-    const rates = listOf(read, "rates").map((_, i) => {
-      const path = Array.isArray(read.value([S, "rates"])) ? [S, "rates", i] : [S, "rates"];
-      // kvlab's engine cannot send above its limit (`../../limits.ts`)
-      return read.number(path, NaN, LIMITS.kvlabRate.max, true);
-    });
-    if (rates.some((r, i) => i > 0 && r <= rates[i - 1])) {
-      read.fail([S, "rates"], "expected increasing target delivery rates");
-    }
-    const plan: PubSubPlan = {
-      ...common,
-      kind: "pubsub",
-      modes,
-      publishers: read.integer([S, "publishers"], 64),
-      subscribers: read.integer([S, "subscribers"], 100),
-      channels: has("channels") ? read.integer([S, "channels"]) : null,
-      fanOut: has("fan_out") ? read.integer([S, "fan_out"]) : null,
-      payloadBytes: read.integer([S, "payload_bytes"], 128, 16),
-      rates,
-      stepS: read.number([S, "step_s"], 10, 3600, true),
-      graceS: read.number([S, "grace_s"], 2, 600),
-    };
-    for (
-      const [k, v, limit] of [
-        ["publishers", plan.publishers, LIMITS.connections],
-        ["subscribers", plan.subscribers, LIMITS.connections],
-        ["payload_bytes", plan.payloadBytes, LIMITS.payloadBytes],
-      ] as const
-    ) {
-      const why = limitProblem(v, limit);
-      if (why) read.fail([S, k], why);
-    }
-    // the topology of each mode, checked now rather than when its first step runs
-    for (
-      const cell of pubSubKind.cells({ ...plan, repetitions: 1, servers: plan.servers.slice(0, 1) })
-    ) {
-      try {
-        const { target: _, ...engine } = pubSubCall(plan, cell);
-        pubSubPlan({ ...engine, port: 1 });
-      } catch (e) {
-        if (!(e instanceof RangeError)) throw e;
-        read.fail([S, has("fan_out") ? "fan_out" : "subscribers"], `${cell.mode}: ${e.message}`);
-      }
-    }
-    return plan;
-  },
-
+  parse: parsePubSubPlan,
   tags: [
     "mode",
     "publishers",
@@ -181,65 +112,128 @@ export const pubSubKind: PlanKind<PubSubPlan, PubSubCell> = {
     "requested_ops_per_sec",
     "sweep_rates",
   ],
-
-  count(plan) {
-    return plan.repetitions * plan.modes.length * plan.rates.length * plan.servers.length;
-  },
-
-  cells(plan) {
-    const points = plan.modes.flatMap((mode) =>
-      plan.rates.map((requestedOpsPerSec) => ({ mode, requestedOpsPerSec }))
-    );
-    return interleavedCells(plan, points, (p) => `${p.mode}-r${p.requestedOpsPerSec}`);
-  },
-
-  describe(plan, cell) {
-    return {
-      command: pubSubCommand(pubSubCall(plan, cell)),
-      requests: Math.ceil(cell.requestedOpsPerSec * plan.stepS),
-    };
-  },
-
-  open(plan, ctx) {
-    const sweeps = storedSweeps(plan, ctx.data);
-    const runCell = async (cell: PubSubCell): Promise<CollectedRun> => {
-      const key = sweepKey(cell);
-      const skip = sweeps.skipReason(key, cell.requestedOpsPerSec, {
-        label: cell.label,
-        unit: " deliveries/s",
-        detail: `${cell.mode}, repetition ${cell.repetition}`,
-      });
-      if (skip !== null) return skippedStep(skip);
-      const call = pubSubCall(plan, cell);
-      const record = {
-        data: ctx.data,
-        label: cell.label,
-        ...cellRecord(plan, cell, {
-          mode: cell.mode,
-          publishers: String(plan.publishers),
-          subscribers: String(plan.subscribers),
-          fan_out: String(call.fanOut ?? 1),
-          payload_bytes: String(plan.payloadBytes),
-          requested_ops_per_sec: String(cell.requestedOpsPerSec),
-          // every rate of the sweep, so the analysis shows steps not run after an NS as `-`
-          sweep_rates: plan.rates.join(","),
-        }),
-        host: ctx.host,
-        now: ctx.now,
-      };
-      const run = await runPubSubStep({ ...call, signal: ctx.signal }, record);
-      // the rule on the runner's rates, as typed (no read-back); a failed step is not judged
-      if (run.result) {
-        sweeps.note(key, {
-          requestedOpsPerSec: cell.requestedOpsPerSec,
-          achievedOpsPerSec: run.result.achievedOpsPerSec,
-        });
-      }
-      return run;
-    };
-    return Promise.resolve(runCell);
-  },
+  count: (plan) => plan.repetitions * plan.modes.length * plan.rates.length * plan.servers.length,
+  cells: pubSubCells,
+  describe: describePubSubCell,
+  open: openPubSub,
 };
+
+/** Reads the kind's fields of a plan (errors carry file:line). */
+function parsePubSubPlan(read: PlanReader, common: PlanCommon): PubSubPlan {
+  read.section([S], SECTION_FIELDS, "expected { modes, publishers, subscribers, rates, … }");
+
+  const has = (k: string) => read.value([S, k]) !== undefined;
+  const modes = listOf(read, "modes", ["one-to-one"]).map((_, i, all) => {
+    const path = Array.isArray(read.value([S, "modes"])) ? [S, "modes", i] : [S, "modes"];
+    const text = read.string(path);
+    if (!PUBSUB_MODES.includes(text as PubSubMode)) {
+      read.fail(path, `expected ${PUBSUB_MODES.join(", ")}`);
+    }
+    if (all.indexOf(all[i]) !== i) read.fail(path, "duplicate mode");
+    return pubSubMode(text);
+  });
+  const rates = listOf(read, "rates").map((_, i) => {
+    const path = Array.isArray(read.value([S, "rates"])) ? [S, "rates", i] : [S, "rates"];
+    // kvlab's engine cannot send above its limit (`../../limits.ts`)
+    return read.number(path, NaN, { max: LIMITS.kvlabRate.max, positive: true });
+  });
+  if (rates.some((r, i) => i > 0 && r <= rates[i - 1])) {
+    read.fail([S, "rates"], "expected increasing target delivery rates");
+  }
+  const plan: PubSubPlan = {
+    ...common,
+    kind: "pubsub",
+    modes,
+    publishers: read.integer([S, "publishers"], 64),
+    subscribers: read.integer([S, "subscribers"], 100),
+    channels: has("channels") ? read.integer([S, "channels"]) : null,
+    fanOut: has("fan_out") ? read.integer([S, "fan_out"]) : null,
+    payloadBytes: read.integer([S, "payload_bytes"], 128, 16),
+    rates,
+    stepS: read.number([S, "step_s"], 10, { max: 3600, positive: true }),
+    graceS: read.number([S, "grace_s"], 2, { max: 600 }),
+  };
+  for (
+    const [k, v, limit] of [
+      ["publishers", plan.publishers, LIMITS.connections],
+      ["subscribers", plan.subscribers, LIMITS.connections],
+      ["payload_bytes", plan.payloadBytes, LIMITS.payloadBytes],
+    ] as const
+  ) {
+    const why = limitProblem(v, limit);
+    if (why) read.fail([S, k], why);
+  }
+  // the topology of each mode, checked now rather than when its first step runs
+  for (
+    const cell of pubSubKind.cells({ ...plan, repetitions: 1, servers: plan.servers.slice(0, 1) })
+  ) {
+    try {
+      const { target: _, ...engine } = pubSubCall(plan, cell);
+      pubSubPlan({ ...engine, port: 1 });
+    } catch (e) {
+      if (!(e instanceof RangeError)) throw e;
+      read.fail([S, has("fan_out") ? "fan_out" : "subscribers"], `${cell.mode}: ${e.message}`);
+    }
+  }
+  return plan;
+}
+
+/** The plan's cells, interleaved across servers and repetitions. */
+function pubSubCells(plan: PubSubPlan): PubSubCell[] {
+  const points = plan.modes.flatMap((mode) =>
+    plan.rates.map((requestedOpsPerSec) => ({ mode, requestedOpsPerSec }))
+  );
+  return interleavedCells(plan, points, (p) => `${p.mode}-r${p.requestedOpsPerSec}`);
+}
+
+/** The command a cell runs, as `--dry-run` and progress show it (secrets redacted). */
+function describePubSubCell(plan: PubSubPlan, cell: PubSubCell) {
+  return {
+    command: pubSubCommand(pubSubCall(plan, cell)),
+    requests: Math.ceil(cell.requestedOpsPerSec * plan.stepS),
+  };
+}
+
+/** Prepares the plan's runs once; returns the function that runs one cell. */
+function openPubSub(plan: PubSubPlan, ctx: KindContext): Promise<CellRunner<PubSubCell>> {
+  const sweeps = storedSweeps(plan, ctx.data);
+  const runCell = async (cell: PubSubCell): Promise<CollectedRun> => {
+    const key = sweepKey(cell);
+    const skip = sweeps.skipReason(key, cell.requestedOpsPerSec, {
+      label: cell.label,
+      unit: " deliveries/s",
+      detail: `${cell.mode}, repetition ${cell.repetition}`,
+    });
+    if (skip !== null) return skippedStep(skip);
+    const call = pubSubCall(plan, cell);
+    const record = {
+      data: ctx.data,
+      label: cell.label,
+      ...cellRecord(plan, cell, {
+        mode: cell.mode,
+        publishers: String(plan.publishers),
+        subscribers: String(plan.subscribers),
+        fan_out: String(call.fanOut ?? 1),
+        payload_bytes: String(plan.payloadBytes),
+        requested_ops_per_sec: String(cell.requestedOpsPerSec),
+        // every rate of the sweep, so the analysis shows steps not run after an NS as `-`
+        sweep_rates: plan.rates.join(","),
+      }),
+      host: ctx.host,
+      now: ctx.now,
+    };
+    const run = await runPubSubStep({ ...call, signal: ctx.signal }, record);
+    // the rule on the runner's rates, as typed (no read-back); a failed step is not judged
+    if (run.result) {
+      sweeps.note(key, {
+        requestedOpsPerSec: cell.requestedOpsPerSec,
+        achievedOpsPerSec: run.result.achievedOpsPerSec,
+      });
+    }
+    return run;
+  };
+  return Promise.resolve(runCell);
+}
 
 /** Steps of one sweep: a server, a mode, a repetition. */
 function sweepKey(cell: PubSubCell): string {

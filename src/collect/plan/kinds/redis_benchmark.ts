@@ -23,11 +23,10 @@ import {
   cellRecord,
   interleavedCells,
   MAX_PLAN_CELLS,
-  type PlanBase,
-  type PlanCellBase,
   type PlanKind,
   type PlanReader,
 } from "../kind.ts";
+import type { CellRunner, KindContext, PlanBase, PlanCellBase, PlanCommon } from "../kind.ts";
 
 /** The parameter matrix; each list is crossed with the others. */
 export interface PlanMatrix {
@@ -107,109 +106,122 @@ export function cellParams(
 export const redisBenchmarkKind: PlanKind<RedisBenchmarkPlan, RedisBenchmarkCell> = {
   fields: ["tool", "tests", "requests", "matrix", "warmup_requests"],
   tags: ["clients", "data_size_bytes", "pipeline", "threads", "keyspace"],
+  parse: parseRedisBenchmarkPlan,
+  count: countRedisBenchmarkCells,
+  cells: redisBenchmarkCells,
+  describe: describeRedisBenchmarkCell,
+  open: openRedisBenchmark,
+};
 
-  parse(read, common) {
-    const tests = read.list(["tests"], "expected a list of tests (set, get, …)")
-      .flatMap((_, i) => readTests(read, i));
-    return {
-      ...common,
-      kind: "redis-benchmark",
-      tests,
-      matrix: readMatrix(read),
-      tool: read.string(["tool"], "redis-benchmark"),
-      requests: read.integer(["requests"], 100000),
-      warmupRequests: read.integer(["warmup_requests"], 0, 0),
-    };
-  },
+/** Reads the kind's fields of a plan (errors carry file:line). */
+function parseRedisBenchmarkPlan(read: PlanReader, common: PlanCommon): RedisBenchmarkPlan {
+  const tests = read.list(["tests"], "expected a list of tests (set, get, …)")
+    .flatMap((_, i) => readTests(read, i));
+  return {
+    ...common,
+    kind: "redis-benchmark",
+    tests,
+    matrix: readMatrix(read),
+    tool: read.string(["tool"], "redis-benchmark"),
+    requests: read.integer(["requests"], 100000),
+    warmupRequests: read.integer(["warmup_requests"], 0, 0),
+  };
+}
 
-  count(plan) {
-    const m = plan.matrix;
-    const points = m.clients.length * m.dataSizeBytes.length * m.pipeline.length *
-      m.threads.length * m.keyspace.length;
-    return plan.repetitions * points * plan.servers.length;
-  },
+/** The number of cells, computed without building them. */
+function countRedisBenchmarkCells(plan: RedisBenchmarkPlan): number {
+  const m = plan.matrix;
+  const points = m.clients.length * m.dataSizeBytes.length * m.pipeline.length *
+    m.threads.length * m.keyspace.length;
+  return plan.repetitions * points * plan.servers.length;
+}
 
-  cells(plan) {
-    const n = redisBenchmarkKind.count!(plan);
-    if (n > MAX_PLAN_CELLS) {
-      throw new RangeError(`plan ${plan.name}: ${n} cells; at most ${MAX_PLAN_CELLS} are allowed`);
-    }
-    const m = plan.matrix;
-    const points: MatrixPoint[] = [];
-    for (const clients of m.clients) {
-      for (const dataSizeBytes of m.dataSizeBytes) {
-        for (const pipeline of m.pipeline) {
-          for (const threads of m.threads) {
-            for (const keyspace of m.keyspace) {
-              points.push({ clients, dataSizeBytes, pipeline, threads, keyspace });
-            }
+/** The plan's cells, interleaved across servers and repetitions. */
+function redisBenchmarkCells(plan: RedisBenchmarkPlan): RedisBenchmarkCell[] {
+  const n = redisBenchmarkKind.count!(plan);
+  if (n > MAX_PLAN_CELLS) {
+    throw new RangeError(`plan ${plan.name}: ${n} cells; at most ${MAX_PLAN_CELLS} are allowed`);
+  }
+  const m = plan.matrix;
+  const points: MatrixPoint[] = [];
+  for (const clients of m.clients) {
+    for (const dataSizeBytes of m.dataSizeBytes) {
+      for (const pipeline of m.pipeline) {
+        for (const threads of m.threads) {
+          for (const keyspace of m.keyspace) {
+            points.push({ clients, dataSizeBytes, pipeline, threads, keyspace });
           }
         }
       }
     }
-    return interleavedCells(
-      plan,
-      points,
-      (p) => `c${p.clients}-d${p.dataSizeBytes}-P${p.pipeline}-t${p.threads}-r${p.keyspace ?? 0}`,
-    );
-  },
+  }
+  return interleavedCells(
+    plan,
+    points,
+    (p) => `c${p.clients}-d${p.dataSizeBytes}-P${p.pipeline}-t${p.threads}-r${p.keyspace ?? 0}`,
+  );
+}
 
-  describe(plan, cell) {
-    const warmup = plan.warmupRequests > 0
-      ? [{
-        what: "warm-up, not stored",
-        command: argvToCommand(
-          redactArgv(redisBenchmarkArgv(cellParams(plan, cell, plan.warmupRequests))),
-        ),
-      }]
-      : [];
-    return {
-      command: argvToCommand(redactArgv(redisBenchmarkArgv(cellParams(plan, cell)))),
-      requests: plan.requests,
-      ...(warmup.length ? { before: warmup } : {}),
-    };
-  },
+/** The command a cell runs, as `--dry-run` and progress show it (secrets redacted). */
+function describeRedisBenchmarkCell(plan: RedisBenchmarkPlan, cell: RedisBenchmarkCell) {
+  const warmup = plan.warmupRequests > 0
+    ? [{
+      what: "warm-up, not stored",
+      command: argvToCommand(
+        redactArgv(redisBenchmarkArgv(cellParams(plan, cell, plan.warmupRequests))),
+      ),
+    }]
+    : [];
+  return {
+    command: argvToCommand(redactArgv(redisBenchmarkArgv(cellParams(plan, cell)))),
+    requests: plan.requests,
+    ...(warmup.length ? { before: warmup } : {}),
+  };
+}
 
-  async open(given, ctx) {
-    // PATH first, then the tools cache (where .ci/install builds valkey-benchmark)
-    const tool = toolCommand(given.tool);
-    const plan = { ...given, tool };
-    // Fails with ToolNotFoundError before any cell when the tool is missing.
-    await ctx.runner.run({ argv: [plan.tool, "--version"], timeoutMs: 10_000, capture: true });
-    const version = await toolVersion(ctx.runner, plan.tool);
-    return async (cell, emit) => {
-      // a warm-up against a server that is down would wait out the whole timeout_s: skip it,
-      // and let the measured run fail at once with the connection error
-      if (plan.warmupRequests > 0 && await answers(cell.server.target)) {
-        emit({ kind: "warmup" });
-        await ctx.runner.run({
-          argv: redisBenchmarkArgv(cellParams(plan, cell, plan.warmupRequests)),
-          timeoutMs: plan.timeoutS * 1000,
-          signal: ctx.signal,
-        }).catch(() => {/* the measured run reports problems */});
-      }
-      return runRedisBenchmark({
-        data: ctx.data,
-        runner: ctx.runner,
-        params: cellParams(plan, cell),
-        label: cell.label,
-        ...cellRecord(plan, cell, {
-          clients: String(cell.clients),
-          data_size_bytes: String(cell.dataSizeBytes),
-          pipeline: String(cell.pipeline),
-          threads: String(cell.threads),
-          keyspace: String(cell.keyspace ?? ""),
-        }),
+/** Prepares the plan's runs once; returns the function that runs one cell. */
+async function openRedisBenchmark(
+  given: RedisBenchmarkPlan,
+  ctx: KindContext,
+): Promise<CellRunner<RedisBenchmarkCell>> {
+  // PATH first, then the tools cache (where .ci/install builds valkey-benchmark)
+  const tool = toolCommand(given.tool);
+  const plan = { ...given, tool };
+  // Fails with ToolNotFoundError before any cell when the tool is missing.
+  await ctx.runner.run({ argv: [plan.tool, "--version"], timeoutMs: 10_000, capture: true });
+  const version = await toolVersion(ctx.runner, plan.tool);
+  return async (cell, emit) => {
+    // a warm-up against a server that is down would wait out the whole timeout_s: skip it,
+    // and let the measured run fail at once with the connection error
+    if (plan.warmupRequests > 0 && await answers(cell.server.target)) {
+      emit({ kind: "warmup" });
+      await ctx.runner.run({
+        argv: redisBenchmarkArgv(cellParams(plan, cell, plan.warmupRequests)),
         timeoutMs: plan.timeoutS * 1000,
         signal: ctx.signal,
-        onProgress: (event) => emit({ kind: "progress", event }),
-        toolVersion: version,
-        host: ctx.host,
-        now: ctx.now,
-      });
-    };
-  },
-};
+      }).catch(() => {/* the measured run reports problems */});
+    }
+    return runRedisBenchmark({
+      data: ctx.data,
+      runner: ctx.runner,
+      params: cellParams(plan, cell),
+      label: cell.label,
+      ...cellRecord(plan, cell, {
+        clients: String(cell.clients),
+        data_size_bytes: String(cell.dataSizeBytes),
+        pipeline: String(cell.pipeline),
+        threads: String(cell.threads),
+        keyspace: String(cell.keyspace ?? ""),
+      }),
+      timeoutMs: plan.timeoutS * 1000,
+      signal: ctx.signal,
+      onProgress: (event) => emit({ kind: "progress", event }),
+      toolVersion: version,
+      host: ctx.host,
+      now: ctx.now,
+    });
+  };
+}
 
 /**
  * One entry of `tests:` (`set`, or `set,get` as `-t` takes it), each name one that
@@ -263,7 +275,11 @@ function readMatrix(read: PlanReader): PlanMatrix {
       read.fail(["matrix", k], `unknown parameter (known: ${known.join(", ")})`);
     }
   }
-  const list = (k: string, dflt: (number | null)[], min: number, nullable = false) => {
+  const list = (
+    k: string,
+    dflt: (number | null)[],
+    { min, nullable = false }: { min: number; nullable?: boolean },
+  ) => {
     const v = read.value(["matrix", k]);
     if (v === undefined) return dflt;
     if (Array.isArray(v) && v.length === 0) read.fail(["matrix", k], "expected at least one value");
@@ -273,11 +289,11 @@ function readMatrix(read: PlanReader): PlanMatrix {
     );
   };
   return {
-    clients: list("clients", [50], 1) as number[],
-    dataSizeBytes: list("data_size_bytes", [3], 1) as number[],
-    pipeline: list("pipeline", [1], 1) as number[],
-    threads: list("threads", [0], 0) as number[],
-    keyspace: list("keyspace", [null], 1, true),
+    clients: list("clients", [50], { min: 1 }) as number[],
+    dataSizeBytes: list("data_size_bytes", [3], { min: 1 }) as number[],
+    pipeline: list("pipeline", [1], { min: 1 }) as number[],
+    threads: list("threads", [0], { min: 0 }) as number[],
+    keyspace: list("keyspace", [null], { min: 1, nullable: true }),
   };
 }
 
