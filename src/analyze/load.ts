@@ -61,13 +61,17 @@ function collectChecked(
       return collect(files);
     } catch (e) {
       if (/No such file|os error 2|not found/i.test(String(e)) && attempt < 3) continue;
-      throw blame(dataDir, table, files, e);
+      throw blame(e, { dataDir, table, files });
     }
   }
 }
 
 /** The error naming the file that polars failed on, found by reading the files one by one. */
-function blame(dataDir: string, table: string, files: readonly string[], e: unknown): Error {
+function blame(
+  e: unknown,
+  at: { dataDir: string; table: string; files: readonly string[] },
+): Error {
+  const { dataDir, table, files } = at;
   if (e instanceof DatasetError) return e;
   for (const f of files) {
     try {

@@ -77,16 +77,16 @@ export function onlyForSweeps(command: string, data: DatasetRef, steps: number):
  *
  * @param command The command, as typed.
  * @param data The dataset directory.
- * @param what What the figure needed and did not find.
- * @param results The dataset's results (to point fixed-rate steps at `kvlab sweep`).
+ * @param needed What the figure needed and did not find (`what`), and the dataset's results
+ * (to point fixed-rate steps at `kvlab sweep`).
  * @throws {NothingToShowError} Always.
  */
 export function nothingToDraw(
   command: string,
   data: DatasetRef,
-  what: string,
-  results: pl.DataFrame,
+  needed: { what: string; results: pl.DataFrame },
 ): never {
+  const { what, results } = needed;
   notForSweeps(command, data, results);
   throw new NothingToShowError(
     `${command} has nothing to show: ${Dataset.of(data).dir} holds no ${what}; ` +

@@ -39,7 +39,12 @@ export interface ChangesCommandOptions {
 }
 
 /** A number option, checked. */
-function numberOption(name: string, value: unknown, ok: (n: number) => boolean, what: string) {
+function numberOption(
+  name: string,
+  value: unknown,
+  rule: { ok: (n: number) => boolean; what: string },
+) {
+  const { ok, what } = rule;
   const n = Number(value);
   if (String(value).trim() === "" || !Number.isFinite(n) || !ok(n)) {
     throw new TypeError(`invalid ${name}: ${value} (${what})`);
@@ -70,8 +75,12 @@ function numberOption(name: string, value: unknown, ok: (n: number) => boolean, 
 export function changesOptions(raw: OptionValues): ChangesCommandOptions {
   const pct = String(raw.minChange ?? "0").trim();
   const minChange = pct.endsWith("%")
-    ? numberOption("--min-change", pct.slice(0, -1), (n) => n >= 0, "at least 0") / 100
-    : numberOption("--min-change", pct, (n) => n >= 0, "relative, at least 0: 0.05 or 5%");
+    ? numberOption("--min-change", pct.slice(0, -1), { ok: (n) => n >= 0, what: "at least 0" }) /
+      100
+    : numberOption("--min-change", pct, {
+      ok: (n) => n >= 0,
+      what: "relative, at least 0: 0.05 or 5%",
+    });
   return {
     data: datasetOption(raw.data),
     orderBy: optionalString(raw.orderBy),
@@ -79,15 +88,13 @@ export function changesOptions(raw: OptionValues): ChangesCommandOptions {
     maxPValue: numberOption(
       "--max-pvalue",
       raw.maxPvalue ?? "0.001",
-      (n) => n > 0 && n <= 1,
-      "in (0, 1]",
+      { ok: (n) => n > 0 && n <= 1, what: "in (0, 1]" },
     ),
     minChange,
     window: numberOption(
       "--window",
       raw.window ?? "50",
-      (n) => Number.isInteger(n) && n >= 4,
-      "an integer of at least 4",
+      { ok: (n) => Number.isInteger(n) && n >= 4, what: "an integer of at least 4" },
     ),
     test: optionalString(raw.test),
     by: optionalString(raw.by),

@@ -213,7 +213,7 @@ export async function demoCommand(o: DemoCommandOptions, out: Output): Promise<v
       out.print(`${name} started on 127.0.0.1:${server.port} (pid ${server.pid})\n`);
     }
     out.print(`dataset ${data}\n`);
-    result = await runStudy(demoPlan(servers), data, false, out);
+    result = await runStudy(demoPlan(servers), { data, dryRun: false }, out);
   } finally {
     for (const { name, server } of servers) {
       await server.stop();

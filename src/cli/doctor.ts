@@ -66,9 +66,8 @@ const safe = (s: string) => s.replace(/[^\w.+-]/g, "?").slice(0, 40);
  * one-line verdict. Pure.
  *
  * @param f The machine's noise over the sample.
- * @param sampleS The sample's length.
- * @param tools Each tool and where it was found (null: not found).
- * @param allowedCpus How many CPUs kvlab itself may run on (null: unknown).
+ * @param machine The sample's length (`sampleS`), each tool and where it was found (`tools`;
+ * null: not found), and how many CPUs kvlab itself may run on (`allowedCpus`; null: unknown).
  * @returns The lines.
  *
  * @example
@@ -76,17 +75,20 @@ const safe = (s: string) => s.replace(/[^\w.+-]/g, "?").slice(0, 40);
  * import { doctorReport } from "./doctor.ts";
  * import assert from "node:assert/strict";
  * const f = { cpus: 2, otherCpuPct: 48, ownCpuPct: null, stealPct: 0, iowaitPct: 0, load1Before: 3, load1After: 3.1, cpuGovernor: "unknown", cpuTurbo: "unknown" as const };
- * const lines = doctorReport(f, 1, { "redis-server": "/usr/bin/redis-server" }, null);
+ * const lines = doctorReport(f, {
+ *   sampleS: 1,
+ *   tools: { "redis-server": "/usr/bin/redis-server" },
+ *   allowedCpus: null,
+ * });
  * assert.ok(lines.includes("  other processes   48 % of the CPUs   busy"));
  * assert.equal(lines.at(-1), "verdict: not ready (2 problems: other processes used 48 % of the CPUs; load 3.1 on 2 CPUs)");
  * ```
  */
 export function doctorReport(
   f: NoiseFacts,
-  sampleS: number,
-  tools: Record<string, string | null>,
-  allowedCpus: number | null,
+  machine: { sampleS: number; tools: Record<string, string | null>; allowedCpus: number | null },
 ): string[] {
+  const { sampleS, tools, allowedCpus } = machine;
   const pct = (x: number) => `${x < 10 ? x.toFixed(1) : Math.round(x)} %`;
   const flag = (bad: boolean) => (bad ? "   busy" : "   ok");
   const lines = [
@@ -163,7 +165,11 @@ export async function doctorCommand(o: DoctorCommandOptions, out: Output): Promi
     // not Linux: unknown
   }
   out.print(
-    doctorReport(noiseFacts(before, after), o.sampleS, tools, allowed?.length ?? null).join("\n") +
+    doctorReport(noiseFacts(before, after), {
+      sampleS: o.sampleS,
+      tools,
+      allowedCpus: allowed?.length ?? null,
+    }).join("\n") +
       "\n",
   );
 }

@@ -137,7 +137,7 @@ export async function plotCommand(o: PlotCommandOptions, out: Output): Promise<v
     const what = kind.needs === "latency"
       ? "latency distribution (redis-benchmark's latency blocks, memtier's or kvlab's histograms)"
       : "complete results";
-    nothingToDraw(`kvlab plot ${o.kind}`, o.data, what, loadResults(o.data));
+    nothingToDraw(`kvlab plot ${o.kind}`, o.data, { what, results: loadResults(o.data) });
   }
   // the folder of -o is made only when its parent exists (a typo is an error, not a new tree)
   await saveChart(kind.build(frame, plot), o.output, { folders: "parent" });

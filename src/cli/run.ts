@@ -181,17 +181,16 @@ export function orphanLine(o: Orphan): string {
  * stored.
  *
  * @param plan The parsed plan.
- * @param data The dataset, or its directory.
- * @param dryRun Print every command, run nothing.
+ * @param where The dataset (or its directory), and `dryRun`: print every command, run nothing.
  * @param out Where to print; `isTerminal` picks bars and the table layout.
  * @returns The study's counts, and the signal that stopped it, if one did.
  */
 export async function runStudy(
   plan: StudyPlan,
-  data: DatasetRef,
-  dryRun: boolean,
+  where: { data: DatasetRef; dryRun: boolean },
   out: Output,
 ): Promise<StudyResult & { stopSignal?: string }> {
+  const { data, dryRun } = where;
   let stop: AbortSignal | undefined;
   const print = (s: string) => {
     try {
@@ -252,5 +251,5 @@ export async function runStudy(
  */
 export async function runCommand(o: RunCommandOptions, out: Output): Promise<void> {
   const plan = parsePlan(Deno.readTextFileSync(o.plan), o.plan);
-  exitForStudy(await runStudy(plan, o.data, o.dryRun, out), "run");
+  exitForStudy(await runStudy(plan, { data: o.data, dryRun: o.dryRun }, out), "run");
 }

@@ -112,7 +112,7 @@ timeout_s: 60
     );
     let out = "";
     const o = { print: (s: string) => void (out += s), printErr: () => {} };
-    const r = await runStudy(plan, data, false, o);
+    const r = await runStudy(plan, { data, dryRun: false }, o);
     assert.equal(r.complete, 2);
     assert.equal((out.match(/warm-up run \(not stored\)\n {2}measured run:\n/g) ?? []).length, 2);
     assert.doesNotMatch(out, /rps=0|overall: -/);
@@ -125,7 +125,7 @@ timeout_s: 60
 
     // again: both cells skipped, listed with their earlier runs; aligned text on a terminal
     out = "";
-    await runStudy(plan, data, false, { ...o, isTerminal: true });
+    await runStudy(plan, { data, dryRun: false }, { ...o, isTerminal: true });
     const again = out.trim().split("\n");
     assert.equal(again.at(-4), "cell                         status   tests  median (ops/s)");
     assert.match(again.at(-2)!, /^t\/redis\/c1-d3-P1-t0-r0\/rep1 {2}skipped {6}2\s+\d+\.\d\d$/);
@@ -153,7 +153,7 @@ sweep:
       "s.yaml",
     );
     let out = "";
-    await runStudy(plan, data, false, { print: (s) => out += s, printErr: () => {} });
+    await runStudy(plan, { data, dryRun: false }, { print: (s) => out += s, printErr: () => {} });
     // whatever this busy machine reached: the achieved rate, a verdict, p50 and p99
     assert.match(
       out,
@@ -167,7 +167,7 @@ Deno.test("runStudy() --dry-run shows the warm-up and preload commands too", asy
   const data = Deno.makeTempDirSync({ prefix: "kvlab-dry-" });
   const show = async (yaml: string) => {
     let out = "";
-    await runStudy(parsePlan(yaml, "p.yaml"), data, true, {
+    await runStudy(parsePlan(yaml, "p.yaml"), { data, dryRun: true }, {
       print: (s) => out += s,
       printErr: () => {},
     });
