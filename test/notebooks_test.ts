@@ -134,8 +134,7 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
         "server config that differs between the arms",
         "<note>", // config keys only one server has
         "median throughput by clients",
-        "<note>", // n = 2 per arm and cell
-        "<note>", // the warning
+        "<note>", // n = 5 per arm and cell (data/plans/demo.yaml; no warning from 4 on)
         "valkey vs redis",
         "<chart>",
         "<chart>",
@@ -144,8 +143,7 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
         "environment, by label",
         "<note>",
         "median throughput by clients",
-        "<note>",
-        "<note>",
+        "<note>", // n = 5 per arm and cell
         "50 clients vs 1 client",
         "<chart>",
         "<chart>",

@@ -32,7 +32,8 @@ export interface CompactCommandOptions {
  * ```ts
  * import { compactOptions } from "./compact.ts";
  * import assert from "node:assert/strict";
- * assert.deepEqual(compactOptions({ data: "ds", targetMb: "64" }), { data: "ds", targetMb: 64 });
+ * const o = compactOptions({ data: "ds", targetMb: "64" });
+ * assert.deepEqual({ ...o, data: o.data.dir }, { data: "ds", targetMb: 64 });
  * assert.throws(() => compactOptions({ data: "ds", targetMb: "0" }), /invalid --target-mb: 0/);
  * ```
  */

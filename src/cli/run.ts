@@ -43,7 +43,8 @@ export interface RunCommandOptions {
  * ```ts
  * import { runOptions } from "./run.ts";
  * import assert from "node:assert/strict";
- * assert.deepEqual(runOptions("p.yaml", { data: "ds" }), { plan: "p.yaml", data: "ds", dryRun: false });
+ * const o = runOptions("p.yaml", { data: "ds" });
+ * assert.deepEqual({ ...o, data: o.data.dir }, { plan: "p.yaml", data: "ds", dryRun: false });
  * ```
  */
 export function runOptions(plan: string, raw: OptionValues): RunCommandOptions {

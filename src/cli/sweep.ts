@@ -37,7 +37,8 @@ export interface SweepCommandOptions {
  * ```ts
  * import { sweepOptions } from "./sweep.ts";
  * import assert from "node:assert/strict";
- * assert.deepEqual(sweepOptions({ data: "d", format: "csv", by: "label", sustained: "0.95:1.05" }), {
+ * const o = sweepOptions({ data: "d", format: "csv", by: "label", sustained: "0.95:1.05" });
+ * assert.deepEqual({ ...o, data: o.data.dir }, {
  *   data: "d", format: "csv", by: "label", sustained: { min: 0.95, max: 1.05 },
  * });
  * assert.throws(() => sweepOptions({ data: "d", format: "md", sustained: "1.1:2" }), /invalid --sustained/);

@@ -42,7 +42,8 @@ export interface TableCommandOptions {
  * ```ts
  * import { tableOptions } from "./table.ts";
  * import assert from "node:assert/strict";
- * assert.deepEqual(tableOptions("results", { data: "ds", format: "csv", columns: "test, ops_per_sec" }), {
+ * const o = tableOptions("results", { data: "ds", format: "csv", columns: "test, ops_per_sec" });
+ * assert.deepEqual({ ...o, data: o.data.dir }, {
  *   name: "results", data: "ds", format: "csv", columns: ["test", "ops_per_sec"],
  * });
  * assert.throws(() => tableOptions("results", { data: "ds", format: "xml" }), /invalid format: xml/);
