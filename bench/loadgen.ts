@@ -19,13 +19,17 @@
  * the run, i.e. what the reaped child used; kvlab's is `process.cpuUsage()` of this process.
  *
  * Usage: deno run -A bench/loadgen.ts [--connections 50] [--threads 1] [--seconds 4]
- *   [--keys 100000] [--memtier PATH]
+ *   [--keys 100000] [--memtier PATH] [--pin 0,1|none]
+ *
+ * With `--pin S,C` (the default on two CPUs or more) the server runs on CPU S and this process
+ * (and memtier, its child) on CPU C (`taskset`).
  *
  * @module
  */
 
 import { startLocalServer } from "../src/collect/redis_server.ts";
 import { type OpenLoopResult, preloadKeys, runOpenLoop } from "../src/collect/loadgen/mod.ts";
+import { pin, pinChoice } from "./_pin.ts";
 import { DEFAULT_SUSTAINED_RULE, type FixedRateStep, sustainedVerdict } from "../src/fixed_rate.ts";
 
 const args = Deno.args;
@@ -174,7 +178,12 @@ const f3 = (x: number | undefined) => x === undefined || !Number.isFinite(x) ? "
 const ratio = (a: number, b: number) => Number.isFinite(a / b) ? (a / b).toFixed(2) : "-";
 
 const bin = findMemtier();
+const pinned = pinChoice(args);
 const server = await startLocalServer();
+if (pinned) {
+  await pin(server.pid, pinned.server);
+  await pin(Deno.pid, pinned.client);
+}
 const t0 = performance.now();
 try {
   const version = new TextDecoder().decode(
@@ -183,6 +192,11 @@ try {
   console.log(`kvlab open-loop generator vs memtier — ${new Date().toISOString()}`);
   console.log(`${version}; ${Deno.build.target}, ${navigator.hardwareConcurrency} CPUs`);
   console.log(`memtier: ${bin ?? "not found (kvlab only)"}`);
+  console.log(
+    pinned
+      ? `server on CPU ${pinned.server}, client on CPU ${pinned.client} (taskset)`
+      : "not pinned",
+  );
   console.log(
     `${connections} connections, ${threads} thread(s) each, GET only, ${keys} keys × 256 B, ` +
       `pipeline 1, ${seconds} s per step\n`,
