@@ -10,7 +10,10 @@
  *   once a sweep fails to sustain a rate, its higher rates are `skipped`. A skipped step is
  *   not run and **nothing is stored for it** (latency sweeps and pub/sub alike): the analysis
  *   shows it as `skipped` from the rates the sweep planned (the runs' `sweep_rates` tag);
- * - the verdicts of a sweep table: {@link SweepVerdict}.
+ * - the verdicts of a sweep table: {@link SweepVerdict};
+ * - the **generator-bound rule** ({@link generatorBound}): a step whose load generator's own
+ *   send delay is not small against the latency it reports measured the generator, not the
+ *   server ({@link DEFAULT_GENERATOR_RULE}: p99 delay above 10 % of the p99 latency).
  *
  * Pure: no I/O, no clock.
  *
@@ -246,4 +249,96 @@ export class SkipAfterNs {
     }` +
       (say.detail ? ` (${say.detail})` : "");
   }
+}
+
+/** The generator-bound rule (issue 20): when a step's latency is the load generator's own. */
+export interface GeneratorRule {
+  /** Largest generator delay p99 ÷ latency p99 that still counts as the server's. @default {0.1} */
+  maxShare: number;
+  /**
+   * Client CPU ÷ (window × threads) from which the client counts as saturated, so that requests
+   * waiting behind a busy connection count as the generator's delay too. @default {0.9}
+   */
+  busyShare: number;
+}
+
+/** The rule's defaults: p99 delay above 10 % of the p99 latency; a client busy ≥ 90 %. */
+export const DEFAULT_GENERATOR_RULE: Readonly<GeneratorRule> = Object.freeze({
+  maxShare: 0.1,
+  busyShare: 0.9,
+});
+
+/** What a step measured of its load generator (the `results` columns; null when unknown). */
+export interface GeneratorFacts {
+  /** The latency the step reports (`p99_latency_ms`, from the intended send). */
+  p99LatencyMs: number | null;
+  /** p99 of the timer part of the send delay (`send_lateness_p99_ms`). */
+  sendLatenessP99Ms: number | null;
+  /** p99 of the wait behind a busy connection (`send_queue_p99_ms`). */
+  sendQueueP99Ms?: number | null;
+  /** CPU the generator used over the step (`client_cpu_s`). */
+  clientCpuS?: number | null;
+  /** The measured window (`duration_s`). */
+  durationS?: number | null;
+  /** The generator's sending threads (`threads`). @default {1} */
+  threads?: number | null;
+}
+
+/**
+ * The generator's own delay of a step, ms: the p99 of its timer lateness, or, when its CPU was
+ * saturated (client CPU ≥ `busyShare` of the window on every thread), the larger of that and
+ * the p99 of the wait behind busy connections (a saturated client reads replies late, so the
+ * wait is its own). Null when the step did not measure its lateness.
+ *
+ * @param f The step's facts.
+ * @param rule The bounds (default {@link DEFAULT_GENERATOR_RULE}).
+ * @returns The delay in ms, or null.
+ *
+ * @example
+ * ```ts
+ * import { generatorDelayMs } from "./fixed_rate.ts";
+ * import assert from "node:assert/strict";
+ * const f = { p99LatencyMs: 5, sendLatenessP99Ms: 0.01, sendQueueP99Ms: 4 };
+ * assert.equal(generatorDelayMs(f), 0.01); // the server's slow replies held the connections
+ * assert.equal(generatorDelayMs({ ...f, clientCpuS: 3.9, durationS: 4 }), 4); // a saturated client
+ * assert.equal(generatorDelayMs({ p99LatencyMs: 5, sendLatenessP99Ms: null }), null);
+ * ```
+ */
+export function generatorDelayMs(
+  f: GeneratorFacts,
+  rule: GeneratorRule = DEFAULT_GENERATOR_RULE,
+): number | null {
+  if (typeof f.sendLatenessP99Ms !== "number" || !Number.isFinite(f.sendLatenessP99Ms)) return null;
+  const cpu = f.clientCpuS ?? null;
+  const window = (f.durationS ?? 0) * Math.max(1, f.threads ?? 1);
+  const busy = cpu !== null && window > 0 && cpu >= rule.busyShare * window;
+  const queue = f.sendQueueP99Ms ?? null;
+  return busy && queue !== null ? Math.max(f.sendLatenessP99Ms, queue) : f.sendLatenessP99Ms;
+}
+
+/**
+ * The generator-bound rule: a step is generator-bound when its generator's own delay
+ * ({@link generatorDelayMs}) is above `maxShare` of the p99 latency it reports, so that latency
+ * is not the server's. Null when the step did not measure the delay (another tool's step).
+ *
+ * @param f The step's facts.
+ * @param rule The bounds (default {@link DEFAULT_GENERATOR_RULE}).
+ * @returns true (generator-bound), false, or null (not known).
+ *
+ * @example
+ * ```ts
+ * import { generatorBound } from "./fixed_rate.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(generatorBound({ p99LatencyMs: 4.73, sendLatenessP99Ms: 3.58 }), true);
+ * assert.equal(generatorBound({ p99LatencyMs: 0.6, sendLatenessP99Ms: 0.05 }), false);
+ * assert.equal(generatorBound({ p99LatencyMs: 0.6, sendLatenessP99Ms: null }), null);
+ * ```
+ */
+export function generatorBound(
+  f: GeneratorFacts,
+  rule: GeneratorRule = DEFAULT_GENERATOR_RULE,
+): boolean | null {
+  const delay = generatorDelayMs(f, rule);
+  if (delay === null || typeof f.p99LatencyMs !== "number") return null;
+  return delay > rule.maxShare * f.p99LatencyMs;
 }
