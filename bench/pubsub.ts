@@ -116,6 +116,7 @@ for (const [name, program] of servers) {
     );
     for (const mode of PUBSUB_MODES) {
       let best: PubSubResult | undefined;
+      let worstRatio = 0; // client CPU per delivery ÷ the bare loop's, over the sustained steps
       for (let rate = start; rate <= max; rate *= 2) {
         const r = await runPubSub({
           port: server.port,
@@ -132,6 +133,8 @@ for (const [name, program] of servers) {
         console.log(`  ${mode} ${verdict}: ${line(r)}`);
         if (verdict !== "sustained") break;
         best = r;
+        const perDelivery = (r.clientCpuS / Math.max(1, r.delivered)) * 1e6;
+        worstRatio = Math.max(worstRatio, perDelivery / base.cpuPerDeliveryUs);
       }
       const us = best ? (best.clientCpuS / best.delivered) * 1e6 : NaN;
       summary.push(
@@ -145,6 +148,18 @@ for (const [name, program] of servers) {
               `client CPU ${(best.clientCpuS / best.durationS).toFixed(2)} cores ` +
               `(${us.toFixed(2)} µs/delivery = ${(us / base.cpuPerDeliveryUs).toFixed(1)}× ` +
               "the bare loop)"
+            : ""),
+      );
+      // issue 20's targets: ≤ 3× the bare loop's CPU per delivery at every sustained step;
+      // one-to-one: highest sustained ≥ 50 % of the bare loop's rate with p99 ≤ 10 ms
+      summary.push(
+        `${name} ${mode}: worst client CPU per delivery over the sustained steps ` +
+          `${best ? worstRatio.toFixed(1) : "-"}× the bare loop (target ≤ 3)` +
+          (mode === "one-to-one"
+            ? `; highest sustained ${
+              best ? ((best.requestedOpsPerSec / base.ratePerSec) * 100).toFixed(0) : "0"
+            } % of the bare loop's ${Math.round(base.ratePerSec)}/s (target ≥ 50 %), p99 ` +
+              `${best ? best.summary.p99Ms.toFixed(2) : "-"} ms (target ≤ 10)`
             : ""),
       );
     }
