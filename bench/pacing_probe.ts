@@ -11,8 +11,13 @@
  *
  * It is a probe, not an engine: no AUTH, no SET, no Workers, no drain beyond 1 s.
  *
+ * `--quanta 0,0.05,1` runs the FFI loop once per wake-up quantum (ms): 0 sleeps until the
+ * exact due time; Q > 0 wakes on a Q-ms grid and sends everything due then (fewer wake-ups,
+ * lateness up to Q: the trade between client CPU and precision; memtier's libevent timers have
+ * a millisecond grid).
+ *
  * Usage: deno run -A bench/pacing_probe.ts [--rates 5000,40000] [--connections 50]
- *   [--seconds 8] [--keys 100000] [--pin 0,1|none]
+ *   [--seconds 8] [--keys 100000] [--quanta 0] [--engines ffi,kvlab,memtier] [--pin 0,1|none]
  *
  * @module
  */
@@ -39,6 +44,8 @@ const rates = opt("rates", "5000,40000").split(",").map(Number);
 const connections = Number(opt("connections", "50"));
 const seconds = Number(opt("seconds", "8"));
 const keys = Number(opt("keys", "100000"));
+const quanta = opt("quanta", "0").split(",").map(Number);
+const engines = new Set(opt("engines", "ffi,kvlab,memtier").split(","));
 
 const libc = Deno.dlopen("libc.so.6", {
   socket: { parameters: ["i32", "i32", "i32"], result: "i32" },
@@ -77,7 +84,7 @@ interface ProbeResult {
 }
 
 /** The FFI loop on this thread. */
-function ffiOpenLoop(port: number, rate: number): ProbeResult {
+function ffiOpenLoop(port: number, rate: number, quantumMs: number): ProbeResult {
   C.prctl(29, /* PR_SET_TIMERSLACK */ 1n, 0n, 0n, 0n);
   const ep = C.epoll_create1(0);
   const fds = Array.from({ length: connections }, () => connectFd(port));
@@ -142,7 +149,8 @@ function ffiOpenLoop(port: number, rate: number): ProbeResult {
     }
     const inflight = busy.some((b) => b === 1);
     if (wake === Infinity && (!inflight || now > endMs + 1000)) break;
-    const waitMs = Math.max(0, Math.min(wake, endMs + 1000) - (performance.now() - t0));
+    const at = quantumMs > 0 ? Math.ceil(wake / quantumMs) * quantumMs : wake;
+    const waitMs = Math.max(0, Math.min(at, endMs + 1000) - (performance.now() - t0));
     ts[0] = BigInt(Math.floor(waitMs / 1000));
     ts[1] = BigInt(Math.round((waitMs % 1000) * 1e6));
     const k = C.epoll_pwait2(ep, events, 64, tsBytes, null);
@@ -236,24 +244,29 @@ try {
   console.log("|---:|---|---:|---:|---:|---:|---:|---:|");
   const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : "-");
   for (const rate of rates) {
-    const kv = await runOpenLoop({
-      port: server.port,
-      requestedOpsPerSec: rate,
-      connections,
-      durationS: seconds,
-      keys,
-    });
-    const rows: [string, ProbeResult | undefined][] = [
-      ["ffi epoll loop", ffiOpenLoop(server.port, rate)],
-      ["runOpenLoop", {
+    const rows: [string, ProbeResult | undefined][] = [];
+    if (engines.has("ffi")) {
+      for (const q of quanta) {
+        rows.push([`ffi epoll loop, quantum ${q} ms`, ffiOpenLoop(server.port, rate, q)]);
+      }
+    }
+    if (engines.has("kvlab")) {
+      const kv = await runOpenLoop({
+        port: server.port,
+        requestedOpsPerSec: rate,
+        connections,
+        durationS: seconds,
+        keys,
+      });
+      rows.push(["runOpenLoop", {
         achievedOpsPerSec: kv.achievedOpsPerSec,
         cpuS: kv.clientCpuS,
         p50Ms: kv.fromIntended.p50Ms,
         p99Ms: kv.fromIntended.p99Ms,
         lateP99Ms: kv.lateness.p99Ms,
-      }],
-      ["memtier", await memtier(server.port, rate)],
-    ];
+      }]);
+    }
+    if (engines.has("memtier")) rows.push(["memtier", await memtier(server.port, rate)]);
     for (const [name, r] of rows) {
       if (!r) continue;
       const us = (r.cpuS / (r.achievedOpsPerSec * seconds)) * 1e6;
