@@ -28,6 +28,8 @@ export interface StepRow extends FixedRateStep {
   /** The generator's own delay, p99 ms (`fixed_rate.ts`'s {@link generatorDelayMs}); null when
    * the step did not measure it (every tool but kvlab's). */
   generatorDelay: number | null;
+  /** The whole intended → actual send delay, p99 ms (`send_delay_p99_ms`). */
+  sendDelay: number | null;
 }
 
 /** The `sweep_rates` tag of a run's tags (JSON), as numbers. */
@@ -87,6 +89,7 @@ export function stepRows(results: pl.DataFrame, by: string): StepRow[] {
           durationS: num("duration_s"),
           threads: num("threads"),
         }),
+        sendDelay: num("send_delay_p99_ms"),
       });
     }
   }

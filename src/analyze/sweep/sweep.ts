@@ -62,8 +62,9 @@ const present = (xs: (number | null)[]): number[] => xs.filter((x): x is number 
  * @param options The arm column and the sustained rule.
  * @returns `test`, `clients`, the arm column, `requested_ops_per_sec`, `achieved_ops_per_sec`,
  * `p50_latency_ms`, `p99_latency_ms`, `verdict`, `repetitions`, the spread
- * (`achieved_min_ops_per_sec` … `p99_max_latency_ms`), `merge`, `latency_basis`, and the
- * generator's own delay: `generator_delay_p99_ms` (the median over repetitions of
+ * (`achieved_min_ops_per_sec` … `p99_max_latency_ms`), `merge`, `latency_basis`, the whole
+ * send delay `send_delay_p99_ms` (median over repetitions), and the generator's own delay:
+ * `generator_delay_p99_ms` (the median over repetitions of
  * `fixed_rate.ts`'s `generatorDelayMs`) and `generator_bound` (`generatorBound`: that delay
  * above 10 % of the p99, so the latency is the generator's, not the server's; null when the
  * tool did not measure it).
@@ -148,6 +149,7 @@ const EMPTY = (by: string): Rec => ({
   p99_max_latency_ms: null,
   merge: null,
   latency_basis: null,
+  send_delay_p99_ms: null,
   generator_delay_p99_ms: null,
   generator_bound: null,
 });
@@ -192,6 +194,7 @@ function stepSummary(
     p99_max_latency_ms: p99s.length ? Math.max(...p99s) : null,
     merge: merged ? "hdr" : p50 === null ? null : "median",
     latency_basis: s.basis,
+    send_delay_p99_ms: median(present(g.map((x) => x.sendDelay))),
     generator_delay_p99_ms: delay,
     // the step's own rule (fixed_rate.ts) on the repetitions' median delay and the merged p99
     generator_bound: generatorBound({ p99LatencyMs: p99, sendLatenessP99Ms: delay }),

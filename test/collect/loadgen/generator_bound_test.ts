@@ -61,6 +61,7 @@ Deno.test({
         const t = sweepTable(data);
         assert.deepEqual(t.getColumn("generator_bound").toArray(), [true]);
         assert.ok((t.getColumn("generator_delay_p99_ms").get(0) as number) > 0);
+        assert.ok((t.getColumn("send_delay_p99_ms").get(0) as number) > 0);
         const sweep = await cli(["sweep", "--data", data]);
         assert.equal(sweep.code, 0, sweep.stderr);
         assert.match(sweep.stdout, /\| (?:[\d.]+ \/ [\d.]+|NS \([^)]*\)) gen-bound \|/);
