@@ -163,6 +163,7 @@ async function kvlab(port: number, rate: number, spinMs?: number): Promise<Step>
       sendLatenessP99Ms: r.lateness.p99Ms,
       sendQueueP99Ms: r.queue.p99Ms,
       clientCpuS: r.clientCpuS,
+      clientRunQueueS: r.clientRunQueueS,
       durationS: r.durationS,
       threads: r.workers,
     }),

@@ -256,8 +256,9 @@ export interface GeneratorRule {
   /** Largest generator delay p99 ÷ latency p99 that still counts as the server's. @default {0.1} */
   maxShare: number;
   /**
-   * Client CPU ÷ (window × threads) from which the client counts as saturated, so that requests
-   * waiting behind a busy connection count as the generator's delay too. @default {0.9}
+   * (Client CPU + time waited for a CPU) ÷ (window × threads) from which the client counts as
+   * saturated, so that requests waiting behind a busy connection count as the generator's delay
+   * too. @default {0.9}
    */
   busyShare: number;
 }
@@ -278,6 +279,8 @@ export interface GeneratorFacts {
   sendQueueP99Ms?: number | null;
   /** CPU the generator used over the step (`client_cpu_s`). */
   clientCpuS?: number | null;
+  /** Time its threads waited for a CPU another process held (`client_run_queue_s`). */
+  clientRunQueueS?: number | null;
   /** The measured window (`duration_s`). */
   durationS?: number | null;
   /** The generator's sending threads (`threads`). @default {1} */
@@ -286,9 +289,10 @@ export interface GeneratorFacts {
 
 /**
  * The generator's own delay of a step, ms: the p99 of its timer lateness, or, when its CPU was
- * saturated (client CPU ≥ `busyShare` of the window on every thread), the larger of that and
- * the p99 of the wait behind busy connections (a saturated client reads replies late, so the
- * wait is its own). Null when the step did not measure its lateness.
+ * saturated (client CPU plus the time it waited for a CPU another process held ≥ `busyShare` of
+ * the window on every thread), the larger of that and the p99 of the wait behind busy
+ * connections (a saturated client reads replies late, so the wait is its own). Null when the
+ * step did not measure its lateness.
  *
  * @param f The step's facts.
  * @param rule The bounds (default {@link DEFAULT_GENERATOR_RULE}).
@@ -301,6 +305,8 @@ export interface GeneratorFacts {
  * const f = { p99LatencyMs: 5, sendLatenessP99Ms: 0.01, sendQueueP99Ms: 4 };
  * assert.equal(generatorDelayMs(f), 0.01); // the server's slow replies held the connections
  * assert.equal(generatorDelayMs({ ...f, clientCpuS: 3.9, durationS: 4 }), 4); // a saturated client
+ * // half the CPU used, half waited for: a starved client
+ * assert.equal(generatorDelayMs({ ...f, clientCpuS: 2, clientRunQueueS: 1.8, durationS: 4 }), 4);
  * assert.equal(generatorDelayMs({ p99LatencyMs: 5, sendLatenessP99Ms: null }), null);
  * ```
  */
@@ -309,7 +315,8 @@ export function generatorDelayMs(
   rule: GeneratorRule = DEFAULT_GENERATOR_RULE,
 ): number | null {
   if (typeof f.sendLatenessP99Ms !== "number" || !Number.isFinite(f.sendLatenessP99Ms)) return null;
-  const cpu = f.clientCpuS ?? null;
+  // the CPU it used, and the CPU it wanted but waited for (a CPU shared with a busy process)
+  const cpu = f.clientCpuS == null ? null : f.clientCpuS + (f.clientRunQueueS ?? 0);
   const window = (f.durationS ?? 0) * Math.max(1, f.threads ?? 1);
   const busy = cpu !== null && window > 0 && cpu >= rule.busyShare * window;
   const queue = f.sendQueueP99Ms ?? null;

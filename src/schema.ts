@@ -222,6 +222,12 @@ export const RESULTS = [
     "p99 of the send delay spent waiting for a connection busy with earlier requests.",
   ),
   c("client_cpu_us_per_request", "float", true, "Load generator CPU per request sent, µs."),
+  c(
+    "client_run_queue_s",
+    "float",
+    true,
+    "Seconds the load generator's threads waited for a CPU another process held (Linux).",
+  ),
   c("complete", "bool", false, "Whether the tool finished printing this test."),
   c("source_line", "int", false, "Line of the raw file the row was read from."),
 ] as const;

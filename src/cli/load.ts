@@ -125,6 +125,9 @@ export async function loadCommand(o: LoadCommandOptions, out: Output): Promise<v
           ? `; client CPU ${f(r.client_cpu_s, 2)} s` +
             (typeof r.client_cpu_us_per_request === "number"
               ? ` (${f(r.client_cpu_us_per_request, 1)} µs per request)`
+              : "") +
+            (typeof r.client_run_queue_s === "number"
+              ? `, ${f(r.client_run_queue_s, 2)} s waiting for a CPU`
               : "")
           : "") +
         `; errors ${typeof r.error_count === "number" ? r.error_count : 0}` + "\n",
@@ -136,6 +139,7 @@ export async function loadCommand(o: LoadCommandOptions, out: Output): Promise<v
       sendLatenessP99Ms: num(r.send_lateness_p99_ms),
       sendQueueP99Ms: num(r.send_queue_p99_ms),
       clientCpuS: num(r.client_cpu_s),
+      clientRunQueueS: num(r.client_run_queue_s),
       durationS: num(r.duration_s),
       threads: num(r.threads),
     };

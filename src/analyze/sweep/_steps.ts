@@ -86,6 +86,7 @@ export function stepRows(results: pl.DataFrame, by: string): StepRow[] {
           sendLatenessP99Ms: num("send_lateness_p99_ms"),
           sendQueueP99Ms: num("send_queue_p99_ms"),
           clientCpuS: num("client_cpu_s"),
+          clientRunQueueS: num("client_run_queue_s"),
           durationS: num("duration_s"),
           threads: num("threads"),
         }),

@@ -51,4 +51,7 @@ export interface ShardOutcome extends OpenLoopCounts {
   /** Successful replies received inside the measured window, whatever their intended time
    * (the achieved rate; an overloaded schedule falls behind, so its late requests still count). */
   windowCompleted: number;
+  /** Seconds the shard's thread waited for a CPU (runnable, not running) from the start of its
+   * schedule to its end; null where Linux's schedstat is not readable. */
+  runQueueS: number | null;
 }

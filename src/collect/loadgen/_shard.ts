@@ -27,6 +27,7 @@ import { TimeHeap } from "./heap.ts";
 import { connectResp, type Endpoint } from "./wire.ts";
 import { Waker } from "./waker.ts";
 import type { ShardOutcome } from "./_outcome.ts";
+import { runQueueWaitS } from "./_run_queue.ts";
 
 export type { OpenLoopCounts, SetCounts, ShardOutcome } from "./_outcome.ts";
 
@@ -132,6 +133,7 @@ export class Shard {
   #budget: number;
   #outstanding = 0;
   #immediate = false;
+  #waited0: number | null = null;
   readonly #waker: Waker;
   #drainTimer: ReturnType<typeof setTimeout> | undefined;
   #stopTimer: ReturnType<typeof setTimeout> | undefined;
@@ -151,6 +153,7 @@ export class Shard {
     delay: latencyHistogram(),
     series: emptySecondCounts(),
     windowCompleted: 0,
+    runQueueS: null,
     sets: {
       sent: 0,
       completed: 0,
@@ -188,6 +191,7 @@ export class Shard {
     const o = this.#o;
     this.#t0 = startAtEpochMs - performance.timeOrigin;
     this.#epoch0 = startAtEpochMs;
+    this.#waited0 = runQueueWaitS();
     for (const c of this.#conns) {
       c.next = firstSendMs(c.index, o.connections, this.#interval, o.arrival, c.random);
       if (c.next < o.durationMs) this.#heap.push(c);
@@ -408,6 +412,8 @@ export class Shard {
     this.#waker.close();
     for (const t of [this.#drainTimer, this.#stopTimer]) clearTimeout(t);
     this.#out.unanswered = this.#outstanding;
+    const waited = runQueueWaitS();
+    if (waited !== null && this.#waited0 !== null) this.#out.runQueueS = waited - this.#waited0;
     for (const c of this.#conns) {
       c.closed = true;
       try {

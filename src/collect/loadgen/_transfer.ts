@@ -80,6 +80,9 @@ export function mergeOutcomes(parts: readonly ShardOutcome[]): Omit<ShardOutcome
     unsent: sum("unsent"),
     unanswered: sum("unanswered"),
     windowCompleted: sum("windowCompleted"),
+    runQueueS: parts.some((p) => p.runQueueS !== null)
+      ? parts.reduce((n, p) => n + (p.runQueueS ?? 0), 0)
+      : null,
     errorSamples: [...new Set(parts.flatMap((p) => p.errorSamples))].slice(0, 5),
     fromIntended: mergeHistograms(parts.map((p) => p.fromIntended)),
     fromSend: mergeHistograms(parts.map((p) => p.fromSend)),

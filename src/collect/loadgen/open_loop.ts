@@ -137,6 +137,9 @@ export interface OpenLoopResult extends OpenLoopCounts {
   /** CPU time of this process (all threads) from the start of the schedule to the end of the
    * drain, seconds. */
   clientCpuS: number;
+  /** Seconds the generator's sending threads waited for a CPU over the same span (runnable but
+   * not running: another process had it); null where Linux's schedstat is not readable. */
+  clientRunQueueS: number | null;
   /** CPU time spent before that: connecting, starting Workers and the timer thread. */
   setupCpuS: number;
   /** Requests completed per client CPU-second. */
@@ -392,6 +395,7 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
     perSecond: secondSeries(m.seriesParts),
     commands: commandOutcomes(m),
     clientCpuS,
+    clientRunQueueS: m.runQueueS,
     setupCpuS: (cpu1.user + cpu1.system - cpu0.user - cpu0.system) / 1e6,
     requestsPerCpuS: clientCpuS > 0 ? m.completed / clientCpuS : 0,
     clientCpuUsPerRequest: m.sent > 0 ? (clientCpuS / m.sent) * 1e6 : null,

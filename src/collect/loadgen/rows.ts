@@ -76,7 +76,8 @@ const HIGHEST_US = HIGHEST_LATENCY_NS / 1000;
  *   })),
  *   commands: [{ test: "GET", sent: 2000, completed: 1980, errors: 0,
  *     latencyFromIntended: h(0.3, 1980), latencyFromSend: h(0.2, 1980) }],
- *   clientCpuS: 0.5, setupCpuS: 0.1, requestsPerCpuS: 3960, clientCpuUsPerRequest: 250, wallS: 5,
+ *   clientCpuS: 0.5, setupCpuS: 0.1, requestsPerCpuS: 3960, clientCpuUsPerRequest: 250,
+ *   clientRunQueueS: 0.01, wallS: 5,
  * } satisfies OpenLoopResult;
  * const rows = openLoopRows(r, "run1", { valueSize: 256, keys: 1000 });
  * assert.deepEqual(rows.results.map((x) => [x.test, x.requested_ops_per_sec, x.ops_per_sec]), [
@@ -200,6 +201,7 @@ function resultRow(
     send_delay_p99_ms: r.delay.count > 0 ? r.delay.p99Ms : null,
     client_cpu_s: f.isStep ? r.clientCpuS : null,
     client_cpu_us_per_request: f.isStep ? r.clientCpuUsPerRequest : null,
+    client_run_queue_s: f.isStep ? r.clientRunQueueS : null,
     error_count: f.errors,
     // a step that lost connections did not run as asked
     complete: r.disconnects === 0,
