@@ -160,12 +160,7 @@ async function kvlab(port: number, rate: number, spinMs?: number): Promise<Step>
     delayP99Ms: r.delay.p99Ms,
     bound: generatorBound({
       p99LatencyMs: r.fromIntended.p99Ms,
-      sendLatenessP99Ms: r.lateness.p99Ms,
-      sendQueueP99Ms: r.queue.p99Ms,
-      clientCpuS: r.clientCpuS,
-      clientRunQueueS: r.clientRunQueueS,
-      durationS: r.durationS,
-      threads: r.workers,
+      sendDelayP99Ms: r.delay.p99Ms,
     }),
   };
 }

@@ -255,97 +255,73 @@ export class SkipAfterNs {
 export interface GeneratorRule {
   /** Largest generator delay p99 ÷ latency p99 that still counts as the server's. @default {0.1} */
   maxShare: number;
-  /**
-   * (Client CPU + time waited for a CPU) ÷ (window × threads) from which the client counts as
-   * saturated, so that requests waiting behind a busy connection count as the generator's delay
-   * too. @default {0.9}
-   */
-  busyShare: number;
 }
 
-/** The rule's defaults: p99 delay above 10 % of the p99 latency; a client busy ≥ 90 %. */
-export const DEFAULT_GENERATOR_RULE: Readonly<GeneratorRule> = Object.freeze({
-  maxShare: 0.1,
-  busyShare: 0.9,
-});
+/** The rule's default: the generator's delay p99 above 10 % of the p99 latency. */
+export const DEFAULT_GENERATOR_RULE: Readonly<GeneratorRule> = Object.freeze({ maxShare: 0.1 });
 
 /** What a step measured of its load generator (the `results` columns; null when unknown). */
 export interface GeneratorFacts {
   /** The latency the step reports (`p99_latency_ms`, from the intended send). */
   p99LatencyMs: number | null;
-  /** p99 of the timer part of the send delay (`send_lateness_p99_ms`). */
-  sendLatenessP99Ms: number | null;
-  /** p99 of the wait behind a busy connection (`send_queue_p99_ms`). */
-  sendQueueP99Ms?: number | null;
-  /** CPU the generator used over the step (`client_cpu_s`). */
-  clientCpuS?: number | null;
-  /** Time its threads waited for a CPU another process held (`client_run_queue_s`). */
-  clientRunQueueS?: number | null;
-  /** The measured window (`duration_s`). */
-  durationS?: number | null;
-  /** The generator's sending threads (`threads`). @default {1} */
-  threads?: number | null;
+  /** p99 of the whole intended → actual send delay (`send_delay_p99_ms`). */
+  sendDelayP99Ms?: number | null;
+  /** p99 of its timer part (`send_lateness_p99_ms`), for steps stored without the whole. */
+  sendLatenessP99Ms?: number | null;
 }
 
+const finite = (x: number | null | undefined): x is number =>
+  typeof x === "number" && Number.isFinite(x);
+
 /**
- * The generator's own delay of a step, ms: the p99 of its timer lateness, or, when its CPU was
- * saturated (client CPU plus the time it waited for a CPU another process held ≥ `busyShare` of
- * the window on every thread), the larger of that and the p99 of the wait behind busy
- * connections (a saturated client reads replies late, so the wait is its own). Null when the
- * step did not measure its lateness.
+ * The generator's delay of a step, ms: the p99 of the whole delay from the intended to the
+ * actual send (the timer's lateness and the wait behind a connection busy with earlier
+ * requests: either way the request left later than the schedule said), or, for a step stored
+ * without it, the p99 of its lateness. Null when the step measured neither (another tool's).
  *
  * @param f The step's facts.
- * @param rule The bounds (default {@link DEFAULT_GENERATOR_RULE}).
  * @returns The delay in ms, or null.
  *
  * @example
  * ```ts
  * import { generatorDelayMs } from "./fixed_rate.ts";
  * import assert from "node:assert/strict";
- * const f = { p99LatencyMs: 5, sendLatenessP99Ms: 0.01, sendQueueP99Ms: 4 };
- * assert.equal(generatorDelayMs(f), 0.01); // the server's slow replies held the connections
- * assert.equal(generatorDelayMs({ ...f, clientCpuS: 3.9, durationS: 4 }), 4); // a saturated client
- * // half the CPU used, half waited for: a starved client
- * assert.equal(generatorDelayMs({ ...f, clientCpuS: 2, clientRunQueueS: 1.8, durationS: 4 }), 4);
- * assert.equal(generatorDelayMs({ p99LatencyMs: 5, sendLatenessP99Ms: null }), null);
+ * assert.equal(generatorDelayMs({ p99LatencyMs: 5, sendDelayP99Ms: 4, sendLatenessP99Ms: 0.01 }), 4);
+ * assert.equal(generatorDelayMs({ p99LatencyMs: 5, sendLatenessP99Ms: 0.5 }), 0.5);
+ * assert.equal(generatorDelayMs({ p99LatencyMs: 5 }), null);
  * ```
  */
-export function generatorDelayMs(
-  f: GeneratorFacts,
-  rule: GeneratorRule = DEFAULT_GENERATOR_RULE,
-): number | null {
-  if (typeof f.sendLatenessP99Ms !== "number" || !Number.isFinite(f.sendLatenessP99Ms)) return null;
-  // the CPU it used, and the CPU it wanted but waited for (a CPU shared with a busy process)
-  const cpu = f.clientCpuS == null ? null : f.clientCpuS + (f.clientRunQueueS ?? 0);
-  const window = (f.durationS ?? 0) * Math.max(1, f.threads ?? 1);
-  const busy = cpu !== null && window > 0 && cpu >= rule.busyShare * window;
-  const queue = f.sendQueueP99Ms ?? null;
-  return busy && queue !== null ? Math.max(f.sendLatenessP99Ms, queue) : f.sendLatenessP99Ms;
+export function generatorDelayMs(f: GeneratorFacts): number | null {
+  return finite(f.sendDelayP99Ms)
+    ? f.sendDelayP99Ms
+    : finite(f.sendLatenessP99Ms)
+    ? f.sendLatenessP99Ms
+    : null;
 }
 
 /**
- * The generator-bound rule: a step is generator-bound when its generator's own delay
+ * The generator-bound rule: a step is generator-bound when its generator's delay
  * ({@link generatorDelayMs}) is above `maxShare` of the p99 latency it reports, so that latency
- * is not the server's. Null when the step did not measure the delay (another tool's step).
+ * is not (only) the server's. Null when the step did not measure the delay (another tool's).
  *
  * @param f The step's facts.
- * @param rule The bounds (default {@link DEFAULT_GENERATOR_RULE}).
+ * @param rule The bound (default {@link DEFAULT_GENERATOR_RULE}).
  * @returns true (generator-bound), false, or null (not known).
  *
  * @example
  * ```ts
  * import { generatorBound } from "./fixed_rate.ts";
  * import assert from "node:assert/strict";
- * assert.equal(generatorBound({ p99LatencyMs: 4.73, sendLatenessP99Ms: 3.58 }), true);
- * assert.equal(generatorBound({ p99LatencyMs: 0.6, sendLatenessP99Ms: 0.05 }), false);
- * assert.equal(generatorBound({ p99LatencyMs: 0.6, sendLatenessP99Ms: null }), null);
+ * assert.equal(generatorBound({ p99LatencyMs: 4.73, sendDelayP99Ms: 3.58 }), true);
+ * assert.equal(generatorBound({ p99LatencyMs: 0.6, sendDelayP99Ms: 0.05 }), false);
+ * assert.equal(generatorBound({ p99LatencyMs: 0.6, sendDelayP99Ms: null }), null);
  * ```
  */
 export function generatorBound(
   f: GeneratorFacts,
   rule: GeneratorRule = DEFAULT_GENERATOR_RULE,
 ): boolean | null {
-  const delay = generatorDelayMs(f, rule);
-  if (delay === null || typeof f.p99LatencyMs !== "number") return null;
+  const delay = generatorDelayMs(f);
+  if (delay === null || !finite(f.p99LatencyMs)) return null;
   return delay > rule.maxShare * f.p99LatencyMs;
 }

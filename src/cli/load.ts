@@ -136,19 +136,15 @@ export async function loadCommand(o: LoadCommandOptions, out: Output): Promise<v
     const num = (v: unknown) => (typeof v === "number" ? v : null);
     const facts = {
       p99LatencyMs: num(r.p99_latency_ms),
+      sendDelayP99Ms: num(r.send_delay_p99_ms),
       sendLatenessP99Ms: num(r.send_lateness_p99_ms),
-      sendQueueP99Ms: num(r.send_queue_p99_ms),
-      clientCpuS: num(r.client_cpu_s),
-      clientRunQueueS: num(r.client_run_queue_s),
-      durationS: num(r.duration_s),
-      threads: num(r.threads),
     };
     if (generatorBound(facts)) {
       out.print(
-        `${r.test}: generator-bound: the generator's own send delay p99 ` +
-          `${f(generatorDelayMs(facts))} ms is above 10 % of the p99 latency: this step ` +
-          "measured the client, not the server (give the client more --threads or a CPU of its " +
-          "own)\n",
+        `${r.test}: generator-bound: send delay p99 ${f(generatorDelayMs(facts))} ms is above ` +
+          "10 % of the p99 latency: requests left later than scheduled (timer lateness: the " +
+          "client was late; waiting for a busy connection: too few connections for the rate, " +
+          "or a stall), so this latency is not the server's alone\n",
       );
     }
   }

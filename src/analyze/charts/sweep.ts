@@ -23,8 +23,8 @@ const tableOf = (r: Rec) => `${r.test}, ${r.clients ?? "?"} connections`;
  * panel per workload and connection count; `over` steps drawn as triangles, NS steps as a
  * `+` at their latency (when measured) and a dotted rule at the rate they reached (the
  * requested rate when that is unknown), so two arms NS at one step draw two rules; a
- * generator-bound step (`generator_bound`: the load generator's own delay is above 10 % of the
- * p99) ringed in grey, its latency the client's rather than the server's.
+ * generator-bound step (`generator_bound`: the load generator's send delay p99 is above 10 % of
+ * the p99) ringed in grey, its latency not the server's alone.
  *
  * @param table `sweepTable`'s result.
  * @param options The arm column, title.
@@ -157,7 +157,7 @@ export function sweepChart(table: pl.DataFrame, options: SweepChartOptions = {})
         "solid p50, dashed p99; ▲ above the requested rate (over)",
         "+ : a step not sustained (NS), its dotted rule at the rate it reached",
         ...(genBound
-          ? ["○ : generator-bound (the load generator's own delay > 10 % of the p99)"]
+          ? ["○ : generator-bound (the generator's send delay p99 > 10 % of the p99)"]
           : []),
       ],
   );

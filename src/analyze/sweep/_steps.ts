@@ -83,12 +83,8 @@ export function stepRows(results: pl.DataFrame, by: string): StepRow[] {
         engine: typeof r.tool === "string" ? r.tool : "unknown",
         generatorDelay: generatorDelayMs({
           p99LatencyMs: num("p99_latency_ms"),
+          sendDelayP99Ms: num("send_delay_p99_ms"),
           sendLatenessP99Ms: num("send_lateness_p99_ms"),
-          sendQueueP99Ms: num("send_queue_p99_ms"),
-          clientCpuS: num("client_cpu_s"),
-          clientRunQueueS: num("client_run_queue_s"),
-          durationS: num("duration_s"),
-          threads: num("threads"),
         }),
         sendDelay: num("send_delay_p99_ms"),
       });

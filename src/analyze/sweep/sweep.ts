@@ -197,7 +197,7 @@ function stepSummary(
     send_delay_p99_ms: median(present(g.map((x) => x.sendDelay))),
     generator_delay_p99_ms: delay,
     // the step's own rule (fixed_rate.ts) on the repetitions' median delay and the merged p99
-    generator_bound: generatorBound({ p99LatencyMs: p99, sendLatenessP99Ms: delay }),
+    generator_bound: generatorBound({ p99LatencyMs: p99, sendDelayP99Ms: delay }),
   };
 }
 
@@ -351,8 +351,8 @@ export function sweepMatrices(table: pl.DataFrame, options: { by?: string } = {}
 /** What the cells of {@link sweepMatrices} mean, printed under the Markdown tables. */
 export const SWEEP_LEGEND = "Cells: p50 / p99 latency in ms; NS (achieved rate) = not sustained " +
   "(below the sustained rule); over (achieved rate) = above it; - = not run after a first NS; " +
-  "gen-bound = the load generator's own send delay (p99) is above 10 % of the p99 latency: " +
-  "the step measured the client, not the server.";
+  "gen-bound = the load generator's send delay p99 (requests sent later than scheduled) is " +
+  "above 10 % of the p99 latency: that latency is not the server's alone.";
 
 /**
  * The sweep for people or programs: Markdown prints each table of {@link sweepMatrices} under
