@@ -17,6 +17,10 @@
  * and the grace. The machine is shared: load average is printed with the results.
  *
  * Usage: deno run -A bench/pubsub.ts [--seconds 3] [--start 10000] [--max 1280000]
+ *   [--pin 0,1|none]
+ *
+ * With `--pin S,C` (the default on two CPUs or more) each server runs on CPU S and this process
+ * on CPU C (`taskset`).
  *
  * @module
  */
@@ -27,6 +31,7 @@ import { findTool } from "../src/collect/tools.ts";
 import { PUBSUB_MODES, type PubSubResult, runPubSub } from "../src/collect/pubsub/mod.ts";
 import { encodeCommand, RespReplyReader } from "../src/collect/loadgen/resp.ts";
 import { sustainedVerdict } from "../src/fixed_rate.ts";
+import { pin, pinChoice } from "./_pin.ts";
 
 const args = Deno.args;
 const opt = (name: string, dflt: string) => {
@@ -93,6 +98,8 @@ function line(r: PubSubResult): string {
     `${r.lateness.p99Ms.toFixed(2)} ms`;
 }
 
+const pinned = pinChoice(args);
+if (pinned) await pin(Deno.pid, pinned.client);
 const servers: [string, string][] = [["redis 7.0.15", "redis-server"]];
 const valkey = findTool("valkey-server");
 if (valkey) servers.push(["valkey 8.0.1", valkey]);
@@ -101,6 +108,7 @@ for (const [name, program] of servers) {
   let server: LocalServer | undefined;
   try {
     server = await startLocalServer({ program });
+    if (pinned) await pin(server.pid, pinned.server);
     const base = await baseline(server.port, seconds);
     console.log(
       `\n${name}: baseline bare SUBSCRIBE/PUBLISH loop: ${Math.round(base.ratePerSec)} ` +
@@ -108,6 +116,7 @@ for (const [name, program] of servers) {
     );
     for (const mode of PUBSUB_MODES) {
       let best: PubSubResult | undefined;
+      let worstRatio = 0; // client CPU per delivery ÷ the bare loop's, over the sustained steps
       for (let rate = start; rate <= max; rate *= 2) {
         const r = await runPubSub({
           port: server.port,
@@ -124,6 +133,8 @@ for (const [name, program] of servers) {
         console.log(`  ${mode} ${verdict}: ${line(r)}`);
         if (verdict !== "sustained") break;
         best = r;
+        const perDelivery = (r.clientCpuS / Math.max(1, r.delivered)) * 1e6;
+        worstRatio = Math.max(worstRatio, perDelivery / base.cpuPerDeliveryUs);
       }
       const us = best ? (best.clientCpuS / best.delivered) * 1e6 : NaN;
       summary.push(
@@ -139,11 +150,27 @@ for (const [name, program] of servers) {
               "the bare loop)"
             : ""),
       );
+      // issue 20's targets: ≤ 3× the bare loop's CPU per delivery at every sustained step;
+      // one-to-one: highest sustained ≥ 50 % of the bare loop's rate with p99 ≤ 10 ms
+      summary.push(
+        `${name} ${mode}: worst client CPU per delivery over the sustained steps ` +
+          `${best ? worstRatio.toFixed(1) : "-"}× the bare loop (target ≤ 3)` +
+          (mode === "one-to-one"
+            ? `; highest sustained ${
+              best ? ((best.requestedOpsPerSec / base.ratePerSec) * 100).toFixed(0) : "0"
+            } % of the bare loop's ${Math.round(base.ratePerSec)}/s (target ≥ 50 %), p99 ` +
+              `${best ? best.summary.p99Ms.toFixed(2) : "-"} ms (target ≤ 10)`
+            : ""),
+      );
     }
   } finally {
     await server?.stop();
   }
 }
 const load = Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
-console.log(`\nsummary (${Deno.build.os}, ${navigator.hardwareConcurrency} CPUs, load ${load}):`);
+console.log(
+  `\nsummary (${Deno.build.os}, ${navigator.hardwareConcurrency} CPUs, load ${load}; ` +
+    (pinned ? `server on CPU ${pinned.server}, client on CPU ${pinned.client})` : "not pinned)") +
+    ":",
+);
 for (const s of summary) console.log(`- ${s}`);

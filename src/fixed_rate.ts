@@ -10,7 +10,10 @@
  *   once a sweep fails to sustain a rate, its higher rates are `skipped`. A skipped step is
  *   not run and **nothing is stored for it** (latency sweeps and pub/sub alike): the analysis
  *   shows it as `skipped` from the rates the sweep planned (the runs' `sweep_rates` tag);
- * - the verdicts of a sweep table: {@link SweepVerdict}.
+ * - the verdicts of a sweep table: {@link SweepVerdict};
+ * - the **generator-bound rule** ({@link generatorBound}): a step whose load generator's own
+ *   send delay is not small against the latency it reports measured the generator, not the
+ *   server ({@link DEFAULT_GENERATOR_RULE}: p99 delay above 10 % of the p99 latency).
  *
  * Pure: no I/O, no clock.
  *
@@ -246,4 +249,79 @@ export class SkipAfterNs {
     }` +
       (say.detail ? ` (${say.detail})` : "");
   }
+}
+
+/** The generator-bound rule (issue 20): when a step's latency is the load generator's own. */
+export interface GeneratorRule {
+  /** Largest generator delay p99 ÷ latency p99 that still counts as the server's. @default {0.1} */
+  maxShare: number;
+}
+
+/** The rule's default: the generator's delay p99 above 10 % of the p99 latency. */
+export const DEFAULT_GENERATOR_RULE: Readonly<GeneratorRule> = Object.freeze({ maxShare: 0.1 });
+
+/** What a step measured of its load generator (the `results` columns; null when unknown). */
+export interface GeneratorFacts {
+  /** The latency the step reports (`p99_latency_ms`, from the intended send). */
+  p99LatencyMs: number | null;
+  /** p99 of the whole intended → actual send delay (`send_delay_p99_ms`). */
+  sendDelayP99Ms?: number | null;
+  /** p99 of its timer part (`send_lateness_p99_ms`), for steps stored without the whole. */
+  sendLatenessP99Ms?: number | null;
+}
+
+const finite = (x: number | null | undefined): x is number =>
+  typeof x === "number" && Number.isFinite(x);
+
+/**
+ * The generator's delay of a step, ms: the p99 of the whole delay from the intended to the
+ * actual send (the timer's lateness and the wait behind a connection busy with earlier
+ * requests: either way the request left later than the schedule said), or, for a step stored
+ * without it, the p99 of its lateness. Null when the step measured neither (another tool's).
+ *
+ * @param f The step's facts.
+ * @returns The delay in ms, or null.
+ *
+ * @example
+ * ```ts
+ * import { generatorDelayMs } from "./fixed_rate.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(generatorDelayMs({ p99LatencyMs: 5, sendDelayP99Ms: 4, sendLatenessP99Ms: 0.01 }), 4);
+ * assert.equal(generatorDelayMs({ p99LatencyMs: 5, sendLatenessP99Ms: 0.5 }), 0.5);
+ * assert.equal(generatorDelayMs({ p99LatencyMs: 5 }), null);
+ * ```
+ */
+export function generatorDelayMs(f: GeneratorFacts): number | null {
+  return finite(f.sendDelayP99Ms)
+    ? f.sendDelayP99Ms
+    : finite(f.sendLatenessP99Ms)
+    ? f.sendLatenessP99Ms
+    : null;
+}
+
+/**
+ * The generator-bound rule: a step is generator-bound when its generator's delay
+ * ({@link generatorDelayMs}) is above `maxShare` of the p99 latency it reports, so that latency
+ * is not (only) the server's. Null when the step did not measure the delay (another tool's).
+ *
+ * @param f The step's facts.
+ * @param rule The bound (default {@link DEFAULT_GENERATOR_RULE}).
+ * @returns true (generator-bound), false, or null (not known).
+ *
+ * @example
+ * ```ts
+ * import { generatorBound } from "./fixed_rate.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(generatorBound({ p99LatencyMs: 4.73, sendDelayP99Ms: 3.58 }), true);
+ * assert.equal(generatorBound({ p99LatencyMs: 0.6, sendDelayP99Ms: 0.05 }), false);
+ * assert.equal(generatorBound({ p99LatencyMs: 0.6, sendDelayP99Ms: null }), null);
+ * ```
+ */
+export function generatorBound(
+  f: GeneratorFacts,
+  rule: GeneratorRule = DEFAULT_GENERATOR_RULE,
+): boolean | null {
+  const delay = generatorDelayMs(f);
+  if (delay === null || !finite(f.p99LatencyMs)) return null;
+  return delay > rule.maxShare * f.p99LatencyMs;
 }

@@ -209,6 +209,26 @@ export const RESULTS = [
     "The tool's printed rate when kvlab stored another (memtier's Totals on a wrong duration).",
   ),
   c("tool_duration_s", "float", true, "The tool's printed duration when kvlab stored another."),
+  // 1.4: the generator's whole send delay, split, and its CPU per request (issue 20)
+  c(
+    "send_delay_p99_ms",
+    "float",
+    true,
+    "p99 of the whole delay from the intended to the actual send (queue + lateness).",
+  ),
+  c(
+    "send_queue_p99_ms",
+    "float",
+    true,
+    "p99 of the send delay spent waiting for a connection busy with earlier requests.",
+  ),
+  c("client_cpu_us_per_request", "float", true, "Load generator CPU per request sent, µs."),
+  c(
+    "client_run_queue_s",
+    "float",
+    true,
+    "Seconds the load generator's threads waited for a CPU another process held (Linux).",
+  ),
   c("complete", "bool", false, "Whether the tool finished printing this test."),
   c("source_line", "int", false, "Line of the raw file the row was read from."),
 ] as const;

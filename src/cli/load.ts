@@ -12,7 +12,7 @@ import { type OpenLoopCall, runOpenLoopStep } from "../collect/loadgen/step.ts";
 import { parseServerUrl } from "../collect/target.ts";
 import { loadResults } from "../analyze/load.ts";
 import pl from "nodejs-polars";
-import { sustainedVerdict } from "../fixed_rate.ts";
+import { generatorBound, generatorDelayMs, sustainedVerdict } from "../fixed_rate.ts";
 import { checkOpenFiles, limited, LIMITS, openFilesLimit } from "../collect/limits.ts";
 import type { Output } from "./_exit.ts";
 import { CommanderError } from "commander";
@@ -117,12 +117,38 @@ export async function loadCommand(o: LoadCommandOptions, out: Output): Promise<v
         `${verdict}; ` +
         `from intended send p50 ${f(r.p50_latency_ms)} ms, p99 ${f(r.p99_latency_ms)} ms; ` +
         `from send p50 ${f(r.p50_send_latency_ms)} ms, p99 ${f(r.p99_send_latency_ms)} ms` +
-        (r.send_lateness_p99_ms !== null
+        (r.send_delay_p99_ms !== null
+          ? `; send delay p99 ${f(r.send_delay_p99_ms)} ms (waiting for a busy connection ` +
+            `${f(r.send_queue_p99_ms)}, timer lateness ${f(r.send_lateness_p99_ms)})`
+          : r.send_lateness_p99_ms !== null
           ? `; send lateness p99 ${f(r.send_lateness_p99_ms)} ms`
           : "") +
-        (r.client_cpu_s !== null ? `; client CPU ${f(r.client_cpu_s, 2)} s` : "") +
+        (r.client_cpu_s !== null
+          ? `; client CPU ${f(r.client_cpu_s, 2)} s` +
+            (typeof r.client_cpu_us_per_request === "number"
+              ? ` (${f(r.client_cpu_us_per_request, 1)} µs per request)`
+              : "") +
+            (typeof r.client_run_queue_s === "number"
+              ? `, ${f(r.client_run_queue_s, 2)} s waiting for a CPU`
+              : "")
+          : "") +
         `; errors ${typeof r.error_count === "number" ? r.error_count : 0}` + "\n",
     );
+    // fixed_rate.ts's rule, as kvlab sweep and plot sweep apply it
+    const num = (v: unknown) => (typeof v === "number" ? v : null);
+    const facts = {
+      p99LatencyMs: num(r.p99_latency_ms),
+      sendDelayP99Ms: num(r.send_delay_p99_ms),
+      sendLatenessP99Ms: num(r.send_lateness_p99_ms),
+    };
+    if (generatorBound(facts)) {
+      out.print(
+        `${r.test}: generator-bound: send delay p99 ${f(generatorDelayMs(facts))} ms is above ` +
+          "10 % of the p99 latency: requests left later than scheduled (timer lateness: the " +
+          "client was late; waiting for a busy connection: too few connections for the rate, " +
+          "or a stall), so this latency is not the server's alone\n",
+      );
+    }
   }
   out.print(`stored run ${run.runId} in ${o.data.dir}\n`);
   if (run.status !== "complete") {

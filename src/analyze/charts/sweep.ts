@@ -22,7 +22,9 @@ const tableOf = (r: Rec) => `${r.test}, ${r.clients ?? "?"} connections`;
  * p50 (solid) and p99 (dashed) against the requested rate (log axes), one colour per arm, one
  * panel per workload and connection count; `over` steps drawn as triangles, NS steps as a
  * `+` at their latency (when measured) and a dotted rule at the rate they reached (the
- * requested rate when that is unknown), so two arms NS at one step draw two rules.
+ * requested rate when that is unknown), so two arms NS at one step draw two rules; a
+ * generator-bound step (`generator_bound`: the load generator's send delay p99 is above 10 % of
+ * the p99) ringed in grey, its latency not the server's alone.
  *
  * @param table `sweepTable`'s result.
  * @param options The arm column, title.
@@ -38,6 +40,8 @@ const tableOf = (r: Rec) => `${r.test}, ${r.clients ?? "?"} connections`;
  *   p99_latency_ms: [0.3, null], verdict: ["sustained", "NS"] });
  * const spec = sweepChart(t);
  * assert.equal((spec.layer as unknown[]).length, 3);
+ * const bound = sweepChart(t.withColumns(pl.lit(true).alias("generator_bound")));
+ * assert.equal((bound.layer as unknown[]).length, 4);
  * ```
  */
 export function sweepChart(table: pl.DataFrame, options: SweepChartOptions = {}): VegaLiteSpec {
@@ -126,12 +130,35 @@ export function sweepChart(table: pl.DataFrame, options: SweepChartOptions = {})
       },
     },
   ];
+  // steps whose generator delay dominates (sweepTable's generator_bound): a grey ring around
+  // both points, only when there is one (charts without them stay as they were)
+  const genBound = points.some((r) => r.generator_bound === true);
+  if (genBound) {
+    layers.push({
+      transform: [{ filter: "datum.layer == 'point' && datum.generator_bound == true" }],
+      mark: { type: "point", filled: false, size: 220, strokeWidth: 1.5, color: "#555" },
+      encoding: {
+        x,
+        y: { field: "latency_ms", type: "quantitative" },
+        tooltip: [
+          { field: by },
+          { field: "requested_ops_per_sec", format: "," },
+          { field: "percentile" },
+          { field: "latency_ms", format: ".3f" },
+          { field: "generator_delay_p99_ms", title: "generator delay p99 (ms)", format: ".3f" },
+        ],
+      },
+    });
+  }
   const head = base(
     options.title ?? "latency against offered load",
     options.subtitle ??
       [
         "solid p50, dashed p99; ▲ above the requested rate (over)",
         "+ : a step not sustained (NS), its dotted rule at the rate it reached",
+        ...(genBound
+          ? ["○ : generator-bound (the generator's send delay p99 > 10 % of the p99)"]
+          : []),
       ],
   );
   const tables = [...new Set(recs.map(tableOf))];

@@ -6,7 +6,7 @@
  */
 
 import type pl from "nodejs-polars";
-import type { FixedRateStep } from "../../fixed_rate.ts";
+import { type FixedRateStep, generatorDelayMs } from "../../fixed_rate.ts";
 
 /** A record of a frame. */
 export type Rec = Record<string, unknown>;
@@ -25,6 +25,11 @@ export interface StepRow extends FixedRateStep {
   planned: number[];
   /** The run's tool (the load generator: `kvlab-loadgen`, `memtier_benchmark`, …). */
   engine: string;
+  /** The generator's own delay, p99 ms (`fixed_rate.ts`'s {@link generatorDelayMs}); null when
+   * the step did not measure it (every tool but kvlab's). */
+  generatorDelay: number | null;
+  /** The whole intended → actual send delay, p99 ms (`send_delay_p99_ms`). */
+  sendDelay: number | null;
 }
 
 /** The `sweep_rates` tag of a run's tags (JSON), as numbers. */
@@ -76,6 +81,12 @@ export function stepRows(results: pl.DataFrame, by: string): StepRow[] {
         basis: typeof r.latency_basis === "string" ? r.latency_basis : "send",
         planned: plannedRates(r.tags),
         engine: typeof r.tool === "string" ? r.tool : "unknown",
+        generatorDelay: generatorDelayMs({
+          p99LatencyMs: num("p99_latency_ms"),
+          sendDelayP99Ms: num("send_delay_p99_ms"),
+          sendLatenessP99Ms: num("send_lateness_p99_ms"),
+        }),
+        sendDelay: num("send_delay_p99_ms"),
       });
     }
   }

@@ -21,6 +21,7 @@ import { formatTable, type TableFormat } from "../format.ts";
 import {
   DEFAULT_SUSTAINED_RULE,
   firstNotSustained,
+  generatorBound,
   isSkipped,
   type SustainedRule,
   sustainedVerdict,
@@ -61,7 +62,12 @@ const present = (xs: (number | null)[]): number[] => xs.filter((x): x is number 
  * @param options The arm column and the sustained rule.
  * @returns `test`, `clients`, the arm column, `requested_ops_per_sec`, `achieved_ops_per_sec`,
  * `p50_latency_ms`, `p99_latency_ms`, `verdict`, `repetitions`, the spread
- * (`achieved_min_ops_per_sec` … `p99_max_latency_ms`), `merge` and `latency_basis`.
+ * (`achieved_min_ops_per_sec` … `p99_max_latency_ms`), `merge`, `latency_basis`, the whole
+ * send delay `send_delay_p99_ms` (median over repetitions), and the generator's own delay:
+ * `generator_delay_p99_ms` (the median over repetitions of
+ * `fixed_rate.ts`'s `generatorDelayMs`) and `generator_bound` (`generatorBound`: that delay
+ * above 10 % of the p99, so the latency is the generator's, not the server's; null when the
+ * tool did not measure it).
  * @throws {TypeError} When the frame lacks a column it needs.
  *
  * @example
@@ -143,6 +149,9 @@ const EMPTY = (by: string): Rec => ({
   p99_max_latency_ms: null,
   merge: null,
   latency_basis: null,
+  send_delay_p99_ms: null,
+  generator_delay_p99_ms: null,
+  generator_bound: null,
 });
 
 /** One step's row: its repetitions merged. */
@@ -162,6 +171,8 @@ function stepSummary(
     : null;
   const a = median(achieved);
   const p50 = merged?.p50 ?? median(p50s);
+  const p99 = merged?.p99 ?? median(p99s);
+  const delay = median(present(g.map((x) => x.generatorDelay)));
   const verdict: SweepVerdict = a === null && p50 !== null
     ? "sustained" // a published cell: judged by its source
     : sustainedVerdict({ requestedOpsPerSec: s.requestedOpsPerSec, achievedOpsPerSec: a }, rule);
@@ -172,7 +183,7 @@ function stepSummary(
     requested_ops_per_sec: s.requestedOpsPerSec,
     achieved_ops_per_sec: a,
     p50_latency_ms: p50,
-    p99_latency_ms: merged?.p99 ?? median(p99s),
+    p99_latency_ms: p99,
     verdict,
     repetitions: g.length,
     achieved_min_ops_per_sec: achieved.length ? Math.min(...achieved) : null,
@@ -183,6 +194,10 @@ function stepSummary(
     p99_max_latency_ms: p99s.length ? Math.max(...p99s) : null,
     merge: merged ? "hdr" : p50 === null ? null : "median",
     latency_basis: s.basis,
+    send_delay_p99_ms: median(present(g.map((x) => x.sendDelay))),
+    generator_delay_p99_ms: delay,
+    // the step's own rule (fixed_rate.ts) on the repetitions' median delay and the merged p99
+    generator_bound: generatorBound({ p99LatencyMs: p99, sendDelayP99Ms: delay }),
   };
 }
 
@@ -248,7 +263,8 @@ export interface SweepMatrix {
 
 /**
  * A step as seed 000 prints it: `p50 / p99` (ms, two decimals), `NS (258k)` with the achieved
- * rate, `-` for a step not run; an `over` step keeps its latency and says so.
+ * rate, `-` for a step not run; an `over` step keeps its latency and says so; a step whose
+ * generator delay dominates (`generator_bound`) ends in `gen-bound`.
  *
  * @param r A row of {@link sweepTable}.
  * @returns The cell text.
@@ -263,6 +279,10 @@ export interface SweepMatrix {
  * assert.equal(sweepCell({ verdict: "NS", achieved_ops_per_sec: 3116 }), "NS (3.1k)");
  * assert.equal(sweepCell({ verdict: "NS", achieved_ops_per_sec: 40 }), "NS (40/s)");
  * assert.equal(sweepCell({ verdict: "skipped" }), "-");
+ * assert.equal(
+ *   sweepCell({ verdict: "sustained", p50_latency_ms: 4.1, p99_latency_ms: 4.73, generator_bound: true }),
+ *   "4.10 / 4.73 gen-bound",
+ * );
  * ```
  */
 export function sweepCell(r: Record<string, unknown>): string {
@@ -275,13 +295,15 @@ export function sweepCell(r: Record<string, unknown>): string {
   };
   const lat = () =>
     `${Number(r.p50_latency_ms).toFixed(2)} / ${Number(r.p99_latency_ms).toFixed(2)}`;
+  // the generator's own delay dominates: the latency is the client's, not the server's
+  const gen = r.generator_bound === true ? " gen-bound" : "";
   switch (r.verdict) {
     case "sustained":
-      return lat();
+      return lat() + gen;
     case "over":
-      return `${lat()} over (${k(r.achieved_ops_per_sec)})`;
+      return `${lat()} over (${k(r.achieved_ops_per_sec)})${gen}`;
     case "NS":
-      return `NS (${k(r.achieved_ops_per_sec)})`;
+      return `NS (${k(r.achieved_ops_per_sec)})${gen}`;
     case "skipped":
       return "-";
     default:
@@ -328,7 +350,9 @@ export function sweepMatrices(table: pl.DataFrame, options: { by?: string } = {}
 
 /** What the cells of {@link sweepMatrices} mean, printed under the Markdown tables. */
 export const SWEEP_LEGEND = "Cells: p50 / p99 latency in ms; NS (achieved rate) = not sustained " +
-  "(below the sustained rule); over (achieved rate) = above it; - = not run after a first NS.";
+  "(below the sustained rule); over (achieved rate) = above it; - = not run after a first NS; " +
+  "gen-bound = the load generator's send delay p99 (requests sent later than scheduled) is " +
+  "above 10 % of the p99 latency: that latency is not the server's alone.";
 
 /**
  * The sweep for people or programs: Markdown prints each table of {@link sweepMatrices} under

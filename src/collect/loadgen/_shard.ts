@@ -12,7 +12,7 @@
  */
 
 import { setImmediate } from "node:timers";
-import { type Histogram, latencyHistogram, recordMs } from "./histogram.ts";
+import { latencyHistogram, recordMs } from "./histogram.ts";
 import { encodeGet, encodeSet, type RespReplyKind, RespReplyReader } from "./resp.ts";
 import {
   type ArrivalMode,
@@ -22,10 +22,14 @@ import {
   type RatioMix,
   seededRandom,
 } from "./schedule.ts";
-import { countReply, countSent, emptySecondCounts, type SecondCounts } from "./series.ts";
+import { countReply, countSent, emptySecondCounts } from "./series.ts";
 import { TimeHeap } from "./heap.ts";
 import { connectResp, type Endpoint } from "./wire.ts";
 import { Waker } from "./waker.ts";
+import type { ShardOutcome } from "./_outcome.ts";
+import { runQueueWaitS } from "./_run_queue.ts";
+
+export type { OpenLoopCounts, SetCounts, ShardOutcome } from "./_outcome.ts";
 
 /** Everything one shard needs (plain data, so it can be posted to a Worker). */
 export interface ShardOptions extends Endpoint {
@@ -50,46 +54,6 @@ export interface ShardOptions extends Endpoint {
   seed: number;
   spinMs: number;
   connectTimeoutMs: number;
-}
-
-/** Request counts of an open-loop run (of one shard, or of all merged). */
-export interface OpenLoopCounts {
-  /** Requests written. */
-  sent: number;
-  /** Successful (non-error) replies. */
-  completed: number;
-  /** Error replies plus requests lost to disconnects. */
-  errors: number;
-  /** Connections lost during the run (they are not reopened). */
-  disconnects: number;
-  /** Requests due in the window that were never sent (the connection stayed busy or closed). */
-  unsent: number;
-  /** Requests still without a reply when the drain time ran out. */
-  unanswered: number;
-  /** Up to five distinct error texts. */
-  errorSamples: string[];
-}
-
-/** The SET part of an outcome (the GET part is the whole minus it). */
-export interface SetCounts {
-  sent: number;
-  completed: number;
-  errors: number;
-  fromIntended: Histogram;
-  fromSend: Histogram;
-}
-
-/** What one shard measured. */
-export interface ShardOutcome extends OpenLoopCounts {
-  fromIntended: Histogram;
-  fromSend: Histogram;
-  lateness: Histogram;
-  series: SecondCounts;
-  /** The SETs among the requests counted above. */
-  sets: SetCounts;
-  /** Successful replies received inside the measured window, whatever their intended time
-   * (the achieved rate; an overloaded schedule falls behind, so its late requests still count). */
-  windowCompleted: number;
 }
 
 class Conn {
@@ -169,6 +133,7 @@ export class Shard {
   #budget: number;
   #outstanding = 0;
   #immediate = false;
+  #waited0: number | null = null;
   readonly #waker: Waker;
   #drainTimer: ReturnType<typeof setTimeout> | undefined;
   #stopTimer: ReturnType<typeof setTimeout> | undefined;
@@ -184,8 +149,11 @@ export class Shard {
     fromIntended: latencyHistogram(),
     fromSend: latencyHistogram(),
     lateness: latencyHistogram(),
+    queue: latencyHistogram(),
+    delay: latencyHistogram(),
     series: emptySecondCounts(),
     windowCompleted: 0,
+    runQueueS: null,
     sets: {
       sent: 0,
       completed: 0,
@@ -223,6 +191,7 @@ export class Shard {
     const o = this.#o;
     this.#t0 = startAtEpochMs - performance.timeOrigin;
     this.#epoch0 = startAtEpochMs;
+    this.#waited0 = runQueueWaitS();
     for (const c of this.#conns) {
       c.next = firstSendMs(c.index, o.connections, this.#interval, o.arrival, c.random);
       if (c.next < o.durationMs) this.#heap.push(c);
@@ -284,7 +253,11 @@ export class Shard {
       c.sentAt[slot] = now;
       c.flags[slot] = (set ? 1 : 0) | (measured ? 2 : 0);
       if (measured) {
-        recordMs(this.#out.lateness, now - Math.max(c.next, c.readyAt));
+        // the delay from the intended time, split: waiting for the connection, then the timer
+        const free = Math.min(Math.max(c.next, c.readyAt), now);
+        recordMs(this.#out.queue, free - c.next);
+        recordMs(this.#out.lateness, now - free);
+        recordMs(this.#out.delay, now - c.next);
         this.#out.sent++;
         if (set) this.#out.sets.sent++;
       }
@@ -439,6 +412,8 @@ export class Shard {
     this.#waker.close();
     for (const t of [this.#drainTimer, this.#stopTimer]) clearTimeout(t);
     this.#out.unanswered = this.#outstanding;
+    const waited = runQueueWaitS();
+    if (waited !== null && this.#waited0 !== null) this.#out.runQueueS = waited - this.#waited0;
     for (const c of this.#conns) {
       c.closed = true;
       try {

@@ -9,11 +9,16 @@ import type { SecondCounts } from "./series.ts";
 import type { SetCounts, ShardOutcome } from "./_shard.ts";
 
 /** A {@link ShardOutcome} as plain structured-clone data. */
-export interface EncodedOutcome
-  extends Omit<ShardOutcome, "fromIntended" | "fromSend" | "lateness" | "series" | "sets"> {
+export interface EncodedOutcome extends
+  Omit<
+    ShardOutcome,
+    "fromIntended" | "fromSend" | "lateness" | "queue" | "delay" | "series" | "sets"
+  > {
   fromIntended: string;
   fromSend: string;
   lateness: string;
+  queue: string;
+  delay: string;
   series: Omit<SecondCounts, "latency"> & { latency: string[] };
   sets: Omit<SetCounts, "fromIntended" | "fromSend"> & { fromIntended: string; fromSend: string };
 }
@@ -25,6 +30,8 @@ export function encodeOutcome(o: ShardOutcome): EncodedOutcome {
     fromIntended: encodeHistogram(o.fromIntended),
     fromSend: encodeHistogram(o.fromSend),
     lateness: encodeHistogram(o.lateness),
+    queue: encodeHistogram(o.queue),
+    delay: encodeHistogram(o.delay),
     series: { ...o.series, latency: o.series.latency.map(encodeHistogram) },
     sets: {
       ...o.sets,
@@ -41,6 +48,8 @@ export function decodeOutcome(e: EncodedOutcome): ShardOutcome {
     fromIntended: decodeHistogram(e.fromIntended),
     fromSend: decodeHistogram(e.fromSend),
     lateness: decodeHistogram(e.lateness),
+    queue: decodeHistogram(e.queue),
+    delay: decodeHistogram(e.delay),
     series: { ...e.series, latency: e.series.latency.map(decodeHistogram) },
     sets: {
       ...e.sets,
@@ -71,10 +80,15 @@ export function mergeOutcomes(parts: readonly ShardOutcome[]): Omit<ShardOutcome
     unsent: sum("unsent"),
     unanswered: sum("unanswered"),
     windowCompleted: sum("windowCompleted"),
+    runQueueS: parts.some((p) => p.runQueueS !== null)
+      ? parts.reduce((n, p) => n + (p.runQueueS ?? 0), 0)
+      : null,
     errorSamples: [...new Set(parts.flatMap((p) => p.errorSamples))].slice(0, 5),
     fromIntended: mergeHistograms(parts.map((p) => p.fromIntended)),
     fromSend: mergeHistograms(parts.map((p) => p.fromSend)),
     lateness: mergeHistograms(parts.map((p) => p.lateness)),
+    queue: mergeHistograms(parts.map((p) => p.queue)),
+    delay: mergeHistograms(parts.map((p) => p.delay)),
     seriesParts: parts.map((p) => p.series),
     sets: {
       sent: parts.reduce((n, p) => n + p.sets.sent, 0),

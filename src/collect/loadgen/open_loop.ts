@@ -117,22 +117,35 @@ export interface OpenLoopResult extends OpenLoopCounts {
   latencyFromIntended: Histogram;
   /** Latency from the actual send, ns. */
   latencyFromSend: Histogram;
-  /** The generator's own lateness: actual send − max(intended time, time the connection was
-   * free), ns. High values mean the client, not the server, is saturated. */
+  /** The generator's own lateness (the timer part of the send delay): actual send −
+   * max(intended time, time the connection was free), ns. High values mean the client, not the
+   * server, is saturated. */
   sendLateness: Histogram;
+  /** The queue part of the send delay: max(0, time the connection was free − intended time),
+   * ns: requests waiting behind a connection busy with an earlier request (pipeline full). */
+  sendQueue: Histogram;
+  /** The whole delay from the intended to the actual send (queue + lateness), ns. */
+  sendDelay: Histogram;
   fromIntended: LatencySummary;
   fromSend: LatencySummary;
   lateness: LatencySummary;
+  queue: LatencySummary;
+  delay: LatencySummary;
   perSecond: SecondBucket[];
   /** The command types sent, SET first (as memtier lists them); each with its own counts. */
   commands: CommandOutcome[];
   /** CPU time of this process (all threads) from the start of the schedule to the end of the
    * drain, seconds. */
   clientCpuS: number;
+  /** Seconds the generator's sending threads waited for a CPU over the same span (runnable but
+   * not running: another process had it); null where Linux's schedstat is not readable. */
+  clientRunQueueS: number | null;
   /** CPU time spent before that: connecting, starting Workers and the timer thread. */
   setupCpuS: number;
   /** Requests completed per client CPU-second. */
   requestsPerCpuS: number;
+  /** Client CPU per request sent, µs (null when none was sent). */
+  clientCpuUsPerRequest: number | null;
   /** Wall time of the call, seconds (connecting included). */
   wallS: number;
 }
@@ -372,14 +385,20 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
     latencyFromIntended: m.fromIntended,
     latencyFromSend: m.fromSend,
     sendLateness: m.lateness,
+    sendQueue: m.queue,
+    sendDelay: m.delay,
     fromIntended: latencySummary(m.fromIntended),
     fromSend: latencySummary(m.fromSend),
     lateness: latencySummary(m.lateness),
+    queue: latencySummary(m.queue),
+    delay: latencySummary(m.delay),
     perSecond: secondSeries(m.seriesParts),
     commands: commandOutcomes(m),
     clientCpuS,
+    clientRunQueueS: m.runQueueS,
     setupCpuS: (cpu1.user + cpu1.system - cpu0.user - cpu0.system) / 1e6,
     requestsPerCpuS: clientCpuS > 0 ? m.completed / clientCpuS : 0,
+    clientCpuUsPerRequest: m.sent > 0 ? (clientCpuS / m.sent) * 1e6 : null,
     wallS: (performance.now() - wall0) / 1000,
   };
 }

@@ -2,7 +2,8 @@
  * Rows of the dataset tables from one open-loop step ({@link runOpenLoop}'s result): `results`
  * (one row per command type, plus `TOTALS` when there are both SETs and GETs), with latency
  * timed from the intended send time (`latency_basis = intended`) and from the actual send, the
- * generator's own send lateness, client CPU and errors; `hdr_histograms` (both bases of each
+ * generator's own send delay (whole, its queue part and its timer lateness), client CPU (and
+ * per request) and errors; `hdr_histograms` (both bases of each
  * row, compressed, values in µs as the schema keeps them); `time_series` (the step's seconds,
  * warm-up left out). Pure: a result in, rows out.
  *
@@ -67,14 +68,16 @@ const HIGHEST_US = HIGHEST_LATENCY_NS / 1000;
  *   warmupS: 1, connections: 10, workers: 1, pipeline: 1, arrival: "uniform",
  *   sent: 2000, completed: 1980, errors: 0, disconnects: 0, unsent: 0, unanswered: 20,
  *   errorSamples: [], latencyFromIntended: h(0.3, 1980), latencyFromSend: h(0.2, 1980),
- *   sendLateness: h(0.01, 2000), fromIntended: sum, fromSend: sum, lateness: sum,
+ *   sendLateness: h(0.01, 2000), sendQueue: h(0, 2000), sendDelay: h(0.01, 2000),
+ *   fromIntended: sum, fromSend: sum, lateness: sum, queue: sum, delay: sum,
  *   perSecond: [0, 1, 2].map((second) => ({
  *     second, sent: 1000, completed: 990, errors: 0, p50FromIntendedMs: 0.3,
  *     p99FromIntendedMs: 0.5,
  *   })),
  *   commands: [{ test: "GET", sent: 2000, completed: 1980, errors: 0,
  *     latencyFromIntended: h(0.3, 1980), latencyFromSend: h(0.2, 1980) }],
- *   clientCpuS: 0.5, setupCpuS: 0.1, requestsPerCpuS: 3960, wallS: 5,
+ *   clientCpuS: 0.5, setupCpuS: 0.1, requestsPerCpuS: 3960, clientCpuUsPerRequest: 250,
+ *   clientRunQueueS: 0.01, wallS: 5,
  * } satisfies OpenLoopResult;
  * const rows = openLoopRows(r, "run1", { valueSize: 256, keys: 1000 });
  * assert.deepEqual(rows.results.map((x) => [x.test, x.requested_ops_per_sec, x.ops_per_sec]), [
@@ -194,7 +197,11 @@ function resultRow(
     p50_send_latency_ms: ms(s.p50Ms),
     p99_send_latency_ms: ms(s.p99Ms),
     send_lateness_p99_ms: r.lateness.count > 0 ? r.lateness.p99Ms : null,
+    send_queue_p99_ms: r.queue.count > 0 ? r.queue.p99Ms : null,
+    send_delay_p99_ms: r.delay.count > 0 ? r.delay.p99Ms : null,
     client_cpu_s: f.isStep ? r.clientCpuS : null,
+    client_cpu_us_per_request: f.isStep ? r.clientCpuUsPerRequest : null,
+    client_run_queue_s: f.isStep ? r.clientRunQueueS : null,
     error_count: f.errors,
     // a step that lost connections did not run as asked
     complete: r.disconnects === 0,

@@ -159,7 +159,15 @@ async function measure(c: OpenLoopCall, o: OpenLoopRunOptions, runId: string): P
 
 /** The generator's summary as the raw file of the run (histograms left out: they are rows). */
 function rawSummary(r: OpenLoopResult): Uint8Array {
-  const { latencyFromIntended: _a, latencyFromSend: _b, sendLateness: _c, commands, ...rest } = r;
+  const {
+    latencyFromIntended: _a,
+    latencyFromSend: _b,
+    sendLateness: _c,
+    sendQueue: _d,
+    sendDelay: _e,
+    commands,
+    ...rest
+  } = r;
   const types = commands.map((c) => ({
     test: c.test,
     sent: c.sent,

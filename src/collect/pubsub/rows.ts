@@ -116,7 +116,12 @@ export function pubSubRows(
     send_lateness_p99_ms: r.sendLateness.totalCount === 0
       ? null
       : ms(hdrValueAtPercentile(r.sendLateness, 99)!),
+    // a publisher never waits for a reply: its whole send delay is its lateness
+    send_delay_p99_ms: r.sendLateness.totalCount === 0
+      ? null
+      : ms(hdrValueAtPercentile(r.sendLateness, 99)!),
     client_cpu_s: r.clientCpuS,
+    client_cpu_us_per_request: r.published > 0 ? (r.clientCpuS / r.published) * 1e6 : null,
     error_count: r.errors,
     fan_out: r.fanOut,
     messages_published: r.published,

@@ -1,0 +1,79 @@
+// Issue 20 item 2: a generator starved of CPU is flagged, not printed as the server's latency.
+// The generator runs on this thread (one Worker: the calling thread); a timer here keeps the
+// thread busy 20 ms of every 25 ms, so sends wait for the thread, whatever the machine's load.
+// Real redis-server on a free loopback port (stopped by PID), a bounded 1-second step.
+import assert from "node:assert/strict";
+import pl from "nodejs-polars";
+import { loadResults } from "../../../src/analyze/load.ts";
+import { sweepTable } from "../../../src/analyze/sweep/sweep.ts";
+import { sweepChart } from "../../../src/analyze/charts/sweep.ts";
+import { findTool } from "../../../src/collect/tools.ts";
+import { withServers } from "../../_support/servers.ts";
+import { cli } from "../../cli/_cli.ts";
+
+/** Keeps this thread busy `busyMs` of every `everyMs` until the returned function is called. */
+function starve(busyMs: number, everyMs: number): () => void {
+  const id = setInterval(() => {
+    const end = performance.now() + busyMs;
+    while (performance.now() < end) { /* the generator's thread is taken */ }
+  }, everyMs);
+  return () => clearInterval(id);
+}
+
+Deno.test({
+  name: "a generator starved of CPU is flagged generator-bound by kvlab load, sweep and plot",
+  ignore: findTool("redis-server") === null && Deno.env.get("CI") !== "true",
+  fn: () =>
+    withServers([{}], async ([server]) => {
+      const data = Deno.makeTempDirSync({ prefix: "kvlab-genbound-" });
+      try {
+        const args = [
+          ...["load", "--url", server.url, "--rate", "1000", "--connections", "4"],
+          ...["--duration", "1", "--data", data],
+        ];
+        // once unstarved: the pacer's timer Worker is loaded (and type-checked) before
+        const warm = await cli([...args.slice(0, -1), `${data}-warm`]);
+        Deno.removeSync(`${data}-warm`, { recursive: true });
+        assert.equal(warm.code, 0, warm.stderr);
+        const stop = starve(20, 25);
+        let load;
+        try {
+          load = await cli(args);
+        } finally {
+          stop();
+        }
+        assert.equal(load.code, 0, load.stderr);
+        assert.match(load.stdout, /; send delay p99 [\d.]+ ms \(waiting for a busy connection /);
+        assert.match(
+          load.stdout,
+          /^GET: generator-bound: send delay p99 [\d.]+ ms is above 10 % of the p99 latency/m,
+        );
+
+        // stored in Parquet, read back by analyze
+        const r = loadResults(data).filter(pl.col("test").eq(pl.lit("GET"))).toRecords()[0];
+        for (const c of ["send_delay_p99_ms", "send_queue_p99_ms", "send_lateness_p99_ms"]) {
+          assert.equal(typeof r[c], "number", c);
+        }
+        assert.ok((r.client_cpu_us_per_request as number) > 0);
+        // Linux says how long the generator's thread waited for a CPU
+        if (Deno.build.os === "linux") assert.ok((r.client_run_queue_s as number) >= 0);
+        // each request's delay is its two parts added: the whole's p99 is at least each part's
+        for (const part of ["send_lateness_p99_ms", "send_queue_p99_ms"]) {
+          assert.ok((r.send_delay_p99_ms as number) >= (r[part] as number), part);
+        }
+
+        const t = sweepTable(data);
+        assert.deepEqual(t.getColumn("generator_bound").toArray(), [true]);
+        assert.ok((t.getColumn("generator_delay_p99_ms").get(0) as number) > 0);
+        assert.ok((t.getColumn("send_delay_p99_ms").get(0) as number) > 0);
+        const sweep = await cli(["sweep", "--data", data]);
+        assert.equal(sweep.code, 0, sweep.stderr);
+        assert.match(sweep.stdout, /\| (?:[\d.]+ \/ [\d.]+|NS \([^)]*\)) gen-bound \|/);
+        assert.match(sweep.stdout, /gen-bound = the load generator's send delay p99/);
+        const spec = JSON.stringify(sweepChart(t));
+        assert.match(spec, /generator-bound/);
+      } finally {
+        Deno.removeSync(data, { recursive: true });
+      }
+    }),
+});
