@@ -168,7 +168,13 @@ Deno.test("hostile: Ctrl-C ends kvlab pubsub at its highest rate, keeping what w
     const { Redis } = await import("ioredis");
     // a fresh connection per look: on a loaded machine one may be closed under us
     const processed = async () => {
-      const admin = new Redis({ port: server.port, lazyConnect: true, maxRetriesPerRequest: 0 });
+      const admin = new Redis({
+        host: "127.0.0.1",
+        port: server.port,
+        lazyConnect: true,
+        maxRetriesPerRequest: 0,
+        retryStrategy: () => null,
+      });
       try {
         await admin.connect();
         const info = await admin.info("stats");
