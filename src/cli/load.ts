@@ -13,8 +13,15 @@ import { parseServerUrl } from "../collect/target.ts";
 import { loadResults } from "../analyze/load.ts";
 import pl from "nodejs-polars";
 import { generatorBound, generatorDelayMs, sustainedVerdict } from "../fixed_rate.ts";
-import { checkOpenFiles, limited, LIMITS, openFilesLimit } from "../collect/limits.ts";
-import type { Output } from "./_exit.ts";
+import {
+  checkOpenFiles,
+  checkServerConnections,
+  limited,
+  LIMITS,
+  openFilesLimit,
+} from "../collect/limits.ts";
+import { type Output, UsageError } from "./_exit.ts";
+import type { ServerTarget } from "../collect/target.ts";
 import { CommanderError } from "commander";
 
 /** What `kvlab load` runs. */
@@ -87,6 +94,7 @@ export function loadOptions(raw: OptionValues): LoadCommandOptions {
  * @throws {CommanderError} Exit code 1 when the step failed (the run is stored with the reason).
  */
 export async function loadCommand(o: LoadCommandOptions, out: Output): Promise<void> {
+  await serverRoom(o.call.target, "--connections", o.call.connections);
   const run = await runOpenLoopStep(o.call, { data: o.data, label: o.label });
   if (run.status === "failed") {
     out.printErr(`kvlab load: ${run.reason}\n`);
@@ -154,5 +162,26 @@ export async function loadCommand(o: LoadCommandOptions, out: Output): Promise<v
   if (run.status !== "complete") {
     out.printErr(`kvlab load: ${run.status}: ${run.reason}\n`);
     throw new CommanderError(1, "kvlab.load", run.reason ?? run.status);
+  }
+}
+
+/**
+ * Refuses (exit 2) more connections than the server has room for, before any load and before
+ * anything is stored.
+ *
+ * @param target The server.
+ * @param option The option as typed.
+ * @param connections The connections of the step.
+ * @throws {UsageError} Naming the option, the server's `maxclients` and its clients.
+ */
+export async function serverRoom(
+  target: ServerTarget,
+  option: string,
+  connections: number,
+): Promise<void> {
+  try {
+    await checkServerConnections(target, option, connections);
+  } catch (e) {
+    throw e instanceof RangeError ? new UsageError(e.message) : e;
   }
 }

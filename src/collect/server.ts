@@ -129,3 +129,46 @@ export async function snapshotServer(
     client.disconnect();
   }
 }
+
+/** How many more clients a server takes, from one snapshot. */
+export interface ClientRoom {
+  /** `maxclients` (CONFIG GET, else INFO's `clients` section). */
+  maxClients: number;
+  /** `connected_clients`, the snapshot's own connection left out (it is closed by now). */
+  connected: number;
+  /** `maxClients − connected`, at least 0. */
+  room: number;
+}
+
+/**
+ * How many more connections a server accepts: `maxclients` (from CONFIG GET, else from INFO,
+ * where Redis 7 and Valkey print it) minus its connected clients other than the snapshot's own.
+ * Null when the server tells neither (a proxy, a managed service refusing CONFIG on an old
+ * version): nothing is then checked.
+ *
+ * @param s The snapshot (see {@link snapshotServer}).
+ * @returns The room, or null.
+ *
+ * @example
+ * ```ts
+ * import { clientRoom } from "./server.ts";
+ * import assert from "node:assert/strict";
+ * const info = [{ section: "Clients", key: "connected_clients", value: "11", valueNum: 11 }];
+ * assert.deepEqual(clientRoom({ info, config: [["maxclients", "100"]] }),
+ *   { maxClients: 100, connected: 10, room: 90 });
+ * assert.equal(clientRoom({ info, config: [] }), null);
+ * ```
+ */
+export function clientRoom(
+  s: Pick<ServerSnapshot, "info" | "config">,
+): ClientRoom | null {
+  const fromConfig = s.config.find(([k]) => k === "maxclients")?.[1];
+  const fromInfo = s.info.find((f) => f.key === "maxclients")?.valueNum ?? null;
+  const maxClients = fromConfig !== undefined && /^\d+$/.test(fromConfig)
+    ? Number(fromConfig)
+    : fromInfo;
+  const clients = s.info.find((f) => f.key === "connected_clients")?.valueNum ?? null;
+  if (maxClients === null || clients === null) return null;
+  const connected = Math.max(0, clients - 1);
+  return { maxClients, connected, room: Math.max(0, maxClients - connected) };
+}

@@ -23,6 +23,8 @@ import { type OpenLoopRows, openLoopRows } from "./rows.ts";
 import { redactText } from "../../text/redact.ts";
 import { KVLAB_VERSION } from "../../version.ts";
 import type { ServerTarget } from "../target.ts";
+import { clientRoom } from "../server.ts";
+import { roomProblem } from "../limits.ts";
 
 /** One open-loop step to run. */
 export interface OpenLoopCall {
@@ -122,6 +124,14 @@ async function measure(c: OpenLoopCall, o: OpenLoopRunOptions, runId: string): P
   if (why) return { reason: why };
   const before = await snapshotBefore(c.target);
   if ("reason" in before) return before;
+  // more connections than the server has room for: the step would measure refusals (issue 21)
+  const room = clientRoom(before);
+  if (room !== null && c.connections > room.room) {
+    return {
+      before,
+      reason: roomProblem("--connections", c.connections, { room, server: c.target.display }),
+    };
+  }
   if (o.signal?.aborted) return { before, reason: "interrupted before the step started" };
   const warmupS = c.warmupS ?? 0;
   const startedAt = new Date(Date.now() + warmupS * 1000);
