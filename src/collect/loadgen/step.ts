@@ -54,7 +54,10 @@ export interface OpenLoopCall {
 
 /** Options of {@link runOpenLoopStep}. */
 export interface OpenLoopRunOptions extends CollectOptions {
-  /** Checked before the step starts (a step, once started, runs its bounded length). */
+  /**
+   * Ctrl-C / SIGTERM: before the step, it is not started (a failed run); during it, the step
+   * ends now and what ran is stored as an `incomplete` run.
+   */
   signal?: AbortSignal;
 }
 
@@ -151,6 +154,7 @@ async function measure(c: OpenLoopCall, o: OpenLoopRunOptions, runId: string): P
       pipeline: c.pipeline,
       arrival: c.arrival,
       workers: c.threads,
+      signal: o.signal,
     });
   } catch (e) {
     if (e instanceof RangeError || e instanceof TypeError) throw e;
@@ -225,14 +229,18 @@ function stored(m: Measured, options: OpenLoopRunOptions): StoredRun {
     : null;
   const status: CollectedRun["status"] = !r || (lost && r.completed === 0)
     ? "failed"
-    : lost
+    : lost || r.interrupted
     ? "incomplete"
     : "complete";
+  const stopped = r?.interrupted
+    ? `interrupted (Ctrl-C / SIGTERM) after ${r.durationS.toFixed(1)} s of the step; ` +
+      "partial step kept"
+    : null;
   return {
     status,
-    reason: m.reason ?? lost,
+    reason: m.reason ?? ([stopped, lost].filter((x) => x).join("; ") || null),
     tests: m.rows?.results.length ?? 0,
-    interrupted: options.signal?.aborted ?? false,
+    interrupted: (r?.interrupted || options.signal?.aborted) ?? false,
     columns: {
       tool: "kvlab-loadgen",
       tool_version: KVLAB_VERSION,
