@@ -209,7 +209,7 @@ export async function runOpenLoopStep(
     target: call.target,
     command: openLoopCommand(call),
     measure: (writer) => measure(call, options, writer.runId),
-    store: (m) => stored(m, options),
+    store: (m) => stored(m, options, call.target.display),
   });
   return {
     ...run,
@@ -219,13 +219,14 @@ export async function runOpenLoopStep(
 }
 
 /** How a measured step is stored: complete, or failed with its reason. */
-function stored(m: Measured, options: OpenLoopRunOptions): StoredRun {
+function stored(m: Measured, options: OpenLoopRunOptions, server: string): StoredRun {
   const r = m.result;
   // connections lost are a run error: nothing answered is a failed step, some lost an
   // incomplete one, and the reason says how many (issue 21)
   const lost = r && r.disconnects > 0
     ? `${r.disconnects} of ${r.connections} connections lost` +
-      (r.errorSamples.length ? ` (${redactText(r.errorSamples.join("; "))})` : "")
+      // the server named with what it did (`RespProtocolError: … (found byte 37)`)
+      (r.errorSamples.length ? ` (${server}: ${redactText(r.errorSamples.join("; "))})` : "")
     : null;
   const status: CollectedRun["status"] = !r || (lost && r.completed === 0)
     ? "failed"
