@@ -13,8 +13,15 @@ import { parseServerUrl } from "../collect/target.ts";
 import { loadResults } from "../analyze/load.ts";
 import pl from "nodejs-polars";
 import { generatorBound, generatorDelayMs, sustainedVerdict } from "../fixed_rate.ts";
-import { checkOpenFiles, limited, LIMITS, openFilesLimit } from "../collect/limits.ts";
-import type { Output } from "./_exit.ts";
+import {
+  checkOpenFiles,
+  checkServerConnections,
+  limited,
+  LIMITS,
+  openFilesLimit,
+} from "../collect/limits.ts";
+import { exitWith, type Output, stopSignalOf, UsageError, withStopSignals } from "./_exit.ts";
+import type { ServerTarget } from "../collect/target.ts";
 import { CommanderError } from "commander";
 
 /** What `kvlab load` runs. */
@@ -84,12 +91,26 @@ export function loadOptions(raw: OptionValues): LoadCommandOptions {
  *
  * @param o The step and the dataset.
  * @param out Where to print.
- * @throws {CommanderError} Exit code 1 when the step failed (the run is stored with the reason).
+ * @throws {CommanderError} Exit code 1 when the step failed (the run is stored with the reason);
+ * 130 when Ctrl-C or SIGTERM ended it (129 for SIGHUP), its partial step stored as incomplete.
  */
 export async function loadCommand(o: LoadCommandOptions, out: Output): Promise<void> {
-  const run = await runOpenLoopStep(o.call, { data: o.data, label: o.label });
+  await serverRoom(o.call.target, "--connections", o.call.connections);
+  let stop: Deno.Signal | undefined;
+  const run = await withStopSignals(async (signal) => {
+    try {
+      return await runOpenLoopStep(o.call, { data: o.data, label: o.label, signal });
+    } finally {
+      stop = stopSignalOf(signal);
+    }
+  });
+  // Ctrl-C / SIGTERM: the partial step is stored (incomplete); 130 (129 for SIGHUP)
+  const stopped = () => {
+    if (stop) exitWith(stop === "SIGHUP" ? 129 : 130, "load");
+  };
   if (run.status === "failed") {
     out.printErr(`kvlab load: ${run.reason}\n`);
+    stopped();
     throw new CommanderError(1, "kvlab.load", run.reason ?? "failed");
   }
   const rows = loadResults(o.data).filter(pl.col("run_id").eq(pl.lit(run.runId)));
@@ -153,6 +174,28 @@ export async function loadCommand(o: LoadCommandOptions, out: Output): Promise<v
   out.print(`stored run ${run.runId} in ${o.data.dir}\n`);
   if (run.status !== "complete") {
     out.printErr(`kvlab load: ${run.status}: ${run.reason}\n`);
+    stopped();
     throw new CommanderError(1, "kvlab.load", run.reason ?? run.status);
+  }
+}
+
+/**
+ * Refuses (exit 2) more connections than the server has room for, before any load and before
+ * anything is stored.
+ *
+ * @param target The server.
+ * @param option The option as typed.
+ * @param connections The connections of the step.
+ * @throws {UsageError} Naming the option, the server's `maxclients` and its clients.
+ */
+export async function serverRoom(
+  target: ServerTarget,
+  option: string,
+  connections: number,
+): Promise<void> {
+  try {
+    await checkServerConnections(target, option, connections);
+  } catch (e) {
+    throw e instanceof RangeError ? new UsageError(e.message) : e;
   }
 }

@@ -11,7 +11,14 @@ import { type PubSubCall, pubSubMode, runPubSubStep } from "../collect/pubsub/mo
 import { parseServerUrl } from "../collect/target.ts";
 import { exitWith, type Output, withStopSignals } from "./_exit.ts";
 import { datasetOption, optionalString } from "./_options.ts";
-import { checkOpenFiles, limited, LIMITS, openFilesLimit } from "../collect/limits.ts";
+import {
+  checkOpenFiles,
+  limited,
+  LIMITS,
+  openFilesLimit,
+  PUBSUB_CONNECTIONS,
+} from "../collect/limits.ts";
+import { serverRoom } from "./load.ts";
 
 /** What `kvlab pubsub` runs. */
 export interface PubSubCommandOptions {
@@ -84,6 +91,7 @@ export function pubSubCommandOptions(raw: OptionValues): PubSubCommandOptions {
  * @throws {CommanderError} Exit code 1 when the step failed (or was skipped).
  */
 export async function pubSubCommand(o: PubSubCommandOptions, out: Output): Promise<void> {
+  await serverRoom(o.call.target, PUBSUB_CONNECTIONS, o.call.publishers + o.call.subscribers);
   const run = await withStopSignals((signal) =>
     runPubSubStep({ ...o.call, signal }, { data: o.data, label: o.label })
   );

@@ -177,8 +177,9 @@ export async function collectRun<M extends Measurement>(
   const host = options.host ?? hostFacts();
   const startedAt = now();
   const dataset = Dataset.of(options.data);
-  const writer = dataset.runWriter(newRunId(startedAt));
-  const folder = dataset.runFolder(writer.runId);
+  const runId = newRunId(startedAt);
+  const folder = dataset.runFolder(runId);
+  const writer = writingAt(folder, () => dataset.runWriter(runId));
   const quietBefore = noiseSnapshot();
   let measured: M;
   try {

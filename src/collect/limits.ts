@@ -23,6 +23,8 @@
  */
 
 import { MAX_OPS_PER_SEC } from "./impossible.ts";
+import { type ClientRoom, clientRoom, ServerUnreachableError, snapshotServer } from "./server.ts";
+import type { ServerTarget } from "./target.ts";
 
 /** Highest rate kvlab's own engines take, operations (or deliveries) per second. */
 export const KVLAB_MAX_RATE = 1e7;
@@ -162,4 +164,83 @@ export function checkOpenFiles(option: string, connections: number, limit: numbe
     `invalid ${option}: ${connections} (this machine lets a process open ${limit} files, ` +
       `connections included: raise \`ulimit -n\` or open fewer)`,
   );
+}
+
+/**
+ * Refuses more connections than the server has room for (its `maxclients` minus the clients
+ * already connected, see `clientRoom` in `server.ts`): past it the server answers
+ * `ERR max number of clients reached` and closes the extra connections, so the step would
+ * measure refusals.
+ *
+ * @param option The option as typed (`--connections`, `--publishers + --subscribers`,
+ * `sweep.clients`).
+ * @param connections The connections the step opens in all.
+ * @param at The server's room (null: not known, not checked) and the server as shown (its
+ * redacted URL).
+ * @throws {RangeError} Naming the option, the server, its `maxclients` and its clients.
+ *
+ * @example
+ * ```ts
+ * import { checkServerRoom } from "./limits.ts";
+ * import assert from "node:assert/strict";
+ * const at = { room: { maxClients: 100, connected: 10, room: 90 }, server: "redis://h:1" };
+ * checkServerRoom("--connections", 90, at);
+ * assert.throws(
+ *   () => checkServerRoom("--connections", 91, at),
+ *   /^RangeError: invalid --connections: 91 \(redis:\/\/h:1 takes 90 more clients: maxclients 100, 10 connected\)/,
+ * );
+ * ```
+ */
+export function checkServerRoom(
+  option: string,
+  connections: number,
+  at: { room: ClientRoom | null; server: string },
+): void {
+  if (at.room === null || connections <= at.room.room) return;
+  throw new RangeError(roomProblem(option, connections, { ...at, room: at.room }));
+}
+
+/**
+ * The message of {@link checkServerRoom}, for a step that fails its cell instead of throwing.
+ *
+ * @param option The option as typed.
+ * @param connections The connections the step opens in all.
+ * @param at The server's room and the server as shown.
+ * @returns `invalid --connections: 91 (redis://h:1 takes 90 more clients: …)`.
+ */
+export function roomProblem(
+  option: string,
+  connections: number,
+  { room, server }: { room: ClientRoom; server: string },
+): string {
+  return `invalid ${option}: ${connections} (${server} takes ${room.room} more clients: ` +
+    `maxclients ${room.maxClients}, ${room.connected} connected)`;
+}
+
+/** How `kvlab pubsub`'s connection count is named: publishers and subscribers together. */
+export const PUBSUB_CONNECTIONS = "--publishers + --subscribers";
+
+/**
+ * Checks, before any load, that a server has room for a step's connections (one snapshot
+ * connection, closed at once). A server that cannot be reached is not refused here: the step
+ * stores that as its failure.
+ *
+ * @param target The server.
+ * @param option The option as typed.
+ * @param connections The connections the step opens in all.
+ * @throws {RangeError} See {@link checkServerRoom}.
+ */
+export async function checkServerConnections(
+  target: ServerTarget,
+  option: string,
+  connections: number,
+): Promise<void> {
+  let snapshot;
+  try {
+    snapshot = await snapshotServer(target);
+  } catch (e) {
+    if (e instanceof ServerUnreachableError) return;
+    throw e;
+  }
+  checkServerRoom(option, connections, { room: clientRoom(snapshot), server: target.display });
 }

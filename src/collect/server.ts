@@ -43,6 +43,75 @@ export interface SnapshotOptions {
   timeoutMs?: number;
 }
 
+/** The first protocol error of each client (ioredis closes the connection after it). */
+const protocolErrors = new WeakMap<Redis, Error>();
+
+/**
+ * What a server sent that is not RESP, in words naming the server, the command and the bytes
+ * (escaped, at most 48): ioredis says only `Protocol error, got "?" as reply type byte. Please
+ * report this.`, then `Stream isn't writeable and enableOfflineQueue options is false` for every
+ * later command.
+ *
+ * @param display The server as shown (its redacted URL).
+ * @param command The command whose reply was malformed (`INFO everything`).
+ * @param e redis-parser's `ParserError` (its `buffer` is the JSON of the bytes read).
+ * @returns E.g. `redis://127.0.0.1:6379 sent malformed RESP in reply to INFO everything: got "?"
+ * as reply type byte, in "?what is this\r\n" (not a Redis-compatible server?)`.
+ *
+ * @example
+ * ```ts
+ * import { malformedReply } from "./server.ts";
+ * import assert from "node:assert/strict";
+ * const e = Object.assign(new Error('Protocol error, got "?" as reply type byte. Please report this.'),
+ *   { name: "ParserError", buffer: JSON.stringify({ type: "Buffer", data: [63, 104, 105, 27, 13, 10] }), offset: 1 });
+ * assert.equal(malformedReply("redis://h:1", "INFO", e),
+ *   'redis://h:1 sent malformed RESP in reply to INFO: got "?" as reply type byte, in ' +
+ *   '"?hi\\x1b\\r\\n" (not a Redis-compatible server?)');
+ * ```
+ */
+export function malformedReply(display: string, command: string, e: Error): string {
+  const what = e.message.replace(/^Protocol error, /, "").replace(/\.? Please report this\.?$/, "");
+  let sent = "";
+  try {
+    const raw = (e as { buffer?: unknown }).buffer;
+    const data: number[] = typeof raw === "string" ? JSON.parse(raw).data ?? [] : [];
+    const at = Math.max(0, Number((e as { offset?: unknown }).offset ?? 1) - 1);
+    const bytes = data.slice(at, at + 48);
+    const esc = (b: number) =>
+      b === 13
+        ? "\\r"
+        : b === 10
+        ? "\\n"
+        : b === 34 || b === 92
+        ? `\\${String.fromCharCode(b)}`
+        : b >= 32 && b < 127
+        ? String.fromCharCode(b)
+        : `\\x${b.toString(16).padStart(2, "0")}`;
+    if (bytes.length) {
+      sent = `, in "${bytes.map(esc).join("")}${data.length > at + 48 ? "…" : ""}"`;
+    }
+  } catch { /* no bytes to show */ }
+  return `${display} sent malformed RESP in reply to ${command}: ${what}${sent} ` +
+    "(not a Redis-compatible server?)";
+}
+
+/** Whether an ioredis error is a protocol (parser) error. */
+function isProtocolError(e: Error): boolean {
+  return e.name === "ParserError" || /^Protocol error/.test(e.message);
+}
+
+/**
+ * The error to throw for a failed command: the server's malformed reply in words when the
+ * connection broke on one (see {@link malformedReply}), else `fallback`.
+ */
+function commandError(
+  client: Redis,
+  { target, command, fallback }: { target: ServerTarget; command: string; fallback: string },
+): ServerUnreachableError {
+  const p = protocolErrors.get(client);
+  return new ServerUnreachableError(p ? malformedReply(target.display, command, p) : fallback);
+}
+
 /** Opens an ioredis client that fails fast instead of retrying. */
 export async function connect(target: ServerTarget, timeoutMs = 5000): Promise<Redis> {
   let lastError: Error | undefined;
@@ -61,13 +130,16 @@ export async function connect(target: ServerTarget, timeoutMs = 5000): Promise<R
   });
   client.on("error", (e: Error) => {
     lastError = e;
+    if (isProtocolError(e) && !protocolErrors.has(client)) protocolErrors.set(client, e);
   });
   try {
     await client.connect();
   } catch (e) {
     client.disconnect();
     const why = (lastError ?? (e as Error)).message;
-    throw new ServerUnreachableError(`cannot connect to ${target.display}: ${why}`);
+    // ioredis' ready check sends INFO
+    const fallback = `cannot connect to ${target.display}: ${why}`;
+    throw commandError(client, { target, command: "INFO", fallback });
   }
   return client;
 }
@@ -89,10 +161,14 @@ export async function snapshotServer(
         infoText = await client.info(...args);
         break;
       } catch (e) {
-        if (args.length === 0) {
-          throw new ServerUnreachableError(
-            `INFO failed on ${target.display}: ${(e as Error).message}`,
-          );
+        // a malformed reply closes the connection: the fallbacks then say only "Stream isn't
+        // writeable", so the first reply that broke it is named
+        if (args.length === 0 || protocolErrors.has(client)) {
+          throw commandError(client, {
+            target,
+            command: ["INFO", ...args].join(" "),
+            fallback: `INFO failed on ${target.display}: ${(e as Error).message}`,
+          });
         }
       }
     }
@@ -107,7 +183,8 @@ export async function snapshotServer(
       }
       config = config.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
     } catch (e) {
-      configError = (e as Error).message;
+      const fallback = (e as Error).message;
+      configError = commandError(client, { target, command: "CONFIG GET *", fallback }).message;
       configStatus = /unknown command|NOPERM|not allowed|disabled|permission/i.test(configError)
         ? "refused"
         : "error";
@@ -128,4 +205,47 @@ export async function snapshotServer(
   } finally {
     client.disconnect();
   }
+}
+
+/** How many more clients a server takes, from one snapshot. */
+export interface ClientRoom {
+  /** `maxclients` (CONFIG GET, else INFO's `clients` section). */
+  maxClients: number;
+  /** `connected_clients`, the snapshot's own connection left out (it is closed by now). */
+  connected: number;
+  /** `maxClients − connected`, at least 0. */
+  room: number;
+}
+
+/**
+ * How many more connections a server accepts: `maxclients` (from CONFIG GET, else from INFO,
+ * where Redis 7 and Valkey print it) minus its connected clients other than the snapshot's own.
+ * Null when the server tells neither (a proxy, a managed service refusing CONFIG on an old
+ * version): nothing is then checked.
+ *
+ * @param s The snapshot (see {@link snapshotServer}).
+ * @returns The room, or null.
+ *
+ * @example
+ * ```ts
+ * import { clientRoom } from "./server.ts";
+ * import assert from "node:assert/strict";
+ * const info = [{ section: "Clients", key: "connected_clients", value: "11", valueNum: 11 }];
+ * assert.deepEqual(clientRoom({ info, config: [["maxclients", "100"]] }),
+ *   { maxClients: 100, connected: 10, room: 90 });
+ * assert.equal(clientRoom({ info, config: [] }), null);
+ * ```
+ */
+export function clientRoom(
+  s: Pick<ServerSnapshot, "info" | "config">,
+): ClientRoom | null {
+  const fromConfig = s.config.find(([k]) => k === "maxclients")?.[1];
+  const fromInfo = s.info.find((f) => f.key === "maxclients")?.valueNum ?? null;
+  const maxClients = fromConfig !== undefined && /^\d+$/.test(fromConfig)
+    ? Number(fromConfig)
+    : fromInfo;
+  const clients = s.info.find((f) => f.key === "connected_clients")?.valueNum ?? null;
+  if (maxClients === null || clients === null) return null;
+  const connected = Math.max(0, clients - 1);
+  return { maxClients, connected, room: Math.max(0, maxClients - connected) };
 }

@@ -74,8 +74,84 @@ export function isDiskFull(e: unknown): boolean {
  * ```
  */
 export function diskFullAt(e: unknown, path: string, hint?: string): unknown {
-  if (e instanceof DiskFullError || !isDiskFull(e)) return e;
-  return new DiskFullError(path, hint);
+  if (e instanceof DiskFullError) return e;
+  if (isDiskFull(e) || (mayBeDiskFull(e) && noSpaceAt(path))) return new DiskFullError(path, hint);
+  return e;
+}
+
+/**
+ * Whether an error may hide a full disk without saying so: polars' Parquet writer reports a
+ * write that ran out of space as `parquet: File out of specification: Invalid thrift:
+ * transport error` (or an IO error), and only a look at the disk tells.
+ *
+ * @param e What was thrown.
+ * @returns `true` for the errors worth a look at the disk.
+ *
+ * @example
+ * ```ts
+ * import { mayBeDiskFull } from "./disk.ts";
+ * import assert from "node:assert/strict";
+ * assert.ok(mayBeDiskFull(new Error("parquet: File out of specification: Invalid thrift: transport error")));
+ * assert.ok(!mayBeDiskFull(new TypeError("invalid --rate: 0")));
+ * ```
+ */
+export function mayBeDiskFull(e: unknown): boolean {
+  return e instanceof Error &&
+    /Invalid thrift: transport error|IO error|Input\/output error|os error 5\b|short write/i
+      .test(e.message);
+}
+
+/** Bytes a probe writes: a disk with less room than this is full for kvlab (a run needs more). */
+export const PROBE_BYTES = 256 * 1024;
+
+/**
+ * Whether the disk holding `path` is full: writes (then removes) a {@link PROBE_BYTES} file in
+ * the nearest existing folder of `path`. Deno has no `statfs`; a write is also what tells a
+ * user's quota apart.
+ *
+ * @param path A file or folder, existing or not (its nearest existing folder is probed).
+ * @returns `true` when the probe ran out of space; `false` when it fit or could not be made
+ * for another reason.
+ *
+ * @example
+ * ```ts
+ * import { noSpaceAt } from "./disk.ts";
+ * import assert from "node:assert/strict";
+ * const dir = Deno.makeTempDirSync();
+ * assert.equal(noSpaceAt(`${dir}/not/yet/there.parquet`), false);
+ * assert.deepEqual([...Deno.readDirSync(dir)], []);
+ * Deno.removeSync(dir);
+ * ```
+ */
+export function noSpaceAt(path: string): boolean {
+  let dir = path;
+  for (;;) {
+    try {
+      if (Deno.statSync(dir).isDirectory) break;
+    } catch { /* not there (yet) */ }
+    const up = dir.replace(/\/+[^/]*$/, "");
+    if (up === dir || up === "") {
+      dir = up === "" && dir.startsWith("/") ? "/" : ".";
+      break;
+    }
+    dir = up;
+  }
+  const probe = `${dir}/.kvlab-space-probe-${crypto.randomUUID()}`;
+  let file: Deno.FsFile | undefined;
+  try {
+    file = Deno.openSync(probe, { write: true, createNew: true });
+    const chunk = new Uint8Array(64 * 1024);
+    for (let n = 0; n < PROBE_BYTES;) n += file.writeSync(chunk);
+    file.syncDataSync();
+    return false;
+  } catch (e) {
+    return isDiskFull(e);
+  } finally {
+    file?.close();
+    try {
+      Deno.removeSync(probe);
+    } catch { /* never made */ }
+  }
 }
 
 /**

@@ -11,6 +11,7 @@
 import type * as hdr from "hdr-histogram-js";
 import pl from "nodejs-polars";
 import { rowHistograms, rowKey, sumOf } from "./rows.ts";
+import { terminalText } from "../../text/safe.ts";
 
 /**
  * The cumulative counts of a histogram at each non-empty bucket's upper bound.
@@ -70,7 +71,9 @@ export function hdrDistribution(
   const out: Record<string, unknown>[] = [];
   for (const [k, parts] of rowHistograms(whole, basis)) {
     const [runId, testIndex] = k.split("\u0000");
-    const buckets = cumulativeBuckets(sumOf(parts));
+    const buckets = cumulativeBuckets(
+      sumOf(parts, `hdr_histograms of run ${terminalText(runId)}, test ${testIndex}`),
+    );
     const total = buckets.at(-1)?.[1] ?? 0;
     for (const [ms, count] of buckets) {
       out.push({

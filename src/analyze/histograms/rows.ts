@@ -54,12 +54,14 @@ export function rowHistograms(hdrRows: pl.DataFrame, basis: Map<string, string>)
  * p50 and p99 of the sum of histograms, in ms.
  *
  * @param compressed Compressed histograms (values in µs).
+ * @param source Where they come from, for the error of a bad one (see {@link sumOf}).
  * @returns The percentiles, or null when the sum is empty.
  */
 export function mergedPercentiles(
   compressed: readonly string[],
+  source?: string,
 ): { p50: number; p99: number; count: number } | null {
-  const sum = sumOf(compressed);
+  const sum = sumOf(compressed, source);
   if (sum.totalCount === 0) return null;
   // as memtier prints them (HdrHistogram_c's rounding), so one run reads as the tool printed it
   return {
@@ -75,12 +77,35 @@ export function mergedPercentiles(
  * counts more finely would move its percentiles (0.271 ms printed would read 0.264).
  *
  * @param compressed Compressed histograms (`HISTFAAA…`), values in µs.
+ * @param source Where they come from, named when one is not a histogram (`hdr_histograms of
+ * run R, test 0`). @default {"the dataset's hdr_histograms table"}
  * @returns Their sum (empty for none), growing to any range.
+ * @throws {TypeError} `not a compressed HdrHistogram in <source>: HISTFAAA… (<why>)`.
+ *
+ * @example
+ * ```ts
+ * import { sumOf } from "./rows.ts";
+ * import assert from "node:assert/strict";
+ * assert.throws(() => sumOf(["HISTFAAAbogus"], "hdr_histograms of run r1, test 0"),
+ *   /^TypeError: not a compressed HdrHistogram in hdr_histograms of run r1, test 0: HISTFAAAbogus \(/);
+ * ```
  */
-export function sumOf(compressed: readonly string[]): hdr.Histogram {
-  const parts = compressed.map((c) =>
-    hdr.decodeFromCompressedBase64(c, 32, false) as hdr.JsHistogram
-  );
+export function sumOf(
+  compressed: readonly string[],
+  source = "the dataset's hdr_histograms table",
+): hdr.Histogram {
+  const parts = compressed.map((c) => {
+    try {
+      return hdr.decodeFromCompressedBase64(c, 32, false) as hdr.JsHistogram;
+    } catch (e) {
+      // the text is the dataset's: shown escaped and cut
+      const shown = JSON.stringify(String(c).slice(0, 40)).slice(1, -1);
+      throw new TypeError(
+        `not a compressed HdrHistogram in ${source}: ${shown}${String(c).length > 40 ? "…" : ""} ` +
+          `(${e instanceof Error ? e.message : String(e)})`,
+      );
+    }
+  });
   const lowest = Math.max(1, ...parts.map((h) => h.lowestDiscernibleValue));
   const sum = hdr.build({
     lowestDiscernibleValue: lowest,

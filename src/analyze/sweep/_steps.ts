@@ -43,6 +43,19 @@ function plannedRates(tags: unknown): number[] {
 }
 
 /**
+ * The rate the plan asked of a run (its `requested_ops_per_sec` tag), when it is one of the
+ * sweep's planned rates; else null.
+ */
+function askedRate(tags: unknown, planned: readonly number[]): number | null {
+  try {
+    const v = Number(JSON.parse(String(tags ?? "{}")).requested_ops_per_sec);
+    return v > 0 && planned.includes(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * The step rows of the results: per run, its `TOTALS` rows with a requested rate when it has
  * one (named after the run's other tests: `GET`, `SET+GET`), else every row with one.
  */
@@ -66,6 +79,7 @@ export function stepRows(results: pl.DataFrame, by: string): StepRow[] {
     const others = rows.filter((r) => r.test !== "TOTALS").map((r) => String(r.test));
     for (const r of totals.length > 0 ? totals : steps) {
       const num = (k: string) => (typeof r[k] === "number" ? r[k] as number : null);
+      const planned = plannedRates(r.tags);
       out.push({
         runId,
         testIndex: Number(r.test_index),
@@ -74,12 +88,15 @@ export function stepRows(results: pl.DataFrame, by: string): StepRow[] {
           : String(r.test),
         clients: num("clients"),
         arm: r[by] === null || r[by] === undefined ? "(no label)" : String(r[by]),
-        requestedOpsPerSec: r.requested_ops_per_sec as number,
+        // a step sits at the rate its plan asked for: a tool may store another (memtier's
+        // overflowed 3,567,587,328 for 10¹²), which made one step two rows, the plan's rate
+        // then shown as `skipped` (issue 21)
+        requestedOpsPerSec: askedRate(r.tags, planned) ?? r.requested_ops_per_sec as number,
         achievedOpsPerSec: num("ops_per_sec"),
         p50: num("p50_latency_ms"),
         p99: num("p99_latency_ms"),
         basis: typeof r.latency_basis === "string" ? r.latency_basis : "send",
-        planned: plannedRates(r.tags),
+        planned,
         engine: typeof r.tool === "string" ? r.tool : "unknown",
         generatorDelay: generatorDelayMs({
           p99LatencyMs: num("p99_latency_ms"),

@@ -130,6 +130,7 @@ export class Shard {
   #replyAt = 0;
   #sending = false;
   #finished = false;
+  #interrupted = false;
   #budget: number;
   #outstanding = 0;
   #immediate = false;
@@ -189,6 +190,11 @@ export class Shard {
    */
   run(startAtEpochMs: number): Promise<ShardOutcome> {
     const o = this.#o;
+    if (this.#interrupted) {
+      // interrupted before the start: nothing sent, nothing owed
+      this.#finish();
+      return Promise.resolve(this.#out);
+    }
     this.#t0 = startAtEpochMs - performance.timeOrigin;
     this.#epoch0 = startAtEpochMs;
     this.#waited0 = runQueueWaitS();
@@ -391,7 +397,8 @@ export class Shard {
     this.#waker.close();
     this.#heap.clear();
     const o = this.#o;
-    for (const c of this.#conns) {
+    // interrupted: what was not yet due is not owed (no unsent counted)
+    for (const c of this.#interrupted ? [] : this.#conns) {
       for (
         let t = c.next;
         t < o.durationMs && this.#budget > 0;
@@ -421,6 +428,16 @@ export class Shard {
       } catch { /* already closed */ }
     }
     this.#resolve(this.#out);
+  }
+
+  /**
+   * Ends the sending window now (Ctrl-C, SIGTERM): requests not yet sent are not counted as
+   * unsent, outstanding replies are drained as at the window's end. Before {@link run}, the run
+   * ends at once.
+   */
+  interrupt(): void {
+    this.#interrupted = true;
+    if (this.#sending) this.#stop();
   }
 
   /** Stops at once and closes every connection (after a failed start, or at a deadline). */

@@ -83,6 +83,11 @@ export interface OpenLoopOptions {
   spinMs?: number;
   /** @default {5000} */
   connectTimeoutMs?: number;
+  /**
+   * Ends the sending window early (Ctrl-C, SIGTERM): replies outstanding are drained, the
+   * result says `interrupted` and its rates cover the part of the window that ran.
+   */
+  signal?: AbortSignal;
 }
 
 /** One command type's share of a run (counts and histograms as in {@link OpenLoopResult}). */
@@ -148,6 +153,8 @@ export interface OpenLoopResult extends OpenLoopCounts {
   clientCpuUsPerRequest: number | null;
   /** Wall time of the call, seconds (connecting included). */
   wallS: number;
+  /** The `signal` ended the window early: `durationS` is the part that ran. */
+  interrupted: boolean;
 }
 
 function positive(name: string, v: number, integer: boolean): number {
@@ -266,13 +273,16 @@ function withDeadline<T>(p: Promise<T>, ms: number, onTimeout: () => void): Prom
 /** Runs shards in Workers: connect all, then start all at one shared wall-clock instant. */
 async function runInWorkers(
   shards: ShardOptions[],
-  register: (stop: () => void) => void,
+  register: (stop: () => void, interrupt: () => void) => void,
   started: () => void,
 ): Promise<ShardOutcome[]> {
   const workers = shards.map(() =>
     new Worker(new URL("./_worker.ts", import.meta.url), { type: "module" })
   );
-  register(() => workers.forEach((w) => w.terminate()));
+  register(
+    () => workers.forEach((w) => w.terminate()),
+    () => workers.forEach((w) => w.postMessage({ type: "interrupt" } satisfies ToWorker)),
+  );
   const ask = (w: Worker, msg: ToWorker, want: string) =>
     new Promise<{ outcome?: EncodedOutcome }>((resolve, reject) => {
       w.onmessage = (e) => {
@@ -353,17 +363,45 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
   const started = () => (cpu1 = process.cpuUsage());
   const wall0 = performance.now();
   let stop = () => {};
+  // Ctrl-C: each shard ends its window (an abort before the connections are up ends it at once)
+  let interrupt = () => {};
+  let startEpochMs: number | null = null;
+  let abortEpochMs: number | null = null;
+  const onAbort = () => {
+    abortEpochMs ??= epochNow();
+    interrupt();
+  };
   const work = async (): Promise<ShardOutcome[]> => {
-    if (shards.length > 1) return await runInWorkers(shards, (s) => (stop = s), started);
+    if (shards.length > 1) {
+      return await runInWorkers(shards, (s, i) => {
+        stop = s;
+        interrupt = i;
+      }, () => {
+        if (abortEpochMs !== null) interrupt(); // before the run message: ends it at once
+        started();
+        startEpochMs = epochNow() + 50;
+      });
+    }
     const shard = await connectShard(shards[0]);
     stop = () => shard.close();
+    interrupt = () => shard.interrupt();
+    if (abortEpochMs !== null) shard.interrupt();
     started();
-    return [await shard.run(epochNow() + 20)];
+    startEpochMs = epochNow() + 20;
+    return [await shard.run(startEpochMs)];
   };
-  const outcomes = await withDeadline(work(), deadlineMs, () => stop());
+  if (options.signal?.aborted) abortEpochMs = epochNow();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  let outcomes: ShardOutcome[];
+  try {
+    outcomes = await withDeadline(work(), deadlineMs, () => stop());
+  } finally {
+    options.signal?.removeEventListener("abort", onAbort);
+  }
   const cpu = process.cpuUsage(cpu1);
   const m = mergeOutcomes(outcomes);
-  const windowS = (plan.durationMs - plan.warmupMs) / 1000;
+  const interrupted = abortEpochMs !== null;
+  const windowS = windowSeconds(plan, startEpochMs, abortEpochMs);
   const clientCpuS = (cpu.user + cpu.system) / 1e6;
   return {
     requestedOpsPerSec: plan.requestedOpsPerSec,
@@ -400,5 +438,21 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
     requestsPerCpuS: clientCpuS > 0 ? m.completed / clientCpuS : 0,
     clientCpuUsPerRequest: m.sent > 0 ? (clientCpuS / m.sent) * 1e6 : null,
     wallS: (performance.now() - wall0) / 1000,
+    interrupted,
   };
+}
+
+/**
+ * The measured window's length, seconds: the planned one, or the part that ran before an
+ * interrupt (at least 1 ms, so that rates stay finite).
+ */
+function windowSeconds(
+  plan: ShardOptions,
+  startEpochMs: number | null,
+  abortEpochMs: number | null,
+): number {
+  const full = (plan.durationMs - plan.warmupMs) / 1000;
+  if (abortEpochMs === null) return full;
+  const ran = startEpochMs === null ? 0 : (abortEpochMs - startEpochMs - plan.warmupMs) / 1000;
+  return Math.min(full, Math.max(0.001, ran));
 }

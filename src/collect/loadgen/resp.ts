@@ -28,7 +28,8 @@ export class RespProtocolError extends SyntaxError {
    * @param byte The byte found.
    */
   constructor(expected: string, offset: number, byte: number) {
-    super(`RESP offset ${offset}: expected ${expected} (found byte ${byte})`);
+    const shown = byte > 32 && byte < 127 ? ` "${String.fromCharCode(byte)}"` : "";
+    super(`RESP offset ${offset}: expected ${expected} (found byte ${byte}${shown})`);
     this.name = "RespProtocolError";
     this.offset = offset;
     this.byte = byte;

@@ -23,6 +23,8 @@ import { type OpenLoopRows, openLoopRows } from "./rows.ts";
 import { redactText } from "../../text/redact.ts";
 import { KVLAB_VERSION } from "../../version.ts";
 import type { ServerTarget } from "../target.ts";
+import { clientRoom } from "../server.ts";
+import { roomProblem } from "../limits.ts";
 
 /** One open-loop step to run. */
 export interface OpenLoopCall {
@@ -52,7 +54,10 @@ export interface OpenLoopCall {
 
 /** Options of {@link runOpenLoopStep}. */
 export interface OpenLoopRunOptions extends CollectOptions {
-  /** Checked before the step starts (a step, once started, runs its bounded length). */
+  /**
+   * Ctrl-C / SIGTERM: before the step, it is not started (a failed run); during it, the step
+   * ends now and what ran is stored as an `incomplete` run.
+   */
   signal?: AbortSignal;
 }
 
@@ -122,6 +127,14 @@ async function measure(c: OpenLoopCall, o: OpenLoopRunOptions, runId: string): P
   if (why) return { reason: why };
   const before = await snapshotBefore(c.target);
   if ("reason" in before) return before;
+  // more connections than the server has room for: the step would measure refusals (issue 21)
+  const room = clientRoom(before);
+  if (room !== null && c.connections > room.room) {
+    return {
+      before,
+      reason: roomProblem("--connections", c.connections, { room, server: c.target.display }),
+    };
+  }
   if (o.signal?.aborted) return { before, reason: "interrupted before the step started" };
   const warmupS = c.warmupS ?? 0;
   const startedAt = new Date(Date.now() + warmupS * 1000);
@@ -141,6 +154,7 @@ async function measure(c: OpenLoopCall, o: OpenLoopRunOptions, runId: string): P
       pipeline: c.pipeline,
       arrival: c.arrival,
       workers: c.threads,
+      signal: o.signal,
     });
   } catch (e) {
     if (e instanceof RangeError || e instanceof TypeError) throw e;
@@ -195,7 +209,7 @@ export async function runOpenLoopStep(
     target: call.target,
     command: openLoopCommand(call),
     measure: (writer) => measure(call, options, writer.runId),
-    store: (m) => stored(m, options),
+    store: (m) => stored(m, options, call.target.display),
   });
   return {
     ...run,
@@ -205,24 +219,29 @@ export async function runOpenLoopStep(
 }
 
 /** How a measured step is stored: complete, or failed with its reason. */
-function stored(m: Measured, options: OpenLoopRunOptions): StoredRun {
+function stored(m: Measured, options: OpenLoopRunOptions, server: string): StoredRun {
   const r = m.result;
   // connections lost are a run error: nothing answered is a failed step, some lost an
   // incomplete one, and the reason says how many (issue 21)
   const lost = r && r.disconnects > 0
     ? `${r.disconnects} of ${r.connections} connections lost` +
-      (r.errorSamples.length ? ` (${redactText(r.errorSamples.join("; "))})` : "")
+      // the server named with what it did (`RespProtocolError: … (found byte 37)`)
+      (r.errorSamples.length ? ` (${server}: ${redactText(r.errorSamples.join("; "))})` : "")
     : null;
   const status: CollectedRun["status"] = !r || (lost && r.completed === 0)
     ? "failed"
-    : lost
+    : lost || r.interrupted
     ? "incomplete"
     : "complete";
+  const stopped = r?.interrupted
+    ? `interrupted (Ctrl-C / SIGTERM) after ${r.durationS.toFixed(1)} s of the step; ` +
+      "partial step kept"
+    : null;
   return {
     status,
-    reason: m.reason ?? lost,
+    reason: m.reason ?? ([stopped, lost].filter((x) => x).join("; ") || null),
     tests: m.rows?.results.length ?? 0,
-    interrupted: options.signal?.aborted ?? false,
+    interrupted: (r?.interrupted || options.signal?.aborted) ?? false,
     columns: {
       tool: "kvlab-loadgen",
       tool_version: KVLAB_VERSION,

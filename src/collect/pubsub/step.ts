@@ -24,7 +24,8 @@ import {
   type StoredRun,
 } from "../collector.ts";
 import { redactArgv } from "../../text/redact.ts";
-import { ServerUnreachableError, snapshotServer } from "../server.ts";
+import { clientRoom, ServerUnreachableError, snapshotServer } from "../server.ts";
+import { PUBSUB_CONNECTIONS, roomProblem } from "../limits.ts";
 import { KVLAB_VERSION } from "../../version.ts";
 import type { ServerTarget } from "../target.ts";
 import { type SustainedVerdict, sustainedVerdict } from "../../fixed_rate.ts";
@@ -128,6 +129,13 @@ async function measure(call: PubSubCall, now: () => Date): Promise<Measured> {
   if (m.reason !== null) return m;
   try {
     m.before = await snapshotServer(call.target);
+    // more connections than the server has room for: the step would measure refusals
+    const room = clientRoom(m.before);
+    const wanted = call.publishers + call.subscribers;
+    if (room !== null && wanted > room.room) {
+      m.reason = roomProblem(PUBSUB_CONNECTIONS, wanted, { room, server: call.target.display });
+      return m;
+    }
     const { target, ...engine } = call;
     const begun = now();
     m.result = await runPubSub({

@@ -1,0 +1,83 @@
+/**
+ * `kvlab load` interrupted (issue 21): Ctrl-C or SIGTERM ends the step, stores what ran as an
+ * `incomplete` run with its rows, and exits 130 (Deno's default handler used to end it at once,
+ * storing nothing).
+ */
+
+import assert from "node:assert/strict";
+import { Redis } from "ioredis";
+import { loadTable } from "../../src/analyze/mod.ts";
+import { withServers } from "../_support/servers.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+/** Commands the server processed so far (a fresh connection per look). */
+async function processed(port: number): Promise<number> {
+  const admin = new Redis({ port, lazyConnect: true, maxRetriesPerRequest: 0 });
+  try {
+    await admin.connect();
+    const info = await admin.info("stats");
+    return Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? 0);
+  } catch {
+    return 0;
+  } finally {
+    admin.disconnect();
+  }
+}
+
+Deno.test("hostile: Ctrl-C and SIGTERM end kvlab load, keeping the partial step", async (t) => {
+  await withServers([{}], async ([server]) => {
+    const dir = Deno.makeTempDirSync({ prefix: "kvlab-hostile-load-signal-" });
+    for (const [signal, threads] of [["SIGINT", 1], ["SIGTERM", 2]] as const) {
+      await t.step(`${signal}, ${threads} thread(s)`, async () => {
+        const data = `${dir}/${signal}`;
+        const before = await processed(server.port);
+        const child = new Deno.Command(Deno.execPath(), {
+          args: [
+            "run",
+            "-A",
+            ROOT + "src/cli.ts",
+            "load",
+            "--url",
+            `redis://127.0.0.1:${server.port}`,
+            "--data",
+            data,
+            "--rate",
+            "200",
+            "--connections",
+            "2",
+            "--threads",
+            String(threads),
+            "--duration",
+            "600",
+          ],
+          stdout: "piped",
+          stderr: "piped",
+        }).spawn();
+        // wait until the step is under way (its GETs reach the server), then the signal
+        for (let i = 0; i < 600 && await processed(server.port) <= before + 200; i++) {
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        child.kill(signal);
+        // a bound, not a timing: an ignored signal would run the whole 600 s window
+        const killer = setTimeout(() => child.kill("SIGKILL"), 120_000);
+        const out = await child.output();
+        clearTimeout(killer);
+        const printed = new TextDecoder().decode(out.stdout) +
+          new TextDecoder().decode(out.stderr);
+        assert.notEqual(out.signal, "SIGKILL", `${signal} was ignored`);
+        assert.equal(out.code, 130, printed);
+        assert.match(printed, /incomplete: interrupted \(Ctrl-C \/ SIGTERM\) after [\d.]+ s/);
+        const runs = loadTable(data, "runs");
+        assert.deepEqual(runs.getColumn("status").toArray(), ["incomplete"]);
+        assert.match(runs.getColumn("error").get(0), /interrupted/);
+        const results = loadTable(data, "results");
+        assert.equal(results.height, 1);
+        // the rate covers the part of the window that ran, not the 600 s asked for
+        assert.ok(results.getColumn("requests").get(0) > 0);
+        assert.ok(results.getColumn("ops_per_sec").get(0) > 10, printed);
+      });
+    }
+    Deno.removeSync(dir, { recursive: true });
+  });
+});
