@@ -111,8 +111,14 @@ function absolutePanels(values: Rec[], views: string[], by: string): VegaLiteSpe
       height: 200,
       mark: { type: "line", point: true },
       encoding: {
-        x: decadeAxis(values.map((v) => v.keys), "keys", "keys (DBSIZE, log scale)", "~s"),
-        y: decadeAxis(values.map((v) => v.mib), "mib", "memory (MiB, log scale)", ","),
+        x: decadeAxis(values.map((v) => v.keys), "keys", {
+          title: "keys (DBSIZE, log scale)",
+          format: "~s",
+        }),
+        y: decadeAxis(values.map((v) => v.mib), "mib", {
+          title: "memory (MiB, log scale)",
+          format: ",",
+        }),
         color: colorEncoding(by, values.map((v) => v[by])),
         order: { field: "keys", type: "quantitative" },
         tooltip: [{ field: by }, { field: "view" }, { field: "keys", format: "," }, {
@@ -203,7 +209,11 @@ function differencePanel(
  * inside it only: the 2, 3, 5 steps between them crowd a 200 px panel, and a decade at the
  * very edge is pushed into its neighbour (`10M100M`); labels kept 4 px apart, the rest dropped.
  */
-function decadeAxis(xs: unknown[], field: string, title: string, format: string): VegaLiteSpec {
+function decadeAxis(
+  xs: unknown[],
+  field: string,
+  { title, format }: { title: string; format: string },
+): VegaLiteSpec {
   const pos = xs.filter((x): x is number => typeof x === "number" && x > 0);
   if (pos.length === 0) return logScale(field, title);
   const lo = Math.log10(Math.min(...pos)) - 1 / 6;
