@@ -149,7 +149,7 @@ Deno.test("a plan killed in the middle keeps the partial run and completes on re
       ) => ({ code: s.code, out, err }));
     };
     // SIGTERM while the second cell's tool runs
-    const first = await cli(/\[2\/2\][^\n]*\n[^\n]*\n\s+\w+: rps=/);
+    const first = await cli(/\[2\/2\][^\n]*\n[^\n]*\n\s+\w+: [\d,]+ ops\/s so far/);
     assert.equal(first.code, 130, first.out + first.err);
     assert.match(first.out, /interrupted/);
     let runs = loadTable(`${dir}/data`, "runs").sort("started_at");
