@@ -84,6 +84,45 @@ export interface DenoProcessRunnerOptions {
   pidDir?: string;
 }
 
+/**
+ * A runner that starts every program of `inner` pinned to a CPU list: `taskset -c LIST argv…`
+ * (util-linux), as Redis's own benchmark CI pins its client. The argv the inner runner gets is
+ * the pinned one; what the child starts inherits the pinning.
+ *
+ * @param inner The runner that starts the process.
+ * @param cpus A CPU list as `taskset -c` takes it (`0`, `2-3`, `0,2`).
+ * @returns A runner that prefixes each argv with `taskset -c cpus`.
+ *
+ * @example
+ * ```ts
+ * import { pinnedRunner, type ProcessRunner, type RunProcessOptions } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * const seen: string[][] = [];
+ * const fake: ProcessRunner = {
+ *   run: (o: RunProcessOptions) => {
+ *     seen.push([...o.argv]);
+ *     return Promise.resolve({ code: 0, signal: null, timedOut: false, interrupted: false, durationMs: 1, pid: 1 });
+ *   },
+ * };
+ * await pinnedRunner(fake, "0").run({ argv: ["redis-benchmark", "-q"], timeoutMs: 1000 });
+ * assert.deepEqual(seen, [["taskset", "-c", "0", "redis-benchmark", "-q"]]);
+ * ```
+ */
+export function pinnedRunner(inner: ProcessRunner, cpus: string): ProcessRunner {
+  return { run: (o) => inner.run({ ...o, argv: pinnedArgv(cpus, o.argv) }) };
+}
+
+/**
+ * An argv run under `taskset -c cpus` (the command line a pinned run shows and records).
+ *
+ * @param cpus A CPU list (`0`, `2-3`).
+ * @param argv The program and its arguments.
+ * @returns `["taskset", "-c", cpus, ...argv]`.
+ */
+export function pinnedArgv(cpus: string, argv: readonly string[]): string[] {
+  return ["taskset", "-c", cpus, ...argv];
+}
+
 /** Runs real processes with `Deno.Command`, each in its own process group. */
 export class DenoProcessRunner implements ProcessRunner {
   readonly #pidDir?: string;
