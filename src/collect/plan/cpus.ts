@@ -7,6 +7,7 @@
  * @module
  */
 
+import { readSystemFiles } from "../../system/proc.ts";
 import { findTool } from "../tools.ts";
 
 /** The largest CPU number a list may name (Linux's NR_CPUS limit is 8192). */
@@ -51,14 +52,17 @@ export function parseCpuList(text: string): number[] {
 export interface CpuPinningOptions {
   /** Finds a program; null when it is not installed. @default {`findTool`} */
   findTool?: (name: string) => string | null;
-  /** Reads a text file, null when it cannot be read. @default {Deno.readTextFileSync} */
+  /**
+   * Reads a text file, null when it cannot be read. @default {`readSystemFiles` (through `sh`
+   * where Deno may not read `/sys` or `/proc` itself)}
+   */
   readFile?: (path: string) => string | null;
 }
 
 /**
  * Whether this machine can run a client pinned to `cpus`: `taskset` installed, each CPU online
  * (`/sys/devices/system/cpu/online`) and allowed to kvlab (`Cpus_allowed_list` of
- * `/proc/self/status`: a container's cpuset may be smaller than the machine).
+ * `/proc/self/status`, kvlab's own: a container's cpuset may be smaller than the machine).
  *
  * @param cpus The CPUs (from {@link parseCpuList}).
  * @param options Where to look.
@@ -83,7 +87,11 @@ export function cpuPinningProblem(
   options: CpuPinningOptions = {},
 ): string | null {
   const find = options.findTool ?? ((name: string) => findTool(name));
-  const read = options.readFile ?? readOrNull;
+  const read = options.readFile ?? ((path: string) => {
+    // kvlab's own status: under `sh`, /proc/self would be the shell's
+    const real = path === "/proc/self/status" ? `/proc/${Deno.pid}/status` : path;
+    return readSystemFiles([real])[real];
+  });
   if (find("taskset") === null) {
     return "taskset: not found on PATH (it is in util-linux: apt-get install util-linux)";
   }
@@ -104,12 +112,4 @@ export function cpuPinningProblem(
 
 function cpuWord(cpus: number[]): string {
   return cpus.length === 1 ? `CPU ${cpus[0]} is` : `CPUs ${cpus.join(", ")} are`;
-}
-
-function readOrNull(path: string): string | null {
-  try {
-    return Deno.readTextFileSync(path);
-  } catch {
-    return null;
-  }
 }

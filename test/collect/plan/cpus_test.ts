@@ -95,6 +95,24 @@ Deno.test("runPlan() refuses CPUs this machine cannot pin to, before any cell", 
   Deno.removeSync(dir, { recursive: true });
 });
 
+Deno.test("kvlab run (with ./kvlab's permissions, /sys read through sh) refuses an offline CPU", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "kvlab-cpus-" });
+  Deno.writeTextFileSync(`${dir}/p.yaml`, plan("redis://127.0.0.1:1", "cpus:\n  client: 4000\n"));
+  const root = new URL("../../../", import.meta.url).pathname;
+  const flags = ["--allow-read", "--allow-write", "--allow-env", "--allow-ffi", "--allow-sys"];
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...flags, "--allow-run", `${root}src/cli.ts`, "run", `${dir}/p.yaml`, "--dry-run"]
+      .concat(["--data", `${dir}/data`]),
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const err = new TextDecoder().decode(out.stderr);
+  assert.notEqual(out.code, 0);
+  assert.match(err, /p\.yaml:9:11: cpus\.client: CPU 4000 is not online \(online: [\d,-]+\)/);
+  assert.equal(new TextDecoder().decode(out.stdout), "", "no cell listed");
+  Deno.removeSync(dir, { recursive: true });
+});
+
 Deno.test({
   name: "runPlan() runs redis-benchmark pinned: taskset -c 0, its Cpus_allowed_list is 0",
   ignore: (findTool("redis-benchmark") === null || findTool("taskset") === null) &&
