@@ -87,7 +87,8 @@ export interface DenoProcessRunnerOptions {
 /**
  * A runner that starts every program of `inner` pinned to a CPU list: `taskset -c LIST argv…`
  * (util-linux), as Redis's own benchmark CI pins its client. The argv the inner runner gets is
- * the pinned one; what the child starts inherits the pinning.
+ * the pinned one; what the child starts inherits the pinning. A program that is not there
+ * throws {@link ToolNotFoundError} as an unpinned run does (taskset would start and fail).
  *
  * @param inner The runner that starts the process.
  * @param cpus A CPU list as `taskset -c` takes it (`0`, `2-3`, `0,2`).
@@ -104,12 +105,38 @@ export interface DenoProcessRunnerOptions {
  *     return Promise.resolve({ code: 0, signal: null, timedOut: false, interrupted: false, durationMs: 1, pid: 1 });
  *   },
  * };
- * await pinnedRunner(fake, "0").run({ argv: ["redis-benchmark", "-q"], timeoutMs: 1000 });
- * assert.deepEqual(seen, [["taskset", "-c", "0", "redis-benchmark", "-q"]]);
+ * await pinnedRunner(fake, "0").run({ argv: ["sh", "-c", "exit 0"], timeoutMs: 1000 });
+ * assert.deepEqual(seen, [["taskset", "-c", "0", "sh", "-c", "exit 0"]]);
+ * await assert.rejects(
+ *   () => pinnedRunner(fake, "0").run({ argv: ["no-such-benchmark"], timeoutMs: 1000 }),
+ *   { name: "ToolNotFoundError" },
+ * );
  * ```
  */
 export function pinnedRunner(inner: ProcessRunner, cpus: string): ProcessRunner {
-  return { run: (o) => inner.run({ ...o, argv: pinnedArgv(cpus, o.argv) }) };
+  return {
+    run: (o) => {
+      const program = o.argv[0];
+      if (program !== undefined && !isProgram(program)) {
+        return Promise.reject(new ToolNotFoundError(program));
+      }
+      return inner.run({ ...o, argv: pinnedArgv(cpus, o.argv) });
+    },
+  };
+}
+
+/** Whether `program` (a path, or a name looked up on PATH) is an executable file. */
+function isProgram(program: string): boolean {
+  const dirs = (Deno.env.get("PATH") ?? "").split(":").filter((d) => d !== "");
+  const paths = program.includes("/") ? [program] : dirs.map((d) => `${d}/${program}`);
+  return paths.some((p) => {
+    try {
+      const st = Deno.statSync(p);
+      return st.isFile && ((st.mode ?? 0o111) & 0o111) !== 0;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   type ProcessRunner,
   runPlan,
   type StudyEvent,
+  ToolNotFoundError,
 } from "../../../src/collect/mod.ts";
 import { findTool } from "../../../src/collect/tools.ts";
 import { withServers } from "../../_support/servers.ts";
@@ -110,6 +111,16 @@ Deno.test("kvlab run (with ./kvlab's permissions, /sys read through sh) refuses 
   assert.notEqual(out.code, 0);
   assert.match(err, /p\.yaml:9:11: cpus\.client: CPU 4000 is not online \(online: [\d,-]+\)/);
   assert.equal(new TextDecoder().decode(out.stdout), "", "no cell listed");
+  Deno.removeSync(dir, { recursive: true });
+});
+
+Deno.test("runPlan() pinned: a tool that is not installed is ToolNotFoundError, as unpinned", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "kvlab-cpus-" });
+  const p = parsePlan(
+    plan("redis://127.0.0.1:1", "cpus: { client: 0 }\ntool: no-such-benchmark\n"),
+    "p.yaml",
+  );
+  await assert.rejects(() => runPlan(p, { data: `${dir}/data` }), ToolNotFoundError);
   Deno.removeSync(dir, { recursive: true });
 });
 
