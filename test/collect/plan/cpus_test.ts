@@ -191,3 +191,44 @@ function cpusOf(argv: readonly string[]): string[] {
   }
   return out;
 }
+
+Deno.test({
+  name: "runPlan() runs memtier_benchmark and its preload pinned: taskset -c 0",
+  ignore: (findTool("memtier_benchmark") === null || findTool("taskset") === null) &&
+    Deno.env.get("CI") !== "true",
+  fn: async () => {
+    await withServers([{}], async ([server]) => {
+      const dir = Deno.makeTempDirSync({ prefix: "kvlab-cpus-" });
+      const p = parsePlan(
+        `name: pinm
+kind: memtier
+servers: [{ name: redis, url: "${server.url}" }]
+timeout_s: 60
+cpus: { client: 0 }
+memtier:
+  requests: 500
+  key_maximum: 2000
+  preload: once
+  matrix: { threads: [1], clients: [2] }
+`,
+        "m.yaml",
+      );
+      const real = new DenoProcessRunner();
+      const argvs: string[][] = [];
+      const runner: ProcessRunner = {
+        run: (o) => {
+          argvs.push([...o.argv]);
+          return real.run(o);
+        },
+      };
+      const result = await runPlan(p, { data: `${dir}/data`, runner });
+      assert.equal(result.complete, 1);
+      const memtier = argvs.filter((a) => a.some((w) => w.endsWith("memtier_benchmark")));
+      assert.ok(memtier.length >= 3, "version, preload, measured run");
+      for (const a of memtier) assert.deepEqual(a.slice(0, 3), ["taskset", "-c", "0"]);
+      const runs = loadTable(`${dir}/data`, "runs");
+      assert.equal(JSON.parse(runs.getColumn("tags").get(0) as string).client_cpus, "0");
+      Deno.removeSync(dir, { recursive: true });
+    });
+  },
+});
