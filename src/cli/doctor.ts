@@ -128,8 +128,9 @@ export function doctorReport(
   }
   if (f.cpuTurbo === "on") advice.push("disable turbo boost for stable clock speeds");
   advice.push(
-    "pin the server and the client to separate CPUs (taskset -c 0 redis-server …; taskset -c 1 " +
-      "redis-benchmark …), as Redis's own benchmark CI does",
+    "pin the server and the client to separate CPUs, as Redis's own benchmark CI does: start " +
+      "the server under taskset (taskset -c 0 redis-server …) and give the plan " +
+      'cpus: { client: "1" } (kvlab runs redis-benchmark / memtier under taskset -c 1)',
     "repeat each cell 5 or more times, interleaved (plan: repetitions: 5): compare needs 4 runs " +
       "per arm for any verdict",
   );

@@ -2,7 +2,9 @@
  * Progress output of `kvlab run` (CLI only): on a terminal, one progress bar per test from the
  * tool's own `rps=… (overall: …)` lines; in a pipe or CI, plain lines: a test's first known
  * rate, then one every 10 s, and `done` (never the tool's `rps=0 (overall: -nan)` start), with
- * the unstored warm-up run kept apart from the measured one.
+ * the unstored warm-up run kept apart from the measured one. Both show the rate so far
+ * (`GET: 54,103 ops/s so far`), never the tool's instantaneous `rps=`: the first partial
+ * sample of a test covers a fraction of a second and reads like a collapse.
  *
  * @module
  */
@@ -61,8 +63,8 @@ function barProgress(): LiveProgress {
         return stopBar();
       }
       if (!bar || barTest !== ev.test) {
-        newBar(ev.test, "{percentage}% {rps} rps (overall {overall})", { clearOnComplete: false })
-          .start(100, 0, { rps: "-", overall: "-" });
+        newBar(ev.test, "{percentage}% {overall} ops/s so far", { clearOnComplete: false })
+          .start(100, 0, { overall: "-" });
         barStart = Date.now();
       }
       // memtier says its percent; redis-benchmark prints rates, not counts: estimate
@@ -70,10 +72,7 @@ function barProgress(): LiveProgress {
       const done = "percent" in ev && typeof ev.percent === "number"
         ? ev.percent / 100
         : ((ev.overallOpsPerSec ?? 0) * (Date.now() - barStart) / 1000) / Math.max(1, requests);
-      bar!.update(Math.min(99, Math.round(done * 100)), {
-        rps: fmt(ev.opsPerSec),
-        overall: fmt(ev.overallOpsPerSec),
-      });
+      bar!.update(Math.min(99, Math.round(done * 100)), { overall: fmt(ev.overallOpsPerSec) });
     },
     fill: (keys, target) => {
       const label = `fill → ${target.toLocaleString("en-US")}`;
@@ -110,7 +109,7 @@ function lineProgress(write: (s: string) => void, now: () => number): LiveProgre
       if (ev.test !== shown || now() - lastLine >= PIPE_INTERVAL_MS) {
         shown = ev.test;
         lastLine = now();
-        write(`  ${ev.test}: rps=${fmt(ev.opsPerSec)} (overall: ${fmt(ev.overallOpsPerSec)})\n`);
+        write(`  ${ev.test}: ${fmt(ev.overallOpsPerSec)} ops/s so far\n`);
       }
     },
     fill: (keys, target) => {

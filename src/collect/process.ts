@@ -84,6 +84,72 @@ export interface DenoProcessRunnerOptions {
   pidDir?: string;
 }
 
+/**
+ * A runner that starts every program of `inner` pinned to a CPU list: `taskset -c LIST argv…`
+ * (util-linux), as Redis's own benchmark CI pins its client. The argv the inner runner gets is
+ * the pinned one; what the child starts inherits the pinning. A program that is not there
+ * throws {@link ToolNotFoundError} as an unpinned run does (taskset would start and fail).
+ *
+ * @param inner The runner that starts the process.
+ * @param cpus A CPU list as `taskset -c` takes it (`0`, `2-3`, `0,2`).
+ * @returns A runner that prefixes each argv with `taskset -c cpus`.
+ *
+ * @example
+ * ```ts
+ * import { pinnedRunner, type ProcessRunner, type RunProcessOptions } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * const seen: string[][] = [];
+ * const fake: ProcessRunner = {
+ *   run: (o: RunProcessOptions) => {
+ *     seen.push([...o.argv]);
+ *     return Promise.resolve({ code: 0, signal: null, timedOut: false, interrupted: false, durationMs: 1, pid: 1 });
+ *   },
+ * };
+ * await pinnedRunner(fake, "0").run({ argv: ["sh", "-c", "exit 0"], timeoutMs: 1000 });
+ * assert.deepEqual(seen, [["taskset", "-c", "0", "sh", "-c", "exit 0"]]);
+ * await assert.rejects(
+ *   () => pinnedRunner(fake, "0").run({ argv: ["no-such-benchmark"], timeoutMs: 1000 }),
+ *   { name: "ToolNotFoundError" },
+ * );
+ * ```
+ */
+export function pinnedRunner(inner: ProcessRunner, cpus: string): ProcessRunner {
+  return {
+    run: (o) => {
+      const program = o.argv[0];
+      if (program !== undefined && !isProgram(program)) {
+        return Promise.reject(new ToolNotFoundError(program));
+      }
+      return inner.run({ ...o, argv: pinnedArgv(cpus, o.argv) });
+    },
+  };
+}
+
+/** Whether `program` (a path, or a name looked up on PATH) is an executable file. */
+function isProgram(program: string): boolean {
+  const dirs = (Deno.env.get("PATH") ?? "").split(":").filter((d) => d !== "");
+  const paths = program.includes("/") ? [program] : dirs.map((d) => `${d}/${program}`);
+  return paths.some((p) => {
+    try {
+      const st = Deno.statSync(p);
+      return st.isFile && ((st.mode ?? 0o111) & 0o111) !== 0;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * An argv run under `taskset -c cpus` (the command line a pinned run shows and records).
+ *
+ * @param cpus A CPU list (`0`, `2-3`).
+ * @param argv The program and its arguments.
+ * @returns `["taskset", "-c", cpus, ...argv]`.
+ */
+export function pinnedArgv(cpus: string, argv: readonly string[]): string[] {
+  return ["taskset", "-c", cpus, ...argv];
+}
+
 /** Runs real processes with `Deno.Command`, each in its own process group. */
 export class DenoProcessRunner implements ProcessRunner {
   readonly #pidDir?: string;

@@ -27,6 +27,8 @@ export interface Drawn {
   /** For rects: the far corner (x2, y2 as Vega set them), canvas coordinates. */
   width?: number;
   height?: number;
+  /** 0 for an item laid out but not shown (an axis label dropped by `labelOverlap`). */
+  opacity: number;
 }
 
 /** Renders a Vega-Lite spec headless and returns every drawn item, and the canvas size. */
@@ -57,6 +59,7 @@ export async function drawn(
           y: (item.y ?? 0) + oy,
           width: item.width,
           height: item.height,
+          opacity: item.opacity ?? 1,
         });
       }
       if (mark.marktype === "group") {

@@ -4,11 +4,13 @@ import {
   changesChart,
   changeSeries,
   chartFormat,
+  colorEncoding,
   colorFor,
   compare,
   crossovers,
   delta,
   deltaChart,
+  deltaE,
   FONT,
   latencyChart,
   latencySpectrum,
@@ -17,6 +19,7 @@ import {
   loadTable,
   memoryChart,
   mimeBundle,
+  MIN_DELTA_E,
   ratioChart,
   saveChart,
   scaling,
@@ -354,5 +357,28 @@ Deno.test("charts keep the arm column when arms are labels (value labels never c
     const values = (spec.data as { values: Record<string, unknown>[] }).values;
     assert.deepEqual([...new Set(values.map((v) => v.label))], ["after"]);
     assert.ok(values.every((v) => typeof v.value_label === "string"));
+  }
+});
+
+Deno.test("colorEncoding() keeps the arms of one chart apart by at least MIN_DELTA_E", () => {
+  // issue 22: two redis variants drawn in #FF9896 and #F4A582 (ΔE 18) read as one arm
+  for (
+    const arms of [
+      ["redis", "redis-io2", "redis-io4", "redis-io8"],
+      ["Redis 1 thread", "Redis io-threads 2", "Redis io-threads 4", "Redis io-threads 8"],
+      ["valkey", "valkey-io2", "valkey-io4", "valkey-io8"],
+      ["redis", "redis-io4", "valkey", "valkey-io4"],
+      ["redis · 1 client", "redis · 10 clients", "redis · 50 clients"],
+    ]
+  ) {
+    const range = (colorEncoding("arm", arms).scale as { range: string[] }).range;
+    for (let i = 0; i < range.length; i++) {
+      for (let j = i + 1; j < range.length; j++) {
+        assert.ok(
+          deltaE(range[i], range[j]) >= MIN_DELTA_E,
+          `${arms[i]} ${range[i]} and ${arms[j]} ${range[j]}: ΔE ${deltaE(range[i], range[j])}`,
+        );
+      }
+    }
   }
 });

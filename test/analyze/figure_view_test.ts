@@ -7,6 +7,7 @@ import {
   compare,
   crossovers,
   latencyChart,
+  memoryChart,
   ratioChart,
   scaling,
   scalingChart,
@@ -38,6 +39,54 @@ function repeated(): pl.DataFrame {
 }
 
 Deno.test("figures as drawn", async (t) => {
+  await t.step("memoryChart(): an 800 px canvas, log ticks apart, % labels apart", async () => {
+    // the bundled dragonfly-vs-redis study's sizes: 100k … 500k, 1M, 10M, 100M keys
+    const rows: Record<string, unknown>[] = [];
+    const sizes = [1e5, 2e5, 3e5, 4e5, 5e5, 1e6, 1e7, 1e8];
+    for (const [server, f] of [["dragonfly", 1], ["redis", 1.3]] as const) {
+      for (const keys of sizes) {
+        const bytes = keys * 80 * (keys >= 1e6 ? f : 1);
+        rows.push({
+          server,
+          keys,
+          container_memory_bytes: bytes * 1.1,
+          used_memory_bytes: bytes,
+          used_memory_rss_bytes: bytes * 1.05,
+        });
+      }
+    }
+    const { items, width } = await drawn(memoryChart(pl.DataFrame(rows)));
+    // issue 22: 1,544 px wide, the log–log panels using half of it
+    assert.ok(width <= 820, `canvas ${width} px wide`);
+    const apart = (what: string, xs: typeof items) => {
+      for (const a of xs) {
+        for (const b of xs) {
+          // 2 px apart at least: "10M100M" touched without overlapping
+          if (a !== b) assert.ok(!overlap(a, b, -2), `${what}: "${a.text}" touches "${b.text}"`);
+        }
+      }
+    };
+    // issue 22: "10M100M" on the keys axes
+    const shown = items.filter((i) => i.role === "axis-label" && i.opacity > 0);
+    const keyTicks = shown.filter((i) => /^\d+[kMG]$/.test(i.text ?? ""));
+    assert.ok(keyTicks.length >= 9, `${keyTicks.length} key tick labels`);
+    for (const panel of [0, 1, 2]) {
+      const labels = keyTicks.slice(panel * 4, panel * 4 + 4).map((i) => i.text);
+      assert.deepEqual(labels, ["100k", "1M", "10M", "100M"]);
+    }
+    for (const panel of new Set(keyTicks.map((i) => Math.round(i.y)))) {
+      apart("keys axis", keyTicks.filter((i) => Math.round(i.y) === panel));
+    }
+    const yTicks = shown.filter((i) => /^[\d,.]+$/.test(i.text ?? ""));
+    apart("MiB axis", yTicks.filter((i) => i.x2 < 120));
+    const pct = items.filter((i) => i.marktype === "text" && /^[+−-][\d.]+ %$/.test(i.text ?? ""));
+    assert.equal(pct.length, sizes.length * 3);
+    apart("% labels", pct);
+    for (const i of items) {
+      assert.ok(i.x2 <= width + 0.5, `${i.text ?? i.role} ends at ${i.x2} > ${width}`);
+    }
+  });
+
   await t.step("ratioChart(): each value label sits at its bar's end, one style", async () => {
     const cmp = compare(repeated(), { by: "server", baseline: "redis" });
     const { items } = await drawn(ratioChart(cmp));

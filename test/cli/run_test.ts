@@ -50,10 +50,10 @@ Deno.test("studyProgress() in a pipe: warm-up apart, known rates only, every 10 
       "  $ redis-benchmark -t set,get\n" +
       "  warm-up run (not stored)\n" +
       "  measured run:\n" +
-      "  SET: rps=40,000 (overall: 39,000)\n" +
+      "  SET: 39,000 ops/s so far\n" +
       "  SET: done\n" +
-      "  GET: rps=50,000 (overall: 50,001)\n" +
-      "  GET: rps=50,000 (overall: 50,011)\n" +
+      "  GET: 50,001 ops/s so far\n" +
+      "  GET: 50,011 ops/s so far\n" +
       "  GET: done\n" +
       "  → complete: 2 tests, run r1\n",
   );

@@ -335,7 +335,7 @@ Deno.test("SIGHUP stops the tool, stores the partial run as incomplete and exits
         .replace("requests: 2000", "requests: 50000000"),
     );
     const run = kvlab(["run", plan, "--data", data]);
-    await run.waitFor(/^\s+SET: rps=/m);
+    await run.waitFor(/^\s+SET: [\d,]+ ops\/s so far/m);
     const [tool] = benchmarksOn(a.port);
     assert.equal(processState(tool).state, "running");
     run.kill("SIGHUP");

@@ -37,11 +37,52 @@ export const PALETTE = [
 
 /** Shades for variants of a known server (`redis-io4`, `valkey 8.1`): same hue, told apart. */
 export const SHADES: Readonly<Record<string, readonly string[]>> = {
-  redis: ["#FF9896", "#67000D", "#F4A582"],
-  valkey: ["#9ECAE1", "#08306B", "#41B6C4"],
-  dragonfly: ["#C5B0D5", "#3F007D", "#E7298A"],
-  keydb: ["#FDD0A2", "#7F2704", "#FEC44F"],
+  redis: ["#FF9896", "#67000D", "#FDAE6B"],
+  valkey: ["#9ECAE1", "#08306B", "#00A3A3"],
+  dragonfly: ["#C5B0D5", "#2D0060", "#E7298A"],
+  keydb: ["#FDD0A2", "#7F2704", "#FFD92F"],
 };
+
+/**
+ * The smallest colour difference (CIE76 ΔE in CIELAB) between two arms of one chart: below it,
+ * two shades read as one (`#FF9896` and `#F4A582`, ΔE 18, were two redis variants' colours).
+ */
+export const MIN_DELTA_E = 25;
+
+/** CIELAB (D65) of a `#RRGGBB` colour. */
+function lab(hex: string): [number, number, number] {
+  const lin = (i: number) => {
+    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c > 0.04045 ? ((c + 0.055) / 1.055) ** 2.4 : c / 12.92;
+  };
+  const [r, g, b] = [lin(1), lin(3), lin(5)];
+  const f = (t: number) => (t > 0.008856 ? Math.cbrt(t) : 7.787 * t + 16 / 116);
+  const x = f((0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047);
+  const y = f(0.2126 * r + 0.7152 * g + 0.0722 * b);
+  const z = f((0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883);
+  return [116 * y - 16, 500 * (x - y), 200 * (y - z)];
+}
+
+/**
+ * How far apart two colours look: CIE76 ΔE, the distance in CIELAB (about 2.3 is just
+ * noticeable; {@link MIN_DELTA_E} is the least kept between two arms of one chart).
+ *
+ * @param a A `#RRGGBB` colour.
+ * @param b Another.
+ * @returns ΔE, 0 for equal colours.
+ *
+ * @example
+ * ```ts
+ * import { deltaE } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * assert.equal(deltaE("#D62728", "#D62728"), 0);
+ * assert.ok(deltaE("#D62728", "#1F5FBF") > 50);
+ * ```
+ */
+export function deltaE(a: string, b: string): number {
+  const [p, q] = [lab(a), lab(b)];
+  return Math.hypot(p[0] - q[0], p[1] - q[1], p[2] - q[2]);
+}
 
 function hash(s: string): number {
   let h = 2166136261;
@@ -75,8 +116,10 @@ export function colorFor(name: string): string {
 }
 
 /**
- * A colour encoding whose scale maps each arm to {@link colorFor}; when two arms of one chart
- * would share a colour, the later one (in sorted order) takes the next free palette colour.
+ * A colour encoding whose scale maps each arm to {@link colorFor}; when an arm's colour would be
+ * the same as, or hard to tell from (ΔE below {@link MIN_DELTA_E}), one already given in this
+ * chart, the later arm (in sorted order) takes the first other shade of its own server, else
+ * the first palette colour, that is far enough from all of them.
  * Numbers (`clients` 1, 50) stay numbers in the domain, sorted as numbers, on an ordinal scale:
  * a domain of strings would match none of them and leave the marks without a colour.
  *
@@ -103,10 +146,13 @@ export function colorEncoding(
   const names = domain.map(String);
   const used = new Set<string>();
   const byArm = new Map<string, string>();
+  const apart = (c: string) => [...used].every((u) => deltaE(u, c) >= MIN_DELTA_E);
   for (const arm of [...names].sort()) {
     let c = colorFor(arm);
-    if (used.has(c)) {
-      c = [...PALETTE, ...Object.values(SHADES).flat()].find((p) => !used.has(p)) ?? c;
+    if (!apart(c)) {
+      const own = Object.entries(SHADES).find(([k]) => arm.toLowerCase().startsWith(k))?.[1] ?? [];
+      const candidates = [...own, ...PALETTE, ...Object.values(SHADES).flat()];
+      c = candidates.find(apart) ?? candidates.find((p) => !used.has(p)) ?? c;
     }
     used.add(c);
     byArm.set(arm, c);

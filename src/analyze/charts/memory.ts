@@ -16,7 +16,7 @@ import {
   valueLabels,
 } from "./_common.ts";
 import { colorEncoding } from "./color.ts";
-import type { ChartOptions, VegaLiteSpec } from "./theme.ts";
+import { type ChartOptions, type VegaLiteSpec, WIDTH } from "./theme.ts";
 
 const VIEW_TITLES: Record<string, string> = {
   container_memory_bytes: "container (docker stats)",
@@ -100,17 +100,25 @@ export function memoryChart(memory: pl.DataFrame, options: MemoryChartOptions = 
 
 /** One log–log panel per view, one line per arm. */
 function absolutePanels(values: Rec[], views: string[], by: string): VegaLiteSpec {
+  const cols = Math.min(3, views.length);
   return {
     data: { values },
     facet: { field: "view", type: "nominal", title: null, sort: views },
-    columns: Math.min(3, views.length),
+    columns: cols,
     spec: {
-      width: views.length > 1 ? 200 : 640,
+      // the row of panels about as wide as the difference panel below (no half-empty canvas)
+      width: Math.floor((WIDTH - 20 * (cols - 1)) / cols),
       height: 200,
       mark: { type: "line", point: true },
       encoding: {
-        x: { ...logScale("keys", "keys (DBSIZE, log scale)"), axis: { format: "~s" } },
-        y: logScale("mib", "memory (MiB, log scale)"),
+        x: decadeAxis(values.map((v) => v.keys), "keys", {
+          title: "keys (DBSIZE, log scale)",
+          format: "~s",
+        }),
+        y: decadeAxis(values.map((v) => v.mib), "mib", {
+          title: "memory (MiB, log scale)",
+          format: ",",
+        }),
         color: colorEncoding(by, values.map((v) => v[by])),
         order: { field: "keys", type: "quantitative" },
         tooltip: [{ field: by }, { field: "view" }, { field: "keys", format: "," }, {
@@ -156,7 +164,8 @@ function differencePanel(
   };
   const xOffset = { field: "view", sort: views };
   return {
-    width: Math.max(300, sizes.length * views.length * 60),
+    // one plot width whatever the number of sizes; the labels turn upright to fit the bars
+    width: WIDTH,
     height: 220,
     data: { values },
     layer: [
@@ -185,8 +194,42 @@ function differencePanel(
         },
       },
       referenceRule(0),
-      ...valueLabels("difference_pct", { reference: 0, encoding: { x, xOffset }, fontSize: 11 }),
+      ...valueLabels("difference_pct", {
+        reference: 0,
+        encoding: { x, xOffset },
+        fontSize: 10,
+        upright: sizes.length * views.length > 12,
+      }),
     ],
+  };
+}
+
+/**
+ * A log axis a little wider than the data (a sixth of a decade each side), ticks at the decades
+ * inside it only: the 2, 3, 5 steps between them crowd a 200 px panel, and a decade at the
+ * very edge is pushed into its neighbour (`10M100M`); labels kept 4 px apart, the rest dropped.
+ */
+function decadeAxis(
+  xs: unknown[],
+  field: string,
+  { title, format }: { title: string; format: string },
+): VegaLiteSpec {
+  const pos = xs.filter((x): x is number => typeof x === "number" && x > 0);
+  if (pos.length === 0) return logScale(field, title);
+  const lo = Math.log10(Math.min(...pos)) - 1 / 6;
+  const hi = Math.log10(Math.max(...pos)) + 1 / 6;
+  const decades: number[] = [];
+  for (let d = Math.ceil(lo); d <= Math.floor(hi); d++) decades.push(10 ** d);
+  return {
+    ...logScale(field, title),
+    scale: { type: "log", domain: [10 ** lo, 10 ** hi], nice: false },
+    axis: {
+      format,
+      values: decades,
+      labelFlush: false,
+      labelOverlap: "greedy",
+      labelSeparation: 4,
+    },
   };
 }
 

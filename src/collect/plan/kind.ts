@@ -37,6 +37,19 @@ export interface PlanBase {
   /** Limit per run, seconds. */
   timeoutS: number;
   tags: Record<string, string>;
+  /**
+   * `cpus: { client: LIST }`: the client tools kvlab starts run under `taskset -c LIST`;
+   * `at` is the field's place in the plan, for the error when this machine cannot pin to it.
+   */
+  cpus?: { client: string; clientCpus: number[]; at: PlanWhere };
+}
+
+/** A place in a plan file, for a {@link PlanError} raised after parsing. */
+export interface PlanWhere {
+  file: string;
+  line: number;
+  column: number;
+  text: string;
 }
 
 /** The common fields of a plan, as read before its kind's own section. */
@@ -107,18 +120,29 @@ export class PlanReader {
    * @param found The offending text to show (default: the field's value).
    */
   fail(path: PlanPath, expected: string, found?: string): never {
+    throw new PlanError(`${path.join(".")}: ${expected}`, this.where(path, found));
+  }
+
+  /**
+   * A field's place (or its parent's when the field is absent) and its text, for a
+   * {@link PlanError} raised later (a check of the machine the plan runs on).
+   *
+   * @param path The field.
+   * @param found The offending text to show (default: the field's value).
+   */
+  where(path: PlanPath, found?: string): PlanWhere {
     type Node = { range?: [number, number] } | undefined;
     const node = this.#doc.getIn(path, true) as Node ??
       this.#doc.getIn(path.slice(0, -1), true) as Node;
     const at = node?.range ? this.#lines.linePos(node.range[0]) : { line: 1, col: 1 };
     const value = this.#doc.getIn(path);
-    throw new PlanError(`${path.join(".")}: ${expected}`, {
+    return {
       file: this.#file,
       line: at.line,
       column: at.col,
       text: found ??
         (value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value)),
-    });
+    };
   }
 
   /**
@@ -292,6 +316,11 @@ export interface PlanKind<P extends PlanBase, C extends PlanCellBase> {
    * `tags:` may not use them, nor `plan` and `server_name`.
    */
   readonly tags?: readonly string[];
+  /**
+   * Whether the cells run a client tool as a process, which `cpus: { client }` can pin
+   * (redis-benchmark, memtier_benchmark); a kind without it runs its load inside kvlab.
+   */
+  pinnable?(plan: P): boolean;
   /**
    * What a cell runs, for the start event and `--dry-run`: the command (secrets redacted), how
    * many requests a run makes (100 % of a progress bar), and the unstored commands run before it

@@ -7,5 +7,6 @@
 
 export * from "./plan.ts";
 export * from "./kind.ts";
+export * from "./cpus.ts";
 export * from "./kinds/mod.ts";
 export * from "./study.ts";

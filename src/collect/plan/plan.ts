@@ -17,6 +17,7 @@ import {
   PlanReader,
   type PlanServer,
 } from "./kind.ts";
+import { parseCpuList } from "./cpus.ts";
 import { memoryKind } from "./kinds/memory.ts";
 import { memtierKind } from "./kinds/memtier.ts";
 import { pubSubKind } from "./kinds/pubsub.ts";
@@ -53,10 +54,25 @@ export type PlanCell = { [K in KindName]: CellOfKind<Kinds[K]> }[KindName];
 /** The cell type of a plan type. */
 export type CellOf<P extends StudyPlan> = CellOfKind<Kinds[P["kind"]]>;
 
-const COMMON_FIELDS = ["name", "kind", "servers", "repetitions", "pause_s", "timeout_s", "tags"];
+const COMMON_FIELDS = [
+  "name",
+  "kind",
+  "servers",
+  "repetitions",
+  "pause_s",
+  "timeout_s",
+  "tags",
+  "cpus",
+];
 const SERVER_FIELDS = ["name", "url", "container"];
 /** Tags every run of a plan sets itself: a plan's `tags:` may not use them. */
-const RUN_TAGS = ["plan", "server_name"];
+const RUN_TAGS = ["plan", "server_name", "client_cpus"];
+/**
+ * Why `cpus:` cannot pin a server: a plan's servers are reached by URL, started outside kvlab.
+ */
+const SERVER_NOT_PINNED = "kvlab pins only the client tools it starts; a plan's servers are " +
+  "given by url and started outside kvlab: pin the server where it is started " +
+  "(`taskset -c 1 redis-server …`, or docker `--cpuset-cpus 1`)";
 /** The longest pause between cells, seconds (one day). */
 export const MAX_PAUSE_S = 86_400;
 /** The longest time limit of one run, seconds (one week). */
@@ -137,6 +153,14 @@ export function parsePlan(text: string, file: string): StudyPlan {
   }
   const plan = kind.parse(read, readCommon(read, kind.tags ?? []));
   checkCellCount(read, plan, kind);
+  const pinnable = (kind as PlanKind<StudyPlan, PlanCell>).pinnable;
+  if (plan.cpus && !pinnable?.(plan)) {
+    read.fail(
+      ["cpus"],
+      `this plan's load runs inside kvlab, not as a tool kvlab starts: pin kvlab itself ` +
+        `(\`taskset -c ${plan.cpus.client} ./kvlab run …\`)`,
+    );
+  }
   return plan;
 }
 
@@ -171,6 +195,9 @@ function readCommon(read: PlanReader, kindTags: readonly string[]): PlanCommon {
   const servers = read.list(["servers"], "expected at least one server").map(
     (_, i): PlanServer => {
       const fields = read.mapping(["servers", i], "expected { name, url }");
+      if (read.value(["servers", i, "cpus"]) !== undefined) {
+        read.fail(["servers", i, "cpus"], SERVER_NOT_PINNED);
+      }
       for (const k of Object.keys(fields)) {
         if (!SERVER_FIELDS.includes(k)) {
           read.fail(["servers", i, k], `unknown field (known: ${SERVER_FIELDS.join(", ")})`, "");
@@ -193,14 +220,41 @@ function readCommon(read: PlanReader, kindTags: readonly string[]): PlanCommon {
       return { name: n, url: target.display, target, ...(container ? { container } : {}) };
     },
   );
+  const cpus = readCpus(read);
+  const tags = readTags(read, [...RUN_TAGS, ...kindTags]);
   return {
     name,
     servers,
+    ...(cpus ? { cpus } : {}),
     repetitions: read.integer(["repetitions"], 1),
     pauseS: read.number(["pause_s"], 0, { max: MAX_PAUSE_S }),
     timeoutS: read.number(["timeout_s"], 600, { max: MAX_TIMEOUT_S, positive: true }),
-    tags: readTags(read, [...RUN_TAGS, ...kindTags]),
+    // every run records the CPUs its client was pinned to
+    tags: cpus ? { ...tags, client_cpus: cpus.client } : tags,
   };
+}
+
+/** `cpus: { client: LIST }`: the CPU list the client tools run on (`taskset -c LIST`). */
+function readCpus(read: PlanReader): PlanCommon["cpus"] {
+  if (read.value(["cpus"]) === undefined) return undefined;
+  const fields = read.mapping(["cpus"], 'expected { client: CPU list }, e.g. { client: "0" }');
+  for (const k of Object.keys(fields)) {
+    if (k === "server") read.fail(["cpus", k], SERVER_NOT_PINNED);
+    if (k !== "client") read.fail(["cpus", k], "unknown field (known: client)");
+  }
+  const raw = read.value(["cpus", "client"]);
+  if (raw === undefined) read.fail(["cpus"], 'expected { client: CPU list }, e.g. { client: "0" }');
+  const client = typeof raw === "number" ? String(raw) : raw;
+  if (typeof client !== "string") {
+    read.fail(["cpus", "client"], "expected a CPU list: 0, 2-3 or 0,2");
+  }
+  let clientCpus: number[];
+  try {
+    clientCpus = parseCpuList(client);
+  } catch (e) {
+    return read.fail(["cpus", "client"], (e as Error).message);
+  }
+  return { client: client.replace(/\s+/g, ""), clientCpus, at: read.where(["cpus", "client"]) };
 }
 
 /** `tags:`: names to strings, numbers or booleans; none of the names runs set themselves. */

@@ -25,8 +25,9 @@ import {
 } from "../../store/locks.ts";
 import { hostFacts } from "../host.ts";
 import { type PlanCell, planCells, planKind, type StudyPlan } from "./plan.ts";
-import type { CellEvent } from "./kind.ts";
-import { DenoProcessRunner, type ProcessRunner } from "../process.ts";
+import { type CellEvent, PlanError } from "./kind.ts";
+import { type CpuPinningOptions, cpuPinningProblem } from "./cpus.ts";
+import { DenoProcessRunner, pinnedRunner, type ProcessRunner } from "../process.ts";
 import type { CollectedRun } from "../collector.ts";
 
 export { cellParams } from "./kinds/redis_benchmark.ts";
@@ -73,6 +74,8 @@ export interface RunPlanOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** @default {() => new Date()} */
   now?: () => Date;
+  /** Where the check of a plan's `cpus:` looks (taskset, online CPUs). @default {this machine} */
+  pinning?: CpuPinningOptions;
 }
 
 /** How a plan went. */
@@ -151,13 +154,26 @@ const LOCK_POLL_MS = 500;
  * was interrupted.
  * @throws {ToolNotFoundError} When the plan's tool is not installed (nothing is run).
  * @throws {DiskFullError} When the dataset's disk is full (the plan stops; the tool too).
+ * @throws {PlanError} At the plan's `cpus.client` when this machine cannot pin to it (no
+ * `taskset`, a CPU offline or not allowed to kvlab), before any cell runs.
  */
 export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise<StudyResult> {
   const dataset = Dataset.of(options.data);
   const children = dataset.childrenDir();
-  const runner = options.runner ?? new DenoProcessRunner({ pidDir: children });
+  const own = options.runner ?? new DenoProcessRunner({ pidDir: children });
   const sleep = options.sleep ?? defaultSleep;
   const kind = planKind(plan);
+  const cpus = plan.cpus;
+  const problem = cpus && cpuPinningProblem(cpus.clientCpus, options.pinning);
+  if (cpus && problem) throw new PlanError(`cpus.client: ${problem}`, cpus.at);
+  // the client tools under `taskset -c LIST`, as the start line and --dry-run show them
+  const runner = cpus ? pinnedRunner(own, cpus.client) : own;
+  const pin = (command: string) => (cpus ? `taskset -c ${cpus.client} ${command}` : command);
+  const describe = (cell: PlanCell) => {
+    const d = kind.describe(plan, cell);
+    const before = d.before?.map((b) => ({ ...b, command: pin(b.command) }));
+    return { ...d, command: pin(d.command), ...(before ? { before } : {}) };
+  };
   const cells = planCells(plan);
   const result: StudyResult = {
     cells: cells.length,
@@ -193,7 +209,7 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
       continue;
     }
     if (!runCell || !stored) {
-      onEvent?.({ kind: "start", ...at, ...kind.describe(plan, cell) });
+      onEvent?.({ kind: "start", ...at, ...describe(cell) });
       continue;
     }
     const lock = await takeCell(locks, at, options);
@@ -210,7 +226,7 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
         loaded = true;
         continue;
       }
-      onEvent?.({ kind: "start", ...at, ...kind.describe(plan, cell) });
+      onEvent?.({ kind: "start", ...at, ...describe(cell) });
       if (loaded && plan.pauseS > 0) await sleep(plan.pauseS * 1000, signal);
       loaded = true;
       const run = await runCell(cell, (e) => onEvent?.({ ...e, cell })).catch((e) => {

@@ -172,6 +172,8 @@ export const latencySweepKind: PlanKind<LatencySweepPlan, LatencySweepCell> = {
   parse: parseLatencySweepPlan,
   tags: ["engine", "connections", "requested_ops_per_sec", "sweep_rates"],
   count: (plan) => plan.repetitions * plan.rates.length * plan.servers.length,
+  // engine kvlab is kvlab's own generator, inside kvlab
+  pinnable: (plan) => plan.engine === "memtier",
   cells: latencySweepCells,
   describe: describeLatencySweepCell,
   open: openLatencySweep,

@@ -168,6 +168,7 @@ export const memtierKind: PlanKind<MemtierPlan, MemtierCell> = {
   parse: parseMemtierPlan,
   tags: ["threads", "clients", "pipeline", "data_size_bytes"],
   count: countMemtierCells,
+  pinnable: () => true,
   cells: memtierCells,
   describe: describeMemtierCell,
   open: openMemtier,

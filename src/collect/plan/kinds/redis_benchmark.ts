@@ -108,6 +108,7 @@ export const redisBenchmarkKind: PlanKind<RedisBenchmarkPlan, RedisBenchmarkCell
   tags: ["clients", "data_size_bytes", "pipeline", "threads", "keyspace"],
   parse: parseRedisBenchmarkPlan,
   count: countRedisBenchmarkCells,
+  pinnable: () => true,
   cells: redisBenchmarkCells,
   describe: describeRedisBenchmarkCell,
   open: openRedisBenchmark,

@@ -1,0 +1,234 @@
+// A plan's `cpus: { client }`: read at its line, refused for servers (given by URL, not kvlab's
+// to pin) and for kinds whose load runs inside kvlab, checked against this machine before any
+// cell runs, and a real redis-benchmark run pinned with taskset: its own Cpus_allowed_list,
+// read from /proc while it runs, is the plan's list.
+import assert from "node:assert/strict";
+import { loadTable } from "../../../src/analyze/mod.ts";
+import {
+  DenoProcessRunner,
+  parsePlan,
+  PlanError,
+  type ProcessRunner,
+  runPlan,
+  type StudyEvent,
+  ToolNotFoundError,
+} from "../../../src/collect/mod.ts";
+import { findTool } from "../../../src/collect/tools.ts";
+import { withServers } from "../../_support/servers.ts";
+
+const plan = (url: string, extra: string) =>
+  `name: pin
+servers:
+  - { name: redis, url: "${url}" }
+tests: [set]
+requests: 200000
+matrix:
+  clients: [1]
+${extra}`;
+
+Deno.test("parsePlan() reads cpus.client", async (t) => {
+  await t.step("a list, recorded as the client_cpus tag of every run", () => {
+    const p = parsePlan(plan("redis://127.0.0.1:1", "cpus: { client: 0 }\n"), "p.yaml");
+    assert.equal(p.cpus?.client, "0");
+    assert.deepEqual(p.cpus?.clientCpus, [0]);
+    assert.equal(p.tags.client_cpus, "0");
+    const q = parsePlan(plan("redis://h", 'cpus: { client: "2-3, 5" }\n'), "p.yaml");
+    assert.equal(q.cpus?.client, "2-3,5");
+    assert.deepEqual(q.cpus?.clientCpus, [2, 3, 5]);
+  });
+  await t.step("a server is not kvlab's to pin: it is given by url", () => {
+    assert.throws(
+      () => parsePlan(plan("redis://h", "cpus: { client: 0, server: 1 }\n"), "p.yaml"),
+      /p\.yaml:8:\d+: cpus\.server: kvlab pins only the client tools it starts; .*given by url.*taskset -c 1 redis-server/,
+    );
+    assert.throws(
+      () =>
+        parsePlan(
+          "name: p\nservers:\n  - { name: a, url: 'redis://h', cpus: 1 }\ntests: [set]\n",
+          "p.yaml",
+        ),
+      /p\.yaml:3:\d+: servers\.0\.cpus: kvlab pins only the client tools it starts/,
+    );
+  });
+  await t.step("a bad list fails at its line", () => {
+    assert.throws(
+      () => parsePlan(plan("redis://h", "cpus:\n  client: 3-1\n"), "p.yaml"),
+      (e) =>
+        e instanceof PlanError && /p\.yaml:9:11: cpus\.client: invalid CPU list/.test(e.message),
+    );
+    assert.throws(
+      () => parsePlan(plan("redis://h", "tags: { client_cpus: x }\n"), "p.yaml"),
+      /reserved tag name/,
+    );
+  });
+  await t.step("a load generated inside kvlab cannot be pinned by the plan", () => {
+    assert.throws(
+      () =>
+        parsePlan(
+          `name: s
+kind: latency-sweep
+servers: [{ name: a, url: "redis://h" }]
+sweep: { engine: kvlab, clients: 4, rates: [1000], step_s: 1 }
+cpus: { client: 0 }
+`,
+          "s.yaml",
+        ),
+      /s\.yaml:5:\d+: cpus: this plan's load runs inside kvlab.*taskset -c 0 \.\/kvlab run/,
+    );
+  });
+});
+
+Deno.test("runPlan() refuses CPUs this machine cannot pin to, before any cell", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "kvlab-cpus-" });
+  const p = parsePlan(plan("redis://127.0.0.1:1", "cpus:\n  client: 4000\n"), "p.yaml");
+  const events: StudyEvent[] = [];
+  await assert.rejects(
+    () => runPlan(p, { data: `${dir}/data`, onEvent: (e) => events.push(e) }),
+    (e) =>
+      e instanceof PlanError &&
+      /p\.yaml:9:11: cpus\.client: CPU 4000 is not online/.test(e.message),
+  );
+  await assert.rejects(
+    () => runPlan(p, { data: `${dir}/data`, pinning: { findTool: () => null } }),
+    /p\.yaml:9:11: cpus\.client: taskset: not found on PATH/,
+  );
+  assert.equal(events.length, 0);
+  Deno.removeSync(dir, { recursive: true });
+});
+
+Deno.test("kvlab run (with ./kvlab's permissions, /sys read through sh) refuses an offline CPU", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "kvlab-cpus-" });
+  Deno.writeTextFileSync(`${dir}/p.yaml`, plan("redis://127.0.0.1:1", "cpus:\n  client: 4000\n"));
+  const root = new URL("../../../", import.meta.url).pathname;
+  const flags = ["--allow-read", "--allow-write", "--allow-env", "--allow-ffi", "--allow-sys"];
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...flags, "--allow-run", `${root}src/cli.ts`, "run", `${dir}/p.yaml`, "--dry-run"]
+      .concat(["--data", `${dir}/data`]),
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const err = new TextDecoder().decode(out.stderr);
+  assert.notEqual(out.code, 0);
+  assert.match(err, /p\.yaml:9:11: cpus\.client: CPU 4000 is not online \(online: [\d,-]+\)/);
+  assert.equal(new TextDecoder().decode(out.stdout), "", "no cell listed");
+  Deno.removeSync(dir, { recursive: true });
+});
+
+Deno.test("runPlan() pinned: a tool that is not installed is ToolNotFoundError, as unpinned", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "kvlab-cpus-" });
+  const p = parsePlan(
+    plan("redis://127.0.0.1:1", "cpus: { client: 0 }\ntool: no-such-benchmark\n"),
+    "p.yaml",
+  );
+  await assert.rejects(() => runPlan(p, { data: `${dir}/data` }), ToolNotFoundError);
+  Deno.removeSync(dir, { recursive: true });
+});
+
+Deno.test({
+  name: "runPlan() runs redis-benchmark pinned: taskset -c 0, its Cpus_allowed_list is 0",
+  ignore: (findTool("redis-benchmark") === null || findTool("taskset") === null) &&
+    Deno.env.get("CI") !== "true",
+  fn: async () => {
+    await withServers([{}], async ([server]) => {
+      const dir = Deno.makeTempDirSync({ prefix: "kvlab-cpus-" });
+      const p = parsePlan(plan(server.url, "cpus: { client: 0 }\ntimeout_s: 120\n"), "p.yaml");
+      const real = new DenoProcessRunner();
+      const argvs: string[][] = [];
+      const allowed: string[] = [];
+      // on the tool's first output (a progress line: it is still running), find it in /proc
+      // by its command line and read the CPUs it may run on
+      const runner: ProcessRunner = {
+        run: (o) => {
+          argvs.push([...o.argv]);
+          let looked = false;
+          return real.run({
+            ...o,
+            onStdout: (chunk) => {
+              if (!looked && o.argv.includes("-n")) {
+                looked = true;
+                allowed.push(...cpusOf(o.argv.slice(3)));
+              }
+              o.onStdout?.(chunk);
+            },
+          });
+        },
+      };
+      const events: StudyEvent[] = [];
+      const result = await runPlan(p, {
+        data: `${dir}/data`,
+        runner,
+        onEvent: (e) => events.push(e),
+      });
+      assert.equal(result.complete, 1);
+      const bench = argvs.filter((a) => a.includes("-n"));
+      assert.equal(bench.length, 1);
+      assert.deepEqual(bench[0].slice(0, 4), ["taskset", "-c", "0", "redis-benchmark"]);
+      assert.deepEqual(allowed, ["0"], "the running redis-benchmark's Cpus_allowed_list");
+      const start = events.find((e) => e.kind === "start");
+      assert.match(start?.kind === "start" ? start.command : "", /^taskset -c 0 redis-benchmark /);
+      const runs = loadTable(`${dir}/data`, "runs");
+      assert.equal(JSON.parse(runs.getColumn("tags").get(0) as string).client_cpus, "0");
+      Deno.removeSync(dir, { recursive: true });
+    });
+  },
+});
+
+/** `Cpus_allowed_list` of each running process whose command line is `argv`. */
+function cpusOf(argv: readonly string[]): string[] {
+  const want = argv.join("\0");
+  const out: string[] = [];
+  for (const e of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(e.name)) continue;
+    try {
+      const cmd = Deno.readTextFileSync(`/proc/${e.name}/cmdline`).replace(/\0$/, "");
+      if (!cmd.endsWith(want)) continue;
+      const status = Deno.readTextFileSync(`/proc/${e.name}/status`);
+      const m = /^Cpus_allowed_list:\s*(\S+)/m.exec(status);
+      if (m) out.push(m[1]);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return out;
+}
+
+Deno.test({
+  name: "runPlan() runs memtier_benchmark and its preload pinned: taskset -c 0",
+  ignore: (findTool("memtier_benchmark") === null || findTool("taskset") === null) &&
+    Deno.env.get("CI") !== "true",
+  fn: async () => {
+    await withServers([{}], async ([server]) => {
+      const dir = Deno.makeTempDirSync({ prefix: "kvlab-cpus-" });
+      const p = parsePlan(
+        `name: pinm
+kind: memtier
+servers: [{ name: redis, url: "${server.url}" }]
+timeout_s: 60
+cpus: { client: 0 }
+memtier:
+  requests: 500
+  key_maximum: 2000
+  preload: once
+  matrix: { threads: [1], clients: [2] }
+`,
+        "m.yaml",
+      );
+      const real = new DenoProcessRunner();
+      const argvs: string[][] = [];
+      const runner: ProcessRunner = {
+        run: (o) => {
+          argvs.push([...o.argv]);
+          return real.run(o);
+        },
+      };
+      const result = await runPlan(p, { data: `${dir}/data`, runner });
+      assert.equal(result.complete, 1);
+      const memtier = argvs.filter((a) => a.some((w) => w.endsWith("memtier_benchmark")));
+      assert.ok(memtier.length >= 3, "version, preload, measured run");
+      for (const a of memtier) assert.deepEqual(a.slice(0, 3), ["taskset", "-c", "0"]);
+      const runs = loadTable(`${dir}/data`, "runs");
+      assert.equal(JSON.parse(runs.getColumn("tags").get(0) as string).client_cpus, "0");
+      Deno.removeSync(dir, { recursive: true });
+    });
+  },
+});
