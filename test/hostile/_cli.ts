@@ -11,7 +11,7 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 export const HOSTILE = ROOT + "test/testdata/hostile/";
 
 // the permissions of `deno task kvlab`, loopback network only
-const PERMISSIONS =
+export const PERMISSIONS =
   "--allow-read --allow-write --allow-env --allow-ffi --allow-sys --allow-run --allow-net=127.0.0.1";
 
 /** What one CLI run printed. */

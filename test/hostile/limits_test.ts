@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { withServers } from "../_support/servers.ts";
-import { kvlab } from "./_cli.ts";
+import { kvlab, PERMISSIONS } from "./_cli.ts";
 
 const URL_DOWN = "redis://127.0.0.1:1";
 
@@ -122,7 +122,8 @@ Deno.test("hostile: absurd plan parameters are refused when the plan is read", a
 Deno.test("hostile: more connections than `ulimit -n` allows exit 2 before any load", async () => {
   const ROOT = new URL("../../", import.meta.url).pathname;
   const dir = Deno.makeTempDirSync({ prefix: "kvlab-hostile-nofile-" });
-  const cli = `"${Deno.execPath()}" run -A "${ROOT}src/cli.ts"`;
+  // the CLI's own permissions (no --allow-all: /proc is then read through sh)
+  const cli = `"${Deno.execPath()}" run ${PERMISSIONS} "${ROOT}src/cli.ts"`;
   const out = await new Deno.Command("sh", {
     args: [
       "-c",

@@ -2,6 +2,7 @@
 // to pin) and for kinds whose load runs inside kvlab, checked against this machine before any
 // cell runs, and a real redis-benchmark run pinned with taskset: its own Cpus_allowed_list,
 // read from /proc while it runs, is the plan's list.
+import { readSystemFiles } from "../../../src/system/proc.ts";
 import assert from "node:assert/strict";
 import { loadTable } from "../../../src/analyze/mod.ts";
 import {
@@ -173,23 +174,23 @@ Deno.test({
   },
 });
 
-/** `Cpus_allowed_list` of each running process whose command line is `argv`. */
+/**
+ * `Cpus_allowed_list` of each running process whose command line is `argv`. The processes are
+ * listed by `ps` and their status read through `readSystemFiles`: the test task's permissions
+ * (no `--allow-all`) do not let Deno read `/proc` itself.
+ */
 function cpusOf(argv: readonly string[]): string[] {
-  const want = argv.join("\0");
-  const out: string[] = [];
-  for (const e of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(e.name)) continue;
-    try {
-      const cmd = Deno.readTextFileSync(`/proc/${e.name}/cmdline`).replace(/\0$/, "");
-      if (!cmd.endsWith(want)) continue;
-      const status = Deno.readTextFileSync(`/proc/${e.name}/status`);
-      const m = /^Cpus_allowed_list:\s*(\S+)/m.exec(status);
-      if (m) out.push(m[1]);
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return out;
+  const want = argv.join(" ");
+  const ps = new Deno.Command("ps", { args: ["-eo", "pid=,args="], stdout: "piped" }).outputSync();
+  const pids = new TextDecoder().decode(ps.stdout).split("\n")
+    .map((l) => /^\s*(\d+)\s+(.*)$/.exec(l))
+    .filter((m): m is RegExpExecArray => m !== null && m[2].trimEnd().endsWith(want))
+    .map((m) => m[1]);
+  const files = readSystemFiles(pids.map((pid) => `/proc/${pid}/status`));
+  return Object.values(files).flatMap((status) => {
+    const m = status === null ? null : /^Cpus_allowed_list:\s*(\S+)/m.exec(status);
+    return m ? [m[1]] : []; // null: the process ended meanwhile
+  });
 }
 
 Deno.test({
