@@ -13,7 +13,14 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 
 /** Commands the server processed so far (a fresh connection per look). */
 async function processed(port: number): Promise<number> {
-  const admin = new Redis({ port, lazyConnect: true, maxRetriesPerRequest: 0 });
+  // 127.0.0.1, not localhost: the test task's --allow-net names the address
+  const admin = new Redis({
+    host: "127.0.0.1",
+    port,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   try {
     await admin.connect();
     const info = await admin.info("stats");
