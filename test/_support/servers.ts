@@ -5,6 +5,7 @@
  * @module
  */
 
+import { Redis } from "ioredis";
 import { type LocalServer, startLocalServer } from "../../src/collect/redis_server.ts";
 
 /** Runs `fn` with fresh redis-servers (one per entry of `args`), stopped afterwards by PID. */
@@ -64,4 +65,28 @@ export function walk(dir: string): string[] {
     else out.push(p);
   }
   return out.sort();
+}
+
+/**
+ * Commands a local server processed so far (INFO stats), or 0 when it does not answer: a fresh
+ * connection per look, as one may be closed under a test on a loaded machine.
+ */
+export async function commandsProcessed(port: number): Promise<number> {
+  // 127.0.0.1, not localhost: the test task's --allow-net names the address
+  const admin = new Redis({
+    host: "127.0.0.1",
+    port,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  try {
+    await admin.connect();
+    const info = await admin.info("stats");
+    return Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? 0);
+  } catch {
+    return 0;
+  } finally {
+    admin.disconnect();
+  }
 }

@@ -5,32 +5,10 @@
  */
 
 import assert from "node:assert/strict";
-import { Redis } from "ioredis";
 import { loadTable } from "../../src/analyze/mod.ts";
-import { withServers } from "../_support/servers.ts";
+import { commandsProcessed as processed, withServers } from "../_support/servers.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-
-/** Commands the server processed so far (a fresh connection per look). */
-async function processed(port: number): Promise<number> {
-  // 127.0.0.1, not localhost: the test task's --allow-net names the address
-  const admin = new Redis({
-    host: "127.0.0.1",
-    port,
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  try {
-    await admin.connect();
-    const info = await admin.info("stats");
-    return Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? 0);
-  } catch {
-    return 0;
-  } finally {
-    admin.disconnect();
-  }
-}
 
 Deno.test("hostile: Ctrl-C and SIGTERM end kvlab load, keeping the partial step", async (t) => {
   await withServers([{}], async ([server]) => {
