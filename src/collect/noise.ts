@@ -9,6 +9,7 @@
  * @module
  */
 
+import { parseCpuList } from "../system/cpu_list.ts";
 import { readSystemFiles } from "../system/proc.ts";
 
 /** The aggregate `cpu` line of `/proc/stat`, in clock ticks (USER_HZ). */
@@ -153,12 +154,11 @@ export function parsePidCpuTicks(text: string, file = "/proc/<pid>/stat"): numbe
 export function parseCpusAllowed(status: string): number[] | null {
   const m = /^Cpus_allowed_list:\s*(\S+)/m.exec(status);
   if (!m) return null;
-  const out: number[] = [];
-  for (const part of m[1].split(",")) {
-    const [a, b] = part.split("-").map(Number);
-    for (let c = a; c <= (b ?? a); c++) out.push(c);
+  try {
+    return parseCpuList(m[1]);
+  } catch {
+    return null; // not a list the kernel writes: unknown
   }
-  return out;
 }
 
 /**

@@ -7,3 +7,4 @@
 
 export * from "./pids.ts";
 export * from "./disk.ts";
+export * from "./cpu_list.ts";
