@@ -269,7 +269,7 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
     assert.deepEqual(
       lm.slice(2).map((r) => r.slice(0, 5)),
       (valkey ? ["redis", "valkey"] : ["redis"]).flatMap((s) =>
-        [1, 2, 4].map((t) => [s, `${t}`, `${t * 20}`, "20000", "2"])
+        [1, 2, 4].map((t) => [s, `${t}`, `${t * 20}`, "200000", "2"])
       ),
     );
     assert.ok(lm.slice(2).every((r) => Number(r[5]) > 0), lm.map((r) => r[5]).join());

@@ -25,7 +25,7 @@ Deno.test("hostile: memtier's JSON keeps no password, however short", async () =
   await withServers([{ password }], async ([server]) => {
     const data = Deno.makeTempDirSync({ prefix: "kvlab-hostile-mt-pw-" });
     const run = await runMemtier(
-      { target: parseServerUrl(server.url), tool: memtier, testTimeS: 1, threads: 1, clients: 1 },
+      { target: parseServerUrl(server.url), tool: memtier, testTimeS: 3, threads: 1, clients: 1 },
       { data, runner: new DenoProcessRunner() },
     );
     assert.equal(run.status, "complete", run.reason ?? "");

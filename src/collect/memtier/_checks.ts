@@ -124,12 +124,18 @@ export function dropImpossibleResults(out: CheckedRows, file: string): boolean {
 /** How far memtier's printed Totals rate may stray from its own per-second series. */
 const SERIES_TOLERANCE = 0.05;
 
-/** A block whose printed duration disagrees with its per-second series: the duration kvlab keeps. */
+/** Slack, s, on a printed duration against the seconds its series spans (clients' skew). */
+const SPAN_SLACK_S = 0.25;
+
+/**
+ * A block whose printed duration disagrees with its per-second series: the duration kvlab keeps,
+ * or null when no duration can be justified (the block's rates are then not kept).
+ */
 export interface SeriesCheck {
   /** The printed `Total duration`, s. */
   printedS: number;
-  /** Requests of `TOTALS` over the series' rate, s. */
-  justifiedS: number;
+  /** Requests of `TOTALS` over the series' rate, s; null when the series is too short to tell. */
+  justifiedS: number | null;
   warning: string;
 }
 
@@ -138,14 +144,29 @@ export interface SeriesCheck {
  * full seconds (all but the last, partial one). memtier divides every rate of the block by one
  * duration (`Total duration`), which its client-merging code can get a second wrong (see
  * SCHEMA.md); when the printed rate strays more than 5 % from the series, the block's duration
- * is taken as requests / series rate and a warning gives both. Null when they agree or there
- * are fewer than 2 full seconds to tell.
+ * is taken as requests / series rate and a warning gives both. With fewer than 2 full seconds
+ * the rate cannot be told, but the span can: a series of k seconds (0 … k−1, counted from each
+ * client's start) means a run of k−1 to k s, so a printed duration outside that (memtier prints
+ * −0.375 s, or 1.426 s for a 0.4 s run) has no duration kvlab can justify (`justifiedS` null).
+ * Null when they agree.
  */
 export function seriesCheck(block: BlockFacts): SeriesCheck | null {
   const totals = block.types.find((t) => t.test === "TOTALS");
   const series = totals?.timeSeries ?? [];
-  if (!totals?.count || !totals.opsPerSec || block.durationS === null || series.length < 3) {
-    return null;
+  if (!totals?.count || block.durationS === null || series.length === 0) return null;
+  if (series.length < 3 || !totals.opsPerSec) {
+    const printed = block.durationS;
+    const why = shortSeriesProblem(series, totals.count, printed);
+    if (!why) return null;
+    return {
+      printedS: printed,
+      justifiedS: null,
+      warning: `${block.title}: memtier's Total duration ${printed.toFixed(3)} s cannot be ` +
+        `true of ${why}: its start/end clock merge is off (SCHEMA.md), and with fewer than 2 ` +
+        "full seconds the rate cannot be taken from the series; this block's rates are not " +
+        "kept (memtier's are in tool_ops_per_sec and tool_duration_s). Runs of 3 s or more " +
+        "are corrected from the series",
+    };
   }
   const full = series.slice(0, -1);
   if (full.some((s) => s.count === null)) return null;
@@ -167,19 +188,54 @@ export function seriesCheck(block: BlockFacts): SeriesCheck | null {
   };
 }
 
+/**
+ * Why a printed duration cannot be true of a short series (fewer than 2 full seconds), or
+ * undefined. A series of k seconds (0 … k−1, each client's seconds since its start) means a run
+ * of k−1 to k s; with one full second, the run took about `count / that second's count` s, and
+ * memtier's error is about a whole second, so more than half a second off is wrong.
+ */
+function shortSeriesProblem(
+  series: readonly { second: number; count: number | null }[],
+  count: number,
+  printedS: number,
+): string | undefined {
+  const span = Math.max(...series.map((s) => s.second)) + 1;
+  if (printedS <= 0 || printedS < span - 1 - SPAN_SLACK_S || printedS > span + SPAN_SLACK_S) {
+    return `a run whose per-second series spans ${span} s (${series.length} seconds listed)`;
+  }
+  const first = series[0];
+  if (series.length !== 2 || first.second !== 0 || !first.count) return undefined;
+  const aboutS = count / first.count;
+  if (Math.abs(printedS - aboutS) <= 0.5) return undefined;
+  return `a run of ${count} requests whose first second counted ${first.count} (about ` +
+    `${aboutS.toFixed(2)} s)`;
+}
+
 /** A block's row with its rates over the justified duration, the printed ones kept beside. */
 export function justified(row: ResultsRow, check: SeriesCheck): ResultsRow {
+  if (check.justifiedS === null) {
+    return {
+      ...row,
+      complete: false,
+      duration_s: null,
+      ops_per_sec: null,
+      hits_per_sec: null,
+      misses_per_sec: null,
+      throughput_kb_per_sec: null,
+      tool_ops_per_sec: row.ops_per_sec ?? null,
+      tool_duration_s: row.duration_s ?? null,
+    };
+  }
+  const justifiedS = check.justifiedS;
   // requests over the justified duration; memtier's other rates scaled as its rate was
-  const ops = row.ops_per_sec != null && row.requests != null
-    ? row.requests / check.justifiedS
-    : null;
+  const ops = row.ops_per_sec != null && row.requests != null ? row.requests / justifiedS : null;
   const scale = ops !== null && row.ops_per_sec
     ? ops / row.ops_per_sec
-    : check.printedS / check.justifiedS;
+    : check.printedS / justifiedS;
   const rescaled = (x: number | null | undefined) => (x == null ? null : x * scale);
   return {
     ...row,
-    duration_s: check.justifiedS,
+    duration_s: justifiedS,
     ops_per_sec: ops ?? rescaled(row.ops_per_sec),
     hits_per_sec: rescaled(row.hits_per_sec),
     misses_per_sec: rescaled(row.misses_per_sec),

@@ -85,10 +85,12 @@ export interface MemtierTypeStats extends MemtierCommonPercentiles {
 }
 
 /**
- * Fills a `Totals` block's mean latency, which memtier prints as 0.000: the mean of its
- * histogram (what memtier's stdout table prints as `Avg. Latency`), or, without a histogram,
+ * Fills a `Totals` block's mean latency, which memtier's JSON prints truncated to whole
+ * milliseconds (0.000 below 1 ms, 1.000 for the 1.395 ms its stdout table prints): the mean of
+ * its histogram (what memtier's stdout table prints as `Avg. Latency`), or, without a histogram,
  * `Accumulated Latency / Count` (memtier truncates that sum to whole ms, which is 1 % off on a
- * one-second run). Names the field in `derived`.
+ * one-second run). A printed value that is not that mean's whole milliseconds is kept as
+ * printed. Names the field in `derived`.
  *
  * @param totals The `TOTALS` stats, changed in place.
  *
@@ -103,12 +105,17 @@ export interface MemtierTypeStats extends MemtierCommonPercentiles {
  * ```
  */
 export function deriveTotalsLatency(totals: MemtierTypeStats): void {
-  if (totals.avgLatencyMs !== 0 || !totals.count) return;
-  const mean = totals.histogram ? histogramMeanMs(decodeMemtierHistogram(totals.histogram)) : null;
-  if (mean !== null) totals.avgLatencyMs = mean;
-  else if (totals.accumulatedLatencyMs !== null) {
-    totals.avgLatencyMs = totals.accumulatedLatencyMs / totals.count;
-  } else return;
+  const printed = totals.avgLatencyMs;
+  if (printed === null || !Number.isInteger(printed) || !totals.count) return;
+  const mean = totals.histogram
+    ? histogramMeanMs(decodeMemtierHistogram(totals.histogram))
+    : totals.accumulatedLatencyMs !== null
+    ? totals.accumulatedLatencyMs / totals.count
+    : null;
+  // the printed value is the mean's whole milliseconds (the histogram's mean may differ from
+  // memtier's exact sum in the last digits)
+  if (mean === null || printed > mean + 0.01 || mean >= printed + 1.01) return;
+  totals.avgLatencyMs = mean;
   totals.derived.push("avgLatencyMs");
 }
 

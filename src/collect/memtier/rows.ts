@@ -165,9 +165,11 @@ export function memtierRows(parsed: MemtierParsed, runId: string): MemtierRows {
   };
   const lastRate = lastProgressRate(parsed.stderr);
   const index = new Map<string, number>();
+  let untimed = false;
   for (const block of blocks) {
     const check = seriesCheck(block);
     if (check) warnings.push(check.warning);
+    if (check?.justifiedS === null) untimed = true;
     for (const type of block.types) {
       if (type.test !== "TOTALS" && !(type.count ?? type.opsPerSec)) continue;
       const i = out.results.length;
@@ -201,7 +203,10 @@ export function memtierRows(parsed: MemtierParsed, runId: string): MemtierRows {
     : parsed.reportFile ?? "stdout";
   const impossible = dropImpossibleResults(out, file);
   out.reason = incompleteReason(parsed, blocks, out.results.length) ??
-    (impossible ? "impossible values (see the warnings)" : null);
+    (impossible ? "impossible values (see the warnings)" : null) ??
+    (untimed
+      ? "memtier's Total duration disagrees with its per-second series (see the warnings)"
+      : null);
   out.complete = out.reason === null;
   return out;
 }

@@ -205,7 +205,7 @@ Deno.test("a live memtier plan runs Redis and Valkey interleaved, with server CP
     const p = parsePlan(
       plan(
         [{ name: "redis", url: redis.url }, { name: "valkey", url: valkey.url }],
-        `tool: ${tools.memtier}\ntest_time_s: 1\nrepetitions: 2`,
+        `tool: ${tools.memtier}\ntest_time_s: 3\nrepetitions: 2`,
       ),
       "p.yaml",
     );

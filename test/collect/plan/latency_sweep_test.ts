@@ -163,7 +163,7 @@ Deno.test("a live memtier sweep, and its memtier JSON files alone, label every s
       plan(
         server.url,
         `engine: memtier\ntool: ${tool}\nthreads: 1\nclients: 2\n` +
-          "rates_per_connection: [100, 200000]\nstep_s: 2\nkeys: 1000\ncontinue_after_ns: true",
+          "rates_per_connection: [100, 200000]\nstep_s: 3\nkeys: 1000\ncontinue_after_ns: true",
       ),
       "p.yaml",
     );
