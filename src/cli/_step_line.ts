@@ -8,7 +8,7 @@
 
 import type { DatasetRef } from "../store/dataset.ts";
 import pl from "nodejs-polars";
-import { sustainedVerdict } from "../fixed_rate.ts";
+import { DEFAULT_SUSTAINED_RULE, type SustainedRule, sustainedVerdict } from "../fixed_rate.ts";
 import { loadTable } from "../analyze/load.ts";
 
 const rate = (v: unknown) => typeof v === "number" ? Math.round(v).toLocaleString("en-US") : "-";
@@ -19,10 +19,15 @@ const ms = (v: unknown) => (typeof v === "number" ? v.toFixed(3) : "-");
  *
  * @param data The dataset.
  * @param runId The run.
+ * @param rule The plan's sustained rule (a latency-sweep plan's `sustained:`).
  * @returns `  GET: 1,998/s of 2,000/s (sustained); p50 0.131 ms, p99 0.402 ms\n` lines, or ""
  * for a run without fixed-rate steps.
  */
-export function stepLines(data: DatasetRef, runId: string): string {
+export function stepLines(
+  data: DatasetRef,
+  runId: string,
+  rule: SustainedRule = DEFAULT_SUSTAINED_RULE,
+): string {
   const results = loadTable(data, "results");
   if (!results.columns.includes("requested_ops_per_sec")) return "";
   const rows = results.filter(
@@ -32,7 +37,7 @@ export function stepLines(data: DatasetRef, runId: string): string {
     const requested = r.requested_ops_per_sec as number;
     const achieved = typeof r.ops_per_sec === "number" ? r.ops_per_sec : null;
     const verdict = requested > 0
-      ? sustainedVerdict({ requestedOpsPerSec: requested, achievedOpsPerSec: achieved })
+      ? sustainedVerdict({ requestedOpsPerSec: requested, achievedOpsPerSec: achieved }, rule)
       : "-";
     return `  ${r.test}: ${rate(achieved)}/s of ${rate(requested)}/s (${verdict}); ` +
       `p50 ${ms(r.p50_latency_ms)} ms, p99 ${ms(r.p99_latency_ms)} ms\n`;

@@ -215,7 +215,8 @@ export async function runStudy(
         progress(e);
         // a fixed-rate step says what it reached, not only "1 test"
         if (e.kind === "end" && e.run.runId && FIXED_RATE_KINDS.has(plan.kind)) {
-          print(stepLines(data, e.run.runId));
+          const rule = plan.kind === "latency-sweep" ? plan.sustained : undefined;
+          print(stepLines(data, e.run.runId, rule));
         }
         const o = cellOutcome(e);
         if (o) outcomes.push(o);

@@ -3,6 +3,7 @@ import { parsePlan, type StudyEvent } from "../../src/collect/mod.ts";
 import { studyProgress } from "../../src/cli/progress.ts";
 import { cellOutcome, runStudy } from "../../src/cli/run.ts";
 import { withServers } from "../_support/servers.ts";
+import { stepLines } from "../../src/cli/_step_line.ts";
 
 const cell = { id: "p/redis/c1-d3-P1-t0-r0/rep1" } as StudyEvent["cell"];
 const at = { cell, index: 1, total: 1 };
@@ -159,6 +160,10 @@ sweep:
       out,
       /→ complete: 1 test, run \S+\n {2}GET: [\d,]+\/s of 200\/s \((sustained|NS|over)\); p50 [\d.]+ ms, p99 [\d.]+ ms\n/,
     );
+    // the line judges by the plan's rule (`sustained:`), not the default one
+    const runId = out.match(/→ complete: 1 test, run (\S+)\n/)![1];
+    assert.match(stepLines(data, runId, { min: 0.001, max: 0.002 }), /\(over\)/);
+    assert.match(stepLines(data, runId, { min: 1e6, max: 1e7 }), /\(NS\)/);
     Deno.removeSync(data, { recursive: true });
   });
 });
