@@ -196,7 +196,7 @@ export async function collectRun<M extends Measurement>(
   const serverCpuS = (server.server_cpu_user_s ?? NaN) + (server.server_cpu_sys_s ?? NaN);
   const noise = noiseRunColumns(quietBefore, quietAfter, {
     serverCpuS: local && Number.isFinite(serverCpuS) ? serverCpuS : null,
-    shareCpus: local ? sharesCpusWithServer(before) : null,
+    shareCpus: local ? sharesCpusWithServer(before, options.tags?.client_cpus) : null,
   });
   const snaps = snapshotRows(writer.runId, [["before", before], ["after", after]]);
   const finishedAt = now();
@@ -248,13 +248,20 @@ function noiseSnapshot(): NoiseSnapshot | null {
   }
 }
 
-/** Whether this process and a local server (its INFO `process_id`) may share a CPU. */
-function sharesCpusWithServer(before: ServerSnapshot | undefined): boolean | null {
+/**
+ * Whether the client and a local server (its INFO `process_id`) may share a CPU. The client is
+ * this process, or the CPU list a plan pinned its tools to (`client_cpus`, `taskset -c`).
+ */
+function sharesCpusWithServer(
+  before: ServerSnapshot | undefined,
+  clientCpus: string | undefined,
+): boolean | null {
   const pid = infoNumber(before?.info, "process_id");
   if (pid === null) return null;
   const mine = `/proc/${Deno.pid}/status`, theirs = `/proc/${pid}/status`;
   const files = readSystemFiles([mine, theirs]);
-  return shareCpus(files[mine], files[theirs]);
+  const client = clientCpus === undefined ? files[mine] : `Cpus_allowed_list:\t${clientCpus}\n`;
+  return shareCpus(client, files[theirs]);
 }
 
 /**
