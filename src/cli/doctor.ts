@@ -128,9 +128,9 @@ export function doctorReport(
   }
   if (f.cpuTurbo === "on") advice.push("disable turbo boost for stable clock speeds");
   advice.push(
-    "pin the server and the client to separate CPUs, as Redis's own benchmark CI does: start " +
-      "the server under taskset (taskset -c 0 redis-server …) and give the plan " +
-      'cpus: { client: "1" } (kvlab runs redis-benchmark / memtier under taskset -c 1)',
+    "pin the server and the client to separate CPUs, as Redis's own benchmark CI does: give " +
+      'the plan cpus: { client: "1", server: "0" } (kvlab runs its tools under taskset -c 1, or ' +
+      "pins itself, and pins a local server for the plan's duration)",
     "repeat each cell 5 or more times, interleaved (plan: repetitions: 5): compare needs 4 runs " +
       "per arm for any verdict",
   );

@@ -209,6 +209,7 @@ export async function runStudy(
       dryRun,
       signal,
       onOrphan: (o) => print(orphanLine(o)),
+      onWarning: (message) => out.printErr(`warning: ${message}\n`),
       onEvent: (e) => {
         const line = lockLine(e);
         if (line) print(line);

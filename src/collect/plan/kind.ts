@@ -38,10 +38,20 @@ export interface PlanBase {
   timeoutS: number;
   tags: Record<string, string>;
   /**
-   * `cpus: { client: LIST }`: the client tools kvlab starts run under `taskset -c LIST`;
-   * `at` is the field's place in the plan, for the error when this machine cannot pin to it.
+   * `cpus: { client: LIST, server: LIST }`: the client (the tools kvlab starts, run under
+   * `taskset -c LIST`, or kvlab itself when its own engine is the client) and the plan's local
+   * servers on these CPUs (`./pin.ts`).
    */
-  cpus?: { client: string; clientCpus: number[]; at: PlanWhere };
+  cpus?: { client?: PlanCpuSet; server?: PlanCpuSet };
+}
+
+/** One CPU list of a plan's `cpus:`. */
+export interface PlanCpuSet {
+  /** As `taskset -c` takes it (`0`, `2-3`). */
+  list: string;
+  cpus: number[];
+  /** The field's place in the plan, for the error when this machine cannot pin to it. */
+  at: PlanWhere;
 }
 
 /** A place in a plan file, for a {@link PlanError} raised after parsing. */

@@ -66,13 +66,10 @@ const COMMON_FIELDS = [
 ];
 const SERVER_FIELDS = ["name", "url", "container"];
 /** Tags every run of a plan sets itself: a plan's `tags:` may not use them. */
-const RUN_TAGS = ["plan", "server_name", "client_cpus"];
-/**
- * Why `cpus:` cannot pin a server: a plan's servers are reached by URL, started outside kvlab.
- */
-const SERVER_NOT_PINNED = "kvlab pins only the client tools it starts; a plan's servers are " +
-  "given by url and started outside kvlab: pin the server where it is started " +
-  "(`taskset -c 1 redis-server …`, or docker `--cpuset-cpus 1`)";
+const RUN_TAGS = ["plan", "server_name", "client_cpus", "server_cpus"];
+/** Where a plan pins its servers: one list for all, in the plan's `cpus:`. */
+const SERVER_NOT_PINNED = "a plan pins its servers with the plan's cpus: { server: LIST } " +
+  "(local servers only), or pin the server where it is started (`taskset -c 1 redis-server …`)";
 /** The longest pause between cells, seconds (one day). */
 export const MAX_PAUSE_S = 86_400;
 /** The longest time limit of one run, seconds (one week). */
@@ -153,14 +150,6 @@ export function parsePlan(text: string, file: string): StudyPlan {
   }
   const plan = kind.parse(read, readCommon(read, kind.tags ?? []));
   checkCellCount(read, plan, kind);
-  const pinnable = (kind as PlanKind<StudyPlan, PlanCell>).pinnable;
-  if (plan.cpus && !pinnable?.(plan)) {
-    read.fail(
-      ["cpus"],
-      `this plan's load runs inside kvlab, not as a tool kvlab starts: pin kvlab itself ` +
-        `(\`taskset -c ${plan.cpus.client} ./kvlab run …\`)`,
-    );
-  }
   return plan;
 }
 
@@ -230,31 +219,45 @@ function readCommon(read: PlanReader, kindTags: readonly string[]): PlanCommon {
     pauseS: read.number(["pause_s"], 0, { max: MAX_PAUSE_S }),
     timeoutS: read.number(["timeout_s"], 600, { max: MAX_TIMEOUT_S, positive: true }),
     // every run records the CPUs its client was pinned to
-    tags: cpus ? { ...tags, client_cpus: cpus.client } : tags,
+    tags: {
+      ...tags,
+      ...(cpus?.client ? { client_cpus: cpus.client.list } : {}),
+      ...(cpus?.server ? { server_cpus: cpus.server.list } : {}),
+    },
   };
 }
 
-/** `cpus: { client: LIST }`: the CPU list the client tools run on (`taskset -c LIST`). */
+/**
+ * `cpus: { client: LIST, server: LIST }` (either or both): the CPUs the client and the plan's
+ * local servers run on.
+ */
 function readCpus(read: PlanReader): PlanCommon["cpus"] {
   if (read.value(["cpus"]) === undefined) return undefined;
-  const fields = read.mapping(["cpus"], 'expected { client: CPU list }, e.g. { client: "0" }');
+  const expected = 'expected { client: CPU list, server: CPU list }, e.g. { client: "1" }';
+  const fields = read.mapping(["cpus"], expected);
   for (const k of Object.keys(fields)) {
-    if (k === "server") read.fail(["cpus", k], SERVER_NOT_PINNED);
-    if (k !== "client") read.fail(["cpus", k], "unknown field (known: client)");
+    if (k !== "client" && k !== "server") {
+      read.fail(["cpus", k], "unknown field (known: client, server)");
+    }
   }
-  const raw = read.value(["cpus", "client"]);
-  if (raw === undefined) read.fail(["cpus"], 'expected { client: CPU list }, e.g. { client: "0" }');
-  const client = typeof raw === "number" ? String(raw) : raw;
-  if (typeof client !== "string") {
-    read.fail(["cpus", "client"], "expected a CPU list: 0, 2-3 or 0,2");
-  }
-  let clientCpus: number[];
-  try {
-    clientCpus = parseCpuList(client);
-  } catch (e) {
-    return read.fail(["cpus", "client"], (e as Error).message);
-  }
-  return { client: client.replace(/\s+/g, ""), clientCpus, at: read.where(["cpus", "client"]) };
+  const set = (k: "client" | "server") => {
+    const raw = read.value(["cpus", k]);
+    if (raw === undefined) return undefined;
+    const list = typeof raw === "number" ? String(raw) : raw;
+    if (typeof list !== "string") read.fail(["cpus", k], "expected a CPU list: 0, 2-3 or 0,2");
+    try {
+      return {
+        list: list.replace(/\s+/g, ""),
+        cpus: parseCpuList(list),
+        at: read.where(["cpus", k]),
+      };
+    } catch (e) {
+      return read.fail(["cpus", k], (e as Error).message);
+    }
+  };
+  const client = set("client"), server = set("server");
+  if (!client && !server) read.fail(["cpus"], expected);
+  return { ...(client ? { client } : {}), ...(server ? { server } : {}) };
 }
 
 /** `tags:`: names to strings, numbers or booleans; none of the names runs set themselves. */

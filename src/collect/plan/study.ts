@@ -27,6 +27,7 @@ import { hostFacts } from "../host.ts";
 import { type PlanCell, planCells, planKind, type StudyPlan } from "./plan.ts";
 import { type CellEvent, PlanError } from "./kind.ts";
 import { type CpuPinningOptions, cpuPinningProblem } from "./cpus.ts";
+import { localServerPid, pinProcess, type ProcessPin, restorePins } from "./pin.ts";
 import { DenoProcessRunner, pinnedRunner, type ProcessRunner } from "../process.ts";
 import type { CollectedRun } from "../collector.ts";
 
@@ -70,6 +71,8 @@ export interface RunPlanOptions {
   onEvent?: (e: StudyEvent) => void;
   /** Told of each tool left running by a kvlab that died, found (and stopped) before any cell. */
   onOrphan?: (o: Orphan) => void;
+  /** Told of what went wrong putting pinned processes back on their CPUs after the plan. */
+  onWarning?: (message: string) => void;
   /** @default {setTimeout-based} */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** @default {() => new Date()} */
@@ -163,12 +166,11 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
   const own = options.runner ?? new DenoProcessRunner({ pidDir: children });
   const sleep = options.sleep ?? defaultSleep;
   const kind = planKind(plan);
-  const cpus = plan.cpus;
-  const problem = cpus && cpuPinningProblem(cpus.clientCpus, options.pinning);
-  if (cpus && problem) throw new PlanError(`cpus.client: ${problem}`, cpus.at);
+  checkPinning(plan, options.pinning);
   // the client tools under `taskset -c LIST`, as the start line and --dry-run show them
-  const runner = cpus ? pinnedRunner(own, cpus.client) : own;
-  const pin = (command: string) => (cpus ? `taskset -c ${cpus.client} ${command}` : command);
+  const tools = kind.pinnable?.(plan) ? plan.cpus?.client?.list : undefined;
+  const runner = tools ? pinnedRunner(own, tools) : own;
+  const pin = (command: string) => (tools ? `taskset -c ${tools} ${command}` : command);
   const describe = (cell: PlanCell) => {
     const d = kind.describe(plan, cell);
     const before = d.before?.map((b) => ({ ...b, command: pin(b.command) }));
@@ -195,56 +197,105 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
   const runCell = options.dryRun
     ? undefined
     : await kind.open(plan, { data, runner, signal, now, host });
-  let loaded = false; // a cell ran (here or in another runner) since the plan started
-  for (const [i, cell] of cells.entries()) {
-    const at = { cell, index: i + 1, total: cells.length };
-    if (signal?.aborted) {
-      result.interrupted = true;
-      break;
-    }
-    const done = stored?.complete(cell.id);
-    if (done !== undefined) {
-      result.skipped++;
-      onEvent?.({ kind: "skip", ...at, runId: done });
-      continue;
-    }
-    if (!runCell || !stored) {
-      onEvent?.({ kind: "start", ...at, ...describe(cell) });
-      continue;
-    }
-    const lock = await takeCell(locks, at, options);
-    if (lock === undefined) {
-      result.interrupted = true;
-      break;
-    }
-    try {
-      // another runner may have completed the cell since the plan started
-      const doneMeanwhile = stored.refresh().complete(cell.id);
-      if (doneMeanwhile !== undefined) {
-        result.skipped++;
-        onEvent?.({ kind: "skip", ...at, runId: doneMeanwhile });
-        loaded = true;
-        continue;
-      }
-      onEvent?.({ kind: "start", ...at, ...describe(cell) });
-      if (loaded && plan.pauseS > 0) await sleep(plan.pauseS * 1000, signal);
-      loaded = true;
-      const run = await runCell(cell, (e) => onEvent?.({ ...e, cell })).catch((e) => {
-        throw planDiskFull(e, data);
-      });
-      result[run.status]++;
-      onEvent?.({ kind: "end", ...at, run });
-      if (run.interrupted) {
-        result.interrupted = true;
-        break;
-      }
-    } finally {
-      locks.release(lock);
-    }
+  // kvlab itself when its engine is the client, and local servers (put back in the end)
+  const pins = runCell ? await pinPlanProcesses(plan, !tools, own) : [];
+  try {
+    await runCells();
+  } finally {
+    for (const problem of await restorePins(own, pins)) options.onWarning?.(problem);
   }
   // each cell is a batch of its own: merge small batches when there are many
   if (!options.dryRun) dataset.autoCompact();
   return result;
+
+  // the cells in order (a closure over the plan's state: long by nature)
+  async function runCells(): Promise<void> {
+    let loaded = false; // a cell ran (here or in another runner) since the plan started
+    for (const [i, cell] of cells.entries()) {
+      const at = { cell, index: i + 1, total: cells.length };
+      if (signal?.aborted) {
+        result.interrupted = true;
+        break;
+      }
+      const done = stored?.complete(cell.id);
+      if (done !== undefined) {
+        result.skipped++;
+        onEvent?.({ kind: "skip", ...at, runId: done });
+        continue;
+      }
+      if (!runCell || !stored) {
+        onEvent?.({ kind: "start", ...at, ...describe(cell) });
+        continue;
+      }
+      const lock = await takeCell(locks, at, options);
+      if (lock === undefined) {
+        result.interrupted = true;
+        break;
+      }
+      try {
+        // another runner may have completed the cell since the plan started
+        const doneMeanwhile = stored.refresh().complete(cell.id);
+        if (doneMeanwhile !== undefined) {
+          result.skipped++;
+          onEvent?.({ kind: "skip", ...at, runId: doneMeanwhile });
+          loaded = true;
+          continue;
+        }
+        onEvent?.({ kind: "start", ...at, ...describe(cell) });
+        if (loaded && plan.pauseS > 0) await sleep(plan.pauseS * 1000, signal);
+        loaded = true;
+        const run = await runCell(cell, (e) => onEvent?.({ ...e, cell })).catch((e) => {
+          throw planDiskFull(e, data);
+        });
+        result[run.status]++;
+        onEvent?.({ kind: "end", ...at, run });
+        if (run.interrupted) {
+          result.interrupted = true;
+          break;
+        }
+      } finally {
+        locks.release(lock);
+      }
+    }
+  }
+}
+
+/** Throws a {@link PlanError} at a `cpus:` list this machine cannot pin to. */
+function checkPinning(plan: StudyPlan, pinning: CpuPinningOptions | undefined): void {
+  for (const [field, set] of Object.entries(plan.cpus ?? {})) {
+    const problem = cpuPinningProblem(set.cpus, pinning);
+    if (problem) throw new PlanError(`cpus.${field}: ${problem}`, set.at);
+  }
+}
+
+/**
+ * Pins what a plan's `cpus:` names that kvlab does not start (`./pin.ts`): kvlab itself when
+ * `client` is given and no tool takes it, and each server when `server` is given.
+ * @throws {PlanError} At the field, saying what could not be pinned (nothing stays pinned).
+ */
+async function pinPlanProcesses(
+  plan: StudyPlan,
+  pinSelf: boolean,
+  runner: ProcessRunner,
+): Promise<ProcessPin[]> {
+  const pins: ProcessPin[] = [];
+  const { client, server } = plan.cpus ?? {};
+  let at = client?.at;
+  try {
+    if (client && pinSelf) {
+      pins.push(await pinProcess(runner, { pid: Deno.pid, cpus: client.list, what: "kvlab" }));
+    }
+    at = server?.at;
+    for (const s of server ? plan.servers : []) {
+      const pid = await localServerPid(s);
+      pins.push(await pinProcess(runner, { pid, cpus: server!.list, what: `server ${s.name}` }));
+    }
+  } catch (e) {
+    await restorePins(runner, pins);
+    if (at && !(e instanceof PlanError)) throw new PlanError((e as Error).message, at);
+    throw e;
+  }
+  return pins;
 }
 
 /**

@@ -1,7 +1,6 @@
-// A plan's `cpus: { client }`: read at its line, refused for servers (given by URL, not kvlab's
-// to pin) and for kinds whose load runs inside kvlab, checked against this machine before any
-// cell runs, and a real redis-benchmark run pinned with taskset: its own Cpus_allowed_list,
-// read from /proc while it runs, is the plan's list.
+// A plan's `cpus:`: read at its line, checked against this machine before any cell runs, and a
+// real redis-benchmark / memtier run pinned with taskset: its own Cpus_allowed_list, read from
+// /proc while it runs, is the plan's list. (kvlab itself and servers: pin_test.ts.)
 import { readSystemFiles } from "../../../src/system/proc.ts";
 import assert from "node:assert/strict";
 import { loadTable } from "../../../src/analyze/mod.ts";
@@ -30,17 +29,26 @@ ${extra}`;
 Deno.test("parsePlan() reads cpus.client", async (t) => {
   await t.step("a list, recorded as the client_cpus tag of every run", () => {
     const p = parsePlan(plan("redis://127.0.0.1:1", "cpus: { client: 0 }\n"), "p.yaml");
-    assert.equal(p.cpus?.client, "0");
-    assert.deepEqual(p.cpus?.clientCpus, [0]);
+    assert.equal(p.cpus?.client?.list, "0");
+    assert.deepEqual(p.cpus?.client?.cpus, [0]);
     assert.equal(p.tags.client_cpus, "0");
     const q = parsePlan(plan("redis://h", 'cpus: { client: "2-3, 5" }\n'), "p.yaml");
-    assert.equal(q.cpus?.client, "2-3,5");
-    assert.deepEqual(q.cpus?.clientCpus, [2, 3, 5]);
+    assert.equal(q.cpus?.client?.list, "2-3,5");
+    assert.deepEqual(q.cpus?.client?.cpus, [2, 3, 5]);
   });
-  await t.step("a server is not kvlab's to pin: it is given by url", () => {
+  await t.step("cpus.server, recorded as the server_cpus tag; per server, it is refused", () => {
+    const p = parsePlan(plan("redis://h", "cpus: { client: 0, server: 1 }\n"), "p.yaml");
+    assert.equal(p.cpus?.server?.list, "1");
+    assert.deepEqual([p.tags.client_cpus, p.tags.server_cpus], ["0", "1"]);
+    const q = parsePlan(plan("redis://h", "cpus: { server: 1 }\n"), "p.yaml");
+    assert.deepEqual([q.cpus?.client, q.tags.client_cpus, q.tags.server_cpus], [
+      undefined,
+      undefined,
+      "1",
+    ]);
     assert.throws(
-      () => parsePlan(plan("redis://h", "cpus: { client: 0, server: 1 }\n"), "p.yaml"),
-      /p\.yaml:8:\d+: cpus\.server: kvlab pins only the client tools it starts; .*given by url.*taskset -c 1 redis-server/,
+      () => parsePlan(plan("redis://h", "cpus: { clients: 1 }\n"), "p.yaml"),
+      /p\.yaml:8:\d+: cpus\.clients: unknown field \(known: client, server\)/,
     );
     assert.throws(
       () =>
@@ -48,7 +56,7 @@ Deno.test("parsePlan() reads cpus.client", async (t) => {
           "name: p\nservers:\n  - { name: a, url: 'redis://h', cpus: 1 }\ntests: [set]\n",
           "p.yaml",
         ),
-      /p\.yaml:3:\d+: servers\.0\.cpus: kvlab pins only the client tools it starts/,
+      /p\.yaml:3:\d+: servers\.0\.cpus: a plan pins its servers with the plan's cpus: \{ server: LIST \}/,
     );
   });
   await t.step("a bad list fails at its line", () => {
@@ -62,20 +70,17 @@ Deno.test("parsePlan() reads cpus.client", async (t) => {
       /reserved tag name/,
     );
   });
-  await t.step("a load generated inside kvlab cannot be pinned by the plan", () => {
-    assert.throws(
-      () =>
-        parsePlan(
-          `name: s
+  await t.step("a load generated inside kvlab takes cpus.client too (kvlab is pinned)", () => {
+    const p = parsePlan(
+      `name: s
 kind: latency-sweep
 servers: [{ name: a, url: "redis://h" }]
 sweep: { engine: kvlab, clients: 4, rates: [1000], step_s: 1 }
 cpus: { client: 0 }
 `,
-          "s.yaml",
-        ),
-      /s\.yaml:5:\d+: cpus: this plan's load runs inside kvlab.*taskset -c 0 \.\/kvlab run/,
+      "s.yaml",
     );
+    assert.equal(p.cpus?.client?.list, "0");
   });
 });
 
