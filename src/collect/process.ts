@@ -73,6 +73,11 @@ export interface ProcessResult {
 /** Starts processes. */
 export interface ProcessRunner {
   run(options: RunProcessOptions): Promise<ProcessResult>;
+  /**
+   * The command line that running `argv` starts, as a run stores it (a pinned runner adds
+   * `taskset -c LIST`). Without it, `argv` itself.
+   */
+  shown?(argv: readonly string[]): string[];
 }
 
 /** Options of {@link DenoProcessRunner}. */
@@ -107,6 +112,7 @@ export interface DenoProcessRunnerOptions {
  * };
  * await pinnedRunner(fake, "0").run({ argv: ["sh", "-c", "exit 0"], timeoutMs: 1000 });
  * assert.deepEqual(seen, [["taskset", "-c", "0", "sh", "-c", "exit 0"]]);
+ * assert.deepEqual(pinnedRunner(fake, "0").shown?.(["redis-benchmark"]), ["taskset", "-c", "0", "redis-benchmark"]);
  * await assert.rejects(
  *   () => pinnedRunner(fake, "0").run({ argv: ["no-such-benchmark"], timeoutMs: 1000 }),
  *   { name: "ToolNotFoundError" },
@@ -122,6 +128,7 @@ export function pinnedRunner(inner: ProcessRunner, cpus: string): ProcessRunner 
       }
       return inner.run({ ...o, argv: pinnedArgv(cpus, o.argv) });
     },
+    shown: (argv) => pinnedArgv(cpus, inner.shown?.(argv) ?? argv),
   };
 }
 

@@ -175,7 +175,8 @@ export async function runMemtier(
   const shown = memtierArgv(call, { json: JSON_FILE, hdrPrefix: HDR_PREFIX });
   const { measured, ...run } = await collector.collectRun(options, {
     target: call.target,
-    command: collector.argvToCommand(redactArgv(shown)),
+    // as started: `taskset -c LIST …` when the plan pins the client
+    command: collector.argvToCommand(redactArgv(options.runner.shown?.(shown) ?? shown)),
     measure: (writer) => measure(call, options, writer),
     store: (m) => stored(options, m, shown),
   });

@@ -141,7 +141,8 @@ export async function runRedisBenchmark(options: RedisBenchmarkRunOptions): Prom
   const argv = benchmarkArgv(options.params.tool ?? "redis-benchmark", args);
   const { measured: _, ...run } = await collectRun(options, {
     target: options.params.target,
-    command: argvToCommand(redactArgv(argv)),
+    // as started: `taskset -c LIST …` when the plan pins the client
+    command: argvToCommand(redactArgv(options.runner.shown?.(argv) ?? argv)),
     measure: (writer) => measure(options, writer, { args, argv }),
     store: (m, runId) => stored(options, m, { runId, argv }),
   });

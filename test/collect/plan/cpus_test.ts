@@ -174,6 +174,8 @@ Deno.test({
       assert.match(start?.kind === "start" ? start.command : "", /^taskset -c 0 redis-benchmark /);
       const runs = loadTable(`${dir}/data`, "runs");
       assert.equal(JSON.parse(runs.getColumn("tags").get(0) as string).client_cpus, "0");
+      // the stored command is the one started
+      assert.match(runs.getColumn("command").get(0) as string, /^taskset -c 0 \S*redis-benchmark /);
       Deno.removeSync(dir, { recursive: true });
     });
   },
@@ -242,6 +244,10 @@ memtier:
       for (const a of memtier) assert.deepEqual(a.slice(0, 3), ["taskset", "-c", "0"]);
       const runs = loadTable(`${dir}/data`, "runs");
       assert.equal(JSON.parse(runs.getColumn("tags").get(0) as string).client_cpus, "0");
+      assert.match(
+        runs.getColumn("command").get(0) as string,
+        /^taskset -c 0 \S*memtier_benchmark /,
+      );
       // the noise guard compares the pinned tool's CPUs with the server's, not kvlab's
       if (twoCpus) assert.deepEqual(runs.getColumn("client_server_share_cpus").toArray(), [false]);
       Deno.removeSync(dir, { recursive: true });
