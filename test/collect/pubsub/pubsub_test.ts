@@ -167,3 +167,28 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name: "runPubSub() sends what fell due in the window's last quantum, late, rather than unsent",
+  sanitizeResources: true,
+  fn: async () => {
+    await withBoth(async ([[, server]]) => {
+      // turns at about 0, 400 and 800 ms: the messages due from 800 to 1,000 ms wait for a turn
+      // that the window's end takes
+      const r = await runPubSub({
+        port: server.port,
+        mode: "one-to-one",
+        publishers: 2,
+        subscribers: 2,
+        requestedOpsPerSec: 1000,
+        durationS: 1,
+        graceS: 2,
+        timeoutS: 20,
+        quantumMs: 400,
+      });
+      assert.equal(r.unsent, 0, describe(r));
+      assert.equal(r.published, 1000, describe(r));
+      assert.equal(r.delivered, 1000, describe(r));
+    });
+  },
+});
