@@ -7,7 +7,10 @@
  *
  * 1. Baseline, measured in the same run on each server: a bare SUBSCRIBE/PUBLISH loop (one
  *    publisher pipelining 64 PUBLISH at a time, closed loop, one subscriber counting pushes, no
- *    pacing, no stamps, no histograms): its rate and its client CPU per delivery.
+ *    pacing, no stamps, no histograms): its rate and its client CPU per delivery; and the same
+ *    loop writing one PUBLISH at a time, the cost of a message that travels alone (as the
+ *    engine's do at low rates: 64 publishers and 100 subscribers at 10,000/s leave about one
+ *    message per write and per read).
  * 2. For each mode (seed 000's 64 publishers and 100 subscribers, 128-byte payloads; fan-out 10
  *    in fan-out mode), target delivery rates doubling from 10,000/s, each step `--seconds`
  *    long, until the first NS (achieved < 97 % of target, the sweep's rule): the highest
@@ -67,8 +70,11 @@ interface Baseline {
   cpuPerDeliveryUs: number;
 }
 
-/** Client CPU seconds per delivery of a bare closed-loop SUBSCRIBE/PUBLISH loop. */
-async function baseline(port: number, durationS: number): Promise<Baseline> {
+/**
+ * Client CPU seconds per delivery of a bare closed-loop SUBSCRIBE/PUBLISH loop writing `depth`
+ * PUBLISH at a time.
+ */
+async function baseline(port: number, durationS: number, depth = 64): Promise<Baseline> {
   const sub = await Deno.connect({ port, hostname: "127.0.0.1" });
   const pub = await Deno.connect({ port, hostname: "127.0.0.1" });
   let delivered = 0;
@@ -86,8 +92,8 @@ async function baseline(port: number, durationS: number): Promise<Baseline> {
   delivered = 0;
   const batch = new Uint8Array(64 * 200);
   const one = encodeCommand(["PUBLISH", "bench", "x".repeat(128)]);
-  const many = new Uint8Array(one.length * 64);
-  for (let i = 0; i < 64; i++) many.set(one, i * one.length);
+  const many = new Uint8Array(one.length * depth);
+  for (let i = 0; i < depth; i++) many.set(one, i * one.length);
   let replies = 0;
   const acks = new RespReplyReader(() => replies++);
   const cpu0 = process.cpuUsage();
@@ -95,7 +101,7 @@ async function baseline(port: number, durationS: number): Promise<Baseline> {
   let published = 0;
   while (performance.now() - t0 < durationS * 1000) {
     await pub.write(many);
-    published += 64;
+    published += depth;
     while (replies < published) {
       const n = await pub.read(batch);
       if (n === null) break;
@@ -195,6 +201,8 @@ const loadBefore = loadAverage();
 /** Figures by "server mode", one per run; bare-loop figures by server, one per run. */
 const figures = new Map<string, Figures[]>();
 const bases = new Map<string, Baseline[]>();
+/** The same loop writing one PUBLISH at a time: what an unbatched message costs. */
+const singles = new Map<string, Baseline[]>();
 for (let run = 1; run <= runs; run++) {
   for (const [name, program] of servers) {
     let server: LocalServer | undefined;
@@ -203,10 +211,16 @@ for (let run = 1; run <= runs; run++) {
       if (pinned) await pin(server.pid, pinned.server);
       const base = await baseline(server.port, seconds);
       bases.set(name, [...bases.get(name) ?? [], base]);
+      const single = await baseline(server.port, seconds, 1);
+      singles.set(name, [...singles.get(name) ?? [], single]);
       console.log(
         `\nrun ${run}, ${name}: baseline bare SUBSCRIBE/PUBLISH loop: ` +
           `${Math.round(base.ratePerSec)} deliveries/s, ` +
-          `${base.cpuPerDeliveryUs.toFixed(2)} µs client CPU per delivery (load ${loadAverage()})`,
+          `${
+            base.cpuPerDeliveryUs.toFixed(2)
+          } µs client CPU per delivery; one PUBLISH per write: ` +
+          `${Math.round(single.ratePerSec)}/s, ${single.cpuPerDeliveryUs.toFixed(2)} µs ` +
+          `(load ${loadAverage()})`,
       );
       for (const mode of modes) {
         const f = await sweep(server.port, mode, base);
@@ -228,7 +242,10 @@ for (const [name] of servers) {
   const baseRate = median(b.map((x) => x.ratePerSec));
   console.log(
     `- ${name}: bare loop ${Math.round(baseRate)} deliveries/s, ` +
-      `${median(b.map((x) => x.cpuPerDeliveryUs)).toFixed(2)} µs client CPU per delivery`,
+      `${median(b.map((x) => x.cpuPerDeliveryUs)).toFixed(2)} µs client CPU per delivery ` +
+      `(one PUBLISH per write: ${
+        median(singles.get(name)!.map((x) => x.cpuPerDeliveryUs)).toFixed(2)
+      } µs)`,
   );
   for (const mode of modes) {
     const fs = figures.get(`${name} ${mode}`)!;
