@@ -1,24 +1,34 @@
 // deno-lint-ignore-file no-console
 /**
- * Pub/sub engine benchmark (`deno run -A bench/pubsub.ts`, issue 14 item 5): the highest
- * sustained delivery rate per mode on this machine, against a fresh Redis (Debian's
- * redis-server) and Valkey (kvlab's tools cache) on loopback, and the client CPU it took.
+ * Pub/sub engine benchmark (`deno run -A bench/pubsub.ts`, issue 14 item 5, issue 20 item 3):
+ * the highest sustained delivery rate per mode on this machine, against a fresh Redis (Debian's
+ * redis-server) and Valkey (kvlab's tools cache) on loopback, the client CPU it took, and issue
+ * 20's targets beside them.
  *
  * 1. Baseline, measured in the same run on each server: a bare SUBSCRIBE/PUBLISH loop (one
  *    publisher pipelining 64 PUBLISH at a time, closed loop, one subscriber counting pushes, no
- *    pacing, no stamps, no histograms): client CPU per delivery.
+ *    pacing, no stamps, no histograms): its rate and its client CPU per delivery; and the same
+ *    loop writing one PUBLISH at a time, the cost of a message that travels alone (as the
+ *    engine's do at low rates: 64 publishers and 100 subscribers at 10,000/s leave about one
+ *    message per write and per read).
  * 2. For each mode (seed 000's 64 publishers and 100 subscribers, 128-byte payloads; fan-out 10
  *    in fan-out mode), target delivery rates doubling from 10,000/s, each step `--seconds`
  *    long, until the first NS (achieved < 97 % of target, the sweep's rule): the highest
  *    sustained rate, its p50/p99 (from the intended publish time), client CPU per delivery and
  *    its ratio to the baseline.
+ * 3. Issue 20's targets, per server and mode: client CPU per delivery ≤ 3× the bare loop's at
+ *    every sustained step; one-to-one: highest sustained rate ≥ 50 % of the bare loop's, with
+ *    p99 ≤ 10 ms at that step. With `--runs N` the whole sweep runs N times and the summary
+ *    gives each figure's median over the runs (each run's figures are printed as they come).
  *
  * Client CPU is `process.cpuUsage()` of this process (every thread) over the publishing window
- * and the grace. The machine is shared: load average is printed with the results.
+ * and the grace. The machine is shared: the load average is printed before and after.
  *
  * Usage: deno run -A bench/pubsub.ts [--seconds 3] [--start 10000] [--max 1280000]
+ *   [--runs 1] [--quantum MS] [--modes one-to-one,fan-out,sharded] [--servers redis,valkey]
  *   [--pin 0,1|none]
  *
+ * `--quantum` sets the engine's pacing quantum (default: the engine's, `defaultQuantumMs`).
  * With `--pin S,C` (the default on two CPUs or more) each server runs on CPU S and this process
  * on CPU C (`taskset`).
  *
@@ -28,22 +38,43 @@
 import process from "node:process";
 import { type LocalServer, startLocalServer } from "../src/collect/redis_server.ts";
 import { findTool } from "../src/collect/tools.ts";
-import { PUBSUB_MODES, type PubSubResult, runPubSub } from "../src/collect/pubsub/mod.ts";
+import {
+  PUBSUB_MODES,
+  pubSubMode,
+  type PubSubResult,
+  runPubSub,
+} from "../src/collect/pubsub/mod.ts";
 import { encodeCommand, RespReplyReader } from "../src/collect/loadgen/resp.ts";
 import { sustainedVerdict } from "../src/fixed_rate.ts";
 import { pin, pinChoice } from "./_pin.ts";
+import type { PubSubMode } from "../src/collect/pubsub/mod.ts";
 
 const args = Deno.args;
-const opt = (name: string, dflt: string) => {
+const arg = (name: string) => {
   const i = args.indexOf(`--${name}`);
-  return Number(i >= 0 ? args[i + 1] : dflt);
+  return i >= 0 ? args[i + 1] : undefined;
 };
+const opt = (name: string, dflt: string) => Number(arg(name) ?? dflt);
 const seconds = opt("seconds", "3");
 const start = opt("start", "10000");
 const max = opt("max", "1280000");
+const runs = opt("runs", "1");
+const quantumMs = arg("quantum") === undefined ? undefined : opt("quantum", "0");
+const modes = (arg("modes") ?? PUBSUB_MODES.join(",")).split(",").map(pubSubMode);
+const serverNames = (arg("servers") ?? "redis,valkey").split(",");
 
-/** Client CPU seconds per delivery of a bare closed-loop SUBSCRIBE/PUBLISH loop. */
-async function baseline(port: number, durationS: number) {
+/** A bare loop's figures. */
+interface Baseline {
+  delivered: number;
+  ratePerSec: number;
+  cpuPerDeliveryUs: number;
+}
+
+/**
+ * Client CPU seconds per delivery of a bare closed-loop SUBSCRIBE/PUBLISH loop writing `depth`
+ * PUBLISH at a time.
+ */
+async function baseline(port: number, durationS: number, depth = 64): Promise<Baseline> {
   const sub = await Deno.connect({ port, hostname: "127.0.0.1" });
   const pub = await Deno.connect({ port, hostname: "127.0.0.1" });
   let delivered = 0;
@@ -61,8 +92,8 @@ async function baseline(port: number, durationS: number) {
   delivered = 0;
   const batch = new Uint8Array(64 * 200);
   const one = encodeCommand(["PUBLISH", "bench", "x".repeat(128)]);
-  const many = new Uint8Array(one.length * 64);
-  for (let i = 0; i < 64; i++) many.set(one, i * one.length);
+  const many = new Uint8Array(one.length * depth);
+  for (let i = 0; i < depth; i++) many.set(one, i * one.length);
   let replies = 0;
   const acks = new RespReplyReader(() => replies++);
   const cpu0 = process.cpuUsage();
@@ -70,7 +101,7 @@ async function baseline(port: number, durationS: number) {
   let published = 0;
   while (performance.now() - t0 < durationS * 1000) {
     await pub.write(many);
-    published += 64;
+    published += depth;
     while (replies < published) {
       const n = await pub.read(batch);
       if (n === null) break;
@@ -89,88 +120,147 @@ async function baseline(port: number, durationS: number) {
   return { delivered, ratePerSec: delivered / wallS, cpuPerDeliveryUs: (cpuS / delivered) * 1e6 };
 }
 
+const perDeliveryUs = (r: PubSubResult) => (r.clientCpuS / Math.max(1, r.delivered)) * 1e6;
+
 function line(r: PubSubResult): string {
-  const us = (r.clientCpuS / Math.max(1, r.delivered)) * 1e6;
   return `target ${r.requestedOpsPerSec.toLocaleString("en")}/s → ` +
     `${Math.round(r.achievedOpsPerSec).toLocaleString("en")}/s, p50 ` +
     `${r.summary.p50Ms.toFixed(3)} ms, p99 ${r.summary.p99Ms.toFixed(3)} ms, lost ${r.lost}, ` +
-    `client CPU ${r.clientCpuS.toFixed(2)} s (${us.toFixed(2)} µs/delivery), lateness p99 ` +
-    `${r.lateness.p99Ms.toFixed(2)} ms`;
+    `client CPU ${r.clientCpuS.toFixed(2)} s (${perDeliveryUs(r).toFixed(2)} µs/delivery), ` +
+    `lateness p99 ${r.lateness.p99Ms.toFixed(2)} ms`;
 }
+
+/** One server × mode sweep's figures against issue 20's targets. */
+interface Figures {
+  /** Client CPU per delivery ÷ the bare loop's, worst over the sustained steps. */
+  worstCpuRatio: number;
+  /** The same at each sustained step, by target rate. */
+  cpuRatios: string;
+  /** Highest sustained target rate (deliveries/s), 0 when none. */
+  highestPerSec: number;
+  /** It ÷ the bare loop's rate. */
+  rateShare: number;
+  p99Ms: number;
+  latenessP99Ms: number;
+}
+
+/** Sweeps one mode on one server, printing each step; its figures. */
+async function sweep(port: number, mode: PubSubMode, base: Baseline): Promise<Figures> {
+  let best: PubSubResult | undefined;
+  const ratios: string[] = [];
+  let worst = NaN;
+  for (let rate = start; rate <= max; rate *= 2) {
+    const r = await runPubSub({
+      port,
+      mode,
+      publishers: 64,
+      subscribers: 100,
+      fanOut: mode === "fan-out" ? 10 : undefined,
+      payloadBytes: 128,
+      requestedOpsPerSec: rate,
+      durationS: seconds,
+      graceS: 2,
+      quantumMs,
+    });
+    const verdict = sustainedVerdict(r);
+    console.log(`  ${mode} ${verdict}: ${line(r)}`);
+    if (verdict !== "sustained") break;
+    best = r;
+    const ratio = perDeliveryUs(r) / base.cpuPerDeliveryUs;
+    ratios.push(`${rate / 1000}k ${ratio.toFixed(1)}×`);
+    worst = Number.isNaN(worst) ? ratio : Math.max(worst, ratio);
+  }
+  return {
+    worstCpuRatio: worst,
+    cpuRatios: ratios.join(", "),
+    highestPerSec: best?.requestedOpsPerSec ?? 0,
+    rateShare: (best?.requestedOpsPerSec ?? 0) / base.ratePerSec,
+    p99Ms: best?.summary.p99Ms ?? NaN,
+    latenessP99Ms: best?.lateness.p99Ms ?? NaN,
+  };
+}
+
+const median = (xs: number[]) => {
+  const s = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
+  return s.length === 0
+    ? NaN
+    : s.length % 2
+    ? s[(s.length - 1) / 2]
+    : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const loadAverage = () => Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
+const mark = (ok: boolean) => (ok ? "met" : "NOT met");
 
 const pinned = pinChoice(args);
 if (pinned) await pin(Deno.pid, pinned.client);
-const servers: [string, string][] = [["redis 7.0.15", "redis-server"]];
+const servers: [string, string][] = [];
+if (serverNames.includes("redis")) servers.push(["redis 7.0.15", "redis-server"]);
 const valkey = findTool("valkey-server");
-if (valkey) servers.push(["valkey 8.0.1", valkey]);
-const summary: string[] = [];
-for (const [name, program] of servers) {
-  let server: LocalServer | undefined;
-  try {
-    server = await startLocalServer({ program });
-    if (pinned) await pin(server.pid, pinned.server);
-    const base = await baseline(server.port, seconds);
-    console.log(
-      `\n${name}: baseline bare SUBSCRIBE/PUBLISH loop: ${Math.round(base.ratePerSec)} ` +
-        `deliveries/s, ${base.cpuPerDeliveryUs.toFixed(2)} µs client CPU per delivery`,
-    );
-    for (const mode of PUBSUB_MODES) {
-      let best: PubSubResult | undefined;
-      let worstRatio = 0; // client CPU per delivery ÷ the bare loop's, over the sustained steps
-      for (let rate = start; rate <= max; rate *= 2) {
-        const r = await runPubSub({
-          port: server.port,
-          mode,
-          publishers: 64,
-          subscribers: 100,
-          fanOut: mode === "fan-out" ? 10 : undefined,
-          payloadBytes: 128,
-          requestedOpsPerSec: rate,
-          durationS: seconds,
-          graceS: 2,
-        });
-        const verdict = sustainedVerdict(r);
-        console.log(`  ${mode} ${verdict}: ${line(r)}`);
-        if (verdict !== "sustained") break;
-        best = r;
-        const perDelivery = (r.clientCpuS / Math.max(1, r.delivered)) * 1e6;
-        worstRatio = Math.max(worstRatio, perDelivery / base.cpuPerDeliveryUs);
+if (valkey && serverNames.includes("valkey")) servers.push(["valkey 8.0.1", valkey]);
+const loadBefore = loadAverage();
+/** Figures by "server mode", one per run; bare-loop figures by server, one per run. */
+const figures = new Map<string, Figures[]>();
+const bases = new Map<string, Baseline[]>();
+/** The same loop writing one PUBLISH at a time: what an unbatched message costs. */
+const singles = new Map<string, Baseline[]>();
+for (let run = 1; run <= runs; run++) {
+  for (const [name, program] of servers) {
+    let server: LocalServer | undefined;
+    try {
+      server = await startLocalServer({ program });
+      if (pinned) await pin(server.pid, pinned.server);
+      const base = await baseline(server.port, seconds);
+      bases.set(name, [...bases.get(name) ?? [], base]);
+      const single = await baseline(server.port, seconds, 1);
+      singles.set(name, [...singles.get(name) ?? [], single]);
+      console.log(
+        `\nrun ${run}, ${name}: baseline bare SUBSCRIBE/PUBLISH loop: ` +
+          `${Math.round(base.ratePerSec)} deliveries/s, ` +
+          `${
+            base.cpuPerDeliveryUs.toFixed(2)
+          } µs client CPU per delivery; one PUBLISH per write: ` +
+          `${Math.round(single.ratePerSec)}/s, ${single.cpuPerDeliveryUs.toFixed(2)} µs ` +
+          `(load ${loadAverage()})`,
+      );
+      for (const mode of modes) {
+        const f = await sweep(server.port, mode, base);
+        figures.set(`${name} ${mode}`, [...figures.get(`${name} ${mode}`) ?? [], f]);
       }
-      const us = best ? (best.clientCpuS / best.delivered) * 1e6 : NaN;
-      summary.push(
-        `${name} ${mode}: highest sustained ${
-          best ? best.requestedOpsPerSec.toLocaleString("en") : "none"
-        } deliveries/s` +
-          (best
-            ? `, p50 ${best.summary.p50Ms.toFixed(3)} ms, p99 ${
-              best.summary.p99Ms.toFixed(3)
-            } ms, ` +
-              `client CPU ${(best.clientCpuS / best.durationS).toFixed(2)} cores ` +
-              `(${us.toFixed(2)} µs/delivery = ${(us / base.cpuPerDeliveryUs).toFixed(1)}× ` +
-              "the bare loop)"
-            : ""),
-      );
-      // issue 20's targets: ≤ 3× the bare loop's CPU per delivery at every sustained step;
-      // one-to-one: highest sustained ≥ 50 % of the bare loop's rate with p99 ≤ 10 ms
-      summary.push(
-        `${name} ${mode}: worst client CPU per delivery over the sustained steps ` +
-          `${best ? worstRatio.toFixed(1) : "-"}× the bare loop (target ≤ 3)` +
-          (mode === "one-to-one"
-            ? `; highest sustained ${
-              best ? ((best.requestedOpsPerSec / base.ratePerSec) * 100).toFixed(0) : "0"
-            } % of the bare loop's ${Math.round(base.ratePerSec)}/s (target ≥ 50 %), p99 ` +
-              `${best ? best.summary.p99Ms.toFixed(2) : "-"} ms (target ≤ 10)`
-            : ""),
-      );
+    } finally {
+      await server?.stop();
     }
-  } finally {
-    await server?.stop();
   }
 }
-const load = Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
 console.log(
-  `\nsummary (${Deno.build.os}, ${navigator.hardwareConcurrency} CPUs, load ${load}; ` +
-    (pinned ? `server on CPU ${pinned.server}, client on CPU ${pinned.client})` : "not pinned)") +
-    ":",
+  `\nsummary (${Deno.build.os}, ${navigator.hardwareConcurrency} CPUs, load ${loadBefore} before, ` +
+    `${loadAverage()} after; ` +
+    (pinned ? `server on CPU ${pinned.server}, client on CPU ${pinned.client}` : "not pinned") +
+    `; quantum ${quantumMs ?? "default"}; ${runs > 1 ? `medians of ${runs} runs` : "one run"}):`,
 );
-for (const s of summary) console.log(`- ${s}`);
+for (const [name] of servers) {
+  const b = bases.get(name)!;
+  const baseRate = median(b.map((x) => x.ratePerSec));
+  console.log(
+    `- ${name}: bare loop ${Math.round(baseRate)} deliveries/s, ` +
+      `${median(b.map((x) => x.cpuPerDeliveryUs)).toFixed(2)} µs client CPU per delivery ` +
+      `(one PUBLISH per write: ${
+        median(singles.get(name)!.map((x) => x.cpuPerDeliveryUs)).toFixed(2)
+      } µs)`,
+  );
+  for (const mode of modes) {
+    const fs = figures.get(`${name} ${mode}`)!;
+    const worst = median(fs.map((f) => f.worstCpuRatio));
+    const share = median(fs.map((f) => f.rateShare));
+    const p99 = median(fs.map((f) => f.p99Ms));
+    let text = `- ${name} ${mode}: client CPU per delivery ÷ the bare loop's, worst sustained ` +
+      `step ${worst.toFixed(1)}× (target ≤ 3: ${mark(worst <= 3)}; per step: ` +
+      `${fs.map((f) => f.cpuRatios).join(" | ")}); highest sustained ` +
+      `${median(fs.map((f) => f.highestPerSec)).toLocaleString("en")}/s = ` +
+      `${(share * 100).toFixed(0)} % of the bare loop's, p99 there ${p99.toFixed(2)} ms ` +
+      `(lateness p99 ${median(fs.map((f) => f.latenessP99Ms)).toFixed(2)} ms)`;
+    if (mode === "one-to-one") {
+      text += ` (targets ≥ 50 %: ${mark(share >= 0.5)}; p99 ≤ 10 ms: ${mark(p99 <= 10)})`;
+    }
+    console.log(text);
+  }
+}

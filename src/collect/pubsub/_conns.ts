@@ -11,12 +11,23 @@ import { PushReader } from "./push.ts";
 
 const encoder = new TextEncoder();
 
-/** Writes to a socket in order, gathering what is written while a write is pending. */
-export class QueuedWriter {
-  #pending: Uint8Array[] = [];
+/** First size of a publisher's batch buffer; it grows (doubling) when a turn needs more. */
+const FIRST_BATCH_BYTES = 16 * 1024;
+
+/**
+ * Writes to a socket in batches: commands are appended in place to a buffer, and
+ * {@link BatchWriter.send} writes all of it in one write, or, while a write is pending, leaves
+ * it to be written as soon as that one ends. Two buffers take turns (the one being written and
+ * the one being filled), so nothing is allocated per command.
+ */
+export class BatchWriter {
+  #fill = new Uint8Array(FIRST_BATCH_BYTES);
+  #spare = new Uint8Array(FIRST_BATCH_BYTES);
+  #view = new DataView(this.#fill.buffer);
+  #length = 0;
+  #inFlight = 0;
   #busy = false;
   #closed = false;
-  #queued = 0;
 
   /**
    * @param sock The socket.
@@ -24,35 +35,59 @@ export class QueuedWriter {
    */
   constructor(readonly sock: Deno.TcpConn, readonly onError: (e: unknown) => void) {}
 
-  /** Bytes given to {@link QueuedWriter.write} and not yet taken by the socket. */
+  /** Bytes appended and not yet taken by the socket. */
   get queuedBytes(): number {
-    return this.#queued;
+    return this.#length + this.#inFlight;
   }
 
-  /** Queues bytes (written at once when no write is pending). */
-  write(bytes: Uint8Array): void {
-    if (this.#closed) return;
-    this.#queued += bytes.length;
-    this.#pending.push(bytes);
-    if (!this.#busy) this.#flush();
+  /** The buffer being filled (valid until the next {@link BatchWriter.reserve}). */
+  get buffer(): Uint8Array {
+    return this.#fill;
+  }
+
+  /** A view of {@link BatchWriter.buffer}. */
+  get view(): DataView {
+    return this.#view;
+  }
+
+  /**
+   * Makes room for `n` more bytes at the end of the batch and counts them as appended.
+   *
+   * @returns Where to write them in {@link BatchWriter.buffer}.
+   */
+  reserve(n: number): number {
+    const at = this.#length;
+    if (at + n > this.#fill.length) {
+      const bigger = new Uint8Array(Math.max(2 * this.#fill.length, at + n));
+      bigger.set(this.#fill.subarray(0, at));
+      this.#fill = bigger;
+      this.#view = new DataView(bigger.buffer);
+    }
+    this.#length = at + n;
+    return at;
+  }
+
+  /** Writes what was appended (now, or when the pending write ends). */
+  send(): void {
+    if (!this.#busy && this.#length > 0 && !this.#closed) this.#flush();
   }
 
   async #flush(): Promise<void> {
     this.#busy = true;
     try {
-      while (this.#pending.length > 0 && !this.#closed) {
-        const parts = this.#pending;
-        this.#pending = [];
-        let bytes = parts[0];
-        if (parts.length > 1) {
-          bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-          parts.reduce((at, p) => (bytes.set(p, at), at + p.length), 0);
-        }
-        for (let at = 0; at < bytes.length;) {
-          const n = await this.sock.write(bytes.subarray(at));
+      while (this.#length > 0 && !this.#closed) {
+        const out = this.#fill;
+        const length = this.#length;
+        this.#fill = this.#spare;
+        this.#view = new DataView(this.#fill.buffer);
+        this.#length = 0;
+        this.#inFlight = length;
+        for (let at = 0; at < length;) {
+          const n = await this.sock.write(out.subarray(at, length));
           at += n;
-          this.#queued -= n;
+          this.#inFlight -= n;
         }
+        this.#spare = out;
       }
     } catch (e) {
       if (!this.#closed) this.onError(e);
@@ -64,11 +99,36 @@ export class QueuedWriter {
   /** Drops what is queued; later writes are ignored. */
   close(): void {
     this.#closed = true;
-    this.#pending = [];
+    this.#length = 0;
   }
 }
 
-/** A publisher: its schedule state and its encoded commands. */
+/**
+ * The bytes of a run's publish commands, shared by its publishers: per channel, the command
+ * up to the payload (`*3 $7 PUBLISH $n <channel> $size`), and one payload template (filler and
+ * the final CRLF) whose header each command overwrites in place.
+ */
+export class PublishFrames {
+  readonly heads: Uint8Array[];
+  readonly payload: Uint8Array;
+
+  /**
+   * @param command `PUBLISH` or `SPUBLISH`.
+   * @param channelNames Every channel of the run.
+   * @param payloadBytes Payload size.
+   */
+  constructor(command: string, channelNames: readonly string[], payloadBytes: number) {
+    this.heads = channelNames.map((ch) => {
+      const cmd = `*3\r\n$${command.length}\r\n${command}\r\n$${encoder.encode(ch).length}\r\n`;
+      return encoder.encode(`${cmd}${ch}\r\n$${payloadBytes}\r\n`);
+    });
+    this.payload = new Uint8Array(payloadBytes + 2).fill(120);
+    this.payload[payloadBytes] = 13;
+    this.payload[payloadBytes + 1] = 10;
+  }
+}
+
+/** A publisher: its schedule state, and its commands appended in place to its batch. */
 export class Publisher {
   next = 0;
   inHeap = false;
@@ -77,52 +137,49 @@ export class Publisher {
   closed = false;
   readonly random: () => number;
   readonly replies: RespReplyReader;
-  readonly writer: QueuedWriter;
-  /** Per channel: the command up to the payload's length line. */
-  readonly #heads: Uint8Array[];
+  readonly writer: BatchWriter;
+  readonly #frames: PublishFrames;
 
   /**
    * @param sock Its connection.
    * @param index Publisher index.
-   * @param command `PUBLISH` or `SPUBLISH`.
-   * @param channelNames Every channel of the run.
-   * @param payloadBytes Payload size.
+   * @param frames The run's command bytes.
    * @param seed Seed of its arrival randomness.
-   * @param onReply Each reply, with the publisher.
-   * @param onError A failed write.
+   * @param on Each reply (`error`: an error reply), and a failed write.
    */
   constructor(
     readonly sock: Deno.TcpConn,
     readonly index: number,
-    command: string,
-    channelNames: readonly string[],
-    payloadBytes: number,
+    frames: PublishFrames,
     seed: number,
-    onReply: (p: Publisher, error: boolean) => void,
-    onError: (p: Publisher, e: unknown) => void,
+    on: {
+      reply: (p: Publisher, error: boolean) => void;
+      error: (p: Publisher, e: unknown) => void;
+    },
   ) {
     this.random = seededRandom(Math.imul(seed, 1_000_003) + index);
-    this.replies = new RespReplyReader((kind) => onReply(this, kind === "error"));
-    this.writer = new QueuedWriter(sock, (e) => onError(this, e));
-    this.#heads = channelNames.map((ch) => {
-      const cmd = `*3\r\n$${command.length}\r\n${command}\r\n$${encoder.encode(ch).length}\r\n`;
-      return encoder.encode(`${cmd}${ch}\r\n$${payloadBytes}\r\n`);
-    });
+    this.replies = new RespReplyReader((kind) => on.reply(this, kind === "error"));
+    this.writer = new BatchWriter(sock, (e) => on.error(this, e));
+    this.#frames = frames;
   }
 
   /**
-   * One command on `channel` with a payload filled by `fill` (which writes the header).
-   *
-   * @returns The bytes to write.
+   * Appends one command on `channel` to the batch, its payload header written in place
+   * (publisher, sequence, stamp); {@link BatchWriter.send} writes the batch.
    */
-  command(channel: number, payloadBytes: number, fill: (payload: Uint8Array) => void): Uint8Array {
-    const head = this.#heads[channel];
-    const out = new Uint8Array(head.length + payloadBytes + 2).fill(120, head.length);
-    out.set(head, 0);
-    fill(out.subarray(head.length, head.length + payloadBytes));
-    out[out.length - 2] = 13;
-    out[out.length - 1] = 10;
-    return out;
+  append(channel: number, stampNs: number, sequence: number): void {
+    const head = this.#frames.heads[channel];
+    const payload = this.#frames.payload;
+    const w = this.writer;
+    const at = w.reserve(head.length + payload.length);
+    const buf = w.buffer;
+    buf.set(head, at);
+    const p = at + head.length;
+    buf.set(payload, p);
+    const v = w.view;
+    v.setFloat64(p, stampNs, true);
+    v.setUint32(p + 8, this.index, true);
+    v.setUint32(p + 12, sequence, true);
   }
 }
 
@@ -136,18 +193,18 @@ export class Subscriber {
    * @param sock Its connection.
    * @param index Subscriber index.
    * @param channels Names of its channels.
-   * @param onMessage Each message push, with the payload's header bytes.
+   * @param onMessage Each message push, with its payload header's fields (`NaN` stamp: none).
    * @param onOther An error reply (its text) or another reply.
    */
   constructor(
     readonly sock: Deno.TcpConn,
     readonly index: number,
     readonly channels: readonly string[],
-    onMessage: (s: Subscriber, header: Uint8Array) => void,
+    onMessage: (s: Subscriber, stampNs: number, publisher: number, sequence: number) => void,
     onOther: (s: Subscriber, error: string) => void,
   ) {
     this.reader = new PushReader({
-      message: (h) => onMessage(this, h),
+      message: (stampNs, publisher, sequence) => onMessage(this, stampNs, publisher, sequence),
       subscribed: () => this.confirmed++,
       other: (e) => onOther(this, e),
     });

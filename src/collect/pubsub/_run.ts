@@ -4,28 +4,33 @@
  * @module
  */
 
-import { setImmediate } from "node:timers";
 import { latencyHistogram, latencySummary, recordMs } from "../loadgen/histogram.ts";
 import { connectionIntervalMs, firstSendMs, nextSendMs } from "../loadgen/schedule.ts";
 import { countReply, countSent, emptySecondCounts, secondSeries } from "../loadgen/series.ts";
 import { TimeHeap } from "../loadgen/heap.ts";
 import { Waker } from "../loadgen/waker.ts";
 import { connectResp } from "../loadgen/wire.ts";
-import { Publisher, Subscriber } from "./_conns.ts";
-import {
-  messageChannel,
-  PAYLOAD_HEADER_BYTES,
-  readPayloadHeader,
-  subscriberChannels,
-  writePayloadHeader,
-} from "./payload.ts";
+import { Publisher, PublishFrames, Subscriber } from "./_conns.ts";
+import { messageChannel, subscriberChannels } from "./payload.ts";
 import { type PubSubChecked, type PubSubResult, PubSubUnsupportedError } from "./types.ts";
 
 /** Longest stretch the publishers' pump works without yielding to timers, I/O and signals (ms). */
 const PUMP_SLICE_MS = 20;
 
+/**
+ * While publishing, each publisher's replies are read once per this many ms of pump time (they
+ * wait in the socket meanwhile): one read for many replies instead of one per reply.
+ */
+const REPLY_READ_MS = 100;
+
 /** Most bytes a publisher may have waiting for its socket; messages due beyond are unsent. */
 const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Sleeps at least this long go to `setTimeout` (about a millisecond late, and half the CPU of a
+ * wake-up through the timer Worker on this project's machines); shorter ones to the Worker.
+ */
+const TIMEOUT_FROM_MS = 2;
 
 /** One step's connections, schedule and counts. */
 export class PubSubRun {
@@ -36,6 +41,14 @@ export class PubSubRun {
   readonly #heap = new TimeHeap<Publisher>();
   readonly #interval: number;
   #waker: Waker | undefined;
+  #sleep: ReturnType<typeof setTimeout> | undefined;
+  /** When the pump runs next (ms since the start): a read completing after it runs it then. */
+  #pumpAt = Infinity;
+  /** When the pump last ran (ms since the start): the next runs a quantum later at the earliest. */
+  #pumpedAt = -Infinity;
+  /** Resolves when the publishers' replies are next read (at once outside the window). */
+  #replyTurn = Promise.withResolvers<void>();
+  #replyReadAt = 0;
   #t0 = 0;
   #sending = false;
   #finished = false;
@@ -104,19 +117,13 @@ export class PubSubRun {
     } finally {
       clearTimeout(timeout);
     }
-    const command = sharded ? "SPUBLISH" : "PUBLISH";
+    const frames = new PublishFrames(sharded ? "SPUBLISH" : "PUBLISH", this.#names, o.payloadBytes);
     for (let p = 0; p < o.publishers; p++) {
       const sock = await connectResp(o, o.connectTimeoutMs);
-      const pub = new Publisher(
-        sock,
-        p,
-        command,
-        this.#names,
-        o.payloadBytes,
-        o.seed,
-        this.#onReply,
-        this.#lost,
-      );
+      const pub = new Publisher(sock, p, frames, o.seed, {
+        reply: this.#onReply,
+        error: this.#lost,
+      });
       this.#pubs.push(pub);
       this.#readPublisher(pub);
     }
@@ -142,9 +149,19 @@ export class PubSubRun {
     return this.#done.promise;
   }
 
+  /**
+   * One turn of the publishers: every message due by now is appended to its publisher's
+   * batch, each publisher with something due writes once, then the pump sleeps until the next
+   * due message, and at least a quantum after this turn.
+   */
   readonly #pump = () => {
+    clearTimeout(this.#sleep);
+    this.#sleep = undefined;
+    this.#pumpAt = Infinity;
     if (!this.#sending) return;
     let t = this.#now();
+    this.#pumpedAt = t;
+    if (t >= this.#replyReadAt) this.#readReplies(t + REPLY_READ_MS);
     // a slice of work at most: at a rate the client cannot keep, something is always due, and
     // a loop that never yields would never see Ctrl-C or SIGTERM (nor the window's end)
     const sliceEnd = t + PUMP_SLICE_MS;
@@ -167,14 +184,23 @@ export class PubSubRun {
 
   #schedule(): void {
     const top = this.#heap.peek();
-    if (!this.#sending || top === undefined || this.#immediate) return;
-    if (top.next - this.#now() <= this.#o.spinMs) {
+    if (!this.#sending || top === undefined || this.#immediate || this.#sleep !== undefined) {
+      return;
+    }
+    const at = Math.max(top.next, this.#pumpedAt + this.#o.quantumMs);
+    const sleepMs = at - this.#now();
+    this.#pumpAt = at;
+    if (sleepMs >= TIMEOUT_FROM_MS) this.#sleep = setTimeout(this.#pump, Math.floor(sleepMs) - 1);
+    else if (sleepMs <= 0) {
       this.#immediate = true;
-      setImmediate(this.#onImmediate);
-    } else this.#waker!.arm(performance.timeOrigin + this.#t0 + top.next - this.#o.spinMs);
+      setTimeout(this.#onImmediate, 0);
+    } else this.#waker!.arm(performance.timeOrigin + this.#t0 + at);
   }
 
-  /** Writes every message of `p` due by `t` (gathered while the socket is busy), then re-queues it. */
+  /**
+   * Appends every message of `p` due by `t` to its batch and writes the batch (or leaves it
+   * to follow the pending write), then re-queues `p`.
+   */
   #publishDue(p: Publisher, t: number): void {
     const o = this.#o;
     const windowMs = this.#windowMs;
@@ -187,20 +213,16 @@ export class PubSubRun {
         p.next = nextSendMs(p.next, this.#interval, o.arrival, p.random);
         continue;
       }
-      const stampNs = Math.round(p.next * 1e6);
       const sequence = p.sequence++;
       const channel = messageChannel(p.index, sequence, o.publishers, o.channels);
-      p.writer.write(p.command(
-        channel,
-        o.payloadBytes,
-        (payload) => writePayloadHeader(payload, { stampNs, publisher: p.index, sequence }),
-      ));
+      p.append(channel, Math.round(p.next * 1e6), sequence);
       sent++;
       recordMs(this.#c.lateness, t - p.next);
       countSent(this.#c.series, t);
       this.#budget--;
       p.next = nextSendMs(p.next, this.#interval, o.arrival, p.random);
     }
+    if (sent > 0) p.writer.send();
     p.outstanding += sent;
     this.#outstanding += sent;
     this.#c.published += sent;
@@ -220,27 +242,26 @@ export class PubSubRun {
     this.#maybeFinish();
   };
 
-  readonly #onMessage = (s: Subscriber, header: Uint8Array) => {
+  readonly #onMessage = (s: Subscriber, stampNs: number, publisher: number, sequence: number) => {
     if (this.#finished) return;
     const t = this.#readAt;
     // a message kvlab did not publish (a server pushing its own, a payload too short to be
-    // ours) is a protocol error, never a delivery
-    const h = header.length < PAYLOAD_HEADER_BYTES ? undefined : readPayloadHeader(header);
-    const p = h === undefined ? undefined : this.#pubs[h.publisher];
-    if (h === undefined || p === undefined || h.sequence >= p.sequence || !(h.stampNs >= 0)) {
+    // ours: NaN) is a protocol error, never a delivery
+    const p = this.#pubs[publisher];
+    if (p === undefined || sequence >= p.sequence || !(stampNs >= 0)) {
       this.#c.errors++;
       this.#sample(`subscriber ${s.index}: protocol error: a message kvlab did not publish`);
       return;
     }
-    const k = s.index * this.#o.publishers + h.publisher;
-    if (h.sequence <= this.#last[k]) {
+    const k = s.index * this.#o.publishers + publisher;
+    if (sequence <= this.#last[k]) {
       this.#c.duplicated++;
       return;
     }
-    this.#last[k] = h.sequence;
+    this.#last[k] = sequence;
     this.#c.delivered++;
     if (t < this.#o.durationS * 1000) this.#c.deliveredInWindow++;
-    const latencyMs = t - h.stampNs / 1e6;
+    const latencyMs = t - stampNs / 1e6;
     recordMs(this.#c.latency, latencyMs);
     countReply(this.#c.series, t, latencyMs);
     if (!this.#sending) this.#maybeFinish();
@@ -274,6 +295,8 @@ export class PubSubRun {
         if (o.readDelayMs > 0) await new Promise((r) => setTimeout(r, o.readDelayMs));
         this.#readAt = this.#now();
         s.reader.feed(buf, n);
+        // a busy client's reads come often: the pump rides on them rather than on a wake-up
+        if (this.#readAt >= this.#pumpAt) this.#pump();
         if (!this.#sending && this.#t0 === 0) this.#checkSubscribed();
       }
       this.#lost(s, new Deno.errors.ConnectionReset("server closed the connection"));
@@ -282,13 +305,22 @@ export class PubSubRun {
     }
   }
 
+  /** Lets every publisher read its replies once, then (while publishing) wait for `nextMs`. */
+  #readReplies(nextMs: number): void {
+    this.#replyReadAt = nextMs;
+    const turn = this.#replyTurn;
+    this.#replyTurn = Promise.withResolvers<void>();
+    turn.resolve();
+  }
+
   async #readPublisher(p: Publisher): Promise<void> {
-    const buf = new Uint8Array(16 * 1024);
+    const buf = new Uint8Array(64 * 1024);
     try {
       for (;;) {
         const n = await p.sock.read(buf);
         if (n === null) break;
         p.replies.feed(buf, n);
+        if (this.#sending) await this.#replyTurn.promise;
       }
       this.#lost(p, new Deno.errors.ConnectionReset("server closed the connection"));
     } catch (e) {
@@ -326,8 +358,13 @@ export class PubSubRun {
   /** End of the window: count what was due but not sent, then wait out the grace. */
   #stop(): void {
     const o = this.#o;
+    // a last turn: what fell due since the previous one (up to a quantum) is sent, late, rather
+    // than counted unsent
+    if (this.#sending) this.#pump();
     this.#sending = false;
     this.#waker?.close();
+    clearTimeout(this.#sleep);
+    this.#readReplies(Infinity);
     this.#heap.clear();
     for (const p of this.#pubs) {
       for (let t = p.next; t < this.#windowMs && this.#budget > 0;) {
@@ -368,6 +405,8 @@ export class PubSubRun {
     this.#sending = false;
     this.#finish();
     this.#waker?.close();
+    clearTimeout(this.#sleep);
+    this.#readReplies(Infinity);
     for (const t of this.#timers) clearTimeout(t);
     for (const c of [...this.#pubs, ...this.#subs]) {
       if (c instanceof Publisher) c.writer.close();

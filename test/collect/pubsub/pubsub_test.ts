@@ -129,3 +129,66 @@ Deno.test({
     });
   },
 });
+
+/** The server's `total_reads_processed` (INFO stats): one per read of a client's socket. */
+async function readsProcessed(port: number): Promise<number> {
+  const admin = new Redis(port, "127.0.0.1");
+  try {
+    return Number(/total_reads_processed:(\d+)/.exec(await admin.info("stats"))![1]);
+  } finally {
+    admin.disconnect();
+  }
+}
+
+Deno.test({
+  name: "runPubSub() batches: each publisher writes what is due in one write per turn",
+  sanitizeResources: true,
+  fn: async () => {
+    await withBoth(async ([[, server]]) => {
+      const before = await readsProcessed(server.port);
+      const r = await runPubSub({
+        port: server.port,
+        mode: "one-to-one",
+        publishers: 2,
+        subscribers: 2,
+        requestedOpsPerSec: 2000,
+        durationS: 1,
+        graceS: 2,
+        timeoutS: 20,
+        quantumMs: 20,
+      });
+      const reads = await readsProcessed(server.port) - before;
+      assert.equal(r.delivered, r.published, describe(r));
+      assert.equal(r.errors, 0, describe(r));
+      // 20 ms turns: each publisher writes ~20 messages at once (more when a turn runs late),
+      // and the server reads each write once; a message per write would mean ~2,000 reads
+      assert.ok(r.published >= 1000, describe(r));
+      assert.ok(reads < r.published / 5, `${reads} server reads for ${r.published} messages`);
+    });
+  },
+});
+
+Deno.test({
+  name: "runPubSub() sends what fell due in the window's last quantum, late, rather than unsent",
+  sanitizeResources: true,
+  fn: async () => {
+    await withBoth(async ([[, server]]) => {
+      // turns at about 0, 400 and 800 ms: the messages due from 800 to 1,000 ms wait for a turn
+      // that the window's end takes
+      const r = await runPubSub({
+        port: server.port,
+        mode: "one-to-one",
+        publishers: 2,
+        subscribers: 2,
+        requestedOpsPerSec: 1000,
+        durationS: 1,
+        graceS: 2,
+        timeoutS: 20,
+        quantumMs: 400,
+      });
+      assert.equal(r.unsent, 0, describe(r));
+      assert.equal(r.published, 1000, describe(r));
+      assert.equal(r.delivered, 1000, describe(r));
+    });
+  },
+});
