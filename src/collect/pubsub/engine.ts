@@ -21,10 +21,11 @@ export * from "./types.ts";
 
 /**
  * The default pacing quantum: the time the publishers take to send 100 messages at the
- * publish rate, kept within [0.5, 5] ms. A wake-up of the pump costs 0.1–0.25 ms of CPU on a
- * small VM (measured in issue 20), so at least a few dozen messages per wake-up keep that
- * cost per message small, and 5 ms keeps the publishers' lateness within the 10 ms p99 budget
- * of issue 20.
+ * publish rate, kept within [0.25, 1] ms. A wake-up of the pump costs 0.1–0.25 ms of CPU on a
+ * small VM (measured in issue 20), so many messages per wake-up keep that cost per message
+ * small at high rates; at most 1 ms keeps the publishers' lateness (which the latency, counted
+ * from the intended publish time, includes) near the latency it measures on loopback, at the
+ * price of up to 1,000 wake-ups a second at low rates (`quantumMs` trades the other way).
  *
  * @param publishRatePerSec Messages published per second (all publishers).
  * @returns The quantum, ms.
@@ -33,11 +34,11 @@ export * from "./types.ts";
  * ```ts
  * import { defaultQuantumMs } from "./engine.ts";
  * import assert from "node:assert/strict";
- * assert.deepEqual([1_000, 10_000, 80_000, 1e6].map(defaultQuantumMs), [5, 5, 1.25, 0.5]);
+ * assert.deepEqual([1_000, 10_000, 200_000, 1e6].map(defaultQuantumMs), [1, 1, 0.5, 0.25]);
  * ```
  */
 export function defaultQuantumMs(publishRatePerSec: number): number {
-  return Math.min(5, Math.max(0.5, 100_000 / publishRatePerSec));
+  return Math.min(1, Math.max(0.25, 100_000 / publishRatePerSec));
 }
 
 /**
