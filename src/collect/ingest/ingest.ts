@@ -198,7 +198,7 @@ async function ingestInto(
       sha = await groupSha(group, src);
       const source = { path: leader.path === src.readPath ? path : leader.path, sha: leaderSha };
       outcome.path = source.path;
-      read = (o) => Promise.resolve(void o.runs.push(ingestMemtierGroup(group, source, ctx)));
+      read = async (o) => void o.runs.push(await ingestMemtierGroup(group, source, ctx));
     }
     return await claimAndRead(outcome, { sha, options, batch, now, read });
   } finally {

@@ -14,7 +14,7 @@ import {
   type ImpossibleRule,
   sumProblem,
 } from "../impossible.ts";
-import type { BlockFacts } from "./_series_rows.ts";
+import type { BlockFacts, TypeFacts } from "./_series_rows.ts";
 
 /** The rows {@link dropImpossibleResults} checks (a run's `MemtierRows`), changed in place. */
 export interface CheckedRows {
@@ -143,13 +143,13 @@ export interface SeriesCheck {
  */
 export function seriesCheck(block: BlockFacts): SeriesCheck | null {
   const totals = block.types.find((t) => t.test === "TOTALS");
-  const series = totals?.timeSeries ?? [];
-  if (!totals?.count || !totals.opsPerSec || block.durationS === null || series.length < 3) {
+  const series = totals ? seriesFacts(totals) : { seconds: 0, fullCount: 0, fullNulls: 0 };
+  if (!totals?.count || !totals.opsPerSec || block.durationS === null || series.seconds < 3) {
     return null;
   }
-  const full = series.slice(0, -1);
-  if (full.some((s) => s.count === null)) return null;
-  const fullCount = full.reduce((a, s) => a + (s.count ?? 0), 0);
+  if (series.fullNulls > 0) return null;
+  const { fullCount } = series;
+  const full = { length: series.seconds - 1 };
   const seriesRate = fullCount / full.length;
   if (seriesRate <= 0 || Math.abs(totals.opsPerSec / seriesRate - 1) <= SERIES_TOLERANCE) {
     return null;
@@ -164,6 +164,29 @@ export function seriesCheck(block: BlockFacts): SeriesCheck | null {
       `${f(seriesRate, 2)} ops/s (${fullCount} requests in ${full.length} full seconds): stored ` +
       `${f(totals.count / justifiedS, 2)} ops/s over ${f(justifiedS, 3)} s; memtier's numbers ` +
       "are kept in tool_ops_per_sec and tool_duration_s",
+  };
+}
+
+/**
+ * A type's series as {@link seriesCheck} reads it: seconds, and the count and missing counts
+ * of its full seconds (all but the last), from the seconds kept or from the summary of a
+ * series handed over as it was read.
+ */
+function seriesFacts(t: TypeFacts): { seconds: number; fullCount: number; fullNulls: number } {
+  const s = t.series;
+  if (s) {
+    const lastNull = s.seconds > 0 && s.last === null ? 1 : 0;
+    return {
+      seconds: s.seconds,
+      fullCount: s.countSum - (s.last ?? 0),
+      fullNulls: s.nullCounts - lastNull,
+    };
+  }
+  const full = (t.timeSeries ?? []).slice(0, -1);
+  return {
+    seconds: t.timeSeries?.length ?? 0,
+    fullCount: full.reduce((a, x) => a + (x.count ?? 0), 0),
+    fullNulls: full.filter((x) => x.count === null).length,
   };
 }
 
