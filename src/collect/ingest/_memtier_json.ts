@@ -21,7 +21,7 @@ import { collectEvery, releaseNativeMemory } from "../../system/memory.ts";
 const CHUNK_BYTES = 1 << 20;
 
 /** Rows of the series kept before they are written as a Parquet part. */
-const PART_ROWS = 20_000;
+const PART_ROWS = 10_000;
 
 /** Characters read between two garbage collections (see `system/memory.ts`). */
 const COLLECT_EVERY = 8 << 20;
