@@ -273,10 +273,11 @@ export class JsonReader {
         return true;
       case KEY: {
         if (c !== 34) this.#fail('expected a key ("…")', this.#pos);
-        const at = this.#here();
+        const line = this.#line;
+        const column = this.#base + this.#pos - this.#lineStart + 1;
         const key = this.#string();
         if (key === undefined) return false;
-        const entry: JsonEntry = { key, value: undefined, ...at };
+        const entry: JsonEntry = { key, value: undefined, line, column };
         (top.node as JsonObject).entries.push(entry);
         top.entry = entry;
         top.state = COLON;
@@ -331,12 +332,11 @@ export class JsonReader {
       this.#nodes.push(node);
       return true;
     }
-    const at = this.#here();
-    let value: string | number | boolean | null | undefined;
-    if (c === 34) value = this.#string();
-    else value = this.#literal();
+    const line = this.#line;
+    const column = this.#base + this.#pos - this.#lineStart + 1;
+    const value = c === 34 ? this.#string() : this.#literal();
     if (value === undefined) return false;
-    this.#attach({ kind: "scalar", value, ...at });
+    this.#attach({ kind: "scalar", value, line, column });
     const top = this.#stack.at(-1);
     if (top === undefined) this.#rootDone = true;
     else if (top.node.kind === "object") this.#memberDone(top);
