@@ -45,18 +45,21 @@ function readBytes(bytes: Uint8Array, cuts: number[]): JsonDocument {
   return reader.end();
 }
 
-/** Every other character written as its `\uXXXX` escape, inside strings only. */
+/** Every other character inside strings written as its `\uXXXX` escape. */
 function escapeSome(json: string): string {
   let inString = false;
   let out = "";
   for (let i = 0; i < json.length; i++) {
     const c = json[i];
-    if (c === '"' && (i === 0 || json[i - 1] !== "\\" || json[i - 2] === "\\")) {
-      inString = !inString;
-    }
-    if (inString && c !== '"' && c !== "\\" && json[i - 1] !== "\\" && i % 2 === 0) {
-      out += `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
-    } else out += c;
+    if (!inString) {
+      inString = c === '"';
+      out += c;
+    } else if (c === "\\") {
+      out += c + json[++i]; // an escape is kept as it is
+    } else if (c === '"') {
+      inString = false;
+      out += c;
+    } else out += i % 2 === 0 ? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}` : c;
   }
   return out;
 }
