@@ -189,7 +189,9 @@ export class Batch {
       ),
     );
     const left = this.#runIds.filter((id) => !runIds.has(id));
-    this.#runIds.splice(0, this.#runIds.length, ...left);
+    // not splice(…, ...left): a spread of a long file's runs overflows the stack
+    this.#runIds.length = 0;
+    for (const id of left) this.#runIds.push(id);
   }
 
   /** Drops what one run wrote as parts of its own (after that run failed). */
