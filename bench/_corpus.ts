@@ -151,3 +151,75 @@ export function writeManyRuns(dir: string, runs: number, files: number): void {
     Deno.writeTextFileSync(`${dir}/runs-${String(f).padStart(3, "0")}.txt`, parts.join(""));
   }
 }
+
+/** A real memtier JSON with 3 runs (`--run-count 3 --print-all-runs`): RUN #1–3, BEST, WORST, AGGREGATED. */
+const MEMTIER_JSON = "real/memtier-2.3.0_redis-7.0.15_runcount3-allruns.json";
+
+/** One second of a `Time-Serie`, in memtier's layout, numbers varied by `i`. */
+function memtierSecond(i: number, count: number): string {
+  const c = Math.max(0, count + ((i * 7919) % 101) - 50);
+  const avg = (0.15 + ((i * 31) % 97) / 1000).toFixed(3);
+  const t = "\t\t\t\t\t";
+  return `${i ? "\t\t\t\t," : "\t\t\t\t"}"${i}":{\n${t}"Bytes RX": ${c * 17}\n` +
+    `${t},"Bytes TX": ${c * 101}\n${t},"Count": ${c}\n${t},"Average Latency": ${avg}\n` +
+    `${t},"Accumulated Latency": ${Math.floor(c * Number(avg))}\n${t},"Min Latency": 0.016\n` +
+    `${t},"Max Latency": ${(8 + (i % 13) / 10).toFixed(3)}\n${t},"p50.00": 0.175\n` +
+    `${t},"p99.00": ${(2 + (i % 7) / 10).toFixed(3)}\n${t},"p99.90": 8.191\n${t}}\n`;
+}
+
+/**
+ * Writes a memtier_benchmark JSON of about `bytes` bytes, of a real run's shape: three runs with
+ * `--print-all-runs` (RUN #1–3, BEST, WORST, AGGREGATED), HDR histograms and latency
+ * distributions as memtier printed them, and every `Time-Serie` grown to as many seconds as the
+ * size asks (the numbers of each second varied around its type's rate).
+ *
+ * @returns The bytes written and the seconds per series.
+ */
+export async function writeMemtierJson(
+  path: string,
+  bytes: number,
+): Promise<{ bytes: number; seconds: number }> {
+  const text = Deno.readTextFileSync(TESTDATA + MEMTIER_JSON);
+  const open = '"Time-Serie":{\n';
+  const parts: { before: string; count: number }[] = [];
+  let rest = 0;
+  for (let at = text.indexOf(open); at >= 0; at = text.indexOf(open, rest)) {
+    const body = at + open.length;
+    const empty = text.startsWith("\t\t\t}", body);
+    const end = empty ? body : text.indexOf('\n\t\t\t\t}\n\t\t\t,"Percentile', body) + 1;
+    const count = Number(/"Count": (\d+)/.exec(text.slice(body, end))?.[1] ?? 0);
+    parts.push({ before: text.slice(rest, body), count: empty ? -1 : count });
+    rest = end;
+  }
+  const tail = text.slice(rest);
+  const counted = parts.filter((p) => p.count >= 0);
+  const series = counted.length;
+  const perSecond = counted.reduce((a, p) => a + memtierSecond(10_000, p.count).length, 0) /
+    Math.max(1, series);
+  const seconds = Math.max(2, Math.floor((bytes - text.length) / series / perSecond));
+  const file = await Deno.open(path, { write: true, create: true, truncate: true });
+  const enc = new TextEncoder();
+  let written = 0;
+  const put = async (s: string) => {
+    const b = enc.encode(s);
+    for (let off = 0; off < b.length;) off += await file.write(b.subarray(off));
+    written += b.length;
+  };
+  try {
+    for (const p of parts) {
+      await put(p.before);
+      if (p.count < 0) continue;
+      for (let i = 0; i < seconds; i += 1000) {
+        const chunk: string[] = [];
+        for (let j = i; j < Math.min(seconds, i + 1000); j++) {
+          chunk.push(memtierSecond(j, p.count));
+        }
+        await put(chunk.join(""));
+      }
+    }
+    await put(tail);
+  } finally {
+    file.close();
+  }
+  return { bytes: written, seconds };
+}

@@ -3,7 +3,8 @@
  * One measurement in its own process (so peak memory is its own): `ingest FILE DATA`,
  * `read FILE` (plain chunked read), `lines FILE` (kvlab's line reader), `load DATA`,
  * `table DATA` (`kvlab table results --format csv`, output counted), `polarscsv DATA` (the same
- * table written as CSV by polars), `compact DATA`, `files DATA` (files and bytes).
+ * table written as CSV by polars), `compact DATA`, `files DATA` (files and bytes), `rows DATA`
+ * (rows of the results, distribution, series and histogram tables).
  * Prints one JSON line: { seconds, peakRssBytes, ... }.
  *
  * @module
@@ -59,6 +60,15 @@ switch (mode) {
     extra.runs = out.reduce((n, o) => n + o.runs.length, 0);
     extra.files = out.length;
     extra.errors = out.filter((o) => o.status === "error").map((o) => o.error?.message);
+    break;
+  }
+  case "rows": {
+    // rows of every table of a dataset (the series a large memtier JSON holds included)
+    let rows = 0;
+    for (const table of ["results", "latency_distribution", "time_series", "hdr_histograms"]) {
+      rows += loadTable(a, table).height;
+    }
+    extra.rows = rows;
     break;
   }
   case "load": {

@@ -3,12 +3,16 @@
  * Ingest benchmark (`deno task bench`). Every measurement runs in its own process, so peak
  * memory (VmHWM) is its own, and every ratio is against a baseline measured in the same run:
  *
- * (a) large files, 50 / 100 / 200 MB, of two shapes:
+ * (a) large files, 50 / 100 / 200 MB, of three shapes:
  *     - a transcript of many commands mixing every format (6.2+ report, -q, --csv, ≤6.0 report,
  *       headerless CSV), so ~11 k runs per 100 MB;
- *     - a few very long outputs (`-l` loops) in each of those formats.
+ *     - a few very long outputs (`-l` loops) in each of those formats;
+ *     - a memtier_benchmark `--json-out-file` of a real 3-run shape (RUN #1–3, BEST, WORST,
+ *       AGGREGATED; HDR histograms, latency distributions) with every per-second `Time-Serie`
+ *       grown to the size (≈ 9 hours per run at 200 MB).
  *     Printed: ingest MB/s, Deno's plain read of the same bytes (MB/s), Deno reading the same
- *     bytes as text lines (TextDecoderStream + line split), the ratios, and peak RSS.
+ *     bytes as text lines (TextDecoderStream + line split), the ratios, and peak RSS (VmHWM of
+ *     the ingest's own process) beside issue 21's target: under 250 MB, and flat.
  * (b) 1,000 small real files: files per second, and the time to load the dataset with
  *     `loadResults`.
  * (c) 100,000 runs (short outputs in 20 transcripts, one ingest call): ingest, files and bytes
@@ -16,14 +20,22 @@
  *     written by polars), then the same after `kvlab compact`.
  *
  * Usage: deno task bench [--sizes 50,100,200] [--files 1000] [--runs 100000] [--dir PARENT]
- *   [--keep DIR]
+ *   [--keep DIR] [--only rss]
+ *   --only rss: only the peak-memory cases (a transcript and a memtier JSON at each size), with
+ *   peak RSS and time per input; the rest is skipped.
  *   --dir: where the temporary inputs and datasets go (the filesystem matters: file creation
  *   dominates the cost of many small runs).
  *
  * @module
  */
 
-import { writeLoops, writeManyRuns, writeSmallFiles, writeTranscript } from "./_corpus.ts";
+import {
+  writeLoops,
+  writeManyRuns,
+  writeMemtierJson,
+  writeSmallFiles,
+  writeTranscript,
+} from "./_corpus.ts";
 
 const args = Deno.args;
 const opt = (name: string, dflt: string) => {
@@ -57,22 +69,62 @@ async function measure(...a: string[]): Promise<Measure> {
 const mb = (b: number) => b / 1e6;
 const fmt = (x: number, d = 1) => x.toFixed(d);
 
+/** Issue 21's bound on ingest's peak RSS, whatever the input's size. */
+const RSS_TARGET_MB = 250;
+const SHAPES = ["transcript", "loops", "memtier-json"] as const;
+type Shape = typeof SHAPES[number];
+
+/** Writes an input of a shape; a memtier JSON goes in a folder of its own (no sibling files). */
+async function writeInput(shape: Shape, size: number): Promise<{ file: string; bytes: number }> {
+  if (shape === "memtier-json") {
+    const dir = `${work}/memtier-${size}MB`;
+    Deno.mkdirSync(dir, { recursive: true });
+    const file = `${dir}/memtier-${size}MB.json`;
+    return { file, bytes: (await writeMemtierJson(file, size * 1e6)).bytes };
+  }
+  const file = `${work}/${shape}-${size}MB.txt`;
+  const write = shape === "transcript" ? writeTranscript : writeLoops;
+  return { file, bytes: await write(file, size * 1e6) };
+}
+
+const within = (m: Measure) => (mb(m.peakRssBytes) < RSS_TARGET_MB ? "yes" : "**no**");
+
 console.log(
   `kvlab ingest benchmark — ${
     new Date().toISOString()
   }, Deno ${Deno.version.deno}, work dir ${work}\n`,
 );
+if (opt("only", "") === "rss") {
+  console.log("(r) peak memory of ingest (VmHWM of the ingest's own process)");
+  console.log(`| shape | size MB | runs | rows | ingest s | peak RSS MB | target MB | within |`);
+  console.log("|---|---:|---:|---:|---:|---:|---:|---|");
+  for (const shape of ["transcript", "memtier-json"] as const) {
+    for (const size of sizesMb) {
+      const { file, bytes } = await writeInput(shape, size);
+      const data = `${work}/data-${shape}-${size}`;
+      const ing = await measure("ingest", file, data);
+      if ((ing.errors as string[]).length) throw new Error(String(ing.errors));
+      const rows = await measure("rows", data);
+      console.log(
+        `| ${shape} | ${fmt(mb(bytes))} | ${ing.runs} | ${rows.rows} | ${fmt(ing.seconds)} | ` +
+          `${fmt(mb(ing.peakRssBytes))} | ${RSS_TARGET_MB} | ${within(ing)} |`,
+      );
+      Deno.removeSync(data, { recursive: true });
+      Deno.removeSync(file);
+    }
+  }
+  if (!opt("keep", "")) Deno.removeSync(work, { recursive: true });
+  Deno.exit(0);
+}
+
 console.log("(a) large files");
 console.log(
-  "| shape | size MB | runs | ingest MB/s | plain read MB/s | text-lines read MB/s | ingest / plain read | ingest / text lines | peak RSS MB (ingest) |",
+  "| shape | size MB | runs | ingest MB/s | plain read MB/s | text-lines read MB/s | ingest / plain read | ingest / text lines | peak RSS MB (ingest) | target MB |",
 );
-console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-for (const shape of ["transcript", "loops"] as const) {
+console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+for (const shape of SHAPES) {
   for (const size of sizesMb) {
-    const file = `${work}/${shape}-${size}MB.txt`;
-    const bytes = shape === "transcript"
-      ? await writeTranscript(file, size * 1e6)
-      : await writeLoops(file, size * 1e6);
+    const { file, bytes } = await writeInput(shape, size);
     // Baselines and ingest interleaved in one run; the page cache is warm for all three.
     const read = await measure("read", file);
     const lines = await measure("textlines", file);
@@ -88,7 +140,7 @@ for (const shape of ["transcript", "loops"] as const) {
       } | ` +
         `${fmt(ingestRate / readRate, 4)} | ${fmt(ingestRate / linesRate, 3)} | ${
           fmt(mb(ing.peakRssBytes))
-        } |`,
+        } | < ${RSS_TARGET_MB} (${within(ing)}) |`,
     );
     Deno.removeSync(data, { recursive: true });
     Deno.removeSync(file);

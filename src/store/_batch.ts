@@ -14,6 +14,7 @@ import { BATCHES, LAYOUT_TYPES, rawPathOf } from "./layout.ts";
 import { DatasetError } from "../errors.ts";
 import { tableFrame } from "../frame.ts";
 import { markWriter, unmarkWriter } from "./tmp.ts";
+import { releaseNativeMemory } from "../system/memory.ts";
 import { type TableName, TABLES } from "../schema.ts";
 
 /** Where a run's raw bytes are: a row of the batch's `run_raw` table. */
@@ -36,7 +37,7 @@ export interface RawRef {
 type Row = Record<string, unknown>;
 
 /** Rows buffered in a batch before they are written as a Parquet part. */
-export const SPILL_ROWS = 200_000;
+export const SPILL_ROWS = 20_000;
 
 /**
  * A frame of a schema table or of a layout table (`run_manifests`, `run_raw`).
@@ -76,6 +77,8 @@ export class Batch {
   readonly #runIds: string[] = [];
   #rowCount = 0;
   #done = false;
+  /** Parts were written since the last {@link release}. */
+  #unreleased = false;
 
   /**
    * @param dataDir The dataset directory.
@@ -138,6 +141,18 @@ export class Batch {
     const path = `${this.tmp}/${table}.part-${String(this.#part++).padStart(4, "0")}.parquet`;
     batchFrame(table, rows).writeParquet(path);
     this.#parts.push({ path, table, owner });
+    this.#unreleased = true;
+  }
+
+  /**
+   * Frees the native memory of the parts written so far (see `system/memory.ts`: nodejs-polars
+   * frames are freed only after a collection and a turn of the event loop). An async reader
+   * calls it between chunks; nothing is done when no part was written since the last call.
+   */
+  async release(): Promise<void> {
+    if (!this.#unreleased) return;
+    this.#unreleased = false;
+    await releaseNativeMemory();
   }
 
   /** The current point, to go back to with {@link rollback}. */
@@ -174,7 +189,9 @@ export class Batch {
       ),
     );
     const left = this.#runIds.filter((id) => !runIds.has(id));
-    this.#runIds.splice(0, this.#runIds.length, ...left);
+    // not splice(…, ...left): a spread of a long file's runs overflows the stack
+    this.#runIds.length = 0;
+    for (const id of left) this.#runIds.push(id);
   }
 
   /** Drops what one run wrote as parts of its own (after that run failed). */

@@ -214,7 +214,10 @@ function readReplaces(path: string): string[] {
   try {
     const ids = JSON.parse(Deno.readTextFileSync(path));
     if (Array.isArray(ids) && ids.every((x) => typeof x === "string")) return ids;
-  } catch { /* reported below */ }
+  } catch (e) {
+    // its batch was merged again and removed while listed: `datasetFiles` lists again
+    if (e instanceof Deno.errors.NotFound) throw e;
+  }
   throw new DatasetError(
     `${path}: not a JSON list of batch ids; restore it from a backup or move its batch out of ` +
       `the dataset`,

@@ -159,14 +159,17 @@ export class RunWriter {
       const refs = this.#storeRaw(record.manifest?.raw_redacted);
       const b = this.#batch;
       b.add("runs", [run as never]);
-      const tables = new Set(["runs", ...this.#parted]);
+      // tables in the record's order, then those written only in parts
+      const tables = new Set(["runs"]);
       for (const name of Object.keys(record.tables) as RowTable[]) {
         const rows = (record.tables[name] ?? []) as never[];
+        if (this.#parted.has(name)) tables.add(name);
         if (rows.length === 0) continue;
         tables.add(name);
         if (this.#parted.has(name)) this.writePart(name, rows);
         else b.add(name, rows);
       }
+      for (const name of this.#parted) tables.add(name);
       const manifest = { raw_files: this.#rawNames, tables: [...tables], ...record.manifest };
       b.add(MANIFESTS, [{ run_id: this.runId, manifest: JSON.stringify(manifest) }]);
       b.add(RAW_REFS, refs as never[]);

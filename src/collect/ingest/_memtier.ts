@@ -28,6 +28,7 @@ import {
 import { redactCommandLine, redactText } from "../../text/redact.ts";
 import { decodeText } from "../../text/decode.ts";
 import { type DatasetWriter, newRunId, type RunInput } from "../../store/writer.ts";
+import { readMemtierJsonFile, type StreamedJson, writeMemtierSeries } from "./_memtier_json.ts";
 
 /** One file of a memtier run. */
 export interface MemtierMember {
@@ -138,8 +139,11 @@ function sniff(path: string): MemtierFileKind | "empty" | null {
 /** A file's text, redacted, and whether redaction changed it. */
 interface ReadFile {
   member: MemtierMember;
+  /** Its text (empty for the JSON read in chunks). */
   text: string;
   redacted: boolean;
+  /** The JSON read in chunks. */
+  json?: StreamedJson;
 }
 
 /**
@@ -153,12 +157,12 @@ interface ReadFile {
  * @returns The run.
  * @throws {ParseError} When no file of the group can be read as memtier's.
  */
-export function ingestMemtierGroup(
+export async function ingestMemtierGroup(
   group: MemtierGroup,
   source: { path: string; sha: string },
   ctx: MemtierContext,
-): IngestedRun {
-  const files: ReadFile[] = group.members.map((m) => {
+): Promise<IngestedRun> {
+  for (const m of group.members) {
     const size = Deno.statSync(m.path).size;
     if (size > MEMTIER_FILE_MAX_BYTES) {
       throw new ParseError(
@@ -167,8 +171,39 @@ export function ingestMemtierGroup(
         { file: m.path, line: 1, column: 1, text: "" },
       );
     }
+  }
+  const writer = ctx.dataset.run(newRunId(ctx.now()));
+  try {
+    return await writeGroup(group, { source, ctx, writer });
+  } catch (e) {
+    writer.abort();
+    throw e;
+  }
+}
+
+/**
+ * The run of a group, into `writer`: its JSON (the first) read in chunks and its series
+ * written in parts as it is read again (see `_memtier_json.ts`), its other files read whole.
+ */
+async function writeGroup(
+  group: MemtierGroup,
+  { source, ctx, writer }: {
+    source: { path: string; sha: string };
+    ctx: MemtierContext;
+    writer: ReturnType<DatasetWriter["run"]>;
+  },
+): Promise<IngestedRun> {
+  let streamed: { name: string; rawPath: string } | undefined;
+  const files: ReadFile[] = group.members.map((m) => {
+    const rawPath = writer.rawPath(m.name);
+    if (m.kind === "json" && !streamed) {
+      streamed = { name: m.name, rawPath };
+      const read = readMemtierJsonFile(m.path, { file: m.name, rawPath });
+      return { member: m, text: "", redacted: read.redacted, json: read };
+    }
     const raw = decodeText(Deno.readFileSync(m.path));
     const text = redactText(raw);
+    Deno.writeTextFileSync(rawPath, text);
     return { member: m, text, redacted: text !== raw };
   });
   const { parsed, warnings, firstError } = parseGroup(files);
@@ -180,12 +215,11 @@ export function ingestMemtierGroup(
       { file: source.path, line: 1, column: 1, text: "" },
     );
   }
-  const writer = ctx.dataset.run(newRunId(ctx.now()));
-  for (const f of files) {
-    Deno.writeTextFileSync(writer.rawPath(f.member.name), f.text);
-  }
   const rows = memtierRows(parsed, writer.runId);
   rows.warnings.unshift(...warnings);
+  if (streamed && parsed.json && parsed.jsonFile === streamed.name) {
+    await writeMemtierSeries(streamed.rawPath, { file: streamed.name, rows, writer });
+  }
   const leader = group.members[0];
   const run = memtierRunRow(rows, { runId: writer.runId, ctx, hdrOnly, parsed });
   run.source_path = source.path;
@@ -270,10 +304,14 @@ function parseGroup(files: readonly ReadFile[]) {
     firstError ??= e;
     warnings.push(e.message);
   };
-  for (const { member: m, text } of files) {
+  for (const { member: m, text, json } of files) {
     const file = m.name;
     try {
-      if (m.kind === "json" && !parsed.json) {
+      if (json) {
+        if (json.error) throw json.error;
+        parsed.json = json.json;
+        parsed.jsonFile = m.name;
+      } else if (m.kind === "json" && !parsed.json) {
         parsed.json = parseMemtierJson(text, { file });
         parsed.jsonFile = m.name;
       } else if (m.kind === "stdout" && !parsed.report) {

@@ -28,6 +28,7 @@ import { type FileOutcome, IngestBatch } from "./_ingest_batch.ts";
 import { readLineBatches, readRangeSync, sha256File } from "../../text/read_lines.ts";
 import { Dataset } from "../../store/dataset.ts";
 import { folderNames, type WalkedInput, walkInputs } from "./_walk.ts";
+import { collectEvery } from "../../system/memory.ts";
 import { ingestTool, KNOWN_FORMATS } from "./detect.ts";
 import {
   claimKey,
@@ -198,7 +199,7 @@ async function ingestInto(
       sha = await groupSha(group, src);
       const source = { path: leader.path === src.readPath ? path : leader.path, sha: leaderSha };
       outcome.path = source.path;
-      read = (o) => Promise.resolve(void o.runs.push(ingestMemtierGroup(group, source, ctx)));
+      read = async (o) => void o.runs.push(await ingestMemtierGroup(group, source, ctx));
     }
     return await claimAndRead(outcome, { sha, options, batch, now, read });
   } finally {
@@ -288,6 +289,9 @@ async function claimAndRead(
 /** Rows kept in memory per run before they are written as a Parquet part. */
 const PART_ROWS = 20_000;
 
+/** Bytes of a file read between two garbage collections (see `system/memory.ts`). */
+const COLLECT_EVERY_BYTES = 8 << 20;
+
 /** The runs of a file's lines; `ctx` holds the options and clock (and serves memtier blocks). */
 async function ingestLines(
   src: IngestSource,
@@ -321,8 +325,11 @@ async function ingestLines(
     const text = new TextDecoder().decode(readRangeSync(file, b.byteStart, b.byteEnd));
     outcome.runs.push(ingestMemtierBlock(b, { text, source: { path, sha }, ctx }));
   };
+  // V8 lets the heap of a long read grow with its garbage: collected every few MiB read
+  const read = collectEvery(COLLECT_EVERY_BYTES);
   try {
     for await (const batch of readLineBatches(src.readPath)) {
+      read(batch.length > 0 ? batch[batch.length - 1].byteEnd - batch[0].byteStart : 0);
       for (const l of batch) {
         const done = splitter.push(l);
         if (done) {
@@ -336,6 +343,8 @@ async function ingestLines(
       if ((b?.kind === "benchmark" || b?.kind === "implicit") && b.parser.pendingRows > PART_ROWS) {
         runs.flush(b);
       }
+      // what the batch wrote as Parquet parts is native memory, freed here
+      await dataset.batch.release();
     }
     const last = splitter.end();
     if (last) {

@@ -14,7 +14,7 @@ import {
   type ImpossibleRule,
   sumProblem,
 } from "../impossible.ts";
-import type { BlockFacts } from "./_series_rows.ts";
+import type { BlockFacts, TypeFacts } from "./_series_rows.ts";
 
 /** The rows {@link dropImpossibleResults} checks (a run's `MemtierRows`), changed in place. */
 export interface CheckedRows {
@@ -152,9 +152,9 @@ export interface SeriesCheck {
  */
 export function seriesCheck(block: BlockFacts): SeriesCheck | null {
   const totals = block.types.find((t) => t.test === "TOTALS");
-  const series = totals?.timeSeries ?? [];
-  if (!totals?.count || block.durationS === null || series.length === 0) return null;
-  if (series.length < 3 || !totals.opsPerSec) {
+  const series = totals ? seriesFacts(totals) : null;
+  if (!totals?.count || block.durationS === null || !series || series.seconds === 0) return null;
+  if (series.seconds < 3 || !totals.opsPerSec) {
     const printed = block.durationS;
     const why = shortSeriesProblem(series, totals.count, printed);
     if (!why) return null;
@@ -168,9 +168,9 @@ export function seriesCheck(block: BlockFacts): SeriesCheck | null {
         "are corrected from the series",
     };
   }
-  const full = series.slice(0, -1);
-  if (full.some((s) => s.count === null)) return null;
-  const fullCount = full.reduce((a, s) => a + (s.count ?? 0), 0);
+  if (series.fullNulls > 0) return null;
+  const { fullCount } = series;
+  const full = { length: series.seconds - 1 };
   const seriesRate = fullCount / full.length;
   if (seriesRate <= 0 || Math.abs(totals.opsPerSec / seriesRate - 1) <= SERIES_TOLERANCE) {
     return null;
@@ -195,20 +195,59 @@ export function seriesCheck(block: BlockFacts): SeriesCheck | null {
  * memtier's error is about a whole second, so more than half a second off is wrong.
  */
 function shortSeriesProblem(
-  series: readonly { second: number; count: number | null }[],
+  series: SeriesFacts,
   count: number,
   printedS: number,
 ): string | undefined {
-  const span = Math.max(...series.map((s) => s.second)) + 1;
+  const span = series.maxSecond + 1;
   if (printedS <= 0 || printedS < span - 1 - SPAN_SLACK_S || printedS > span + SPAN_SLACK_S) {
-    return `a run whose per-second series spans ${span} s (${series.length} seconds listed)`;
+    return `a run whose per-second series spans ${span} s (${series.seconds} seconds listed)`;
   }
-  const first = series[0];
-  if (series.length !== 2 || first.second !== 0 || !first.count) return undefined;
+  const first = series.first;
+  if (series.seconds !== 2 || first?.second !== 0 || !first.count) return undefined;
   const aboutS = count / first.count;
   if (Math.abs(printedS - aboutS) <= 0.5) return undefined;
   return `a run of ${count} requests whose first second counted ${first.count} (about ` +
     `${aboutS.toFixed(2)} s)`;
+}
+
+/** What {@link seriesCheck} reads of a type's series. */
+interface SeriesFacts {
+  seconds: number;
+  /** Count of the full seconds (all but the last). */
+  fullCount: number;
+  /** Full seconds with no count. */
+  fullNulls: number;
+  /** The highest second (−1 when none). */
+  maxSecond: number;
+  first: { second: number; count: number | null } | null;
+}
+
+/**
+ * A type's series as {@link seriesCheck} reads it, from the seconds kept or from the summary
+ * of a series handed over as it was read.
+ */
+function seriesFacts(t: TypeFacts): SeriesFacts {
+  const s = t.series;
+  if (s) {
+    const lastNull = s.seconds > 0 && s.last === null ? 1 : 0;
+    return {
+      seconds: s.seconds,
+      fullCount: s.countSum - (s.last ?? 0),
+      fullNulls: s.nullCounts - lastNull,
+      maxSecond: s.maxSecond,
+      first: s.first,
+    };
+  }
+  const all = t.timeSeries ?? [];
+  const full = all.slice(0, -1);
+  return {
+    seconds: all.length,
+    fullCount: full.reduce((a, x) => a + (x.count ?? 0), 0),
+    fullNulls: full.filter((x) => x.count === null).length,
+    maxSecond: all.reduce((m, x) => Math.max(m, x.second), -1),
+    first: all[0] ? { second: all[0].second, count: all[0].count } : null,
+  };
 }
 
 /** A block's row with its rates over the justified duration, the printed ones kept beside. */

@@ -7,7 +7,7 @@
 
 import type { HdrHistogramsRow, TimeSeriesRow } from "../../schema.ts";
 import { decodeMemtierHistogram, type HdrFileName, type HdrIntervalLog } from "./hdr.ts";
-import type { MemtierTypeStats } from "./json.ts";
+import type { MemtierSecond, MemtierTypeStats } from "./json.ts";
 import type { MemtierStderr } from "./progress.ts";
 import type { MemtierAggregate, MemtierDistributionRow } from "./types.ts";
 
@@ -40,7 +40,7 @@ export type TypeFacts =
     | "kbPerSec"
     | "sourceLine"
   >
-  & Partial<Pick<MemtierTypeStats, "histogram" | "derived" | "timeSeries">>;
+  & Partial<Pick<MemtierTypeStats, "histogram" | "derived" | "timeSeries" | "series">>;
 
 /** One summary block's facts, from the JSON or the stdout report. */
 export interface BlockFacts {
@@ -64,32 +64,38 @@ export interface TypeAt {
 }
 
 /** The `time_series` rows of one type's `Time-Serie`. */
-export function secondRows({ runId, index, block: b, type: t }: TypeAt): TimeSeriesRow[] {
-  return (t.timeSeries ?? []).map((s) => {
-    const at = (p: number) => s.percentiles.find((x) => x.percentile === p)?.latencyMs ?? null;
-    return {
-      run_id: runId,
-      test_index: index,
-      test: t.test,
-      run_index: b.runIndex,
-      source: "json",
-      second: s.second,
-      count: s.count,
-      bytes_rx: s.bytesRx,
-      bytes_tx: s.bytesTx,
-      avg_latency_ms: s.avgLatencyMs,
-      accumulated_latency_ms: s.accumulatedLatencyMs,
-      min_latency_ms: s.minLatencyMs,
-      max_latency_ms: s.maxLatencyMs,
-      p50_latency_ms: at(50),
-      p99_latency_ms: at(99),
-      p999_latency_ms: at(99.9),
-      percentiles_json: s.percentiles.length
-        ? JSON.stringify(Object.fromEntries(s.percentiles.map((p) => [p.percentile, p.latencyMs])))
-        : null,
-      source_line: s.sourceLine,
-    };
-  });
+export function secondRows(at: TypeAt): TimeSeriesRow[] {
+  return (at.type.timeSeries ?? []).map((s) => secondRow(at, s));
+}
+
+/** The `time_series` row of one second of a type's `Time-Serie`. */
+export function secondRow(
+  { runId, index, block: b, type: t }: TypeAt,
+  s: MemtierSecond,
+): TimeSeriesRow {
+  const at = (p: number) => s.percentiles.find((x) => x.percentile === p)?.latencyMs ?? null;
+  return {
+    run_id: runId,
+    test_index: index,
+    test: t.test,
+    run_index: b.runIndex,
+    source: "json",
+    second: s.second,
+    count: s.count,
+    bytes_rx: s.bytesRx,
+    bytes_tx: s.bytesTx,
+    avg_latency_ms: s.avgLatencyMs,
+    accumulated_latency_ms: s.accumulatedLatencyMs,
+    min_latency_ms: s.minLatencyMs,
+    max_latency_ms: s.maxLatencyMs,
+    p50_latency_ms: at(50),
+    p99_latency_ms: at(99),
+    p999_latency_ms: at(99.9),
+    percentiles_json: s.percentiles.length
+      ? JSON.stringify(Object.fromEntries(s.percentiles.map((p) => [p.percentile, p.latencyMs])))
+      : null,
+    source_line: s.sourceLine,
+  };
 }
 
 export type Join = (runIndex: number | null, test: string) => number | null;

@@ -13,69 +13,32 @@
  */
 
 import { ParseError } from "../../errors.ts";
-import { checkMemtierHistogram, decodeMemtierHistogram, memtierPercentileMs } from "./hdr.ts";
-import { type JsonObject, type JsonValue, readJson } from "./json_reader.ts";
 import {
-  deriveAverageTotals,
-  deriveTotalsLatency,
+  type MemtierConfiguration,
+  type MemtierJsonBlock,
+  readBlock,
+  readConfiguration,
+  readRunInformation,
+  readSecond,
+} from "./_json_blocks.ts";
+import { type JsonContainer, type JsonEntry, type JsonObject, JsonReader } from "./json_reader.ts";
+import {
   type MemtierRuntime,
   type MemtierSecond,
+  type MemtierSeriesSummary,
   type MemtierTypeStats,
   resolveBestWorst,
 } from "./json_stats.ts";
-import { commonPercentiles, memtierBlockTitle, memtierTest, percentileOfLabel } from "./types.ts";
-import type {
-  MemtierBlockTitle,
-  MemtierDistributionRow,
-  MemtierPercentile,
-  MemtierRunInformation,
-} from "./types.ts";
+import { memtierBlockTitle, type MemtierRunInformation } from "./types.ts";
 
-export type { MemtierRuntime, MemtierSecond, MemtierTypeStats };
-
-/** The `configuration` block: the settings memtier ran with. */
-export interface MemtierConfiguration {
-  server: string | null;
-  port: number | null;
-  protocol: string | null;
-  runCount: number | null;
-  /** `--requests` per client; `null` when the run was timed. */
-  requests: number | null;
-  /** `--rate-limiting`: requests per second per connection; `null` when not limited. */
-  rateLimitPerConnection: number | null;
-  /** Connections per thread (`-c`). */
-  clients: number | null;
-  threads: number | null;
-  /** `--test-time`; `null` with `--requests`. */
-  testTimeS: number | null;
-  /** `--ratio` as printed, `SET:GET` (`1:10`). */
-  ratio: string | null;
-  pipeline: number | null;
-  dataSizeBytes: number | null;
-  keyPrefix: string | null;
-  keyMinimum: number | null;
-  keyMaximum: number | null;
-  keyPattern: string | null;
-  printAllRuns: boolean | null;
-  /** Every field as printed (strings `"true"`/`"false"` kept as strings). */
-  fields: Record<string, string | number | boolean | null>;
-}
-
-/** One summary block of the JSON. */
-export interface MemtierJsonBlock extends MemtierBlockTitle {
-  /** `Runtime`; `null` where memtier prints zeros (the aggregated block). */
-  runtime: MemtierRuntime | null;
-  /** Per command type, in file order; `TOTALS` last. */
-  types: MemtierTypeStats[];
-  /** The `SET`/`GET`/`WAIT`/… latency distribution arrays, flattened. */
-  distributions: MemtierDistributionRow[];
-  /** Whether the block was read to its closing brace. */
-  complete: boolean;
-  /** Line of the block's key. */
-  sourceLine: number;
-  /** What kvlab derived or could not read in this block. */
-  warnings: string[];
-}
+export type {
+  MemtierConfiguration,
+  MemtierJsonBlock,
+  MemtierRuntime,
+  MemtierSecond,
+  MemtierSeriesSummary,
+  MemtierTypeStats,
+};
 
 /** What {@link parseMemtierJson} returns. */
 export interface MemtierJson {
@@ -126,280 +89,186 @@ export interface MemtierJsonOptions {
  * ```
  */
 export function parseMemtierJson(text: string, options: MemtierJsonOptions = {}): MemtierJson {
-  const file = options.file ?? "<text>";
-  const doc = readJson(text, file);
-  const out: MemtierJson = {
-    configuration: null,
-    runInformation: null,
-    blocks: [],
-    complete: doc.complete,
-    warnings: [],
-  };
-  if (!doc.root) return { ...out, warnings: ["the file is empty"] };
-  const root = doc.root;
-  if (root.kind !== "object") {
-    throw new ParseError("expected a memtier JSON object", {
-      file,
-      line: root.line,
-      column: root.column,
-      text: text.split("\n", 1)[0],
-    });
-  }
-  if (!doc.complete) out.warnings.push("the file is cut short (the run was killed?)");
-  for (const e of root.entries) {
-    const v = e.value;
-    if (!v || v.kind !== "object") continue;
-    if (e.key === "configuration") out.configuration = readConfiguration(v);
-    else if (e.key === "run information") out.runInformation = readRunInformation(v);
-    else {
-      const title = memtierBlockTitle(e.key);
-      if (title) out.blocks.push(readBlock(title, v, { line: e.line, file }));
-      else if (e.key !== "client verifications results") {
-        out.warnings.push(`line ${e.line}: unknown block "${e.key}" skipped`);
-      }
-    }
-  }
-  resolveBestWorst(out.blocks);
-  return out;
+  const reader = new MemtierJsonReader(options);
+  reader.push(text);
+  return reader.end();
 }
 
-function readConfiguration(o: JsonObject): MemtierConfiguration {
-  const fields: Record<string, string | number | boolean | null> = {};
-  for (const e of o.entries) if (e.value?.kind === "scalar") fields[e.key] = e.value.value;
-  const n = (k: string) => (typeof fields[k] === "number" ? fields[k] as number : null);
-  const s = (k: string) => (typeof fields[k] === "string" ? fields[k] as string : null);
-  const positive = (k: string) => (n(k) ? n(k) : null);
-  return {
-    server: s("server"),
-    port: n("port"),
-    protocol: s("protocol"),
-    runCount: n("run_count"),
-    requests: positive("requests"),
-    rateLimitPerConnection: positive("rate_limit"),
-    clients: n("clients"),
-    threads: n("threads"),
-    testTimeS: positive("test_time"),
-    ratio: s("ratio"),
-    pipeline: n("pipeline"),
-    dataSizeBytes: positive("data_size"),
-    keyPrefix: s("key_prefix"),
-    keyMinimum: n("key_minimum"),
-    keyMaximum: n("key_maximum"),
-    keyPattern: s("key_pattern"),
-    printAllRuns: s("print-all-runs") === null ? null : s("print-all-runs") === "true",
-    fields,
-  };
-}
-
-function readRunInformation(o: JsonObject): MemtierRunInformation {
-  const f = scalars(o);
-  return {
-    threads: num(f, "Threads"),
-    connectionsPerThread: num(f, "Connections per thread"),
-    testTimeS: num(f, "Seconds"),
-    requestsPerClient: num(f, "Requests per client"),
-    formatVersion: num(f, "Format version"),
-  };
-}
-
-/** A summary block (`ALL STATS`, `RUN #1 RESULTS`, …) at `line` of `file`. */
-function readBlock(
-  title: MemtierBlockTitle,
-  o: JsonObject,
-  { line, file = "<text>" }: { line: number; file?: string },
-): MemtierJsonBlock {
-  const block: MemtierJsonBlock = {
-    ...title,
-    runtime: null,
-    types: [],
-    distributions: [],
-    complete: o.closed,
-    sourceLine: line,
-    warnings: [],
-  };
-  for (const e of o.entries) {
-    const v = e.value;
-    if (!v) continue;
-    if (e.key === "Runtime" && v.kind === "object") block.runtime = readRuntime(v);
-    else if (v.kind === "object") {
-      block.types.push(readType(e.key, v, { warnings: block.warnings, file }));
-    } else if (v.kind === "array") {
-      // one by one: a spread of a long array overflows the stack
-      for (const d of readDistribution(e.key, v.items)) block.distributions.push(d);
-    }
-  }
-  const totals = block.types.find((t) => t.test === "TOTALS");
-  if (totals) {
-    if (block.aggregate === "average") deriveAverageTotals(block.types, totals, block.warnings);
-    else deriveTotalsLatency(totals);
-  }
-  if (block.aggregate === "average" && block.runtime?.startTimeMs === 0) {
-    block.runtime = null;
-    block.warnings.push("Runtime is printed as zeros in the aggregated block: left empty");
-  }
-  return block;
-}
-
-function readRuntime(o: JsonObject): MemtierRuntime {
-  const f = scalars(o);
-  return {
-    startTimeMs: num(f, "Start time"),
-    finishTimeMs: num(f, "Finish time"),
-    durationMs: num(f, "Total duration"),
-    interrupted: f.get("Interrupted") === "true",
-  };
-}
-
-/** One command type's statistics; what it cannot read is added to `warnings`. */
-function readType(
-  label: string,
-  o: JsonObject,
-  { warnings, file = "<text>" }: { warnings: string[]; file?: string },
-): MemtierTypeStats {
-  const f = scalars(o);
-  const count = num(f, "Count");
-  const empty = count === 0;
-  const latency = (k: string) => (empty ? null : num(f, k));
-  let percentiles: MemtierPercentile[] = [];
-  let histogram: string | null = null;
-  let timeSeries: MemtierSecond[] = [];
-  for (const e of o.entries) {
-    if (e.key === "Time-Serie" && e.value?.kind === "object") {
-      timeSeries = e.value.entries.flatMap((s) =>
-        s.value?.kind === "object" ? [readSecond(+s.key, s.value, s.line)] : []
-      );
-    } else if (e.key === "Percentile Latencies" && e.value?.kind === "object") {
-      percentiles = readPercentiles(e.value, `${label} at line ${e.line}`, warnings);
-      const log = e.value.entries.find((x) => x.key === "Histogram log format")?.value;
-      const c = log?.kind === "object" ? scalars(log).get("Compressed Histogram") : undefined;
-      histogram = typeof c === "string" ? c : null;
-      if (histogram !== null) {
-        // a histogram that cannot be read, or would take unbounded memory, is not kept
-        const line = log?.kind === "object"
-          ? log.entries.find((x) => x.key === "Compressed Histogram")?.line ?? e.line
-          : e.line;
-        try {
-          checkMemtierHistogram(histogram);
-        } catch (err) {
-          if (!(err instanceof TypeError)) throw err;
-          warnings.push(`${file}:${line}: ${label}: ${err.message}; histogram not kept`);
-          histogram = null;
-        }
-      }
-    }
-  }
-  if (empty) percentiles = [];
-  else if (histogram) percentiles = fixCutKeys(percentiles, histogram);
-  return {
-    test: memtierTest(label),
-    label,
-    count,
-    opsPerSec: num(f, "Ops/sec"),
-    hitsPerSec: num(f, "Hits/sec"),
-    missesPerSec: num(f, "Misses/sec"),
-    movedPerSec: num(f, "MOVED/sec"),
-    askPerSec: num(f, "ASK/sec"),
-    connectionErrorsPerSec: num(f, "Connection Errors/sec"),
-    connectionErrors: num(f, "Connection Errors"),
-    avgLatencyMs: latency("Average Latency"),
-    accumulatedLatencyMs: latency("Accumulated Latency"),
-    minLatencyMs: latency("Min Latency"),
-    maxLatencyMs: latency("Max Latency"),
-    kbPerSec: num(f, "KB/sec"),
-    kbPerSecRx: num(f, "KB/sec RX"),
-    kbPerSecTx: num(f, "KB/sec TX"),
-    percentiles,
-    ...commonPercentiles(percentiles),
-    histogram,
-    timeSeries,
-    derived: [],
-    sourceLine: o.line,
-  };
-}
-
-function readSecond(second: number, o: JsonObject, line: number): MemtierSecond {
-  const f = scalars(o);
-  const percentiles: MemtierPercentile[] = [];
-  for (const [k, v] of f) {
-    const p = percentileOfLabel(k);
-    if (p !== null && typeof v === "number") percentiles.push({ percentile: p, latencyMs: v });
-  }
-  return {
-    second,
-    count: num(f, "Count"),
-    bytesRx: num(f, "Bytes RX"),
-    bytesTx: num(f, "Bytes TX"),
-    avgLatencyMs: num(f, "Average Latency"),
-    accumulatedLatencyMs: num(f, "Accumulated Latency"),
-    minLatencyMs: num(f, "Min Latency"),
-    maxLatencyMs: num(f, "Max Latency"),
-    percentiles,
-    sourceLine: line,
-  };
-}
-
-function readPercentiles(o: JsonObject, where: string, warnings: string[]): MemtierPercentile[] {
-  const out: MemtierPercentile[] = [];
-  for (const e of o.entries) {
-    const p = percentileOfLabel(e.key);
-    if (p === null || e.value?.kind !== "scalar" || typeof e.value.value !== "number") continue;
-    if (out.some((x) => x.percentile === p)) {
-      warnings.push(
-        `${where}: percentile key ${e.key} repeats (memtier cuts keys to 6 characters)`,
-      );
-    }
-    out.push({ percentile: p, latencyMs: e.value.value });
-  }
-  return out;
+/** Options of {@link MemtierJsonReader}. */
+export interface MemtierJsonReaderOptions extends MemtierJsonOptions {
+  /**
+   * Takes each second of every `Time-Serie` as it is read, with the block and type it belongs
+   * to (their indexes in `blocks` and in the block's `types`); the seconds are then not kept in
+   * `timeSeries` (left empty), only counted in `series`, so a long run's series is never all in
+   * memory. Without it, seconds are kept as {@link parseMemtierJson} keeps them.
+   * @default {undefined}
+   */
+  onSecond?: (second: MemtierSecond, at: { block: number; type: number }) => void;
 }
 
 /**
- * memtier prints `p%.3f` into 6 characters: `p99.999` and `p99.990` both read `p99.99`. Where
- * a key repeats, the later one is recomputed: the percentile with one more digit whose value,
- * computed from the histogram, is the printed one.
+ * {@link parseMemtierJson} of a text given in chunks (split anywhere): {@link push} each, then
+ * {@link end}. With `onSecond`, the per-second series are handed over as they are read.
+ *
+ * @example
+ * ```ts
+ * import { MemtierJsonReader } from "./json.ts";
+ * import assert from "node:assert/strict";
+ * const seconds: number[] = [];
+ * const r = new MemtierJsonReader({ onSecond: (s) => void seconds.push(s.second) });
+ * r.push('{"ALL STATS": {"Totals": {"Count": 3, "Time-Serie": {"0": {"Count": 1}, "1": {"Co');
+ * r.push('unt": 2}}}}}');
+ * const json = r.end();
+ * assert.deepEqual(seconds, [0, 1]);
+ * assert.deepEqual(json.blocks[0].types[0].timeSeries, []);
+ * assert.equal(json.blocks[0].types[0].series?.seconds, 2);
+ * ```
  */
-function fixCutKeys(list: MemtierPercentile[], compressed: string): MemtierPercentile[] {
-  const seen = new Set<number>();
-  if (list.every((p) => !seen.has(p.percentile) && seen.add(p.percentile))) return list;
-  const h = decodeMemtierHistogram(compressed);
-  const done = new Set<number>();
-  return list.map((p) => {
-    if (!done.has(p.percentile)) {
-      done.add(p.percentile);
-      return p;
+export class MemtierJsonReader {
+  readonly #file: string;
+  readonly #reader: JsonReader;
+  readonly #onSecond: MemtierJsonReaderOptions["onSecond"];
+  /** Series counted so far, by their type's object. */
+  readonly #series = new WeakMap<JsonObject, MemtierSeriesSummary>();
+  /** Block and type index of a type's object (null: not a type of a block). */
+  readonly #at = new WeakMap<JsonObject, { block: number; type: number } | null>();
+  #firstLine = "";
+  #headDone = false;
+
+  /** @param options File name for errors, and where seconds go. */
+  constructor(options: MemtierJsonReaderOptions = {}) {
+    this.#file = options.file ?? "<text>";
+    this.#onSecond = options.onSecond;
+    this.#reader = new JsonReader({
+      file: this.#file,
+      onMember: this.#onSecond ? (e, parents) => this.#member(e, parents) : undefined,
+    });
+  }
+
+  /**
+   * Reads one more chunk.
+   *
+   * @throws {ParseError} When the text is not JSON.
+   */
+  push(chunk: string): void {
+    if (!this.#headDone) {
+      // the first line, quoted when the text is not an object
+      const nl = chunk.indexOf("\n");
+      this.#firstLine += nl < 0 ? chunk.slice(0, 4096) : chunk.slice(0, nl);
+      this.#headDone = nl >= 0 || this.#firstLine.length >= 4096;
     }
-    for (let d = 1; d <= 9; d++) {
-      const longer = +`${p.percentile.toFixed(2)}${d}`;
-      if (memtierPercentileMs(h, longer) === p.latencyMs) return { ...p, percentile: longer };
+    this.#reader.push(chunk);
+  }
+
+  /**
+   * Ends the text and reads what it held.
+   *
+   * @throws {ParseError} When the text is not JSON or not memtier's layout.
+   */
+  end(): MemtierJson {
+    const doc = this.#reader.end();
+    const file = this.#file;
+    const out: MemtierJson = {
+      configuration: null,
+      runInformation: null,
+      blocks: [],
+      complete: doc.complete,
+      warnings: [],
+    };
+    if (!doc.root) return { ...out, warnings: ["the file is empty"] };
+    const root = doc.root;
+    if (root.kind !== "object") {
+      throw new ParseError("expected a memtier JSON object", {
+        file,
+        line: root.line,
+        column: root.column,
+        text: this.#firstLine,
+      });
     }
-    return p;
-  });
-}
+    if (!doc.complete) out.warnings.push("the file is cut short (the run was killed?)");
+    const streamed = this.#onSecond ? this.#streamed.bind(this) : undefined;
+    for (const e of root.entries) {
+      const v = e.value;
+      if (!v || v.kind !== "object") continue;
+      if (e.key === "configuration") out.configuration = readConfiguration(v);
+      else if (e.key === "run information") out.runInformation = readRunInformation(v);
+      else {
+        const title = memtierBlockTitle(e.key);
+        if (title) {
+          const block = out.blocks.length;
+          const series = streamed && ((type: number, o: JsonObject) => streamed(o, block, type));
+          out.blocks.push(readBlock(title, v, { line: e.line, file, series }));
+        } else if (e.key !== "client verifications results") {
+          out.warnings.push(`line ${e.line}: unknown block "${e.key}" skipped`);
+        }
+      }
+    }
+    resolveBestWorst(out.blocks);
+    return out;
+  }
 
-function readDistribution(label: string, items: JsonValue[]): MemtierDistributionRow[] {
-  const test = memtierTest(label);
-  return items.flatMap((it) => {
-    if (it.kind !== "object") return [];
-    const f = scalars(it);
-    const latencyMs = num(f, "<=msec");
-    const percent = num(f, "percent");
-    return latencyMs === null || percent === null
-      ? []
-      : [{ test, latencyMs, percent, sourceLine: it.line }];
-  });
-}
+  /** A member read whole: a second of a block's type's `Time-Serie` is handed over, not kept. */
+  #member(e: JsonEntry, parents: readonly JsonContainer[]): boolean {
+    if (parents.length !== 4) return false;
+    const [root, block, type, series] = parents;
+    if (root.kind !== "object" || block.kind !== "object" || type.kind !== "object") return false;
+    const t = type.entries.at(-1);
+    if (series.kind !== "object" || t?.key !== "Time-Serie" || t.value !== series) return false;
+    const at = this.#typeAt(root, block, type);
+    if (at === null) return false;
+    if (e.value?.kind === "object") this.#second(type, at, readSecond(+e.key, e.value, e.line));
+    return true;
+  }
 
-type Scalars = Map<string, string | number | boolean | null>;
+  /** Counts a second of a type and hands it over. */
+  #second(type: JsonObject, at: { block: number; type: number }, s: MemtierSecond): void {
+    let sum = this.#series.get(type);
+    if (!sum) {
+      this.#series.set(
+        type,
+        sum = { seconds: 0, countSum: 0, nullCounts: 0, last: null, maxSecond: -1, first: null },
+      );
+    }
+    sum.seconds++;
+    sum.countSum += s.count ?? 0;
+    if (s.count === null) sum.nullCounts++;
+    sum.last = s.count;
+    sum.maxSecond = Math.max(sum.maxSecond, s.second);
+    sum.first ??= { second: s.second, count: s.count };
+    this.#onSecond!(s, at);
+  }
 
-function scalars(o: JsonObject): Scalars {
-  const m: Scalars = new Map();
-  for (const e of o.entries) if (e.value?.kind === "scalar") m.set(e.key, e.value.value);
-  return m;
-}
+  /** The block and type index of a type's object, as `end` will number them. */
+  #typeAt(root: JsonObject, block: JsonObject, type: JsonObject) {
+    let at = this.#at.get(type);
+    if (at !== undefined) return at;
+    at = null;
+    const b = root.entries.at(-1);
+    const t = block.entries.at(-1);
+    if (
+      b?.value === block && memtierBlockTitle(b.key) && t?.value === type && t.key !== "Runtime"
+    ) {
+      const blocks = root.entries.filter((x) =>
+        x.value?.kind === "object" && x.key !== "configuration" && x.key !== "run information" &&
+        memtierBlockTitle(x.key)
+      );
+      const types = block.entries.filter((x) => x.value?.kind === "object" && x.key !== "Runtime");
+      at = { block: blocks.length - 1, type: types.length - 1 };
+    }
+    this.#at.set(type, at);
+    return at;
+  }
 
-function num(f: Scalars, key: string): number | null {
-  const v = f.get(key);
-  // a string or other value where memtier writes a number is not a number: NaN, which the
-  // impossible-value rule (`../impossible.ts`) reports with its field
-  return typeof v === "number" ? v : v === undefined || v === null ? null : NaN;
+  /** The series of a type read as it went, with the seconds still in the tree (cut short). */
+  #streamed(o: JsonObject, block: number, type: number): MemtierSeriesSummary {
+    const at = { block, type };
+    for (const e of o.entries) {
+      if (e.key !== "Time-Serie" || e.value?.kind !== "object") continue;
+      for (const s of e.value.entries) {
+        if (s.value?.kind === "object") this.#second(o, at, readSecond(+s.key, s.value, s.line));
+      }
+    }
+    return this.#series.get(o) ??
+      { seconds: 0, countSum: 0, nullCounts: 0, last: null, maxSecond: -1, first: null };
+  }
 }

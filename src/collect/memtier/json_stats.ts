@@ -45,6 +45,25 @@ export interface MemtierSecond {
   sourceLine: number;
 }
 
+/**
+ * A `Time-Serie` handed over second by second as it was read (see `MemtierJsonReader`): what
+ * is left of it to check the block's rate against (`seriesCheck`).
+ */
+export interface MemtierSeriesSummary {
+  /** Seconds read. */
+  seconds: number;
+  /** Sum of their `Count` (a missing count as 0). */
+  countSum: number;
+  /** Seconds with no `Count`. */
+  nullCounts: number;
+  /** The last second's `Count`. */
+  last: number | null;
+  /** The highest second read (−1 before any). */
+  maxSecond: number;
+  /** The first second read, and its `Count`. */
+  first: { second: number; count: number | null } | null;
+}
+
 /** One command type of a block (`Sets`, `Gets`, `Waits`, `Incrs`, …, `Totals`). */
 export interface MemtierTypeStats extends MemtierCommonPercentiles {
   /** Normalized test: `SET`, `GET`, `WAIT`, `INCR`, …, `TOTALS`. */
@@ -76,8 +95,10 @@ export interface MemtierTypeStats extends MemtierCommonPercentiles {
   percentiles: MemtierPercentile[];
   /** The compressed HdrHistogram (`HISTFAAA…`, µs), kept so runs merge exactly. */
   histogram: string | null;
-  /** `Time-Serie`, one entry per second. */
+  /** `Time-Serie`, one entry per second (empty when the seconds were handed over as read). */
   timeSeries: MemtierSecond[];
+  /** The series handed over as it was read, counted (then `timeSeries` is empty). */
+  series?: MemtierSeriesSummary;
   /** Fields kvlab computed instead of reading (e.g. `avgLatencyMs`). */
   derived: string[];
   /** Line of the type's key. */

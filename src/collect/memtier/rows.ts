@@ -20,11 +20,12 @@ import {
   jsonHistogramRow,
   type MemtierHdrLog,
   progressRows,
+  secondRow,
   secondRows,
   type TypeAt,
 } from "./_series_rows.ts";
 import { dropImpossibleResults, justified, seriesCheck } from "./_checks.ts";
-import type { MemtierJson } from "./json.ts";
+import type { MemtierJson, MemtierSecond } from "./json.ts";
 import type { MemtierStderr } from "./progress.ts";
 import type { MemtierReport } from "./report.ts";
 import type { MemtierAggregate, MemtierDistributionRow } from "./types.ts";
@@ -88,6 +89,15 @@ export interface MemtierRows {
   reason: string | null;
   /** What was derived or could not be read (for run.json). */
   warnings: string[];
+  /**
+   * The `time_series` row of a second handed over by a `MemtierJsonReader` with `onSecond`
+   * (`at`: the indexes it gave), or null for a type with no results row. Such seconds are not
+   * in {@link time_series}: the caller writes them as it reads them again.
+   */
+  jsonSecondRow: (
+    at: { block: number; type: number },
+    second: MemtierSecond,
+  ) => TimeSeriesRow | null;
 }
 
 /** The settings rows use, resolved. */
@@ -162,15 +172,22 @@ export function memtierRows(parsed: MemtierParsed, runId: string): MemtierRows {
     complete: false,
     reason: null,
     warnings,
+    jsonSecondRow: (at, second) => {
+      const target = targets.get(`${at.block}|${at.type}`);
+      return target ? secondRow(target, second) : null;
+    },
   };
+  /** Types whose seconds were handed over as they were read, and how many seconds. */
+  const targets = new Map<string, TypeAt>();
+  let streamed = 0;
   const lastRate = lastProgressRate(parsed.stderr);
   const index = new Map<string, number>();
   let untimed = false;
-  for (const block of blocks) {
+  for (const [b, block] of blocks.entries()) {
     const check = seriesCheck(block);
     if (check) warnings.push(check.warning);
     if (check?.justifiedS === null) untimed = true;
-    for (const type of block.types) {
+    for (const [t, type] of block.types.entries()) {
       if (type.test !== "TOTALS" && !(type.count ?? type.opsPerSec)) continue;
       const i = out.results.length;
       index.set(key(block.aggregate, block.runIndex, type.test), i);
@@ -178,6 +195,10 @@ export function memtierRows(parsed: MemtierParsed, runId: string): MemtierRows {
       const row = resultRow(at, settings, lastRate(block.runIndex));
       out.results.push(check ? justified(row, check) : row);
       pushAll(out.time_series, secondRows(at));
+      if (type.series) {
+        targets.set(`${b}|${t}`, at);
+        streamed += type.series.seconds;
+      }
       if (type.histogram) {
         out.hdr_histograms.push(jsonHistogramRow(at, parsed.jsonFile ?? "memtier.json"));
       }
@@ -194,7 +215,7 @@ export function memtierRows(parsed: MemtierParsed, runId: string): MemtierRows {
   const join = (runIndex: number | null, test: string) =>
     index.get(key(null, runIndex, test)) ??
       out.results.find((r) => r.run_index === runIndex && r.test === test)?.test_index ?? null;
-  if (out.time_series.length === 0 && parsed.stderr) {
+  if (out.time_series.length === 0 && streamed === 0 && parsed.stderr) {
     pushAll(out.time_series, progressRows(runId, parsed.stderr, join));
   }
   for (const h of parsed.hdr ?? []) pushAll(out.hdr_histograms, hgrmRows(runId, h, join));

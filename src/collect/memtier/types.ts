@@ -98,9 +98,16 @@ export interface MemtierPercentile {
  * ```
  */
 export function percentileOfLabel(label: string): number | null {
+  // every second of a long series repeats the same few labels
+  const known = PERCENTILE_LABELS.get(label);
+  if (known !== undefined) return known;
   const m = /^p(\d+(?:\.\d+)?)(?: Latency)?$/.exec(label);
-  return m ? +m[1] : null;
+  const p = m ? +m[1] : null;
+  if (PERCENTILE_LABELS.size < 1000) PERCENTILE_LABELS.set(label, p);
+  return p;
 }
+
+const PERCENTILE_LABELS = new Map<string, number | null>();
 
 /** The usual three percentiles picked out of a list, in ms. */
 export interface MemtierCommonPercentiles {
