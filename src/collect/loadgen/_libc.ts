@@ -1,0 +1,203 @@
+/**
+ * libc by Deno FFI for the epoll engine (`_ffi_shard.ts`): the symbols, whether this process
+ * can use them at all ({@link ffiProblem}), and the blocking helpers off the hot path
+ * (connecting with a timeout, AUTH).
+ *
+ * `send` and `recv` return `ssize_t`; they are declared `i32` so that the hot path gets a plain
+ * number instead of a BigInt: on x86_64 and aarch64 the low 32 bits of a 64-bit return register
+ * hold the same value for every count below 2³¹ and for -1. Every buffer this engine passes is
+ * far smaller than that.
+ *
+ * @module
+ */
+
+import { encodeCommand, RespReplyReader } from "./resp.ts";
+import type { Endpoint } from "./wire.ts";
+
+/** The libc functions the engine calls. */
+export const LIBC = {
+  socket: { parameters: ["i32", "i32", "i32"], result: "i32" },
+  connect: { parameters: ["i32", "buffer", "u32"], result: "i32" },
+  setsockopt: { parameters: ["i32", "i32", "i32", "buffer", "u32"], result: "i32" },
+  getsockopt: { parameters: ["i32", "i32", "i32", "buffer", "buffer"], result: "i32" },
+  poll: { parameters: ["buffer", "u64", "i32"], result: "i32" },
+  epoll_create1: { parameters: ["i32"], result: "i32" },
+  epoll_ctl: { parameters: ["i32", "i32", "i32", "buffer"], result: "i32" },
+  epoll_pwait2: { parameters: ["i32", "buffer", "i32", "buffer", "pointer"], result: "i32" },
+  send: { parameters: ["i32", "buffer", "usize", "i32"], result: "i32" },
+  recv: { parameters: ["i32", "buffer", "usize", "i32"], result: "i32" },
+  close: { parameters: ["i32"], result: "i32" },
+  prctl: { parameters: ["i32", "u64", "u64", "u64", "u64"], result: "i32" },
+  clock_gettime: { parameters: ["i32", "buffer"], result: "i32" },
+  __errno_location: { parameters: [], result: "pointer" },
+} as const;
+
+/** An open libc. */
+export type Libc = Deno.DynamicLibrary<typeof LIBC>;
+
+/** Linux constants (x86_64 and aarch64 share them). */
+export const K = {
+  AF_INET: 2,
+  SOCK_STREAM: 1,
+  SOCK_NONBLOCK: 0o4000,
+  SOCK_CLOEXEC: 0o2000000,
+  IPPROTO_TCP: 6,
+  TCP_NODELAY: 1,
+  SOL_SOCKET: 1,
+  SO_ERROR: 4,
+  EPOLLIN: 0x1,
+  EPOLLOUT: 0x4,
+  EPOLLERR: 0x8,
+  EPOLLHUP: 0x10,
+  EPOLL_CTL_ADD: 1,
+  EPOLL_CTL_DEL: 2,
+  EPOLL_CTL_MOD: 3,
+  MSG_DONTWAIT: 0x40,
+  MSG_NOSIGNAL: 0x4000,
+  EAGAIN: 11,
+  EINTR: 4,
+  EINPROGRESS: 115,
+  ENOSYS: 38,
+  PR_SET_TIMERSLACK: 29,
+  CLOCK_MONOTONIC: 1,
+} as const;
+
+/** Opens libc (throws where it cannot). */
+export function openLibc(): Libc {
+  return Deno.dlopen("libc.so.6", LIBC);
+}
+
+/** The calling thread's `errno`. */
+export function errno(lib: Libc): number {
+  const p = lib.symbols.__errno_location();
+  return p === null ? 0 : new Deno.UnsafePointerView(p).getInt32();
+}
+
+/** The IPv4 address of a hostname the engine can reach without a resolver, or null. */
+export function ipv4Of(hostname: string): number[] | null {
+  const h = hostname === "localhost" ? "127.0.0.1" : hostname;
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(h);
+  if (!m) return null;
+  const b = m.slice(1).map(Number);
+  return b.every((x) => x <= 255) ? b : null;
+}
+
+/**
+ * Why the epoll engine cannot run here, or null when it can: not Linux, no FFI permission,
+ * libc (or its `epoll_pwait2`) missing, a kernel older than 5.11 (ENOSYS), a host that is not
+ * an IPv4 address, or no network permission for it (FFI would bypass Deno's `--allow-net`, so
+ * the engine asks for it as Deno's TCP would).
+ *
+ * @param endpoint Where the engine would connect.
+ * @returns A sentence, or null.
+ */
+export function ffiProblem(endpoint: Endpoint): string | null {
+  if (Deno.build.os !== "linux") return `not Linux (${Deno.build.os})`;
+  const host = endpoint.hostname ?? "127.0.0.1";
+  if (ipv4Of(host) === null) return `the host is not an IPv4 address: ${host}`;
+  if (Deno.permissions.querySync({ name: "ffi" }).state !== "granted") {
+    return "no FFI permission (--allow-ffi)";
+  }
+  const net = Deno.permissions.querySync({ name: "net", host: `${host}:${endpoint.port}` });
+  if (net.state !== "granted") return `no network permission for ${host}:${endpoint.port}`;
+  let lib: Libc;
+  try {
+    lib = openLibc();
+  } catch (e) {
+    return `libc.so.6 cannot be loaded: ${e instanceof Error ? e.message : String(e)}`;
+  }
+  try {
+    const ep = lib.symbols.epoll_create1(0);
+    if (ep < 0) return `epoll_create1 failed (errno ${errno(lib)})`;
+    const r = lib.symbols.epoll_pwait2(ep, new Uint8Array(12), 1, new Uint8Array(16), null);
+    const e = r < 0 ? errno(lib) : 0;
+    lib.symbols.close(ep);
+    if (e === K.ENOSYS) return "the kernel has no epoll_pwait2 (Linux < 5.11)";
+    if (r < 0) return `epoll_pwait2 failed (errno ${e})`;
+    return null;
+  } finally {
+    lib.close();
+  }
+}
+
+/** Waits until `fd` is ready for `events` (poll), up to `timeoutMs`; false on timeout. */
+function waitFd(lib: Libc, fd: number, events: number, timeoutMs: number): boolean {
+  const pfd = new Int32Array(2);
+  pfd[0] = fd;
+  pfd[1] = events; // short events, short revents (little-endian: revents is the high half)
+  const r = lib.symbols.poll(new Uint8Array(pfd.buffer), 1n, Math.max(0, Math.ceil(timeoutMs)));
+  return r > 0;
+}
+
+/**
+ * Opens a nonblocking TCP connection (TCP_NODELAY on) and sends AUTH when a password is given.
+ *
+ * @returns The file descriptor.
+ * @throws {Deno.errors.TimedOut} When it is not up within `timeoutMs`.
+ * @throws {Deno.errors.ConnectionRefused} When the server refuses it.
+ * @throws {Deno.errors.PermissionDenied} When AUTH fails.
+ */
+export function connectFd(lib: Libc, endpoint: Endpoint, timeoutMs: number): number {
+  const C = lib.symbols;
+  const ip = ipv4Of(endpoint.hostname ?? "127.0.0.1")!;
+  const fd = C.socket(K.AF_INET, K.SOCK_STREAM | K.SOCK_NONBLOCK | K.SOCK_CLOEXEC, 0);
+  if (fd < 0) throw new Deno.errors.NotSupported(`socket() failed (errno ${errno(lib)})`);
+  try {
+    const addr = new Uint8Array(16);
+    const v = new DataView(addr.buffer);
+    v.setUint16(0, K.AF_INET, true);
+    v.setUint16(2, endpoint.port, false);
+    addr.set(ip, 4);
+    const where = `${ip.join(".")}:${endpoint.port}`;
+    if (C.connect(fd, addr, 16) !== 0) {
+      const e = errno(lib);
+      if (e !== K.EINPROGRESS) throw refused(where, e);
+      if (!waitFd(lib, fd, K.EPOLLOUT, timeoutMs)) {
+        throw new Deno.errors.TimedOut(`connect to port ${endpoint.port} timed out`);
+      }
+      const err = new Int32Array(1);
+      C.getsockopt(fd, K.SOL_SOCKET, K.SO_ERROR, new Uint8Array(err.buffer), new Uint32Array([4]));
+      if (err[0] !== 0) throw refused(where, err[0]);
+    }
+    C.setsockopt(fd, K.IPPROTO_TCP, K.TCP_NODELAY, new Int32Array([1]), 4);
+    if (endpoint.password !== undefined) auth(lib, fd, endpoint.password, timeoutMs);
+    return fd;
+  } catch (e) {
+    C.close(fd);
+    throw e;
+  }
+}
+
+function refused(where: string, e: number): Error {
+  return e === 111
+    ? new Deno.errors.ConnectionRefused(`Connection refused (os error 111): ${where}`)
+    : new Deno.errors.ConnectionRefused(`connect to ${where} failed (os error ${e})`);
+}
+
+/** Sends AUTH and reads its reply (blocking, up to `timeoutMs`). */
+function auth(lib: Libc, fd: number, password: string, timeoutMs: number): void {
+  const C = lib.symbols;
+  const bytes = encodeCommand(["AUTH", password]);
+  const end = performance.now() + timeoutMs;
+  const late = () => new Deno.errors.TimedOut("AUTH got no reply in time");
+  for (let at = 0; at < bytes.length;) {
+    const n = C.send(fd, bytes.subarray(at), BigInt(bytes.length - at), K.MSG_NOSIGNAL);
+    if (n > 0) at += n;
+    else if (errno(lib) !== K.EAGAIN) throw new Deno.errors.ConnectionReset("AUTH not sent");
+    else if (!waitFd(lib, fd, K.EPOLLOUT, end - performance.now())) throw late();
+  }
+  let errors = 0;
+  let replies = 0;
+  const reader = new RespReplyReader((kind) => {
+    replies++;
+    if (kind === "error") errors++;
+  });
+  const buf = new Uint8Array(4096);
+  while (replies === 0) {
+    if (!waitFd(lib, fd, K.EPOLLIN, end - performance.now())) throw late();
+    const n = C.recv(fd, buf, BigInt(buf.length), 0);
+    if (n === 0) throw new Deno.errors.ConnectionReset("server closed the connection");
+    if (n > 0) reader.feed(buf, n);
+  }
+  if (errors > 0) throw new Deno.errors.PermissionDenied(`AUTH failed: ${reader.lastError}`);
+}
