@@ -45,8 +45,8 @@ function putInt(buf: Uint8Array, at: number, v: number): number {
   return at + digits;
 }
 
-/** `send`/`recv` with the size_t length typed as the number Deno accepts for it. */
-type SizedIo = (fd: number, buf: Uint8Array, len: number, flags: number) => number;
+/** `send`/`recv`. */
+type SizedIo = (fd: number, buf: Uint8Array, len: bigint, flags: number) => number;
 
 class Conn {
   next = 0;
@@ -107,9 +107,12 @@ export class FfiShard {
   #budget: number;
   #outstanding = 0;
   #out: ShardOutcome = emptyOutcome();
-  // send/recv take a size_t; Deno accepts a number for it (no BigInt on the hot path)
   readonly #send: SizedIo;
   readonly #recv: SizedIo;
+  /** size_t lengths as BigInts made once: V8's fast FFI path takes a 64-bit argument only as a
+   * BigInt (a number deoptimizes the loop, "not a BigInt", over and over), and making one per
+   * call would allocate. */
+  readonly #sizes: bigint[] = [];
 
   /**
    * Opens the shard's connections (blocking; AUTH included).
@@ -125,13 +128,18 @@ export class FfiShard {
     this.#value = new Uint8Array(o.valueSize).fill(120);
     this.#budget = o.maxRequests;
     this.#lib = openLibc();
-    this.#send = this.#lib.symbols.send as unknown as SizedIo;
-    this.#recv = this.#lib.symbols.recv as unknown as SizedIo;
+    this.#send = this.#lib.symbols.send;
+    this.#recv = this.#lib.symbols.recv;
     try {
       const C = this.#lib.symbols;
       C.prctl(K.PR_SET_TIMERSLACK, 1n, 0n, 0n, 0n);
       this.#ep = C.epoll_create1(0o2000000 /* EPOLL_CLOEXEC */);
       const onReply = (c: Conn, error: boolean) => this.#reply(c, error);
+      const most = Math.max(
+        this.#buf.length,
+        o.pipeline * (64 + o.keyPrefix.length * 3 + o.valueSize),
+      );
+      for (let n = 0; n <= most; n++) this.#sizes.push(BigInt(n));
       for (const index of o.indices) {
         const fd = connectFd(this.#lib, o, o.connectTimeoutMs);
         const c = new Conn(fd, this.#conns.length, index, o, onReply);
@@ -310,7 +318,12 @@ export class FfiShard {
       c.pending = all;
       return;
     }
-    const n = this.#send(c.fd, buf, len, K.MSG_NOSIGNAL | K.MSG_DONTWAIT);
+    const n = this.#send(
+      c.fd,
+      buf,
+      this.#sizes[len] ?? BigInt(len),
+      K.MSG_NOSIGNAL | K.MSG_DONTWAIT,
+    );
     if (n === len) return;
     if (n < 0) {
       const e = errno(this.#lib);
@@ -332,7 +345,7 @@ export class FfiShard {
   #read(c: Conn): void {
     const buf = this.#buf;
     for (;;) {
-      const n = this.#recv(c.fd, buf, buf.length, K.MSG_DONTWAIT);
+      const n = this.#recv(c.fd, buf, this.#sizes[buf.length], K.MSG_DONTWAIT);
       if (n > 0) {
         try {
           c.reader.feed(buf, n);
