@@ -44,7 +44,8 @@ export interface ShardOptions extends Endpoint {
 export type ToWorker =
   | { type: "connect"; options: ShardOptions; engine: EngineName; stop: SharedArrayBuffer }
   | { type: "run"; startAtEpochMs: number }
-  | { type: "interrupt" };
+  | { type: "interrupt" }
+  | { type: "close" };
 
 /** Request counts of an open-loop run (of one shard, or of all merged). */
 export interface OpenLoopCounts {

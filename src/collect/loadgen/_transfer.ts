@@ -101,16 +101,23 @@ export async function runInWorkers(
       };
       w.postMessage(msg);
     });
+  let ran = false;
   try {
     await Promise.all(
       workers.map((w, k) => ask(w, { type: "connect", options: shards[k], engine, stop }, "ready")),
     );
+    ran = true;
     const startAtEpochMs = hooks.started();
     const done = await Promise.all(
       workers.map((w) => ask(w, { type: "run", startAtEpochMs }, "done")),
     );
     return done.map((d) => decodeOutcome(d.outcome!));
   } finally {
+    if (!ran) {
+      // a shard failed to connect: the others close their sockets before they go
+      const closing = workers.map((w) => ask(w, { type: "close" }, "closed").catch(() => {}));
+      await within(Promise.all(closing).then(() => {}), 1000);
+    }
     terminate();
     settled();
   }

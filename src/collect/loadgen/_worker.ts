@@ -2,7 +2,8 @@
 /**
  * Worker entry of the open-loop generator: `{ type: "connect", options, engine, stop }` opens
  * the shard's connections and answers `ready`; `{ type: "run", startAtEpochMs }` runs it and
- * answers `done` with the encoded outcome. Failures answer `error`.
+ * answers `done` with the encoded outcome; `{ type: "close" }` closes a shard that will not
+ * run and answers `closed`. Failures answer `error`.
  *
  * Engine `deno` (`_shard.ts`) ends its sending window on `{ type: "interrupt" }` (Ctrl-C).
  * Engine `ffi` (`_ffi_shard.ts`) blocks this Worker in its epoll loop, so it reads no message
@@ -24,6 +25,12 @@ self.onmessage = async (e: MessageEvent<ToWorker>) => {
     const msg = e.data;
     if (msg.type === "interrupt") {
       shard?.interrupt();
+    } else if (msg.type === "close") {
+      // the run will not start (another shard failed): sockets opened by FFI die with the
+      // process only, so they are closed here
+      shard?.close();
+      ffi?.close();
+      self.postMessage({ type: "closed" });
     } else if (msg.type === "connect") {
       if (msg.engine === "ffi") ffi = new FfiShard(msg.options, new Int32Array(msg.stop));
       else shard = await connectShard(msg.options);
