@@ -15,7 +15,7 @@
  */
 
 import { recordMs } from "./histogram.ts";
-import { RespReplyReader } from "./resp.ts";
+import { encodeKeyCommandInto, RespReplyReader } from "./resp.ts";
 import { connectionIntervalMs, firstSendMs, nextSendMs, seededRandom } from "./schedule.ts";
 import { countReply, countSent } from "./series.ts";
 import { TimeHeap } from "./heap.ts";
@@ -27,23 +27,10 @@ import { connectFd, errno, K, type Libc, openLibc } from "./_libc.ts";
 export const MAX_SLEEP_MS = 20;
 
 const ENC = new TextEncoder();
-const GET_HEAD = ENC.encode("*2\r\n$3\r\nGET\r\n$");
-const SET_HEAD = ENC.encode("*3\r\n$3\r\nSET\r\n$");
 // struct epoll_event is packed on x86_64 (12 bytes), padded elsewhere (16)
 const EV_WORDS = Deno.build.arch === "x86_64" ? 3 : 4;
 const EV_DATA = Deno.build.arch === "x86_64" ? 1 : 2;
 const MAX_EVENTS = 256;
-
-/** Writes the decimal digits of a non-negative integer; returns the offset after them. */
-function putInt(buf: Uint8Array, at: number, v: number): number {
-  let digits = 1;
-  for (let x = v; x >= 10; x = Math.floor(x / 10)) digits++;
-  for (let i = at + digits - 1; i >= at; i--) {
-    buf[i] = 48 + (v % 10);
-    v = Math.floor(v / 10);
-  }
-  return at + digits;
-}
 
 /** `send`/`recv`. */
 type SizedIo = (fd: number, buf: Uint8Array, len: bigint, flags: number) => number;
@@ -254,7 +241,7 @@ export class FfiShard {
     ) {
       const key = Math.floor(c.random() * o.keys);
       const set = o.mix.set > 0 && (c.n + c.index) % (o.mix.set + o.mix.get) < o.mix.set;
-      len = this.#encode(buf, len, key, set);
+      len = encodeKeyCommandInto(buf, len, this.#prefix, key, set ? this.#value : null);
       c.n++;
       const slot = (c.head + c.outstanding) % o.pipeline;
       const measured = c.next >= o.warmupMs;
@@ -280,33 +267,6 @@ export class FfiShard {
     if (!c.closed && c.outstanding < o.pipeline && c.next < o.durationMs && this.#budget > 0) {
       this.#heap.push(c);
     }
-  }
-
-  /** Appends one GET or SET of `key:<n>` (as `encodeGet`/`encodeSet` would) at `at`. */
-  #encode(buf: Uint8Array, at: number, key: number, set: boolean): number {
-    const p = this.#prefix;
-    buf.set(set ? SET_HEAD : GET_HEAD, at);
-    at += GET_HEAD.length;
-    let digits = 1;
-    for (let x = key; x >= 10; x = Math.floor(x / 10)) digits++;
-    at = putInt(buf, at, p.length + digits);
-    buf[at++] = 13;
-    buf[at++] = 10;
-    buf.set(p, at);
-    at = putInt(buf, at + p.length, key);
-    buf[at++] = 13;
-    buf[at++] = 10;
-    if (set) {
-      buf[at++] = 36; // $
-      at = putInt(buf, at, this.#value.length);
-      buf[at++] = 13;
-      buf[at++] = 10;
-      buf.set(this.#value, at);
-      at += this.#value.length;
-      buf[at++] = 13;
-      buf[at++] = 10;
-    }
-    return at;
   }
 
   /** One nonblocking `send`; what the socket does not take waits for EPOLLOUT. */
