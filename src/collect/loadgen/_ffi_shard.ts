@@ -21,7 +21,7 @@ import { countReply, countSent } from "./series.ts";
 import { TimeHeap } from "./heap.ts";
 import { emptyOutcome, type ShardOptions, type ShardOutcome } from "./_outcome.ts";
 import { runQueueWaitS } from "./_run_queue.ts";
-import { connectFd, errno, K, type Libc, openLibc } from "./_libc.ts";
+import { connectFd, errno, K, type Libc, openLibc, osError, StampedReceiver } from "./_libc.ts";
 
 /** Longest single sleep, ms: how soon the loop sees the stop flag. */
 export const MAX_SLEEP_MS = 20;
@@ -85,8 +85,14 @@ export class FfiShard {
   readonly #clockTs = new Uint32Array(4);
   readonly #clockBytes = new Uint8Array(this.#clockTs.buffer);
   #clockBaseS = 0;
-  readonly #buf = new Uint8Array(64 * 1024);
+  #rx!: StampedReceiver;
   #ep = -1;
+  /** An epoll set with no socket: sleeping on it, replies do not wake the loop. */
+  #sleepEp = -1;
+  #realBaseS = 0;
+  #realT0 = 0;
+  /** When the replies being fed arrived (ms since the start). */
+  #replyAt = 0;
   #t0 = 0;
   #now = 0;
   #sending = false;
@@ -95,7 +101,6 @@ export class FfiShard {
   #outstanding = 0;
   #out: ShardOutcome = emptyOutcome();
   readonly #send: SizedIo;
-  readonly #recv: SizedIo;
   /** size_t lengths as BigInts made once: V8's fast FFI path takes a 64-bit argument only as a
    * BigInt (a number deoptimizes the loop, "not a BigInt", over and over), and making one per
    * call would allocate. */
@@ -116,14 +121,15 @@ export class FfiShard {
     this.#budget = o.maxRequests;
     this.#lib = openLibc();
     this.#send = this.#lib.symbols.send;
-    this.#recv = this.#lib.symbols.recv;
     try {
       const C = this.#lib.symbols;
       C.prctl(K.PR_SET_TIMERSLACK, 1n, 0n, 0n, 0n);
       this.#ep = C.epoll_create1(0o2000000 /* EPOLL_CLOEXEC */);
+      this.#sleepEp = C.epoll_create1(0o2000000);
+      this.#rx = new StampedReceiver(this.#lib, 64 * 1024);
       const onReply = (c: Conn, error: boolean) => this.#reply(c, error);
       const most = Math.max(
-        this.#buf.length,
+        0,
         o.pipeline * (64 + o.keyPrefix.length * 3 + o.valueSize),
       );
       for (let n = 0; n <= most; n++) this.#sizes.push(BigInt(n));
@@ -131,6 +137,7 @@ export class FfiShard {
         const fd = connectFd(this.#lib, o, o.connectTimeoutMs);
         const c = new Conn(fd, this.#conns.length, index, o, onReply);
         this.#conns.push(c);
+        this.#rx.enable(fd);
         this.#watch(c, K.EPOLL_CTL_ADD, K.EPOLLIN);
       }
     } catch (e) {
@@ -163,6 +170,23 @@ export class FfiShard {
     const mono = this.#clock();
     const epoch = performance.timeOrigin + performance.now();
     this.#t0 = mono + (startAtEpochMs - epoch);
+    // the kernel stamps replies on CLOCK_REALTIME: the same instant, in run milliseconds
+    const run = this.#clock();
+    this.#lib.symbols.clock_gettime(K.CLOCK_REALTIME, this.#clockBytes);
+    this.#realBaseS = this.#clockTs[0];
+    this.#realT0 = this.#clockTs[2] / 1e6 - run;
+  }
+
+  /** Whether a connection with every pipeline slot busy has a send due by `until`: then its
+   * reply must wake the loop (the send waits for it). */
+  #blockedBy(until: number): boolean {
+    const o = this.#o;
+    for (const c of this.#conns) {
+      if (!c.closed && c.outstanding >= o.pipeline && c.next <= until && c.next < o.durationMs) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -211,7 +235,15 @@ export class FfiShard {
       const ns = Math.round(waitMs * 1e6);
       ts[0] = Math.floor(ns / 1e9);
       ts[2] = ns % 1e9;
-      const k = C.epoll_pwait2(this.#ep, evBytes, MAX_EVENTS, tsBytes, null);
+      // While sending, replies need not wake the loop: the kernel stamps them and the next
+      // due send's wake-up reads them (one wake-up per send, not two), unless a send waits for
+      // one. Draining, replies wake it.
+      let k: number;
+      if (ns > 0 && this.#sending && !this.#blockedBy(until)) {
+        C.epoll_pwait2(this.#sleepEp, evBytes, 1, tsBytes, null);
+        ts[0] = ts[2] = 0;
+        k = C.epoll_pwait2(this.#ep, evBytes, MAX_EVENTS, tsBytes, null);
+      } else k = C.epoll_pwait2(this.#ep, evBytes, MAX_EVENTS, tsBytes, null);
       now = this.#clock();
       for (let e = 0; e < k; e++) {
         const events = this.#events[e * EV_WORDS];
@@ -301,12 +333,16 @@ export class FfiShard {
     if (c.pending === null && !c.closed) this.#watch(c, K.EPOLL_CTL_MOD, K.EPOLLIN);
   }
 
-  /** Reads what `c` has (one `recv`, more only when the buffer filled) and feeds its replies. */
+  /** Reads what `c` has (one `recvmsg`, more only when the buffer filled) and feeds its
+   * replies, timed when they arrived (the kernel's stamp; the clock where there is none). */
   #read(c: Conn): void {
-    const buf = this.#buf;
+    const rx = this.#rx;
+    const buf = rx.buf;
     for (;;) {
-      const n = this.#recv(c.fd, buf, this.#sizes[buf.length], K.MSG_DONTWAIT);
+      const n = rx.recv(c.fd);
       if (n > 0) {
+        const stamp = rx.stampMs(this.#realBaseS) - this.#realT0;
+        this.#replyAt = stamp === stamp ? Math.min(stamp, this.#now) : this.#now;
         try {
           c.reader.feed(buf, n);
         } catch (e) {
@@ -326,7 +362,7 @@ export class FfiShard {
   #reply(c: Conn, error: boolean): void {
     if (c.outstanding === 0) return; // a reply nobody asked for: ignore
     const o = this.#o;
-    const t = this.#now;
+    const t = this.#replyAt;
     const slot = c.head;
     c.head = (c.head + 1) % o.pipeline;
     c.outstanding--;
@@ -416,11 +452,7 @@ export class FfiShard {
       c.closed = true;
     }
     if (this.#ep >= 0) C.close(this.#ep);
-    this.#ep = -1;
+    if (this.#sleepEp >= 0) C.close(this.#sleepEp);
+    this.#ep = this.#sleepEp = -1;
   }
-}
-
-function osError(call: string, e: number): string {
-  const name = e === 104 ? "ConnectionReset" : e === 32 ? "BrokenPipe" : "Error";
-  return `${name}: ${call}() failed (os error ${e})`;
 }

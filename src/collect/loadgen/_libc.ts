@@ -26,6 +26,7 @@ export const LIBC = {
   epoll_pwait2: { parameters: ["i32", "buffer", "i32", "buffer", "pointer"], result: "i32" },
   send: { parameters: ["i32", "buffer", "usize", "i32"], result: "i32" },
   recv: { parameters: ["i32", "buffer", "usize", "i32"], result: "i32" },
+  recvmsg: { parameters: ["i32", "buffer", "i32"], result: "i32" },
   close: { parameters: ["i32"], result: "i32" },
   prctl: { parameters: ["i32", "u64", "u64", "u64", "u64"], result: "i32" },
   clock_gettime: { parameters: ["i32", "buffer"], result: "i32" },
@@ -45,6 +46,7 @@ export const K = {
   TCP_NODELAY: 1,
   SOL_SOCKET: 1,
   SO_ERROR: 4,
+  SO_TIMESTAMPNS: 35,
   EPOLLIN: 0x1,
   EPOLLOUT: 0x4,
   EPOLLERR: 0x8,
@@ -59,6 +61,7 @@ export const K = {
   EINPROGRESS: 115,
   ENOSYS: 38,
   PR_SET_TIMERSLACK: 29,
+  CLOCK_REALTIME: 0,
   CLOCK_MONOTONIC: 1,
 } as const;
 
@@ -200,4 +203,70 @@ function auth(lib: Libc, fd: number, password: string, timeoutMs: number): void 
     if (n > 0) reader.feed(buf, n);
   }
   if (errors > 0) throw new Deno.errors.PermissionDenied(`AUTH failed: ${reader.lastError}`);
+}
+
+/** A buffer whose address does not move (off the V8 heap), for pointers handed to libc. */
+function pinned(bytes: number): Uint8Array {
+  return new Uint8Array(new ArrayBuffer(bytes));
+}
+
+const address = (b: Uint8Array) => BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(b)));
+
+/**
+ * `recvmsg` into one fixed buffer with the kernel's receive timestamp (SO_TIMESTAMPNS, the time
+ * the reply's last segment reached the socket, CLOCK_REALTIME): a reply read late, in the
+ * wake-up of a later send, is still timed when it arrived. The `msghdr`, `iovec` and control
+ * buffers are made once.
+ */
+export class StampedReceiver {
+  /** The bytes of the last {@link recv}. */
+  readonly buf: Uint8Array;
+  readonly #msg = pinned(64);
+  readonly #msgView = new DataView(this.#msg.buffer);
+  readonly #iov = pinned(16);
+  readonly #ctl = pinned(128);
+  readonly #ctlView = new DataView(this.#ctl.buffer);
+
+  constructor(readonly lib: Libc, size: number) {
+    this.buf = pinned(size);
+    const iov = new DataView(this.#iov.buffer);
+    iov.setBigUint64(0, address(this.buf), true);
+    iov.setBigUint64(8, BigInt(size), true);
+    const m = this.#msgView; // struct msghdr (64-bit Linux)
+    m.setBigUint64(16, address(this.#iov), true); // msg_iov
+    m.setBigUint64(24, 1n, true); // msg_iovlen
+    m.setBigUint64(32, address(this.#ctl), true); // msg_control
+  }
+
+  /** Turns timestamps on for a socket. */
+  enable(fd: number): void {
+    this.lib.symbols.setsockopt(fd, K.SOL_SOCKET, K.SO_TIMESTAMPNS, new Int32Array([1]), 4);
+  }
+
+  /** One nonblocking `recvmsg`: bytes read into {@link buf}, 0 at end of stream, -1 on error. */
+  recv(fd: number): number {
+    this.#msgView.setUint32(40, this.#ctl.length, true); // msg_controllen (the kernel lowers it)
+    this.#msgView.setUint32(44, 0, true);
+    return this.lib.symbols.recvmsg(fd, this.#msg, K.MSG_DONTWAIT);
+  }
+
+  /**
+   * The last {@link recv}'s timestamp as milliseconds since `baseS` (CLOCK_REALTIME seconds),
+   * or NaN when the kernel gave none.
+   */
+  stampMs(baseS: number): number {
+    const c = this.#ctlView;
+    if (this.#msgView.getUint32(40, true) < 32) return NaN;
+    // struct cmsghdr: u64 len, i32 level, i32 type, then struct timespec
+    if (c.getInt32(8, true) !== K.SOL_SOCKET || c.getInt32(12, true) !== K.SO_TIMESTAMPNS) {
+      return NaN;
+    }
+    return (c.getUint32(16, true) - baseS) * 1e3 + c.getUint32(24, true) / 1e6;
+  }
+}
+
+/** The text of a failed call, as Deno names its errors. */
+export function osError(call: string, e: number): string {
+  const name = e === 104 ? "ConnectionReset" : e === 32 ? "BrokenPipe" : "Error";
+  return `${name}: ${call}() failed (os error ${e})`;
 }
