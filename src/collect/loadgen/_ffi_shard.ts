@@ -228,8 +228,10 @@ export class FfiShard {
         while (heap.size > 0 && heap.peek()!.next <= now) this.#sendDue(heap.pop()!, now);
       }
       // sleep until the next due send (or the window's end, or the drain's), then read
+      const q = o.quantumMs;
+      const due = heap.peek()?.next ?? Infinity;
       const until = this.#sending
-        ? Math.min(heap.peek()?.next ?? Infinity, o.durationMs)
+        ? Math.min(q > 0 ? Math.ceil(due / q) * q : due, o.durationMs)
         : drainEnd;
       const waitMs = Math.min(MAX_SLEEP_MS, Math.max(0, until - this.#clock()));
       const ns = Math.round(waitMs * 1e6);

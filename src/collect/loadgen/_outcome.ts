@@ -37,6 +37,8 @@ export interface ShardOptions extends Endpoint {
   pipeline: number;
   seed: number;
   spinMs: number;
+  /** Engine `ffi`: wake-ups on a grid of this many ms (0: at each due time). */
+  quantumMs: number;
   connectTimeoutMs: number;
 }
 

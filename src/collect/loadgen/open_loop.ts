@@ -83,13 +83,20 @@ export interface OpenLoopOptions {
   /** Seed of the key choice and of Poisson arrivals. @default {1} */
   seed?: number;
   /**
-   * Pacing precision against client CPU: the pacer sleeps (on a timer thread, in
+   * Engine `deno`: pacing precision against client CPU: the pacer sleeps (on a timer thread, in
    * `Atomics.wait`) until this many milliseconds before a send is due, then polls through
    * `setImmediate`. 0 never polls (send lateness ≈ the timer thread's wake-up, about 0.1 ms,
    * least CPU); 1 polls whenever sends are less than 1 ms apart (a busy core at ≥ 1,000/s).
    * @default {0.1}
    */
   spinMs?: number;
+  /**
+   * Engine `ffi`: precision against client CPU: 0 wakes at each due send; Q > 0 wakes on a
+   * Q-ms grid and sends everything due then (fewer wake-ups at high rates, timer lateness up to
+   * Q; memtier's libevent timers have a 1 ms grid).
+   * @default {0}
+   */
+  quantumMs?: number;
   /** @default {5000} */
   connectTimeoutMs?: number;
   /**
@@ -157,6 +164,11 @@ export interface OpenLoopResult extends OpenLoopCounts {
   interrupted: boolean;
 }
 
+function atLeastZero(name: string, v: number): number {
+  if (!(v >= 0) || !Number.isFinite(v)) throw new RangeError(`${name} must be a number ≥ 0: ${v}`);
+  return v;
+}
+
 function positive(name: string, v: number, integer: boolean): number {
   if (!(v > 0) || !Number.isFinite(v) || (integer && !Number.isInteger(v))) {
     throw new RangeError(`${name} must be a positive ${integer ? "integer" : "number"}: ${v}`);
@@ -180,6 +192,9 @@ function positive(name: string, v: number, integer: boolean): number {
  * assert.deepEqual(p.mix, { set: 0, get: 1 });
  * assert.throws(() => openLoopPlan({ port: 1, requestedOpsPerSec: 0, connections: 1, durationS: 1 }),
  *   RangeError);
+ * assert.equal(p.quantumMs, 0);
+ * assert.throws(() => openLoopPlan({ port: 1, requestedOpsPerSec: 1, connections: 1, durationS: 1,
+ *   quantumMs: -1 }), RangeError);
  * ```
  */
 export function openLoopPlan(o: OpenLoopOptions): ShardOptions {
@@ -219,6 +234,7 @@ export function openLoopPlan(o: OpenLoopOptions): ShardOptions {
     pipeline: positive("pipeline", o.pipeline ?? 1, true),
     seed: o.seed ?? 1,
     spinMs: o.spinMs ?? 0.1,
+    quantumMs: atLeastZero("quantumMs", o.quantumMs ?? 0),
     connectTimeoutMs: o.connectTimeoutMs ?? 5000,
   };
 }
