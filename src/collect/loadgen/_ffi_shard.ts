@@ -26,13 +26,12 @@ import { connectFd, errno, K, type Libc, openLibc, osError, StampedReceiver } fr
 /** Longest single sleep, ms: how soon the loop sees the stop flag. */
 export const MAX_SLEEP_MS = 20;
 
-const ENC = new TextEncoder();
 // struct epoll_event is packed on x86_64 (12 bytes), padded elsewhere (16)
 const EV_WORDS = Deno.build.arch === "x86_64" ? 3 : 4;
 const EV_DATA = Deno.build.arch === "x86_64" ? 1 : 2;
 const MAX_EVENTS = 256;
 
-/** `send`/`recv`. */
+/** `send`. */
 type SizedIo = (fd: number, buf: Uint8Array, len: bigint, flags: number) => number;
 
 class Conn {
@@ -116,7 +115,7 @@ export class FfiShard {
     this.#o = o;
     this.#stop = stop;
     this.#interval = connectionIntervalMs(o.requestedOpsPerSec, o.connections);
-    this.#prefix = ENC.encode(o.keyPrefix);
+    this.#prefix = new TextEncoder().encode(o.keyPrefix);
     this.#value = new Uint8Array(o.valueSize).fill(120);
     this.#budget = o.maxRequests;
     this.#lib = openLibc();
