@@ -10,17 +10,22 @@
  * 2. at 5 %, 10 %, 50 % and 90 % of it: achieved rate, client CPU, requests per client
  *    CPU-second, p50/p99 (kvlab: from the intended send time and from the send; memtier: its
  *    own, from the send), kvlab's send lateness and whole send delay and whether the step is
- *    generator-bound (`fixed_rate.ts`'s rule); kvlab runs twice, with its default pacing
- *    (`spinMs` 0.1) and with `spinMs` 0 (timer thread only, least CPU);
- * 3. the highest sustained rate of each (achieved ≥ 97 % of requested), from 30 % to 100 %
- *    of capacity in steps of 10 %;
- * 4. ratios kvlab / memtier measured in this run.
+ *    generator-bound (`fixed_rate.ts`'s rule); kvlab runs once per engine: `ffi` (the epoll
+ *    loop by FFI) and `deno` (Deno's TCP and a timer thread: the engine before it);
+ * 3. issue 20's "Done when": at 5,000/s and 40,000/s (`--done-seconds`, 8 s) the process CPU
+ *    and p99 from the intended send of each engine against memtier's, and of `ffi` on a 1 ms
+ *    wake-up grid (`quantumMs: 1`, "ffi q1ms": memtier's timer resolution);
+ * 4. the highest sustained rate of each (achieved ≥ 97 % of requested), from 30 % to 100 %
+ *    of capacity in steps of 10 % (first run only; `--sustained no` skips it);
+ * 5. the targets, kvlab / memtier, per engine; with `--runs N` (N > 1) every step runs N
+ *    times and the targets are the medians of the N runs.
  *
  * memtier's CPU time is the change in this process's cutime + cstime (/proc/self/stat) across
  * the run, i.e. what the reaped child used; kvlab's is `process.cpuUsage()` of this process.
  *
  * Usage: deno run -A bench/loadgen.ts [--connections 50] [--threads 1] [--seconds 4]
- *   [--keys 100000] [--memtier PATH] [--pin 0,1|none]
+ *   [--done-seconds 8] [--runs 1] [--sustained yes|no] [--keys 100000] [--memtier PATH]
+ *   [--pin 0,1|none]
  *
  * With `--pin S,C` (the default on two CPUs or more) the server runs on CPU S and this process
  * (and memtier, its child) on CPU C (`taskset`).
@@ -47,6 +52,11 @@ const connections = Number(opt("connections", "50"));
 const threads = Number(opt("threads", "1"));
 const seconds = Number(opt("seconds", "4"));
 const keys = Number(opt("keys", "100000"));
+const doneSeconds = Number(opt("done-seconds", "8"));
+const runs = Number(opt("runs", "1"));
+const sustained = opt("sustained", "yes") !== "no";
+const ENGINES = ["ffi", "deno"] as const;
+type Engine = typeof ENGINES[number];
 
 function findMemtier(): string | undefined {
   const given = opt("memtier", "");
@@ -67,6 +77,8 @@ function findMemtier(): string | undefined {
 
 /** One measured step, either tool. */
 interface Step extends FixedRateStep {
+  /** the step's length, s */
+  seconds: number;
   requestedOpsPerSec: number;
   achievedOpsPerSec: number;
   cpuS: number;
@@ -82,7 +94,7 @@ interface Step extends FixedRateStep {
   bound?: boolean | null;
 }
 
-const perCpu = (s: Step) => s.cpuS > 0 ? (s.achievedOpsPerSec * seconds) / s.cpuS : NaN;
+const perCpu = (s: Step) => s.cpuS > 0 ? (s.achievedOpsPerSec * s.seconds) / s.cpuS : NaN;
 
 /** Children's CPU (user + system) of this process so far, seconds. */
 function childCpuS(): number {
@@ -92,7 +104,7 @@ function childCpuS(): number {
   return (Number(f[13]) + Number(f[14])) / 100; // USER_HZ is 100 on Linux
 }
 
-async function memtier(bin: string, port: number, rate?: number): Promise<Step> {
+async function memtier(bin: string, port: number, rate?: number, secs = seconds): Promise<Step> {
   const json = await Deno.makeTempFile({ prefix: "kvlab-bench-memtier-", suffix: ".json" });
   const perConn = rate === undefined ? undefined : Math.max(1, Math.round(rate / connections));
   const argv = [
@@ -105,7 +117,7 @@ async function memtier(bin: string, port: number, rate?: number): Promise<Step> 
     String(threads),
     "-c",
     String(Math.round(connections / threads)),
-    `--test-time=${seconds}`,
+    `--test-time=${secs}`,
     "--ratio=0:1",
     "--key-pattern=R:R",
     "--key-prefix=key:",
@@ -130,6 +142,7 @@ async function memtier(bin: string, port: number, rate?: number): Promise<Step> 
   await Deno.remove(json);
   const pct = all.Gets["Percentile Latencies"];
   return {
+    seconds: secs,
     requestedOpsPerSec: perConn === undefined ? NaN : perConn * connections,
     achievedOpsPerSec: all.Totals["Ops/sec"],
     cpuS,
@@ -138,17 +151,25 @@ async function memtier(bin: string, port: number, rate?: number): Promise<Step> 
   };
 }
 
-async function kvlab(port: number, rate: number, spinMs?: number): Promise<Step> {
+async function kvlab(
+  port: number,
+  rate: number,
+  engine: Engine,
+  secs = seconds,
+  quantumMs = 0,
+): Promise<Step> {
   const r: OpenLoopResult = await runOpenLoop({
     port,
     requestedOpsPerSec: rate,
     connections,
-    durationS: seconds,
+    durationS: secs,
     keys,
     workers: threads,
-    spinMs,
+    engine,
+    quantumMs,
   });
   return {
+    seconds: secs,
     requestedOpsPerSec: rate,
     achievedOpsPerSec: r.achievedOpsPerSec,
     cpuS: r.clientCpuS,
@@ -191,6 +212,87 @@ async function highestSustained(
 const k0 = (x: number) => `${(x / 1000).toFixed(1)}k`;
 const f3 = (x: number | undefined) => x === undefined || !Number.isFinite(x) ? "-" : x.toFixed(3);
 const ratio = (a: number, b: number) => Number.isFinite(a / b) ? (a / b).toFixed(2) : "-";
+const median = (xs: number[]) => {
+  const v = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  return v.length === 0
+    ? NaN
+    : v.length % 2
+    ? v[(v.length - 1) / 2]
+    : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+};
+const loadavg = () => Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
+
+/** The issue's targets of one run, per engine (name → value). */
+type Targets = Record<string, number>;
+
+function row(label: string, name: string, s: Step | undefined): void {
+  if (!s) return;
+  console.log(
+    `| ${label} | ${name} | ${Math.round(s.requestedOpsPerSec)} | ${
+      Math.round(s.achievedOpsPerSec)
+    } | ` +
+      `${s.cpuS.toFixed(2)} | ${Math.round(perCpu(s))} | ${f3(s.p50Ms)} | ${f3(s.p99Ms)} | ` +
+      `${f3(s.p50SendMs)} | ${f3(s.p99SendMs)} | ${f3(s.lateP99Ms)} | ${f3(s.delayP99Ms)} | ` +
+      `${s.bound === undefined ? "-" : s.bound ? "yes" : "no"} |`,
+  );
+}
+
+function header(): void {
+  console.log(
+    "| load | tool | requested/s | achieved/s | client CPU s | req per CPU-s | p50 ms | p99 ms " +
+      "| p50 from send ms | p99 from send ms | send lateness p99 ms | send delay p99 ms " +
+      "| generator-bound |",
+  );
+  console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+}
+
+/** One run of the capacity-relative steps and of the "Done when" steps; returns its targets. */
+async function oneRun(port: number, capacity: number, bin: string | undefined): Promise<Targets> {
+  const t: Targets = {};
+  console.log(`load average before: ${loadavg()}\n`);
+  header();
+  for (const share of [0.05, 0.1, 0.5, 0.9]) {
+    const rate = Math.round(capacity * share);
+    const mt = bin ? await memtier(bin, port, rate) : undefined;
+    row(`${share * 100} %`, "memtier", mt);
+    for (const e of ENGINES) {
+      const kv = await kvlab(port, rate, e);
+      row(`${share * 100} %`, `kvlab ${e}`, kv);
+      if (mt && share !== 0.05) {
+        t[`${e}: req per CPU-s ÷ memtier at ${share * 100} %`] = perCpu(kv) / perCpu(mt);
+      }
+      if (share !== 0.9) {
+        t[`${e}: send lateness p99 ms at ${share * 100} % (< 0.1)`] = kv.lateP99Ms!;
+        t[`${e}: send delay p99 ms at ${share * 100} % (< 0.2)`] = kv.delayP99Ms!;
+      }
+      if (mt && share === 0.05) {
+        t[`${e}: p99 at 5 % − (1.5 × memtier's + 0.1 ms), ms (≤ 0)`] = kv.p99Ms -
+          (1.5 * mt.p99Ms + 0.1);
+      }
+    }
+  }
+  console.log(`\n"Done when": ${doneSeconds} s steps at fixed rates\n`);
+  header();
+  for (const rate of [5000, 40000]) {
+    const mt = bin ? await memtier(bin, port, rate, doneSeconds) : undefined;
+    row(`${rate}/s`, "memtier", mt);
+    // the ffi engine also on a 1 ms wake-up grid (as memtier's timers): less CPU, lateness ≤ 1 ms
+    for (const e of [...ENGINES, "ffi q1ms"] as const) {
+      const kv = e === "ffi q1ms"
+        ? await kvlab(port, rate, "ffi", doneSeconds, 1)
+        : await kvlab(port, rate, e, doneSeconds);
+      row(`${rate}/s`, `kvlab ${e}`, kv);
+      if (!mt) continue;
+      t[`${e}: process CPU ÷ memtier's at ${rate}/s (≤ 1)`] = kv.cpuS / mt.cpuS;
+      if (rate === 5000) {
+        t[`${e}: p99 at 5,000/s − (1.5 × memtier's + 0.1 ms), ms (≤ 0)`] = kv.p99Ms -
+          (1.5 * mt.p99Ms + 0.1);
+      }
+    }
+  }
+  console.log(`\nload average after: ${loadavg()}\n`);
+  return t;
+}
 
 const bin = findMemtier();
 const pinned = pinChoice(args);
@@ -214,7 +316,7 @@ try {
   );
   console.log(
     `${connections} connections, ${threads} thread(s) each, GET only, ${keys} keys × 256 B, ` +
-      `pipeline 1, ${seconds} s per step\n`,
+      `pipeline 1, ${seconds} s per step; ${runs} run(s)\n`,
   );
   await preloadKeys({ port: server.port, keys, valueSize: 256 });
 
@@ -225,80 +327,50 @@ try {
   }
   const capacity = bin
     ? capacities.sort((a, b) => a - b)[1]
-    : (await highestSustained((r) => kvlab(server.port, r), 10_000, 10_000, 12)).rate;
+    : (await highestSustained((r) => kvlab(server.port, r, "ffi"), 10_000, 10_000, 12)).rate;
   console.log(
     `server capacity with these connections (closed loop, median of ` +
       `${capacities.map((c) => Math.round(c)).join(", ")}): ${Math.round(capacity)}/s\n`,
   );
 
-  console.log(
-    "| load | tool | requested/s | achieved/s | client CPU s | req per CPU-s | p50 ms | p99 ms " +
-      "| p50 from send ms | p99 from send ms | send lateness p99 ms | send delay p99 ms " +
-      "| generator-bound |",
-  );
-  console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
-  const at: Record<string, { kvlab: Step; memtier?: Step; kvlabNoSpin: Step }> = {};
-  for (const share of [0.05, 0.1, 0.5, 0.9]) {
-    const rate = Math.round(capacity * share);
-    const kv = await kvlab(server.port, rate);
-    const mt = bin ? await memtier(bin, server.port, rate) : undefined;
-    const kv0 = await kvlab(server.port, rate, 0);
-    at[share] = { kvlab: kv, memtier: mt, kvlabNoSpin: kv0 };
-    const rows = [["kvlab", kv], ["memtier", mt], ["kvlab spinMs 0", kv0]] as const;
-    for (const [name, s] of rows) {
-      if (!s) continue;
+  const all: Targets[] = [];
+  for (let k = 0; k < runs; k++) {
+    console.log(`## run ${k + 1} of ${runs}\n`);
+    all.push(await oneRun(server.port, capacity, bin));
+  }
+
+  if (sustained) {
+    const step = Math.round(capacity / 10);
+    const from = Math.round(capacity * 0.3);
+    console.log(
+      `highest sustained rate (achieved ≥ ${DEFAULT_SUSTAINED_RULE.min * 100} % of requested), ` +
+        "30 % to 100 % of capacity:",
+    );
+    const mtMax = bin
+      ? await highestSustained((r) => memtier(bin, server.port, r), from, step, 8)
+      : undefined;
+    if (mtMax) console.log(`- memtier: ${mtMax.rate}/s  (${mtMax.tried.join(", ")})`);
+    for (const e of ENGINES) {
+      const kvMax = await highestSustained((r) => kvlab(server.port, r, e), from, step, 8);
       console.log(
-        `| ${share * 100} % | ${name} | ${Math.round(s.requestedOpsPerSec)} | ${
-          Math.round(s.achievedOpsPerSec)
-        } | ` +
-          `${s.cpuS.toFixed(2)} | ${Math.round(perCpu(s))} | ${f3(s.p50Ms)} | ${f3(s.p99Ms)} | ` +
-          `${f3(s.p50SendMs)} | ${f3(s.p99SendMs)} | ${f3(s.lateP99Ms)} | ${f3(s.delayP99Ms)} | ` +
-          `${s.bound === undefined ? "-" : s.bound ? "yes" : "no"} |`,
+        `- kvlab ${e}: ${kvMax.rate}/s  (${kvMax.tried.join(", ")})` +
+          (mtMax ? `; ÷ memtier ${ratio(kvMax.rate, mtMax.rate)} (target ≥ 1.0)` : ""),
       );
     }
   }
-
-  const step = Math.round(capacity / 10);
-  const from = Math.round(capacity * 0.3);
-  const kvMax = await highestSustained((r) => kvlab(server.port, r), from, step, 8);
-  const mtMax = bin
-    ? await highestSustained((r) => memtier(bin, server.port, r), from, step, 8)
-    : undefined;
-  console.log(
-    `\nhighest sustained rate (achieved ≥ ${DEFAULT_SUSTAINED_RULE.min * 100} % of requested), ` +
-      "30 % to 100 % of capacity:",
-  );
-  console.log(`- kvlab:   ${kvMax.rate}/s  (${kvMax.tried.join(", ")})`);
-  if (mtMax) console.log(`- memtier: ${mtMax.rate}/s  (${mtMax.tried.join(", ")})`);
 
   if (bin) {
-    const r = (share: number) => at[share];
-    console.log(`\nratios measured in this run (kvlab / memtier):`);
-    for (const share of [0.1, 0.5, 0.9]) {
-      console.log(
-        `- requests per client CPU-second at ${share * 100} %: ` +
-          `${ratio(perCpu(r(share).kvlab), perCpu(r(share).memtier!))} (target ≥ 1.0); ` +
-          `with spinMs 0: ${ratio(perCpu(r(share).kvlabNoSpin), perCpu(r(share).memtier!))}`,
-      );
-    }
-    for (const share of [0.05, 0.1, 0.5]) {
-      console.log(
-        `- at ${share * 100} %: kvlab send lateness p99 ${f3(r(share).kvlab.lateP99Ms)} ms ` +
-          `(target < 0.1), send delay p99 ${f3(r(share).kvlab.delayP99Ms)} ms (target < 0.2)`,
-      );
-    }
-    const low = r(0.05);
     console.log(
-      `- p99 from the intended send at 5 %: kvlab ${f3(low.kvlab.p99Ms)} ms against memtier's ` +
-        `${f3(low.memtier!.p99Ms)} ms: target ≤ ${f3(1.5 * low.memtier!.p99Ms + 0.1)} ms ` +
-        `(1.5× + 0.1 ms): ${low.kvlab.p99Ms <= 1.5 * low.memtier!.p99Ms + 0.1 ? "met" : "not met"}`,
+      `\ntargets${runs > 1 ? `, median of ${runs} runs (each run's value in brackets)` : ""}:`,
     );
-    console.log(
-      `- highest sustained rate: ${ratio(kvMax.rate, mtMax!.rate)} (target ≥ 1.0)`,
-    );
+    for (const name of Object.keys(all[0])) {
+      const xs = all.map((t) => t[name]);
+      console.log(`- ${name}: ${f3(median(xs))}${runs > 1 ? ` [${xs.map(f3).join(", ")}]` : ""}`);
+    }
   }
-  const load = Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
-  console.log(`\ntotal ${((performance.now() - t0) / 1000).toFixed(0)} s; load average ${load}`);
+  console.log(
+    `\ntotal ${((performance.now() - t0) / 1000).toFixed(0)} s; load average ${loadavg()}`,
+  );
 } finally {
   await server.stop();
 }

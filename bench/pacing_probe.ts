@@ -17,7 +17,10 @@
  * a millisecond grid).
  *
  * Usage: deno run -A bench/pacing_probe.ts [--rates 5000,40000] [--connections 50]
- *   [--seconds 8] [--keys 100000] [--quanta 0] [--engines ffi,kvlab,memtier] [--pin 0,1|none]
+ *   [--seconds 8] [--keys 100000] [--quanta 0] [--engines ffi,kvlab-ffi,kvlab-deno,memtier]
+ *   [--threads 1] [--pin 0,1|none]
+ *
+ * `kvlab-ffi` and `kvlab-deno` are `runOpenLoop` with each engine (`--threads` Workers).
  *
  * @module
  */
@@ -45,7 +48,8 @@ const connections = Number(opt("connections", "50"));
 const seconds = Number(opt("seconds", "8"));
 const keys = Number(opt("keys", "100000"));
 const quanta = opt("quanta", "0").split(",").map(Number);
-const engines = new Set(opt("engines", "ffi,kvlab,memtier").split(","));
+const engines = new Set(opt("engines", "ffi,kvlab-ffi,kvlab-deno,memtier").split(","));
+const threads = Number(opt("threads", "1"));
 
 const libc = Deno.dlopen("libc.so.6", {
   socket: { parameters: ["i32", "i32", "i32"], result: "i32" },
@@ -250,15 +254,18 @@ try {
         rows.push([`ffi epoll loop, quantum ${q} ms`, ffiOpenLoop(server.port, rate, q)]);
       }
     }
-    if (engines.has("kvlab")) {
+    for (const engine of ["ffi", "deno"] as const) {
+      if (!engines.has(`kvlab-${engine}`)) continue;
       const kv = await runOpenLoop({
         port: server.port,
         requestedOpsPerSec: rate,
         connections,
         durationS: seconds,
         keys,
+        engine,
+        workers: threads,
       });
-      rows.push(["runOpenLoop", {
+      rows.push([`runOpenLoop, engine ${engine}`, {
         achievedOpsPerSec: kv.achievedOpsPerSec,
         cpuS: kv.clientCpuS,
         p50Ms: kv.fromIntended.p50Ms,

@@ -180,6 +180,7 @@ export function declareLoad(program: Command, out: Output): void {
     .option("--pipeline <n>", "requests in flight per connection", "1")
     .option("--arrivals <mode>", "uniform (spread phases) or poisson", "uniform")
     .option("--threads <n>", "Worker threads sharing the connections", "1")
+    .option("--engine <engine>", "auto (epoll by FFI where it can run), ffi or deno", "auto")
     .option("--label <label>", "label stored on the run")
     .action((opts) => loadCommand(readOptions(() => loadOptions(opts)), out));
 }

@@ -9,6 +9,7 @@ import type { Dataset } from "../store/dataset.ts";
 import { datasetOption } from "./_options.ts";
 import type { OptionValues } from "commander";
 import { type OpenLoopCall, runOpenLoopStep } from "../collect/loadgen/step.ts";
+import type { LoadgenEngine } from "../collect/loadgen/open_loop.ts";
 import { parseServerUrl } from "../collect/target.ts";
 import { loadResults } from "../analyze/load.ts";
 import pl from "nodejs-polars";
@@ -78,12 +79,22 @@ export function loadOptions(raw: OptionValues): LoadCommandOptions {
       pipeline: limited("--pipeline", raw.pipeline ?? 1, LIMITS.pipeline),
       arrival,
       threads: limited("--threads", raw.threads ?? 1, LIMITS.connections),
+      engine: engineOption(raw.engine),
     },
     data: datasetOption(raw.data),
     label: raw.label === undefined ? undefined : String(raw.label),
   };
   checkOpenFiles("--connections", o.call.connections, openFilesLimit());
   return o;
+}
+
+/** `--engine`: auto, ffi or deno. */
+function engineOption(raw: unknown): LoadgenEngine {
+  const e = String(raw ?? "auto");
+  if (e !== "auto" && e !== "ffi" && e !== "deno") {
+    throw new TypeError(`invalid --engine: ${e} (expected auto, ffi or deno)`);
+  }
+  return e;
 }
 
 /**
@@ -170,6 +181,17 @@ export async function loadCommand(o: LoadCommandOptions, out: Output): Promise<v
           "or a stall), so this latency is not the server's alone\n",
       );
     }
+  }
+  if (run.engine !== null) {
+    const threads = o.call.threads ?? 1;
+    out.print(
+      `engine ${run.engine === "ffi" ? "ffi (epoll by FFI)" : "deno (Deno TCP)"}, ` +
+        `${threads} thread${threads === 1 ? "" : "s"}` +
+        (run.engine === "deno" && run.engineNote !== "asked for"
+          ? ` (the epoll engine cannot run: ${run.engineNote})`
+          : "") +
+        "\n",
+    );
   }
   out.print(`stored run ${run.runId} in ${o.data.dir}\n`);
   if (run.status !== "complete") {

@@ -1,12 +1,53 @@
 /**
- * What one shard of the open-loop engine measured (`_shard.ts`), as plain data: counts, the
- * SET share, and the histograms of latency and of the generator's own send delay.
+ * The contract of a shard of the open loop, whichever engine drives it (`_shard.ts` over Deno
+ * TCP, `_ffi_shard.ts` over libc epoll): what it is given, what it measured (counts, the SET
+ * share, the histograms of latency and of the generator's own send delay), the messages of its
+ * Worker. All plain data.
  *
  * @module
  */
 
-import type { Histogram } from "./histogram.ts";
-import type { SecondCounts } from "./series.ts";
+import { decodeHistogram, encodeHistogram, type Histogram, latencyHistogram } from "./histogram.ts";
+import { emptySecondCounts, type SecondCounts } from "./series.ts";
+import type { ArrivalMode, RatioMix } from "./schedule.ts";
+import type { Endpoint } from "./wire.ts";
+
+/** Which engine drives a shard. */
+export type EngineName = "ffi" | "deno";
+
+/** Everything one shard needs (plain data, so it can be posted to a Worker). */
+export interface ShardOptions extends Endpoint {
+  /** Global indices of this shard's connections. */
+  indices: number[];
+  /** Total connections over all shards. */
+  connections: number;
+  requestedOpsPerSec: number;
+  durationMs: number;
+  /** Requests intended before this time are sent but left out of every count and histogram
+   * (the per-second series keeps them). */
+  warmupMs: number;
+  drainMs: number;
+  /** Most requests this shard may send. */
+  maxRequests: number;
+  arrival: ArrivalMode;
+  mix: RatioMix;
+  valueSize: number;
+  keys: number;
+  keyPrefix: string;
+  pipeline: number;
+  seed: number;
+  spinMs: number;
+  /** Engine `ffi`: wake-ups on a grid of this many ms (0: at each due time). */
+  quantumMs: number;
+  connectTimeoutMs: number;
+}
+
+/** Messages the main thread sends to a shard's Worker (`_worker.ts`). */
+export type ToWorker =
+  | { type: "connect"; options: ShardOptions; engine: EngineName; stop: SharedArrayBuffer }
+  | { type: "run"; startAtEpochMs: number }
+  | { type: "interrupt" }
+  | { type: "close" };
 
 /** Request counts of an open-loop run (of one shard, or of all merged). */
 export interface OpenLoopCounts {
@@ -54,4 +95,96 @@ export interface ShardOutcome extends OpenLoopCounts {
   /** Seconds the shard's thread waited for a CPU (runnable, not running) from the start of its
    * schedule to its end; null where Linux's schedstat is not readable. */
   runQueueS: number | null;
+}
+
+/** One command type's share of a run (counts and histograms as in {@link OpenLoopResult}). */
+export interface CommandOutcome {
+  /** `SET` or `GET`. */
+  test: "SET" | "GET";
+  sent: number;
+  completed: number;
+  errors: number;
+  /** Latency from the intended send time, ns. */
+  latencyFromIntended: Histogram;
+  /** Latency from the actual send, ns. */
+  latencyFromSend: Histogram;
+}
+
+/** An outcome with nothing counted yet. */
+export function emptyOutcome(): ShardOutcome {
+  return {
+    sent: 0,
+    completed: 0,
+    errors: 0,
+    disconnects: 0,
+    unsent: 0,
+    unanswered: 0,
+    errorSamples: [],
+    fromIntended: latencyHistogram(),
+    fromSend: latencyHistogram(),
+    lateness: latencyHistogram(),
+    queue: latencyHistogram(),
+    delay: latencyHistogram(),
+    series: emptySecondCounts(),
+    windowCompleted: 0,
+    runQueueS: null,
+    sets: {
+      sent: 0,
+      completed: 0,
+      errors: 0,
+      fromIntended: latencyHistogram(),
+      fromSend: latencyHistogram(),
+    },
+  };
+}
+
+/** A {@link ShardOutcome} as plain structured-clone data. */
+export interface EncodedOutcome extends
+  Omit<
+    ShardOutcome,
+    "fromIntended" | "fromSend" | "lateness" | "queue" | "delay" | "series" | "sets"
+  > {
+  fromIntended: string;
+  fromSend: string;
+  lateness: string;
+  queue: string;
+  delay: string;
+  series: Omit<SecondCounts, "latency"> & { latency: string[] };
+  sets: Omit<SetCounts, "fromIntended" | "fromSend"> & { fromIntended: string; fromSend: string };
+}
+
+/** Encodes an outcome for `postMessage`. */
+export function encodeOutcome(o: ShardOutcome): EncodedOutcome {
+  return {
+    ...o,
+    fromIntended: encodeHistogram(o.fromIntended),
+    fromSend: encodeHistogram(o.fromSend),
+    lateness: encodeHistogram(o.lateness),
+    queue: encodeHistogram(o.queue),
+    delay: encodeHistogram(o.delay),
+    series: { ...o.series, latency: o.series.latency.map(encodeHistogram) },
+    sets: {
+      ...o.sets,
+      fromIntended: encodeHistogram(o.sets.fromIntended),
+      fromSend: encodeHistogram(o.sets.fromSend),
+    },
+  };
+}
+
+/** Reverses {@link encodeOutcome}. */
+export function decodeOutcome(e: EncodedOutcome): ShardOutcome {
+  return {
+    ...e,
+    fromIntended: decodeHistogram(e.fromIntended),
+    fromSend: decodeHistogram(e.fromSend),
+    lateness: decodeHistogram(e.lateness),
+    queue: decodeHistogram(e.queue),
+    delay: decodeHistogram(e.delay),
+    series: { ...e.series, latency: e.series.latency.map(decodeHistogram) },
+    sets: {
+      ...e.sets,
+      fromIntended: decodeHistogram(e.sets.fromIntended),
+      fromSend: decodeHistogram(e.sets.fromSend),
+    },
+  };
 }

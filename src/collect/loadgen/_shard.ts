@@ -12,49 +12,17 @@
  */
 
 import { setImmediate } from "node:timers";
-import { latencyHistogram, recordMs } from "./histogram.ts";
+import { recordMs } from "./histogram.ts";
 import { encodeGet, encodeSet, type RespReplyKind, RespReplyReader } from "./resp.ts";
-import {
-  type ArrivalMode,
-  connectionIntervalMs,
-  firstSendMs,
-  nextSendMs,
-  type RatioMix,
-  seededRandom,
-} from "./schedule.ts";
-import { countReply, countSent, emptySecondCounts } from "./series.ts";
+import { connectionIntervalMs, firstSendMs, nextSendMs, seededRandom } from "./schedule.ts";
+import { countReply, countSent } from "./series.ts";
 import { TimeHeap } from "./heap.ts";
-import { connectResp, type Endpoint } from "./wire.ts";
+import { connectResp } from "./wire.ts";
 import { Waker } from "./waker.ts";
-import type { ShardOutcome } from "./_outcome.ts";
+import { emptyOutcome, type ShardOptions, type ShardOutcome } from "./_outcome.ts";
 import { runQueueWaitS } from "./_run_queue.ts";
 
-export type { OpenLoopCounts, SetCounts, ShardOutcome } from "./_outcome.ts";
-
-/** Everything one shard needs (plain data, so it can be posted to a Worker). */
-export interface ShardOptions extends Endpoint {
-  /** Global indices of this shard's connections. */
-  indices: number[];
-  /** Total connections over all shards. */
-  connections: number;
-  requestedOpsPerSec: number;
-  durationMs: number;
-  /** Requests intended before this time are sent but left out of every count and histogram
-   * (the per-second series keeps them). */
-  warmupMs: number;
-  drainMs: number;
-  /** Most requests this shard may send. */
-  maxRequests: number;
-  arrival: ArrivalMode;
-  mix: RatioMix;
-  valueSize: number;
-  keys: number;
-  keyPrefix: string;
-  pipeline: number;
-  seed: number;
-  spinMs: number;
-  connectTimeoutMs: number;
-}
+export type { OpenLoopCounts, SetCounts, ShardOptions, ShardOutcome } from "./_outcome.ts";
 
 class Conn {
   next = 0;
@@ -139,30 +107,7 @@ export class Shard {
   #drainTimer: ReturnType<typeof setTimeout> | undefined;
   #stopTimer: ReturnType<typeof setTimeout> | undefined;
   #resolve: (o: ShardOutcome) => void = () => {};
-  readonly #out: ShardOutcome = {
-    sent: 0,
-    completed: 0,
-    errors: 0,
-    disconnects: 0,
-    unsent: 0,
-    unanswered: 0,
-    errorSamples: [],
-    fromIntended: latencyHistogram(),
-    fromSend: latencyHistogram(),
-    lateness: latencyHistogram(),
-    queue: latencyHistogram(),
-    delay: latencyHistogram(),
-    series: emptySecondCounts(),
-    windowCompleted: 0,
-    runQueueS: null,
-    sets: {
-      sent: 0,
-      completed: 0,
-      errors: 0,
-      fromIntended: latencyHistogram(),
-      fromSend: latencyHistogram(),
-    },
-  };
+  readonly #out: ShardOutcome = emptyOutcome();
 
   constructor(o: ShardOptions, socks: Deno.TcpConn[]) {
     this.#o = o;

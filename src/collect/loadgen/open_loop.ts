@@ -11,12 +11,7 @@
 import process from "node:process";
 import type { ArrivalMode, RatioMix } from "./schedule.ts";
 import { connectionIntervalMs, parseRatio } from "./schedule.ts";
-import {
-  type Histogram,
-  type LatencySummary,
-  latencySummary,
-  mergeHistograms,
-} from "./histogram.ts";
+import { type Histogram, type LatencySummary, latencySummary } from "./histogram.ts";
 import { type SecondBucket, secondSeries } from "./series.ts";
 import {
   connectShard,
@@ -26,8 +21,14 @@ import {
 } from "./_shard.ts";
 
 export type { OpenLoopCounts, ShardOptions };
-import { decodeOutcome, type EncodedOutcome, mergeOutcomes } from "./_transfer.ts";
-import type { ToWorker } from "./_worker.ts";
+import { commandOutcomes, mergeOutcomes, runInWorkers } from "./_transfer.ts";
+import type { CommandOutcome, EngineName } from "./_outcome.ts";
+import { ffiProblem } from "./_libc.ts";
+
+/** Which engine drives the connections: `ffi` (an epoll loop over libc in each Worker),
+ * `deno` (Deno's TCP and a timer thread), or `auto` (`ffi` where it can run). */
+export type LoadgenEngine = "auto" | EngineName;
+export type { CommandOutcome, EngineName };
 
 /** Options of {@link runOpenLoop}. */
 export interface OpenLoopOptions {
@@ -69,18 +70,33 @@ export interface OpenLoopOptions {
   keyPrefix?: string;
   /** Requests in flight per connection. @default {1} */
   pipeline?: number;
-  /** Worker threads sharing the connections (1: run on the calling thread). @default {1} */
+  /** Worker threads sharing the connections, each with its own loop (engine `deno` with 1:
+   * run on the calling thread; engine `ffi` always runs in Workers). @default {1} */
   workers?: number;
+  /**
+   * `ffi`: each Worker runs a blocking epoll loop over libc by Deno FFI (Linux ≥ 5.11,
+   * `--allow-ffi`, an IPv4 host); `deno`: Deno's TCP and a timer thread; `auto`: `ffi` where it
+   * can run, else `deno` (the result says which ran, and why not `ffi`).
+   * @default {"auto"}
+   */
+  engine?: LoadgenEngine;
   /** Seed of the key choice and of Poisson arrivals. @default {1} */
   seed?: number;
   /**
-   * Pacing precision against client CPU: the pacer sleeps (on a timer thread, in
+   * Engine `deno`: pacing precision against client CPU: the pacer sleeps (on a timer thread, in
    * `Atomics.wait`) until this many milliseconds before a send is due, then polls through
    * `setImmediate`. 0 never polls (send lateness ≈ the timer thread's wake-up, about 0.1 ms,
    * least CPU); 1 polls whenever sends are less than 1 ms apart (a busy core at ≥ 1,000/s).
    * @default {0.1}
    */
   spinMs?: number;
+  /**
+   * Engine `ffi`: precision against client CPU: 0 wakes at each due send; Q > 0 wakes on a
+   * Q-ms grid and sends everything due then (fewer wake-ups at high rates, timer lateness up to
+   * Q; memtier's libevent timers have a 1 ms grid).
+   * @default {0}
+   */
+  quantumMs?: number;
   /** @default {5000} */
   connectTimeoutMs?: number;
   /**
@@ -88,19 +104,6 @@ export interface OpenLoopOptions {
    * result says `interrupted` and its rates cover the part of the window that ran.
    */
   signal?: AbortSignal;
-}
-
-/** One command type's share of a run (counts and histograms as in {@link OpenLoopResult}). */
-export interface CommandOutcome {
-  /** `SET` or `GET`. */
-  test: "SET" | "GET";
-  sent: number;
-  completed: number;
-  errors: number;
-  /** Latency from the intended send time, ns. */
-  latencyFromIntended: Histogram;
-  /** Latency from the actual send, ns. */
-  latencyFromSend: Histogram;
 }
 
 /** What {@link runOpenLoop} measured. Latencies in histograms are integer nanoseconds. */
@@ -116,6 +119,10 @@ export interface OpenLoopResult extends OpenLoopCounts {
   warmupS: number;
   connections: number;
   workers: number;
+  /** The engine that ran. */
+  engine: EngineName;
+  /** Why `ffi` did not run (or `asked for` when `deno` was asked for); null when it ran. */
+  engineNote: string | null;
   pipeline: number;
   arrival: ArrivalMode;
   /** Latency from the intended send time (coordinated omission corrected), ns. */
@@ -157,6 +164,11 @@ export interface OpenLoopResult extends OpenLoopCounts {
   interrupted: boolean;
 }
 
+function atLeastZero(name: string, v: number): number {
+  if (!(v >= 0) || !Number.isFinite(v)) throw new RangeError(`${name} must be a number ≥ 0: ${v}`);
+  return v;
+}
+
 function positive(name: string, v: number, integer: boolean): number {
   if (!(v > 0) || !Number.isFinite(v) || (integer && !Number.isInteger(v))) {
     throw new RangeError(`${name} must be a positive ${integer ? "integer" : "number"}: ${v}`);
@@ -180,6 +192,9 @@ function positive(name: string, v: number, integer: boolean): number {
  * assert.deepEqual(p.mix, { set: 0, get: 1 });
  * assert.throws(() => openLoopPlan({ port: 1, requestedOpsPerSec: 0, connections: 1, durationS: 1 }),
  *   RangeError);
+ * assert.equal(p.quantumMs, 0);
+ * assert.throws(() => openLoopPlan({ port: 1, requestedOpsPerSec: 1, connections: 1, durationS: 1,
+ *   quantumMs: -1 }), RangeError);
  * ```
  */
 export function openLoopPlan(o: OpenLoopOptions): ShardOptions {
@@ -219,6 +234,7 @@ export function openLoopPlan(o: OpenLoopOptions): ShardOptions {
     pipeline: positive("pipeline", o.pipeline ?? 1, true),
     seed: o.seed ?? 1,
     spinMs: o.spinMs ?? 0.1,
+    quantumMs: atLeastZero("quantumMs", o.quantumMs ?? 0),
     connectTimeoutMs: o.connectTimeoutMs ?? 5000,
   };
 }
@@ -259,85 +275,48 @@ export function splitPlan(plan: ShardOptions, workers: number): ShardOptions[] {
 
 const epochNow = () => performance.timeOrigin + performance.now();
 
-function withDeadline<T>(p: Promise<T>, ms: number, onTimeout: () => void): Promise<T> {
+function withDeadline<T>(p: Promise<T>, ms: number, onTimeout: () => Promise<void>): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let late: Error | null = null;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      onTimeout();
-      reject(new Deno.errors.TimedOut(`open-loop run exceeded its ${ms / 1000} s deadline`));
+      late = new Deno.errors.TimedOut(`open-loop run exceeded its ${ms / 1000} s deadline`);
+      onTimeout().finally(() => reject(late));
     }, ms);
   });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+  // a run that winds down after the deadline (the epoll loops close their sockets) still fails
+  const settled = p.then((v) => {
+    if (late) throw late;
+    return v;
+  }, (e) => {
+    throw late ?? e;
+  });
+  return Promise.race([settled, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Runs shards in Workers: connect all, then start all at one shared wall-clock instant. */
-async function runInWorkers(
-  shards: ShardOptions[],
-  register: (stop: () => void, interrupt: () => void) => void,
-  started: () => void,
-): Promise<ShardOutcome[]> {
-  const workers = shards.map(() =>
-    new Worker(new URL("./_worker.ts", import.meta.url), { type: "module" })
-  );
-  register(
-    () => workers.forEach((w) => w.terminate()),
-    () => workers.forEach((w) => w.postMessage({ type: "interrupt" } satisfies ToWorker)),
-  );
-  const ask = (w: Worker, msg: ToWorker, want: string) =>
-    new Promise<{ outcome?: EncodedOutcome }>((resolve, reject) => {
-      w.onmessage = (e) => {
-        if (e.data.type === want) resolve(e.data);
-        else reject(new Error(`open-loop worker: ${e.data.message ?? e.data.type}`));
-      };
-      w.onerror = (e) => {
-        e.preventDefault();
-        reject(new Error(`open-loop worker: ${e.message}`));
-      };
-      w.postMessage(msg);
-    });
-  try {
-    await Promise.all(
-      workers.map((w, k) => ask(w, { type: "connect", options: shards[k] }, "ready")),
-    );
-    started();
-    const startAtEpochMs = epochNow() + 50;
-    const done = await Promise.all(
-      workers.map((w) => ask(w, { type: "run", startAtEpochMs }, "done")),
-    );
-    return done.map((d) => decodeOutcome(d.outcome!));
-  } finally {
-    workers.forEach((w) => w.terminate());
+/**
+ * The engine a run uses: `ffi` where it can run (and was not refused), else `deno`, with the
+ * reason `ffi` was not used.
+ *
+ * @throws {Deno.errors.NotSupported} When `ffi` is asked for and cannot run here.
+ */
+function chooseEngine(
+  wanted: LoadgenEngine,
+  plan: ShardOptions,
+): { engine: EngineName; note: string | null } {
+  switch (wanted) {
+    case "deno":
+      return { engine: "deno", note: "asked for" };
+    case "ffi":
+    case "auto": {
+      const problem = ffiProblem(plan);
+      if (problem === null) return { engine: "ffi", note: null };
+      if (wanted === "ffi") throw new Deno.errors.NotSupported(`engine ffi: ${problem}`);
+      return { engine: "deno", note: problem };
+    }
+    default:
+      throw new TypeError(`invalid engine: ${wanted} (expected auto, ffi or deno)`);
   }
-}
-
-/** The SET and GET shares of a merged outcome: GETs are the whole minus the SETs. */
-function commandOutcomes(m: ReturnType<typeof mergeOutcomes>): CommandOutcome[] {
-  const minus = (whole: Histogram, part: Histogram) => {
-    const h = mergeHistograms([whole]);
-    h.subtract(part);
-    return h;
-  };
-  const s = m.sets;
-  const out: CommandOutcome[] = [];
-  if (s.sent > 0) {
-    out.push({
-      test: "SET",
-      ...s,
-      latencyFromIntended: s.fromIntended,
-      latencyFromSend: s.fromSend,
-    });
-  }
-  if (m.sent > s.sent) {
-    out.push({
-      test: "GET",
-      sent: m.sent - s.sent,
-      completed: m.completed - s.completed,
-      errors: m.errors - s.errors,
-      latencyFromIntended: minus(m.fromIntended, s.fromIntended),
-      latencyFromSend: minus(m.fromSend, s.fromSend),
-    });
-  }
-  return out;
 }
 
 /**
@@ -355,6 +334,7 @@ function commandOutcomes(m: ReturnType<typeof mergeOutcomes>): CommandOutcome[] 
  */
 export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopResult> {
   const plan = openLoopPlan(options);
+  const { engine, note: engineNote } = chooseEngine(options.engine ?? "auto", plan);
   const shards = splitPlan(plan, options.workers ?? 1);
   const deadlineMs = (options.timeoutS ?? plan.durationMs / 1000 + plan.drainMs / 1000 + 30) *
     1000;
@@ -362,7 +342,7 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
   let cpu1 = cpu0;
   const started = () => (cpu1 = process.cpuUsage());
   const wall0 = performance.now();
-  let stop = () => {};
+  let stop = () => Promise.resolve();
   // Ctrl-C: each shard ends its window (an abort before the connections are up ends it at once)
   let interrupt = () => {};
   let startEpochMs: number | null = null;
@@ -372,18 +352,21 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
     interrupt();
   };
   const work = async (): Promise<ShardOutcome[]> => {
-    if (shards.length > 1) {
-      return await runInWorkers(shards, (s, i) => {
-        stop = s;
-        interrupt = i;
-      }, () => {
-        if (abortEpochMs !== null) interrupt(); // before the run message: ends it at once
-        started();
-        startEpochMs = epochNow() + 50;
+    if (shards.length > 1 || engine === "ffi") {
+      return await runInWorkers(shards, engine, {
+        register: (s, i) => {
+          stop = s;
+          interrupt = i;
+        },
+        started: () => {
+          if (abortEpochMs !== null) interrupt(); // before the run message: ends it at once
+          started();
+          return (startEpochMs = epochNow() + 50);
+        },
       });
     }
     const shard = await connectShard(shards[0]);
-    stop = () => shard.close();
+    stop = () => Promise.resolve(shard.close());
     interrupt = () => shard.interrupt();
     if (abortEpochMs !== null) shard.interrupt();
     started();
@@ -411,6 +394,8 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
     warmupS: plan.warmupMs / 1000,
     connections: plan.connections,
     workers: shards.length,
+    engine,
+    engineNote,
     pipeline: plan.pipeline,
     arrival: plan.arrival,
     sent: m.sent,

@@ -116,6 +116,76 @@ export function encodeSet(key: string, value: Uint8Array): Uint8Array {
   return out;
 }
 
+const GET_HEAD = encoder.encode("*2\r\n$3\r\nGET\r\n$");
+const SET_HEAD = encoder.encode("*3\r\n$3\r\nSET\r\n$");
+
+/** Writes the decimal digits of a non-negative integer; returns the offset after them. */
+function putInt(buf: Uint8Array, at: number, v: number): number {
+  let digits = 1;
+  for (let x = v; x >= 10; x = Math.floor(x / 10)) digits++;
+  for (let i = at + digits - 1; i >= at; i--) {
+    buf[i] = 48 + (v % 10);
+    v = Math.floor(v / 10);
+  }
+  return at + digits;
+}
+
+/**
+ * Writes `GET <prefix><key>` (or `SET <prefix><key> <value>`) into `buf` at `at`, allocating
+ * nothing: the same bytes as {@link encodeGet} and {@link encodeSet}, for a hot path that
+ * reuses one buffer.
+ *
+ * @param buf Where to write (must have room).
+ * @param at Offset to write at.
+ * @param prefix The key prefix, as bytes.
+ * @param key The key's number (a non-negative integer).
+ * @param value The value of a SET, or null for a GET.
+ * @returns The offset after the command.
+ *
+ * @example
+ * ```ts
+ * import { encodeGet, encodeKeyCommandInto, encodeSet } from "./resp.ts";
+ * import assert from "node:assert/strict";
+ * const buf = new Uint8Array(128);
+ * const p = new TextEncoder().encode("key:");
+ * const n = encodeKeyCommandInto(buf, 0, p, 1234, null);
+ * assert.deepEqual(buf.subarray(0, n), encodeGet("key:1234"));
+ * const v = new Uint8Array([120, 120, 120]);
+ * const m = encodeKeyCommandInto(buf, n, p, 0, v);
+ * assert.deepEqual(buf.subarray(n, m), encodeSet("key:0", v));
+ * ```
+ */
+export function encodeKeyCommandInto(
+  buf: Uint8Array,
+  at: number,
+  prefix: Uint8Array,
+  key: number,
+  value: Uint8Array | null,
+): number {
+  buf.set(value === null ? GET_HEAD : SET_HEAD, at);
+  at += GET_HEAD.length;
+  let digits = 1;
+  for (let x = key; x >= 10; x = Math.floor(x / 10)) digits++;
+  at = putInt(buf, at, prefix.length + digits);
+  buf[at++] = CR;
+  buf[at++] = LF;
+  buf.set(prefix, at);
+  at = putInt(buf, at + prefix.length, key);
+  buf[at++] = CR;
+  buf[at++] = LF;
+  if (value !== null) {
+    buf[at++] = 36; // $
+    at = putInt(buf, at, value.length);
+    buf[at++] = CR;
+    buf[at++] = LF;
+    buf.set(value, at);
+    at += value.length;
+    buf[at++] = CR;
+    buf[at++] = LF;
+  }
+  return at;
+}
+
 const enum State {
   Type,
   Line,

@@ -65,7 +65,8 @@ const HIGHEST_US = HIGHEST_LATENCY_NS / 1000;
  * const sum = { count: 0, meanMs: 0, p50Ms: 0, p90Ms: 0, p99Ms: 0, p999Ms: 0, maxMs: 0 };
  * const r = {
  *   requestedOpsPerSec: 1000, achievedOpsPerSec: 990, sentOpsPerSec: 1000, durationS: 2,
- *   warmupS: 1, connections: 10, workers: 1, pipeline: 1, arrival: "uniform",
+ *   warmupS: 1, connections: 10, workers: 1, engine: "ffi", engineNote: null, pipeline: 1,
+ *   arrival: "uniform",
  *   sent: 2000, completed: 1980, errors: 0, disconnects: 0, unsent: 0, unanswered: 20,
  *   errorSamples: [], latencyFromIntended: h(0.3, 1980), latencyFromSend: h(0.2, 1980),
  *   sendLateness: h(0.01, 2000), sendQueue: h(0, 2000), sendDelay: h(0.01, 2000),

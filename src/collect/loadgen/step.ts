@@ -18,7 +18,12 @@ import {
   type StoredRun,
 } from "../collector.ts";
 import type { ArrivalMode } from "./schedule.ts";
-import { type OpenLoopResult, runOpenLoop } from "./open_loop.ts";
+import {
+  type EngineName,
+  type LoadgenEngine,
+  type OpenLoopResult,
+  runOpenLoop,
+} from "./open_loop.ts";
 import { type OpenLoopRows, openLoopRows } from "./rows.ts";
 import { redactText } from "../../text/redact.ts";
 import { KVLAB_VERSION } from "../../version.ts";
@@ -50,6 +55,8 @@ export interface OpenLoopCall {
   arrival?: ArrivalMode;
   /** Worker threads sharing the connections. @default {1} */
   threads?: number;
+  /** The engine (`auto`: the epoll engine by FFI where it can run). @default {"auto"} */
+  engine?: LoadgenEngine;
 }
 
 /** Options of {@link runOpenLoopStep}. */
@@ -65,6 +72,10 @@ export interface OpenLoopRunOptions extends CollectOptions {
 export interface CollectedStep extends CollectedRun {
   requestedOpsPerSec: number;
   achievedOpsPerSec: number | null;
+  /** The engine that ran (null when none did). */
+  engine: EngineName | null;
+  /** Why the epoll engine did not run, when it did not. */
+  engineNote: string | null;
 }
 
 /**
@@ -102,6 +113,7 @@ export function openLoopCommand(c: OpenLoopCall): string {
       ["--pipeline", c.pipeline ?? 1],
       ["--arrivals", c.arrival ?? "uniform"],
       ["--threads", c.threads ?? 1],
+      ...(c.engine && c.engine !== "auto" ? [["--engine", c.engine]] : []),
     ].flatMap(([k, v]) => [String(k), String(v)]),
   ]);
 }
@@ -154,6 +166,7 @@ async function measure(c: OpenLoopCall, o: OpenLoopRunOptions, runId: string): P
       pipeline: c.pipeline,
       arrival: c.arrival,
       workers: c.threads,
+      engine: c.engine,
       signal: o.signal,
     });
   } catch (e) {
@@ -215,6 +228,8 @@ export async function runOpenLoopStep(
     ...run,
     requestedOpsPerSec: call.requestedOpsPerSec,
     achievedOpsPerSec: m.result?.achievedOpsPerSec ?? null,
+    engine: m.result?.engine ?? null,
+    engineNote: m.result?.engineNote ?? null,
   };
 }
 
@@ -256,9 +271,19 @@ function stored(m: Measured, options: OpenLoopRunOptions, server: string): Store
     raw: r ? [{ name: "loadgen.json", bytes: rawSummary(r) }] : [],
     manifest: {
       step: r
-        ? { requested_ops_per_sec: r.requestedOpsPerSec, achieved_ops_per_sec: r.achievedOpsPerSec }
+        ? {
+          requested_ops_per_sec: r.requestedOpsPerSec,
+          achieved_ops_per_sec: r.achievedOpsPerSec,
+          engine: r.engine,
+          threads: r.workers,
+        }
         : null,
-      warnings: r?.errorSamples.map((e) => `error: ${redactText(e)}`) ?? [],
+      warnings: [
+        ...(r?.engine === "deno" && r.engineNote !== "asked for"
+          ? [`loadgen engine deno (the epoll engine cannot run: ${r.engineNote})`]
+          : []),
+        ...r?.errorSamples.map((e) => `error: ${redactText(e)}`) ?? [],
+      ],
     },
   };
 }

@@ -4,170 +4,188 @@
 import assert from "node:assert/strict";
 import { Redis } from "ioredis";
 import { type OpenLoopResult, preloadKeys, runOpenLoop } from "../../../src/collect/loadgen/mod.ts";
-import { withServers } from "../../_support/servers.ts";
+import { commandsProcessed, withServers } from "../../_support/servers.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-Deno.test({
-  name: "runOpenLoop() against an idle redis-server",
-  sanitizeResources: true,
-  fn: async (t) => {
-    await withServers([{}], async ([server]) => {
-      await t.step("holds 1,000/s over 10 connections with a sub-millisecond p50", async () => {
-        const tries: string[] = [];
-        for (let attempt = 0; attempt < 3; attempt++) {
-          const r = await runOpenLoop({
-            port: server.port,
-            requestedOpsPerSec: 1000,
-            connections: 10,
-            durationS: 2,
-          });
-          assert.ok(
-            Math.abs(r.achievedOpsPerSec - 1000) <= 30,
-            `achieved ${r.achievedOpsPerSec}/s within 3 % of 1,000/s`,
-          );
-          assert.equal(r.errors, 0);
-          assert.equal(r.sent + r.unsent, 2000, "exactly the 2,000 scheduled requests");
-          assertSeries(r);
-          tries.push(`p50 ${r.fromIntended.p50Ms.toFixed(3)} ms`);
-          if (r.fromIntended.p50Ms < 1) return;
-        }
-        assert.fail(`p50 from intended send time never below 1 ms: ${tries.join(", ")}`);
-      });
+// every case runs on both engines: the epoll loop by FFI and Deno's TCP
+for (const engine of ["ffi", "deno"] as const) {
+  Deno.test({
+    name: `runOpenLoop() against an idle redis-server [${engine}]`,
+    sanitizeResources: true,
+    fn: async (t) => {
+      await withServers([{}], async ([server]) => {
+        await t.step("holds 1,000/s over 10 connections with a sub-millisecond p50", async () => {
+          const tries: string[] = [];
+          for (let attempt = 0; attempt < 3; attempt++) {
+            const r = await runOpenLoop({
+              engine,
+              port: server.port,
+              requestedOpsPerSec: 1000,
+              connections: 10,
+              durationS: 2,
+            });
+            assert.ok(
+              Math.abs(r.achievedOpsPerSec - 1000) <= 30,
+              `achieved ${r.achievedOpsPerSec}/s within 3 % of 1,000/s`,
+            );
+            assert.equal(r.engine, engine);
+            assert.equal(r.errors, 0);
+            assert.equal(r.sent + r.unsent, 2000, "exactly the 2,000 scheduled requests");
+            assertSeries(r);
+            tries.push(`p50 ${r.fromIntended.p50Ms.toFixed(3)} ms`);
+            if (r.fromIntended.p50Ms < 1) return;
+          }
+          assert.fail(`p50 from intended send time never below 1 ms: ${tries.join(", ")}`);
+        });
 
-      await t.step("runs a 1:10 SET:GET mix on a preloaded key space, over 2 Workers", async () => {
-        const pre = await preloadKeys({ port: server.port, keys: 5000, valueSize: 100 });
-        assert.equal(pre.errors, 0);
-        const redis = new Redis(server.port, "127.0.0.1");
-        try {
-          assert.equal(await redis.dbsize(), 5000);
-          await redis.config("RESETSTAT");
-          const r = await runOpenLoop({
-            port: server.port,
-            requestedOpsPerSec: 2000,
-            connections: 8,
-            durationS: 2,
-            ratio: "1:10",
-            keys: 5000,
-            valueSize: 100,
-            workers: 2,
-            arrival: "poisson",
-          });
-          assert.equal(r.workers, 2);
-          assertSeries(r);
-          assert.ok(r.achievedOpsPerSec > 1800, `achieved ${r.achievedOpsPerSec}/s`);
-          const stats = await redis.info("commandstats");
-          const calls = (cmd: string) =>
-            Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
-          assert.equal(calls("get") + calls("set"), r.completed);
-          const setShare = calls("set") / r.completed;
-          assert.ok(Math.abs(setShare - 1 / 11) < 0.01, `SET share ${setShare} ≈ 1/11`);
-          assert.equal(await redis.dbsize(), 5000, "SETs stay inside the key space");
-        } finally {
-          redis.disconnect();
-        }
-      });
-
-      await t.step("rejects with TimedOut at its hard deadline and leaks nothing", async () => {
-        await assert.rejects(
-          runOpenLoop({
-            port: server.port,
-            requestedOpsPerSec: 100,
-            connections: 2,
-            durationS: 5,
-            timeoutS: 0.5,
-          }),
-          Deno.errors.TimedOut,
+        await t.step(
+          "runs a 1:10 SET:GET mix on a preloaded key space, over 2 Workers",
+          async () => {
+            const pre = await preloadKeys({ port: server.port, keys: 5000, valueSize: 100 });
+            assert.equal(pre.errors, 0);
+            const redis = new Redis(server.port, "127.0.0.1");
+            try {
+              assert.equal(await redis.dbsize(), 5000);
+              await redis.config("RESETSTAT");
+              const r = await runOpenLoop({
+                engine,
+                port: server.port,
+                requestedOpsPerSec: 2000,
+                connections: 8,
+                durationS: 2,
+                ratio: "1:10",
+                keys: 5000,
+                valueSize: 100,
+                workers: 2,
+                arrival: "poisson",
+              });
+              assert.equal(r.workers, 2);
+              assertSeries(r);
+              assert.ok(r.achievedOpsPerSec > 1800, `achieved ${r.achievedOpsPerSec}/s`);
+              const stats = await redis.info("commandstats");
+              const calls = (cmd: string) =>
+                Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+              assert.equal(calls("get") + calls("set"), r.completed);
+              const setShare = calls("set") / r.completed;
+              assert.ok(Math.abs(setShare - 1 / 11) < 0.01, `SET share ${setShare} ≈ 1/11`);
+              assert.equal(await redis.dbsize(), 5000, "SETs stay inside the key space");
+            } finally {
+              redis.disconnect();
+            }
+          },
         );
-      });
-    });
-  },
-});
 
-Deno.test("runOpenLoop() corrects for coordinated omission on a stalling server", async () => {
-  await withServers([{ args: ["--enable-debug-command", "yes"] }], async ([server]) => {
-    const side = new Redis(server.port, "127.0.0.1");
-    try {
-      await side.ping();
-      const run = runOpenLoop({
-        port: server.port,
-        requestedOpsPerSec: 1000,
-        connections: 5,
-        durationS: 3,
+        await t.step("rejects with TimedOut at its hard deadline and leaks nothing", async () => {
+          await assert.rejects(
+            runOpenLoop({
+              engine,
+              port: server.port,
+              requestedOpsPerSec: 100,
+              connections: 2,
+              durationS: 5,
+              timeoutS: 0.5,
+            }),
+            Deno.errors.TimedOut,
+          );
+        });
       });
-      // one 200 ms stall in each second of the run
-      for (let s = 0; s < 3; s++) {
-        await sleep(s === 0 ? 400 : 800);
-        await side.call("DEBUG", "SLEEP", "0.2");
+    },
+  });
+
+  Deno.test(`runOpenLoop() corrects for coordinated omission on a stalling server [${engine}]`, async () => {
+    await withServers([{ args: ["--enable-debug-command", "yes"] }], async ([server]) => {
+      const side = new Redis(server.port, "127.0.0.1");
+      try {
+        await side.ping();
+        const run = runOpenLoop({
+          engine,
+          port: server.port,
+          requestedOpsPerSec: 1000,
+          connections: 5,
+          durationS: 3,
+        });
+        // one 200 ms stall in each second of the run
+        for (let s = 0; s < 3; s++) {
+          await sleep(s === 0 ? 400 : 800);
+          await side.call("DEBUG", "SLEEP", "0.2");
+        }
+        const r = await run;
+        assertSeries(r);
+        assert.equal(r.errors, 0);
+        // the stalls are 20 % of the time: from the intended time, the slowest 1 % waited most
+        // of a stall; from the actual send, only the few requests caught in flight did
+        assert.ok(r.fromIntended.p99Ms >= 150, `p99 from intended ${r.fromIntended.p99Ms} ms`);
+        assert.ok(
+          r.fromSend.p99Ms < r.fromIntended.p99Ms / 3,
+          `p99 from send ${r.fromSend.p99Ms} ms ≪ from intended ${r.fromIntended.p99Ms} ms`,
+        );
+        assert.ok(r.fromSend.maxMs >= 150, "the requests in flight during a stall saw it");
+        // the generator itself was not late: waiting for a stalled reply is not lateness
+        assert.ok(
+          r.lateness.p99Ms < r.fromIntended.p99Ms / 3,
+          `send lateness p99 ${r.lateness.p99Ms} ms`,
+        );
+      } finally {
+        side.disconnect();
       }
+    });
+  });
+
+  Deno.test(`runOpenLoop() counts a server that goes away as disconnects and errors [${engine}]`, async () => {
+    await withServers([{}], async ([server]) => {
+      const run = runOpenLoop({
+        engine,
+        port: server.port,
+        requestedOpsPerSec: 500,
+        connections: 4,
+        durationS: 2,
+        drainS: 0.5,
+      });
+      // the engine's Workers may take a while to start on a busy machine: stop the server once
+      // it has answered about 150 GETs (0.3 s of the 2 s schedule), not after a fixed sleep
+      for (let i = 0; i < 200 && (await commandsProcessed(server.port)) < 150; i++) {
+        await sleep(25);
+      }
+      await server.stop();
       const r = await run;
-      assertSeries(r);
+      assert.equal(r.disconnects, 4);
+      assert.ok(r.completed > 100 && r.completed < 600, `${r.completed} completed before the stop`);
+      assert.ok(r.unsent > 300, `${r.unsent} requests due after the stop were never sent`);
+      assert.equal(r.sent + r.unsent, 1000);
+      assert.ok(r.errorSamples.length > 0);
+    });
+  });
+
+  Deno.test(`runOpenLoop() authenticates with a password, and counts error replies [${engine}]`, async () => {
+    await withServers([{ password: "s3cret" }], async ([server]) => {
+      const denied = await runOpenLoop({
+        engine,
+        port: server.port,
+        requestedOpsPerSec: 100,
+        connections: 1,
+        durationS: 0.3,
+      });
+      assert.equal(denied.completed, 0);
+      assert.equal(denied.errors, denied.sent);
+      assert.match(denied.errorSamples[0], /^NOAUTH/);
+      const r = await runOpenLoop({
+        engine,
+        port: server.port,
+        password: "s3cret",
+        requestedOpsPerSec: 200,
+        connections: 2,
+        durationS: 0.5,
+      });
       assert.equal(r.errors, 0);
-      // the stalls are 20 % of the time: from the intended time, the slowest 1 % waited most
-      // of a stall; from the actual send, only the few requests caught in flight did
-      assert.ok(r.fromIntended.p99Ms >= 150, `p99 from intended ${r.fromIntended.p99Ms} ms`);
-      assert.ok(
-        r.fromSend.p99Ms < r.fromIntended.p99Ms / 3,
-        `p99 from send ${r.fromSend.p99Ms} ms ≪ from intended ${r.fromIntended.p99Ms} ms`,
-      );
-      assert.ok(r.fromSend.maxMs >= 150, "the requests in flight during a stall saw it");
-      // the generator itself was not late: waiting for a stalled reply is not lateness
-      assert.ok(
-        r.lateness.p99Ms < r.fromIntended.p99Ms / 3,
-        `send lateness p99 ${r.lateness.p99Ms} ms`,
-      );
-    } finally {
-      side.disconnect();
-    }
-  });
-});
-
-Deno.test("runOpenLoop() counts a server that goes away as disconnects and errors", async () => {
-  await withServers([{}], async ([server]) => {
-    const run = runOpenLoop({
-      port: server.port,
-      requestedOpsPerSec: 500,
-      connections: 4,
-      durationS: 2,
-      drainS: 0.5,
+      // all 100 requests were due; what a loaded machine did not send in time is unsent, and
+      // every request sent was answered
+      assert.equal(r.sent + r.unsent, 100);
+      assert.ok(r.sent > 0);
+      assert.equal(r.completed, r.sent);
     });
-    await sleep(700);
-    await server.stop();
-    const r = await run;
-    assert.equal(r.disconnects, 4);
-    assert.ok(r.completed > 100 && r.completed < 600, `${r.completed} completed before the stop`);
-    assert.ok(r.unsent > 300, `${r.unsent} requests due after the stop were never sent`);
-    assert.equal(r.sent + r.unsent, 1000);
-    assert.ok(r.errorSamples.length > 0);
   });
-});
-
-Deno.test("runOpenLoop() authenticates with a password, and counts error replies", async () => {
-  await withServers([{ password: "s3cret" }], async ([server]) => {
-    const denied = await runOpenLoop({
-      port: server.port,
-      requestedOpsPerSec: 100,
-      connections: 1,
-      durationS: 0.3,
-    });
-    assert.equal(denied.completed, 0);
-    assert.equal(denied.errors, denied.sent);
-    assert.match(denied.errorSamples[0], /^NOAUTH/);
-    const r = await runOpenLoop({
-      port: server.port,
-      password: "s3cret",
-      requestedOpsPerSec: 200,
-      connections: 2,
-      durationS: 0.5,
-    });
-    assert.equal(r.errors, 0);
-    // all 100 requests were due; what a loaded machine did not send in time is unsent, and
-    // every request sent was answered
-    assert.equal(r.sent + r.unsent, 100);
-    assert.ok(r.sent > 0);
-    assert.equal(r.completed, r.sent);
-  });
-});
+}
 
 /** Per-second series and histograms agree with the totals. */
 function assertSeries(r: OpenLoopResult): void {
@@ -180,3 +198,46 @@ function assertSeries(r: OpenLoopResult): void {
   assert.equal(r.sendLateness.totalCount, r.sent);
   assert.equal(r.sent, r.completed + r.errors + r.unanswered);
 }
+
+Deno.test("runOpenLoop() falls back to the deno engine without --allow-ffi", async () => {
+  await withServers([{}], async ([server]) => {
+    const mod = new URL("../../../src/collect/loadgen/open_loop.ts", import.meta.url).href;
+    const script = await Deno.makeTempFile({ suffix: ".ts" });
+    try {
+      await Deno.writeTextFile(
+        script,
+        `import { runOpenLoop } from ${JSON.stringify(mod)};\n` +
+          `const o = { port: ${server.port}, requestedOpsPerSec: 200, connections: 2, ` +
+          `durationS: 0.3 };\n` +
+          `const r = await runOpenLoop(o);\n` +
+          `let forced = "";\n` +
+          `try { await runOpenLoop({ ...o, engine: "ffi" }); } catch (e) { forced = e.name; }\n` +
+          `console.log(JSON.stringify({ engine: r.engine, note: r.engineNote, ` +
+          `completed: r.completed, forced }));\n`,
+      );
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--config",
+          new URL("../../../deno.json", import.meta.url).pathname,
+          "--allow-read",
+          "--allow-env",
+          "--allow-sys",
+          "--allow-net=127.0.0.1",
+          script,
+        ],
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const text = new TextDecoder().decode(out.stdout);
+      assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+      const got = JSON.parse(text.trim().split("\n").pop()!);
+      assert.equal(got.engine, "deno");
+      assert.match(got.note, /no FFI permission/);
+      assert.ok(got.completed > 0);
+      assert.equal(got.forced, "NotSupported", "engine ffi asked for and not usable: refused");
+    } finally {
+      await Deno.remove(script);
+    }
+  });
+});

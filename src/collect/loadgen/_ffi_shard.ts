@@ -1,0 +1,459 @@
+/**
+ * The epoll engine of the open loop: the connections of one Worker driven by a blocking loop
+ * over libc (`_libc.ts`) instead of Deno's TCP ops and a timer thread. Same contract as
+ * `_shard.ts` (`ShardOptions` in, `ShardOutcome` out, the same counts and histograms).
+ *
+ * One loop per Worker: send everything due, sleep in `epoll_pwait2` until the next due send or
+ * a reply (nanosecond timeout, timer slack 1 ns), read each ready connection with one `recv`,
+ * and send at once what a reply made due. One clock read per wake-up: replies and the sends of
+ * that wake-up share it. Requests are encoded into one fixed buffer per connection (all its due
+ * requests in one `send`), so the hot path allocates nothing but the per-second series' new
+ * seconds. The loop sleeps at most {@link MAX_SLEEP_MS} at a time and checks the shared stop
+ * flag each wake-up: 1 ends the sending window (Ctrl-C), 2 ends the run now (a deadline).
+ *
+ * @module
+ */
+
+import { recordMs } from "./histogram.ts";
+import { encodeKeyCommandInto, RespReplyReader } from "./resp.ts";
+import { connectionIntervalMs, firstSendMs, nextSendMs, seededRandom } from "./schedule.ts";
+import { countReply, countSent } from "./series.ts";
+import { TimeHeap } from "./heap.ts";
+import { emptyOutcome, type ShardOptions, type ShardOutcome } from "./_outcome.ts";
+import { runQueueWaitS } from "./_run_queue.ts";
+import { connectFd, errno, K, type Libc, openLibc, osError, StampedReceiver } from "./_libc.ts";
+
+/** Longest single sleep, ms: how soon the loop sees the stop flag. */
+export const MAX_SLEEP_MS = 20;
+
+// struct epoll_event is packed on x86_64 (12 bytes), padded elsewhere (16)
+const EV_WORDS = Deno.build.arch === "x86_64" ? 3 : 4;
+const EV_DATA = Deno.build.arch === "x86_64" ? 1 : 2;
+const MAX_EVENTS = 256;
+
+/** `send`. */
+type SizedIo = (fd: number, buf: Uint8Array, len: bigint, flags: number) => number;
+
+class Conn {
+  next = 0;
+  inHeap = false;
+  n = 0;
+  outstanding = 0;
+  readyAt = 0;
+  head = 0;
+  closed = false;
+  /** Bytes a full socket buffer did not take (rare: then EPOLLOUT is watched). */
+  pending: Uint8Array | null = null;
+  readonly intended: Float64Array;
+  readonly sentAt: Float64Array;
+  /** Per pipeline slot: 1 for a SET, and 2 added when the request is measured (not warm-up). */
+  readonly flags: Uint8Array;
+  readonly random: () => number;
+  readonly reader: RespReplyReader;
+  readonly out: Uint8Array;
+
+  constructor(
+    readonly fd: number,
+    readonly slot: number,
+    readonly index: number,
+    o: ShardOptions,
+    onReply: (c: Conn, error: boolean) => void,
+  ) {
+    this.intended = new Float64Array(o.pipeline);
+    this.sentAt = new Float64Array(o.pipeline);
+    this.flags = new Uint8Array(o.pipeline);
+    this.random = seededRandom(Math.imul(o.seed, 1_000_003) + index);
+    this.reader = new RespReplyReader((kind) => onReply(this, kind === "error"));
+    this.out = new Uint8Array(o.pipeline * (64 + o.keyPrefix.length * 3 + o.valueSize));
+  }
+}
+
+/** The connections of one Worker, driven by epoll. */
+export class FfiShard {
+  readonly #o: ShardOptions;
+  readonly #lib: Libc;
+  readonly #stop: Int32Array;
+  readonly #conns: Conn[] = [];
+  readonly #heap = new TimeHeap<Conn>();
+  readonly #interval: number;
+  readonly #prefix: Uint8Array;
+  readonly #value: Uint8Array;
+  readonly #ev = new Uint32Array(4);
+  readonly #events = new Uint32Array(MAX_EVENTS * EV_WORDS);
+  readonly #ts = new Uint32Array(4);
+  readonly #clockTs = new Uint32Array(4);
+  readonly #clockBytes = new Uint8Array(this.#clockTs.buffer);
+  #clockBaseS = 0;
+  #rx!: StampedReceiver;
+  #ep = -1;
+  /** An epoll set with no socket: sleeping on it, replies do not wake the loop. */
+  #sleepEp = -1;
+  #realBaseS = 0;
+  #realT0 = 0;
+  /** When the replies being fed arrived (ms since the start). */
+  #replyAt = 0;
+  #t0 = 0;
+  #now = 0;
+  #sending = false;
+  #interrupted = false;
+  #budget: number;
+  #outstanding = 0;
+  #out: ShardOutcome = emptyOutcome();
+  readonly #send: SizedIo;
+  /** size_t lengths as BigInts made once: V8's fast FFI path takes a 64-bit argument only as a
+   * BigInt (a number deoptimizes the loop, "not a BigInt", over and over), and making one per
+   * call would allocate. */
+  readonly #sizes: bigint[] = [];
+
+  /**
+   * Opens the shard's connections (blocking; AUTH included).
+   *
+   * @param o The shard.
+   * @param stop The shared stop flag (0 run, 1 end the window, 2 end the run now).
+   */
+  constructor(o: ShardOptions, stop: Int32Array) {
+    this.#o = o;
+    this.#stop = stop;
+    this.#interval = connectionIntervalMs(o.requestedOpsPerSec, o.connections);
+    this.#prefix = new TextEncoder().encode(o.keyPrefix);
+    this.#value = new Uint8Array(o.valueSize).fill(120);
+    this.#budget = o.maxRequests;
+    this.#lib = openLibc();
+    this.#send = this.#lib.symbols.send;
+    try {
+      const C = this.#lib.symbols;
+      C.prctl(K.PR_SET_TIMERSLACK, 1n, 0n, 0n, 0n);
+      this.#ep = C.epoll_create1(0o2000000 /* EPOLL_CLOEXEC */);
+      this.#sleepEp = C.epoll_create1(0o2000000);
+      this.#rx = new StampedReceiver(this.#lib, 64 * 1024);
+      const onReply = (c: Conn, error: boolean) => this.#reply(c, error);
+      const most = Math.max(
+        0,
+        o.pipeline * (64 + o.keyPrefix.length * 3 + o.valueSize),
+      );
+      for (let n = 0; n <= most; n++) this.#sizes.push(BigInt(n));
+      for (const index of o.indices) {
+        const fd = connectFd(this.#lib, o, o.connectTimeoutMs);
+        const c = new Conn(fd, this.#conns.length, index, o, onReply);
+        this.#conns.push(c);
+        this.#rx.enable(fd);
+        this.#watch(c, K.EPOLL_CTL_ADD, K.EPOLLIN);
+      }
+    } catch (e) {
+      this.close();
+      throw e;
+    }
+  }
+
+  #watch(c: Conn, op: number, events: number): void {
+    const ev = this.#ev;
+    ev[0] = events;
+    ev[EV_DATA] = c.slot;
+    this.#lib.symbols.epoll_ctl(this.#ep, op, c.fd, new Uint8Array(ev.buffer));
+  }
+
+  /** Milliseconds since the start of the run (CLOCK_MONOTONIC by FFI: cheaper than
+   * `performance.now()`, about 0.1 µs against 0.25). */
+  #clock(): number {
+    this.#lib.symbols.clock_gettime(K.CLOCK_MONOTONIC, this.#clockBytes);
+    const ts = this.#clockTs;
+    return (this.#now = (ts[0] - this.#clockBaseS) * 1e3 + ts[2] / 1e6 - this.#t0);
+  }
+
+  /** Sets the clock's origin to `startAtEpochMs` (wall clock). */
+  #setOrigin(startAtEpochMs: number): void {
+    this.#t0 = 0;
+    this.#clockBaseS = 0;
+    this.#lib.symbols.clock_gettime(K.CLOCK_MONOTONIC, this.#clockBytes);
+    this.#clockBaseS = this.#clockTs[0]; // (seconds only: the low word is enough for a run)
+    const mono = this.#clock();
+    const epoch = performance.timeOrigin + performance.now();
+    this.#t0 = mono + (startAtEpochMs - epoch);
+    // the kernel stamps replies on CLOCK_REALTIME: the same instant, in run milliseconds
+    const run = this.#clock();
+    this.#lib.symbols.clock_gettime(K.CLOCK_REALTIME, this.#clockBytes);
+    this.#realBaseS = this.#clockTs[0];
+    this.#realT0 = this.#clockTs[2] / 1e6 - run;
+  }
+
+  /** Whether a connection with every pipeline slot busy has a send due by `until`: then its
+   * reply must wake the loop (the send waits for it). */
+  #blockedBy(until: number): boolean {
+    const o = this.#o;
+    for (const c of this.#conns) {
+      if (!c.closed && c.outstanding >= o.pipeline && c.next <= until && c.next < o.durationMs) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Runs the schedule from `startAtEpochMs` (wall clock, shared by all shards) for the
+   * duration, waits up to `drainMs` for outstanding replies, closes the connections. Blocks
+   * the calling thread throughout.
+   */
+  run(startAtEpochMs: number): ShardOutcome {
+    const o = this.#o;
+    this.#setOrigin(startAtEpochMs);
+    if (Atomics.load(this.#stop, 0) !== 0) {
+      // interrupted before the start: nothing sent, nothing owed
+      this.close();
+      return this.#out;
+    }
+    const waited0 = runQueueWaitS();
+    for (const c of this.#conns) {
+      c.next = firstSendMs(c.index, o.connections, this.#interval, o.arrival, c.random);
+      if (c.next < o.durationMs) this.#heap.push(c);
+    }
+    this.#sending = true;
+    let drainEnd = Infinity;
+    const heap = this.#heap;
+    const C = this.#lib.symbols;
+    const ts = this.#ts;
+    const tsBytes = new Uint8Array(ts.buffer);
+    const evBytes = new Uint8Array(this.#events.buffer);
+    let now = this.#clock();
+    for (;;) {
+      const flag = Atomics.load(this.#stop, 0);
+      if (flag === 2) break;
+      if (this.#sending && (flag === 1 || now >= o.durationMs)) {
+        this.#interrupted = flag === 1;
+        this.#endWindow();
+        drainEnd = now + o.drainMs;
+      }
+      if (!this.#sending && (this.#outstanding === 0 || now >= drainEnd)) break;
+      if (this.#sending) {
+        while (heap.size > 0 && heap.peek()!.next <= now) this.#sendDue(heap.pop()!, now);
+      }
+      // sleep until the next due send (or the window's end, or the drain's), then read
+      const q = o.quantumMs;
+      const due = heap.peek()?.next ?? Infinity;
+      const until = this.#sending
+        ? Math.min(q > 0 ? Math.ceil(due / q) * q : due, o.durationMs)
+        : drainEnd;
+      const waitMs = Math.min(MAX_SLEEP_MS, Math.max(0, until - this.#clock()));
+      const ns = Math.round(waitMs * 1e6);
+      ts[0] = Math.floor(ns / 1e9);
+      ts[2] = ns % 1e9;
+      // While sending, replies need not wake the loop: the kernel stamps them and the next
+      // due send's wake-up reads them (one wake-up per send, not two), unless a send waits for
+      // one. Draining, replies wake it.
+      let k: number;
+      if (ns > 0 && this.#sending && !this.#blockedBy(until)) {
+        C.epoll_pwait2(this.#sleepEp, evBytes, 1, tsBytes, null);
+        ts[0] = ts[2] = 0;
+        k = C.epoll_pwait2(this.#ep, evBytes, MAX_EVENTS, tsBytes, null);
+      } else k = C.epoll_pwait2(this.#ep, evBytes, MAX_EVENTS, tsBytes, null);
+      now = this.#clock();
+      for (let e = 0; e < k; e++) {
+        const events = this.#events[e * EV_WORDS];
+        const c = this.#conns[this.#events[e * EV_WORDS + EV_DATA]];
+        if (c.closed) continue;
+        if (events & K.EPOLLOUT) this.#flush(c);
+        if (events & (K.EPOLLIN | K.EPOLLERR | K.EPOLLHUP)) this.#read(c);
+      }
+    }
+    this.#out.unanswered = this.#outstanding;
+    const waited = runQueueWaitS();
+    if (waited !== null && waited0 !== null) this.#out.runQueueS = waited - waited0;
+    this.close();
+    return this.#out;
+  }
+
+  /** Encodes and sends what is due on `c` (up to its free pipeline slots), then re-queues it. */
+  #sendDue(c: Conn, t: number): void {
+    const o = this.#o;
+    const out = this.#out;
+    const buf = c.out;
+    let len = 0;
+    t = this.#clock(); // the send's own time (due was decided on the wake-up's)
+    while (
+      !c.closed && c.outstanding < o.pipeline && c.next <= t && c.next < o.durationMs &&
+      this.#budget > 0
+    ) {
+      const key = Math.floor(c.random() * o.keys);
+      const set = o.mix.set > 0 && (c.n + c.index) % (o.mix.set + o.mix.get) < o.mix.set;
+      len = encodeKeyCommandInto(buf, len, this.#prefix, key, set ? this.#value : null);
+      c.n++;
+      const slot = (c.head + c.outstanding) % o.pipeline;
+      const measured = c.next >= o.warmupMs;
+      c.intended[slot] = c.next;
+      c.sentAt[slot] = t;
+      c.flags[slot] = (set ? 1 : 0) | (measured ? 2 : 0);
+      if (measured) {
+        // the delay from the intended time, split: waiting for the connection, then the timer
+        const free = Math.min(Math.max(c.next, c.readyAt), t);
+        recordMs(out.queue, free - c.next);
+        recordMs(out.lateness, t - free);
+        recordMs(out.delay, t - c.next);
+        out.sent++;
+        if (set) out.sets.sent++;
+      }
+      c.outstanding++;
+      this.#outstanding++;
+      this.#budget--;
+      countSent(out.series, t);
+      c.next = nextSendMs(c.next, this.#interval, o.arrival, c.random);
+    }
+    if (len > 0) this.#write(c, buf, len);
+    if (!c.closed && c.outstanding < o.pipeline && c.next < o.durationMs && this.#budget > 0) {
+      this.#heap.push(c);
+    }
+  }
+
+  /** One nonblocking `send`; what the socket does not take waits for EPOLLOUT. */
+  #write(c: Conn, buf: Uint8Array, len: number): void {
+    if (c.pending !== null) {
+      const all = new Uint8Array(c.pending.length + len);
+      all.set(c.pending);
+      all.set(buf.subarray(0, len), c.pending.length);
+      c.pending = all;
+      return;
+    }
+    const n = this.#send(
+      c.fd,
+      buf,
+      this.#sizes[len] ?? BigInt(len),
+      K.MSG_NOSIGNAL | K.MSG_DONTWAIT,
+    );
+    if (n === len) return;
+    if (n < 0) {
+      const e = errno(this.#lib);
+      if (e !== K.EAGAIN && e !== K.EINTR) return this.#lost(c, osError("send", e));
+    }
+    c.pending = buf.slice(Math.max(0, n), len);
+    this.#watch(c, K.EPOLL_CTL_MOD, K.EPOLLIN | K.EPOLLOUT);
+  }
+
+  #flush(c: Conn): void {
+    const p = c.pending;
+    if (p === null) return;
+    c.pending = null;
+    this.#write(c, p, p.length);
+    if (c.pending === null && !c.closed) this.#watch(c, K.EPOLL_CTL_MOD, K.EPOLLIN);
+  }
+
+  /** Reads what `c` has (one `recvmsg`, more only when the buffer filled) and feeds its
+   * replies, timed when they arrived (the kernel's stamp; the clock where there is none). */
+  #read(c: Conn): void {
+    const rx = this.#rx;
+    const buf = rx.buf;
+    for (;;) {
+      const n = rx.recv(c.fd);
+      if (n > 0) {
+        const stamp = rx.stampMs(this.#realBaseS) - this.#realT0;
+        this.#replyAt = stamp === stamp ? Math.min(stamp, this.#now) : this.#now;
+        try {
+          c.reader.feed(buf, n);
+        } catch (e) {
+          return this.#lost(c, e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+        }
+        if (n < buf.length || c.closed) return;
+      } else if (n === 0) {
+        return this.#lost(c, "ConnectionReset: server closed the connection");
+      } else {
+        const e = errno(this.#lib);
+        if (e !== K.EAGAIN && e !== K.EINTR) this.#lost(c, osError("recv", e));
+        return;
+      }
+    }
+  }
+
+  #reply(c: Conn, error: boolean): void {
+    if (c.outstanding === 0) return; // a reply nobody asked for: ignore
+    const o = this.#o;
+    const t = this.#replyAt;
+    const slot = c.head;
+    c.head = (c.head + 1) % o.pipeline;
+    c.outstanding--;
+    this.#outstanding--;
+    c.readyAt = t;
+    const out = this.#out;
+    const flags = c.flags[slot];
+    if (error) {
+      countReply(out.series, t, undefined);
+      this.#sample(c.reader.lastError);
+      if (flags & 2) {
+        out.errors++;
+        if (flags & 1) out.sets.errors++;
+      }
+    } else {
+      const fromIntended = t - c.intended[slot];
+      countReply(out.series, t, fromIntended);
+      if (t >= o.warmupMs && t < o.durationMs) out.windowCompleted++;
+      if (flags & 2) {
+        out.completed++;
+        recordMs(out.fromIntended, fromIntended);
+        recordMs(out.fromSend, t - c.sentAt[slot]);
+        if (flags & 1) {
+          out.sets.completed++;
+          recordMs(out.sets.fromIntended, fromIntended);
+          recordMs(out.sets.fromSend, t - c.sentAt[slot]);
+        }
+      }
+    }
+    // the next request, when already due, leaves in this wake-up (a connection still in the
+    // heap keeps its key; the loop serves it)
+    if (this.#sending && !c.inHeap && c.next <= t) this.#sendDue(c, t);
+    else if (this.#sending && !c.inHeap) {
+      if (c.outstanding < o.pipeline && c.next < o.durationMs && this.#budget > 0) {
+        this.#heap.push(c);
+      }
+    }
+  }
+
+  /** A connection failed: its outstanding requests count as errors; it sends no more. */
+  #lost(c: Conn, text: string): void {
+    if (c.closed) return;
+    c.closed = true;
+    this.#out.disconnects++;
+    this.#sample(text);
+    const t = this.#now;
+    for (let i = 0; i < c.outstanding; i++) {
+      countReply(this.#out.series, t, undefined);
+      const flags = c.flags[(c.head + i) % this.#o.pipeline];
+      if (flags & 2) this.#out.errors++;
+      if ((flags & 3) === 3) this.#out.sets.errors++;
+    }
+    this.#outstanding -= c.outstanding;
+    c.outstanding = 0;
+    this.#lib.symbols.epoll_ctl(this.#ep, K.EPOLL_CTL_DEL, c.fd, new Uint8Array(16));
+    this.#lib.symbols.close(c.fd);
+  }
+
+  #sample(text: string): void {
+    const s = this.#out.errorSamples;
+    if (s.length < 5 && !s.includes(text)) s.push(text);
+  }
+
+  /** End of the sending window: count what was due but never sent (not when interrupted). */
+  #endWindow(): void {
+    this.#sending = false;
+    this.#heap.clear();
+    const o = this.#o;
+    for (const c of this.#interrupted ? [] : this.#conns) {
+      for (
+        let t = c.next;
+        t < o.durationMs && this.#budget > 0;
+        t = nextSendMs(t, this.#interval, o.arrival, c.random)
+      ) {
+        this.#out.unsent++;
+        this.#budget--;
+      }
+    }
+  }
+
+  /** Closes every connection, the epoll descriptor and libc (idempotent). */
+  close(): void {
+    const C = this.#lib?.symbols;
+    if (!C) return;
+    for (const c of this.#conns) {
+      if (!c.closed) C.close(c.fd);
+      c.closed = true;
+    }
+    if (this.#ep >= 0) C.close(this.#ep);
+    if (this.#sleepEp >= 0) C.close(this.#sleepEp);
+    this.#ep = this.#sleepEp = -1;
+  }
+}
