@@ -28,7 +28,11 @@ import {
 import { redactCommandLine, redactText } from "../../text/redact.ts";
 import { decodeText } from "../../text/decode.ts";
 import { type DatasetWriter, newRunId, type RunInput } from "../../store/writer.ts";
-import { readMemtierJsonFile, type StreamedJson, writeMemtierSeries } from "./_memtier_json.ts";
+import {
+  readMemtierJsonFile,
+  type StreamedJson,
+  writeMemtierSeries,
+} from "../memtier/json_file.ts";
 
 /** One file of a memtier run. */
 export interface MemtierMember {
@@ -183,7 +187,7 @@ export async function ingestMemtierGroup(
 
 /**
  * The run of a group, into `writer`: its JSON (the first) read in chunks and its series
- * written in parts as it is read again (see `_memtier_json.ts`), its other files read whole.
+ * written in parts as it is read again (see `../memtier/json_file.ts`), its other files read whole.
  */
 async function writeGroup(
   group: MemtierGroup,

@@ -12,7 +12,8 @@ import { ParseError } from "../../errors.ts";
 import * as collector from "../collector.ts";
 import type { CollectedRun, Measurement, StoredRun } from "../collector.ts";
 import { parseHdrFileName, parseHdrIntervalLog } from "./hdr.ts";
-import { parseMemtierJson } from "./json.ts";
+import type { MemtierJson } from "./json.ts";
+import { readMemtierJsonFile, writeMemtierSeries } from "./json_file.ts";
 import { type MemtierProgress, parseMemtierProgress } from "./progress.ts";
 import { parseMemtierReport } from "./report.ts";
 import { type MemtierHdrLog, type MemtierRows, memtierRows } from "./rows.ts";
@@ -245,13 +246,23 @@ async function measure(call: MemtierCall, o: MemtierRunOptions, w: RunWriter): P
   const secret = call.target.password ?? "";
   const text = (name: string) => readScrubbed(`${rawDir}/${name}`, secret);
   const stderr = parseMemtierProgress(text("stderr.txt") ?? "");
-  const json = tryParse(() => parseMemtierJson(text(JSON_FILE) ?? "", { file: JSON_FILE }));
+  // the JSON in chunks (a long run's per-second series is never held): redacted into a copy
+  // that replaces it, its series written in parts once the rows are known
+  const jsonPath = `${rawDir}/${JSON_FILE}`;
+  let json: MemtierJson | undefined;
+  if (exists(jsonPath)) {
+    const copy = `${jsonPath}.redacted`;
+    json = readMemtierJsonFile(jsonPath, { file: JSON_FILE, rawPath: copy, secret }).json ??
+      undefined;
+    Deno.renameSync(copy, jsonPath);
+  }
   const report = tryParse(() => parseMemtierReport(text("stdout.txt") ?? "", { file: "stdout" }));
   const hdr: MemtierHdrLog[] = hdrFiles.filter((n) => n.endsWith(".hgrm")).flatMap((file) => {
     const log = tryParse(() => parseHdrIntervalLog(text(file) ?? "", { file }));
     return log ? [{ file, name: parseHdrFileName(file)!, log }] : [];
   });
   const rows = memtierRows({ json, jsonFile: JSON_FILE, report, stderr, hdr }, w.runId);
+  if (json) await writeMemtierSeries(jsonPath, { file: JSON_FILE, rows, writer: w });
   return { before, after, result, rows, reason: describeEnd(result, rows, stderr.other) };
 }
 
@@ -284,6 +295,16 @@ function readScrubbed(path: string, secret: string): string | null {
   if (secret.length >= 6) clean = clean.split(secret).join(REDACTED);
   if (clean !== text) Deno.writeTextFileSync(path, clean);
   return clean;
+}
+
+/** Whether a file is there. */
+function exists(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return false;
+    throw e;
+  }
 }
 
 /** The parse, or undefined for text that is not the tool's (a cut or empty file). */

@@ -1,19 +1,19 @@
 /**
- * memtier_benchmark's `--json-out-file` read in chunks, so that its size does not set ingest's
- * memory: the bytes are decoded (UTF-8, or UTF-16 as `decodeText` tells), secrets redacted
+ * memtier_benchmark's `--json-out-file` read in chunks, so that its size does not set the
+ * memory of ingest or of a live run: the bytes are decoded (UTF-8, or UTF-16 as `decodeText` tells), secrets redacted
  * line by line, the redacted text written as the run's raw copy and parsed as it goes. The
  * per-second `Time-Serie` is never held: a first pass counts it, and once the run's rows are
- * known, a second pass over the raw copy writes its rows in Parquet parts. Private to `ingest/`.
+ * known, a second pass over the raw copy writes its rows in Parquet parts.
  *
  * @module
  */
 
 import { ParseError } from "../../errors.ts";
-import { type MemtierJson, MemtierJsonReader } from "../memtier/json.ts";
-import type { MemtierRows } from "../memtier/rows.ts";
+import { type MemtierJson, MemtierJsonReader } from "./json.ts";
+import type { MemtierRows } from "./rows.ts";
 import type { TimeSeriesRow } from "../../schema.ts";
 import { textEncoding } from "../../text/decode.ts";
-import { type RedactState, redactText } from "../../text/redact.ts";
+import { REDACTED, type RedactState, redactText } from "../../text/redact.ts";
 import type { RunWriter } from "../../store/writer.ts";
 import { collectEvery, releaseNativeMemory } from "../../system/memory.ts";
 
@@ -42,12 +42,14 @@ export interface StreamedJson {
  * A parse error stops the parsing, not the copy.
  *
  * @param path The file.
- * @param to `file`, its name in messages; `rawPath`, where its redacted copy goes.
+ * @param to `file`, its name in messages; `rawPath`, where its redacted copy goes (not `path`);
+ * `secret`, a password to replace wherever it appears (6 characters or more: shorter ones cannot
+ * be told apart from ordinary output).
  * @returns The parsed file (or the error) and whether anything was redacted.
  */
 export function readMemtierJsonFile(
   path: string,
-  { file, rawPath }: { file: string; rawPath: string },
+  { file, rawPath, secret = "" }: { file: string; rawPath: string; secret?: string },
 ): StreamedJson {
   const state: RedactState = { secretNext: false };
   const reader = new MemtierJsonReader({ file, onSecond: () => {} });
@@ -65,7 +67,8 @@ export function readMemtierJsonFile(
   };
   try {
     for (const text of textChunks(path)) {
-      const red = redactText(text, state);
+      let red = redactText(text, state);
+      if (secret.length >= 6) red = red.split(secret).join(REDACTED);
       if (red !== text) redacted = true;
       writeAll(out, encoder.encode(red));
       if (error === null) parse(() => reader.push(red));
