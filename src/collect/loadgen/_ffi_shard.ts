@@ -3,20 +3,24 @@
  * over libc (`_libc.ts`) instead of Deno's TCP ops and a timer thread. Same contract as
  * `_shard.ts` (`ShardOptions` in, `ShardOutcome` out, the same counts and histograms).
  *
- * One loop per Worker: send everything due, sleep in `epoll_pwait2` until the next due send or
- * a reply (nanosecond timeout, timer slack 1 ns), read each ready connection with one `recv`,
- * and send at once what a reply made due. One clock read per wake-up: replies and the sends of
- * that wake-up share it. Requests are encoded into one fixed buffer per connection (all its due
- * requests in one `send`), so the hot path allocates nothing but the per-second series' new
- * seconds. The loop sleeps at most {@link MAX_SLEEP_MS} at a time and checks the shared stop
- * flag each wake-up: 1 ends the sending window (Ctrl-C), 2 ends the run now (a deadline).
+ * One loop per Worker: send everything due, sleep in `epoll_pwait2` (ns timeout, 1 ns slack)
+ * until the next due send or a reply, read each ready connection with one `recv`, send what a
+ * reply made due. One clock read per wake-up; one fixed buffer per connection (one `send`), so
+ * nothing is allocated but the series' new seconds. Sleeps are at most {@link MAX_SLEEP_MS};
+ * each wake-up checks the stop flag: 1 ends the sending window (Ctrl-C), 2 the run (deadline).
  *
  * @module
  */
 
 import { recordMs } from "./histogram.ts";
 import { encodeKeyCommandInto, RespReplyReader } from "./resp.ts";
-import { connectionIntervalMs, firstSendMs, nextSendMs, seededRandom } from "./schedule.ts";
+import {
+  connectionIntervalMs,
+  firstSendMs,
+  nextSendMs,
+  seededRandom,
+  unsentBefore,
+} from "./schedule.ts";
 import { countReply, countSent } from "./series.ts";
 import { TimeHeap } from "./heap.ts";
 import { emptyOutcome, type ShardOptions, type ShardOutcome } from "./_outcome.ts";
@@ -30,9 +34,7 @@ export const MAX_SLEEP_MS = 20;
 const EV_WORDS = Deno.build.arch === "x86_64" ? 3 : 4;
 const EV_DATA = Deno.build.arch === "x86_64" ? 1 : 2;
 const MAX_EVENTS = 256;
-
-/** `send`. */
-type SizedIo = (fd: number, buf: Uint8Array, len: bigint, flags: number) => number;
+type SizedIo = (fd: number, buf: Uint8Array, len: bigint, flags: number) => number; // send()
 
 class Conn {
   next = 0;
@@ -432,16 +434,14 @@ export class FfiShard {
     this.#sending = false;
     this.#heap.clear();
     const o = this.#o;
-    for (const c of this.#interrupted ? [] : this.#conns) {
-      for (
-        let t = c.next;
-        t < o.durationMs && this.#budget > 0;
-        t = nextSendMs(t, this.#interval, o.arrival, c.random)
-      ) {
-        this.#out.unsent++;
-        this.#budget--;
-      }
-    }
+    // interrupted: what was not yet due is not owed (no unsent counted)
+    const unsent = unsentBefore(
+      this.#interrupted ? [] : this.#conns,
+      { endMs: o.durationMs, intervalMs: this.#interval, arrival: o.arrival },
+      this.#budget,
+    );
+    this.#out.unsent += unsent;
+    this.#budget -= unsent;
   }
 
   /** Closes every connection, the epoll descriptor and libc (idempotent). */

@@ -14,7 +14,13 @@
 import { setImmediate } from "node:timers";
 import { recordMs } from "./histogram.ts";
 import { encodeGet, encodeSet, type RespReplyKind, RespReplyReader } from "./resp.ts";
-import { connectionIntervalMs, firstSendMs, nextSendMs, seededRandom } from "./schedule.ts";
+import {
+  connectionIntervalMs,
+  firstSendMs,
+  nextSendMs,
+  seededRandom,
+  unsentBefore,
+} from "./schedule.ts";
 import { countReply, countSent } from "./series.ts";
 import { TimeHeap } from "./heap.ts";
 import { connectResp } from "./wire.ts";
@@ -343,16 +349,13 @@ export class Shard {
     this.#heap.clear();
     const o = this.#o;
     // interrupted: what was not yet due is not owed (no unsent counted)
-    for (const c of this.#interrupted ? [] : this.#conns) {
-      for (
-        let t = c.next;
-        t < o.durationMs && this.#budget > 0;
-        t = nextSendMs(t, this.#interval, o.arrival, c.random)
-      ) {
-        this.#out.unsent++;
-        this.#budget--;
-      }
-    }
+    const unsent = unsentBefore(
+      this.#interrupted ? [] : this.#conns,
+      { endMs: o.durationMs, intervalMs: this.#interval, arrival: o.arrival },
+      this.#budget,
+    );
+    this.#out.unsent += unsent;
+    this.#budget -= unsent;
     if (this.#outstanding === 0) this.#finish();
     else this.#drainTimer = setTimeout(() => this.#finish(), o.drainMs);
   }

@@ -110,6 +110,43 @@ export function nextSendMs(
 }
 
 /**
+ * Requests that fell due before the end of the sending window but were never sent: from each
+ * connection's next intended time up to `endMs`, at most `budget` in all (a run's request cap).
+ *
+ * @param conns Each connection's next intended time (ms) and its random source.
+ * @param o The window's end (ms), the connections' interval (ms) and arrival mode.
+ * @param budget Most requests left to count.
+ * @returns How many.
+ *
+ * @example
+ * ```ts
+ * import { unsentBefore } from "./schedule.ts";
+ * import assert from "node:assert/strict";
+ * const conns = [{ next: 0, random: Math.random }, { next: 5, random: Math.random }];
+ * const o = { endMs: 20, intervalMs: 10, arrival: "uniform" as const };
+ * assert.equal(unsentBefore(conns, o, 100), 4); // 0, 10 and 5, 15
+ * assert.equal(unsentBefore(conns, o, 3), 3);
+ * ```
+ */
+export function unsentBefore(
+  conns: Iterable<{ next: number; random: () => number }>,
+  o: { endMs: number; intervalMs: number; arrival: ArrivalMode },
+  budget: number,
+): number {
+  let n = 0;
+  for (const c of conns) {
+    for (
+      let t = c.next;
+      t < o.endMs && n < budget;
+      t = nextSendMs(t, o.intervalMs, o.arrival, c.random)
+    ) {
+      n++;
+    }
+  }
+  return n;
+}
+
+/**
  * All intended send times of one connection in `[0, durationMs)`: the whole schedule, for
  * tests and plots (the generator computes them one at a time).
  *
