@@ -12,7 +12,6 @@
  * @module
  */
 
-import { recordMs } from "./histogram.ts";
 import { encodeKeyCommandInto, RespReplyReader } from "./resp.ts";
 import {
   connectionIntervalMs,
@@ -21,9 +20,16 @@ import {
   seededRandom,
   unsentBefore,
 } from "./schedule.ts";
-import { countReply, countSent } from "./series.ts";
 import { TimeHeap } from "./heap.ts";
-import { emptyOutcome, type ShardOptions, type ShardOutcome } from "./_outcome.ts";
+import {
+  bookLost,
+  bookReply,
+  bookSend,
+  emptyOutcome,
+  sampleError,
+  type ShardOptions,
+  type ShardOutcome,
+} from "./_outcome.ts";
 import { runQueueWaitS } from "./_run_queue.ts";
 import { connectFd, errno, K, type Libc, openLibc, osError, StampedReceiver } from "./_libc.ts";
 
@@ -278,24 +284,9 @@ export class FfiShard {
       const set = o.mix.set > 0 && (c.n + c.index) % (o.mix.set + o.mix.get) < o.mix.set;
       len = encodeKeyCommandInto(buf, len, this.#prefix, key, set ? this.#value : null);
       c.n++;
-      const slot = (c.head + c.outstanding) % o.pipeline;
-      const measured = c.next >= o.warmupMs;
-      c.intended[slot] = c.next;
-      c.sentAt[slot] = t;
-      c.flags[slot] = (set ? 1 : 0) | (measured ? 2 : 0);
-      if (measured) {
-        // the delay from the intended time, split: waiting for the connection, then the timer
-        const free = Math.min(Math.max(c.next, c.readyAt), t);
-        recordMs(out.queue, free - c.next);
-        recordMs(out.lateness, t - free);
-        recordMs(out.delay, t - c.next);
-        out.sent++;
-        if (set) out.sets.sent++;
-      }
-      c.outstanding++;
+      bookSend(out, c, o.pipeline, c.next, t, set, o.warmupMs);
       this.#outstanding++;
       this.#budget--;
-      countSent(out.series, t);
       c.next = nextSendMs(c.next, this.#interval, o.arrival, c.random);
     }
     if (len > 0) this.#write(c, buf, len);
@@ -366,35 +357,9 @@ export class FfiShard {
     if (c.outstanding === 0) return; // a reply nobody asked for: ignore
     const o = this.#o;
     const t = this.#replyAt;
-    const slot = c.head;
-    c.head = (c.head + 1) % o.pipeline;
-    c.outstanding--;
     this.#outstanding--;
-    c.readyAt = t;
-    const out = this.#out;
-    const flags = c.flags[slot];
-    if (error) {
-      countReply(out.series, t, undefined);
-      this.#sample(c.reader.lastError);
-      if (flags & 2) {
-        out.errors++;
-        if (flags & 1) out.sets.errors++;
-      }
-    } else {
-      const fromIntended = t - c.intended[slot];
-      countReply(out.series, t, fromIntended);
-      if (t >= o.warmupMs && t < o.durationMs) out.windowCompleted++;
-      if (flags & 2) {
-        out.completed++;
-        recordMs(out.fromIntended, fromIntended);
-        recordMs(out.fromSend, t - c.sentAt[slot]);
-        if (flags & 1) {
-          out.sets.completed++;
-          recordMs(out.sets.fromIntended, fromIntended);
-          recordMs(out.sets.fromSend, t - c.sentAt[slot]);
-        }
-      }
-    }
+    if (error) sampleError(this.#out, c.reader.lastError);
+    bookReply(this.#out, c, o.pipeline, t, error, o);
     // the next request, when already due, leaves in this wake-up (a connection still in the
     // heap keeps its key; the loop serves it)
     if (this.#sending && !c.inHeap && c.next <= t) this.#sendDue(c, t);
@@ -409,24 +374,10 @@ export class FfiShard {
   #lost(c: Conn, text: string): void {
     if (c.closed) return;
     c.closed = true;
-    this.#out.disconnects++;
-    this.#sample(text);
-    const t = this.#now;
-    for (let i = 0; i < c.outstanding; i++) {
-      countReply(this.#out.series, t, undefined);
-      const flags = c.flags[(c.head + i) % this.#o.pipeline];
-      if (flags & 2) this.#out.errors++;
-      if ((flags & 3) === 3) this.#out.sets.errors++;
-    }
-    this.#outstanding -= c.outstanding;
-    c.outstanding = 0;
+    sampleError(this.#out, text);
+    this.#outstanding -= bookLost(this.#out, c, this.#o.pipeline, this.#now);
     this.#lib.symbols.epoll_ctl(this.#ep, K.EPOLL_CTL_DEL, c.fd, new Uint8Array(16));
     this.#lib.symbols.close(c.fd);
-  }
-
-  #sample(text: string): void {
-    const s = this.#out.errorSamples;
-    if (s.length < 5 && !s.includes(text)) s.push(text);
   }
 
   /** End of the sending window: count what was due but never sent (not when interrupted). */

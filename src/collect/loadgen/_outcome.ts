@@ -7,8 +7,14 @@
  * @module
  */
 
-import { decodeHistogram, encodeHistogram, type Histogram, latencyHistogram } from "./histogram.ts";
-import { emptySecondCounts, type SecondCounts } from "./series.ts";
+import {
+  decodeHistogram,
+  encodeHistogram,
+  type Histogram,
+  latencyHistogram,
+  recordMs,
+} from "./histogram.ts";
+import { countReply, countSent, emptySecondCounts, type SecondCounts } from "./series.ts";
 import type { ArrivalMode, RatioMix } from "./schedule.ts";
 import type { Endpoint } from "./wire.ts";
 
@@ -187,4 +193,114 @@ export function decodeOutcome(e: EncodedOutcome): ShardOutcome {
       fromSend: decodeHistogram(e.sets.fromSend),
     },
   };
+}
+
+/**
+ * What both engines keep per connection for its pipeline slots (a ring: `head` is the oldest
+ * request in flight, `outstanding` how many).
+ */
+export interface SlotRing {
+  readonly intended: Float64Array;
+  readonly sentAt: Float64Array;
+  /** Per slot: 1 for a SET, and 2 added when the request is measured (not warm-up). */
+  readonly flags: Uint8Array;
+  head: number;
+  outstanding: number;
+  /** When the connection last became free (its last reply), ms. */
+  readyAt: number;
+}
+
+/**
+ * Books a request leaving at `now` into the connection's next slot: its intended time, and when
+ * it is measured, its delay from the intended time, split into the wait for the connection
+ * (`queue`) and the timer's lateness. Returns the slot.
+ */
+// positional: the per-request hot path of both engines (no object per call)
+export function bookSend(
+  out: ShardOutcome,
+  c: SlotRing,
+  depth: number,
+  intended: number,
+  now: number,
+  set: boolean,
+  warmupMs: number,
+): number {
+  const slot = (c.head + c.outstanding) % depth;
+  const measured = intended >= warmupMs;
+  c.intended[slot] = intended;
+  c.sentAt[slot] = now;
+  c.flags[slot] = (set ? 1 : 0) | (measured ? 2 : 0);
+  if (measured) {
+    // the delay from the intended time, split: waiting for the connection, then the timer
+    const free = Math.min(Math.max(intended, c.readyAt), now);
+    recordMs(out.queue, free - intended);
+    recordMs(out.lateness, now - free);
+    recordMs(out.delay, now - intended);
+    out.sent++;
+    if (set) out.sets.sent++;
+  }
+  c.outstanding++;
+  countSent(out.series, now);
+  return slot;
+}
+
+/**
+ * Books the reply to the connection's oldest request, at `t`: an error, or a completion with
+ * its latency from the intended and from the actual send (measured requests only).
+ */
+// positional: the per-reply hot path of both engines (no object per call)
+export function bookReply(
+  out: ShardOutcome,
+  c: SlotRing,
+  depth: number,
+  t: number,
+  error: boolean,
+  window: { warmupMs: number; durationMs: number },
+): void {
+  const slot = c.head;
+  c.head = (c.head + 1) % depth;
+  c.outstanding--;
+  c.readyAt = t;
+  const flags = c.flags[slot];
+  if (error) {
+    countReply(out.series, t, undefined);
+    if (flags & 2) {
+      out.errors++;
+      if (flags & 1) out.sets.errors++;
+    }
+    return;
+  }
+  const fromIntended = t - c.intended[slot];
+  countReply(out.series, t, fromIntended);
+  if (t >= window.warmupMs && t < window.durationMs) out.windowCompleted++;
+  if (flags & 2) {
+    out.completed++;
+    recordMs(out.fromIntended, fromIntended);
+    recordMs(out.fromSend, t - c.sentAt[slot]);
+    if (flags & 1) {
+      out.sets.completed++;
+      recordMs(out.sets.fromIntended, fromIntended);
+      recordMs(out.sets.fromSend, t - c.sentAt[slot]);
+    }
+  }
+}
+
+/** Books a lost connection's requests in flight as errors, at `t`; returns how many. */
+export function bookLost(out: ShardOutcome, c: SlotRing, depth: number, t: number): number {
+  const n = c.outstanding;
+  out.disconnects++;
+  for (let i = 0; i < n; i++) {
+    countReply(out.series, t, undefined);
+    const flags = c.flags[(c.head + i) % depth];
+    if (flags & 2) out.errors++;
+    if ((flags & 3) === 3) out.sets.errors++;
+  }
+  c.outstanding = 0;
+  return n;
+}
+
+/** Keeps up to 5 distinct error texts. */
+export function sampleError(out: ShardOutcome, text: string): void {
+  const s = out.errorSamples;
+  if (s.length < 5 && !s.includes(text)) s.push(text);
 }

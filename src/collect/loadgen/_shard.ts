@@ -12,7 +12,6 @@
  */
 
 import { setImmediate } from "node:timers";
-import { recordMs } from "./histogram.ts";
 import { encodeGet, encodeSet, type RespReplyKind, RespReplyReader } from "./resp.ts";
 import {
   connectionIntervalMs,
@@ -21,11 +20,18 @@ import {
   seededRandom,
   unsentBefore,
 } from "./schedule.ts";
-import { countReply, countSent } from "./series.ts";
 import { TimeHeap } from "./heap.ts";
 import { connectResp } from "./wire.ts";
 import { Waker } from "./waker.ts";
-import { emptyOutcome, type ShardOptions, type ShardOutcome } from "./_outcome.ts";
+import {
+  bookLost,
+  bookReply,
+  bookSend,
+  emptyOutcome,
+  sampleError,
+  type ShardOptions,
+  type ShardOutcome,
+} from "./_outcome.ts";
 import { runQueueWaitS } from "./_run_queue.ts";
 
 export type { OpenLoopCounts, SetCounts, ShardOptions, ShardOutcome } from "./_outcome.ts";
@@ -203,25 +209,9 @@ export class Shard {
       const set = o.mix.set > 0 && (c.n + c.index) % (o.mix.set + o.mix.get) < o.mix.set;
       const bytes = set ? encodeSet(key, this.#value) : encodeGet(key);
       c.n++;
-      const slot = (c.head + c.outstanding) % o.pipeline;
-      const now = this.#now();
-      const measured = c.next >= o.warmupMs;
-      c.intended[slot] = c.next;
-      c.sentAt[slot] = now;
-      c.flags[slot] = (set ? 1 : 0) | (measured ? 2 : 0);
-      if (measured) {
-        // the delay from the intended time, split: waiting for the connection, then the timer
-        const free = Math.min(Math.max(c.next, c.readyAt), now);
-        recordMs(this.#out.queue, free - c.next);
-        recordMs(this.#out.lateness, now - free);
-        recordMs(this.#out.delay, now - c.next);
-        this.#out.sent++;
-        if (set) this.#out.sets.sent++;
-      }
-      c.outstanding++;
+      bookSend(this.#out, c, o.pipeline, c.next, this.#now(), set, o.warmupMs);
       this.#outstanding++;
       this.#budget--;
-      countSent(this.#out.series, now);
       this.#write(c, bytes);
       c.next = nextSendMs(c.next, this.#interval, o.arrival, c.random);
     }
@@ -280,34 +270,9 @@ export class Shard {
   #reply(c: Conn, kind: RespReplyKind): void {
     if (c.outstanding === 0) return; // a reply nobody asked for: ignore
     const t = this.#replyAt;
-    const slot = c.head;
-    c.head = (c.head + 1) % this.#o.pipeline;
-    c.outstanding--;
     this.#outstanding--;
-    c.readyAt = t;
-    const out = this.#out;
-    const flags = c.flags[slot];
-    if (kind === "error") {
-      countReply(out.series, t, undefined);
-      this.#sample(c.reader.lastError);
-      if (flags & 2) {
-        out.errors++;
-        if (flags & 1) out.sets.errors++;
-      }
-    } else {
-      countReply(out.series, t, t - c.intended[slot]);
-      if (t >= this.#o.warmupMs && t < this.#o.durationMs) out.windowCompleted++;
-      if (flags & 2) {
-        out.completed++;
-        recordMs(out.fromIntended, t - c.intended[slot]);
-        recordMs(out.fromSend, t - c.sentAt[slot]);
-        if (flags & 1) {
-          out.sets.completed++;
-          recordMs(out.sets.fromIntended, t - c.intended[slot]);
-          recordMs(out.sets.fromSend, t - c.sentAt[slot]);
-        }
-      }
-    }
+    if (kind === "error") sampleError(this.#out, c.reader.lastError);
+    bookReply(this.#out, c, this.#o.pipeline, t, kind === "error", this.#o);
     if (this.#sending) {
       // (a connection still in the heap keeps its key; the pump serves it)
       if (!c.inHeap) c.next <= t ? this.#sendDue(c, t) : this.#requeue(c);
@@ -319,26 +284,12 @@ export class Shard {
   #lost(c: Conn, e: unknown): void {
     if (c.closed || this.#finished) return;
     c.closed = true;
-    this.#out.disconnects++;
-    this.#sample(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
-    const t = this.#now();
-    for (let i = 0; i < c.outstanding; i++) {
-      countReply(this.#out.series, t, undefined);
-      const flags = c.flags[(c.head + i) % this.#o.pipeline];
-      if (flags & 2) this.#out.errors++;
-      if ((flags & 3) === 3) this.#out.sets.errors++;
-    }
-    this.#outstanding -= c.outstanding;
-    c.outstanding = 0;
+    sampleError(this.#out, e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+    this.#outstanding -= bookLost(this.#out, c, this.#o.pipeline, this.#now());
     try {
       c.sock.close();
     } catch { /* already closed */ }
     if (!this.#sending && this.#outstanding === 0) this.#finish();
-  }
-
-  #sample(text: string): void {
-    const s = this.#out.errorSamples;
-    if (s.length < 5 && !s.includes(text)) s.push(text);
   }
 
   /** End of the sending window: count what was due but never sent, then drain. */
