@@ -8,30 +8,7 @@
 import assert from "node:assert/strict";
 import { withServers } from "../_support/servers.ts";
 import { kvlab } from "./_cli.ts";
-
-/** Whether this process may mount a tmpfs (root on Linux). */
-function canMount(): boolean {
-  const can = Deno.build.os === "linux" && Deno.uid() === 0;
-  if (!can) {
-    const why = "the full-disk test mounts a small tmpfs, which needs root on Linux";
-    if (Deno.env.get("CI") === "true") throw new Error(why);
-    // deno-lint-ignore no-console
-    console.log(`skipped: ${why}`);
-  }
-  return can;
-}
-
-/** Fills the tmpfs at `mnt`, then gives back `freeKiB` KiB. */
-function fill(mnt: string, freeKiB: number): void {
-  for (const e of Deno.readDirSync(mnt)) Deno.removeSync(`${mnt}/${e.name}`, { recursive: true });
-  const f = Deno.openSync(`${mnt}/fill`, { write: true, create: true });
-  let size = 0;
-  try {
-    for (;;) size += f.writeSync(new Uint8Array(4096));
-  } catch { /* full */ }
-  f.truncateSync(Math.max(0, size - freeKiB * 1024));
-  f.close();
-}
+import { canMount, fill, mountTmpfs, umount } from "../_support/tmpfs.ts";
 
 Deno.test({
   name: "hostile: a full disk during a live step says so once, naming the dataset's path",
@@ -40,11 +17,7 @@ Deno.test({
     await withServers([{}], async ([server]) => {
       const dir = Deno.makeTempDirSync({ prefix: "kvlab-hostile-full-" });
       const mnt = `${dir}/mnt`;
-      Deno.mkdirSync(mnt);
-      const mount = new Deno.Command("mount", {
-        args: ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt],
-      }).outputSync();
-      assert.ok(mount.success, new TextDecoder().decode(mount.stderr));
+      mountTmpfs(mnt);
       const url = `redis://127.0.0.1:${server.port}`;
       const said = (printed: string, data: string) => {
         assert.equal((printed.match(/no space left/gi) ?? []).length, 1, printed);
@@ -115,7 +88,7 @@ Deno.test({
           said(r.printed, `${mnt}/s`);
         });
       } finally {
-        new Deno.Command("umount", { args: [mnt] }).outputSync();
+        umount(mnt);
         Deno.removeSync(dir, { recursive: true });
       }
     });

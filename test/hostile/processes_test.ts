@@ -12,6 +12,7 @@ import pl from "nodejs-polars";
 import { loadTable } from "../../src/analyze/mod.ts";
 import { processState } from "../../src/system/pids.ts";
 import { withServers } from "../_support/servers.ts";
+import { canMount, fill, mountTmpfs, umount } from "../_support/tmpfs.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 // the permissions of `deno task kvlab`, loopback network only
@@ -350,18 +351,6 @@ Deno.test("SIGHUP stops the tool, stores the partial run as incomplete and exits
   });
 });
 
-/** Whether this process may mount a tmpfs (root on Linux). */
-function canMount(): boolean {
-  const can = Deno.build.os === "linux" && Deno.uid() === 0;
-  if (!can) {
-    const why = "the full-disk test mounts a small tmpfs, which needs root on Linux";
-    if (Deno.env.get("CI") === "true") throw new Error(why);
-    // deno-lint-ignore no-console
-    console.log(`skipped: ${why}`);
-  }
-  return can;
-}
-
 /** The pids of redis-benchmark processes aimed at a port. */
 function benchmarksOn(port: number): number[] {
   const ps = new Deno.Command("ps", { args: ["-eo", "pid=,args="] }).outputSync();
@@ -377,21 +366,10 @@ Deno.test({
     await withServers([{}], async ([a]) => {
       const dir = Deno.makeTempDirSync({ prefix: "kvlab-full-" });
       const mnt = `${dir}/mnt`;
-      Deno.mkdirSync(mnt);
-      const mount = new Deno.Command("mount", {
-        args: ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt],
-      })
-        .outputSync();
-      assert.ok(mount.success, new TextDecoder().decode(mount.stderr));
+      mountTmpfs(mnt);
       try {
         // fill the disk, then give back 12 KiB: room for the lock and pid files, not the output
-        const fill = Deno.openSync(`${mnt}/fill`, { write: true, create: true });
-        let size = 0;
-        try {
-          for (;;) size += fill.writeSync(new Uint8Array(4096));
-        } catch { /* full */ }
-        fill.truncateSync(Math.max(0, size - 12 * 1024));
-        fill.close();
+        fill(mnt, 12);
         const plan = writePlan(dir, [a.url]);
         Deno.writeTextFileSync(
           plan,
@@ -412,7 +390,7 @@ Deno.test({
         assert.ok(!/os error 28|thrift/.test(r.stdout + r.stderr), r.stderr);
         assert.deepEqual(benchmarksOn(a.port), [], "the tool was stopped");
       } finally {
-        new Deno.Command("umount", { args: [mnt] }).outputSync();
+        umount(mnt);
       }
     });
   },
