@@ -40,6 +40,12 @@ export const MAX_SLEEP_MS = 20;
 const EV_WORDS = Deno.build.arch === "x86_64" ? 3 : 4;
 const EV_DATA = Deno.build.arch === "x86_64" ? 1 : 2;
 const MAX_EVENTS = 256;
+/** Most bytes of requests encoded for one `send` of a connection. */
+const OUT_MAX_BYTES = 1 << 20;
+/** Most send lengths whose BigInt is made up front. */
+const SIZES_MAX = 65_536;
+/** The most bytes one request of these options takes, encoded. */
+const requestBytes = (o: ShardOptions) => 64 + o.keyPrefix.length * 3 + o.valueSize;
 type SizedIo = (fd: number, buf: Uint8Array, len: bigint, flags: number) => number; // send()
 
 class Conn {
@@ -72,7 +78,10 @@ class Conn {
     this.flags = new Uint8Array(o.pipeline);
     this.random = seededRandom(Math.imul(o.seed, 1_000_003) + index);
     this.reader = new RespReplyReader((kind) => onReply(this, kind === "error"));
-    this.out = new Uint8Array(o.pipeline * (64 + o.keyPrefix.length * 3 + o.valueSize));
+    // room for the due requests of one send, bounded: a deep pipeline of large values is sent
+    // in several (not a buffer of pipeline × value size per connection)
+    const request = requestBytes(o);
+    this.out = new Uint8Array(Math.max(request, Math.min(o.pipeline * request, OUT_MAX_BYTES)));
   }
 }
 
@@ -135,10 +144,8 @@ export class FfiShard {
       this.#sleepEp = C.epoll_create1(0o2000000);
       this.#rx = new StampedReceiver(this.#lib, 64 * 1024);
       const onReply = (c: Conn, error: boolean) => this.#reply(c, error);
-      const most = Math.max(
-        0,
-        o.pipeline * (64 + o.keyPrefix.length * 3 + o.valueSize),
-      );
+      // (the lengths of most sends; longer ones make their BigInt when sent)
+      const most = Math.min(o.pipeline * requestBytes(o), SIZES_MAX);
       for (let n = 0; n <= most; n++) this.#sizes.push(BigInt(n));
       for (const index of o.indices) {
         const fd = connectFd(this.#lib, o, o.connectTimeoutMs);
@@ -275,11 +282,17 @@ export class FfiShard {
     const out = this.#out;
     const buf = c.out;
     let len = 0;
+    const request = requestBytes(o);
     t = this.#clock(); // the send's own time (due was decided on the wake-up's)
     while (
       !c.closed && c.outstanding < o.pipeline && c.next <= t && c.next < o.durationMs &&
       this.#budget > 0
     ) {
+      if (len + request > buf.length) { // the buffer is full: send it, go on from its start
+        this.#write(c, buf, len);
+        len = 0;
+        if (c.closed) break;
+      }
       const key = Math.floor(c.random() * o.keys);
       const set = o.mix.set > 0 && (c.n + c.index) % (o.mix.set + o.mix.get) < o.mix.set;
       len = encodeKeyCommandInto(buf, len, this.#prefix, key, set ? this.#value : null);
