@@ -23,6 +23,12 @@ const CHUNK_BYTES = 1 << 20;
 /** Rows of the series kept before they are written as a Parquet part. */
 const PART_ROWS = 10_000;
 
+/**
+ * Longest line held, characters: memtier writes one key per line; a JSON made one line (`jq -c`)
+ * would otherwise be held whole.
+ */
+const LINE_MAX_CHARS = 16 << 20;
+
 /** Characters read between two garbage collections (see `system/memory.ts`). */
 const COLLECT_EVERY = 8 << 20;
 
@@ -66,7 +72,7 @@ export function readMemtierJsonFile(
     }
   };
   try {
-    for (const text of textChunks(path)) {
+    for (const text of textChunks(path, file)) {
       let red = redactText(text, state);
       if (secret.length >= 6) red = red.split(secret).join(REDACTED);
       if (red !== text) redacted = true;
@@ -109,7 +115,7 @@ export async function writeMemtierSeries(
     // the part's frame is native memory, freed once V8 collects it and the event loop turns
     await releaseNativeMemory();
   };
-  for (const text of textChunks(rawPath)) {
+  for (const text of textChunks(rawPath, file)) {
     reader.push(text);
     if (part.length >= PART_ROWS) await flush();
   }
@@ -124,12 +130,13 @@ export async function writeMemtierSeries(
  * UTF-16, and a BOM is not part of the text. Garbage is collected every
  * {@link COLLECT_EVERY} characters, so the reader's heap does not grow with the file.
  */
-function* textChunks(path: string): Generator<string> {
+function* textChunks(path: string, file = path): Generator<string> {
   const f = Deno.openSync(path, { read: true });
   const read = collectEvery(COLLECT_EVERY);
   const buf = new Uint8Array(CHUNK_BYTES);
   let decoder: TextDecoder | undefined;
   let rest = "";
+  let line = 1;
   try {
     for (let n; (n = readFull(f, buf)) > 0;) {
       const bytes = buf.subarray(0, n);
@@ -137,8 +144,17 @@ function* textChunks(path: string): Generator<string> {
       decoder ??= new TextDecoder(textEncoding(bytes));
       const text = rest + decoder.decode(bytes, { stream: true });
       const nl = text.lastIndexOf("\n");
-      if (nl < 0) rest = text;
-      else {
+      if (nl < 0) {
+        rest = text;
+        if (rest.length > LINE_MAX_CHARS) {
+          throw new ParseError(
+            `lines of at most ${LINE_MAX_CHARS >> 20} Mi characters, as memtier writes its JSON ` +
+              "(one key per line; a JSON made one line can be laid out again with `jq .`)",
+            { file, line, column: 1, text: rest.slice(0, 80) },
+          );
+        }
+      } else {
+        for (let i = text.indexOf("\n"); i >= 0 && i <= nl; i = text.indexOf("\n", i + 1)) line++;
         yield text.slice(0, nl + 1);
         rest = text.slice(nl + 1);
         read(nl + 1);

@@ -252,8 +252,9 @@ async function measure(call: MemtierCall, o: MemtierRunOptions, w: RunWriter): P
   let json: MemtierJson | undefined;
   if (exists(jsonPath)) {
     const copy = `${jsonPath}.redacted`;
-    json = readMemtierJsonFile(jsonPath, { file: JSON_FILE, rawPath: copy, secret }).json ??
-      undefined;
+    json = tryParse(() =>
+      readMemtierJsonFile(jsonPath, { file: JSON_FILE, rawPath: copy, secret }).json ?? undefined
+    );
     Deno.renameSync(copy, jsonPath);
   }
   const report = tryParse(() => parseMemtierReport(text("stdout.txt") ?? "", { file: "stdout" }));

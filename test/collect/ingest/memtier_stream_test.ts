@@ -208,3 +208,15 @@ Deno.test("ingest of a memtier JSON nested too deep names the file and line", as
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+Deno.test("a memtier JSON made one line is refused naming the file and line, not held", async () => {
+  // memtier writes one key per line; `jq -c` output of a long run is one line
+  const text = JSON.stringify({ "ALL STATS": { pad: "x".repeat((16 << 20) + 10) } });
+  const { dir, out } = await ingestAlone(new TextEncoder().encode(text), "flat.json");
+  try {
+    assert.equal(out.status, "error");
+    assert.match(out.error!.message, /flat\.json:1: line 1 is more than 1 MiB with no line break/);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
