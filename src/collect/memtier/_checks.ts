@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { LatencyDistributionRow, ResultsRow } from "../../schema.ts";
+import type { LatencyDistributionRow, ResultsRow, TimeSeriesRow } from "../../schema.ts";
 import {
   cumulativeProblem,
   findImpossible,
@@ -119,6 +119,36 @@ export function dropImpossibleResults(out: CheckedRows, file: string): boolean {
     bad = true;
   }
   return bad;
+}
+
+/** The shared rule's fields for a `time_series` row (one second of a type). */
+const SECOND_RULE: ImpossibleRule<keyof TimeSeriesRow & string> = {
+  counts: ["count", "bytes_rx", "bytes_tx", "accumulated_latency_ms"],
+  rates: [],
+  latencies: [
+    "avg_latency_ms",
+    "min_latency_ms",
+    "max_latency_ms",
+    "p50_latency_ms",
+    "p99_latency_ms",
+    "p999_latency_ms",
+  ],
+  // percentiles of one histogram (min and max are exact, the percentiles bucket-rounded)
+  ordered: [["p50_latency_ms", "p99_latency_ms", "p999_latency_ms"]],
+};
+
+/**
+ * kvlab's one rule for impossible values (`../impossible.ts`) applied to one second of a
+ * `Time-Serie`: each impossible value of the row becomes null.
+ *
+ * @returns What was impossible, or null when every value can be true.
+ */
+export function dropImpossibleSecond(row: TimeSeriesRow): string | null {
+  const values = row as unknown as Record<string, number | null>;
+  const found = findImpossible(values, SECOND_RULE);
+  if (found.length === 0) return null;
+  for (const f of found) for (const field of f.fields) values[field] = null;
+  return found.map((f) => f.message).join("; ");
 }
 
 /** How far memtier's printed Totals rate may stray from its own per-second series. */
@@ -241,12 +271,14 @@ function seriesFacts(t: TypeFacts): SeriesFacts {
   }
   const all = t.timeSeries ?? [];
   const full = all.slice(0, -1);
+  // a count that is not a number (NaN, for the impossible-value rule) counts as missing
+  const count = (x: { count: number | null }) => Number.isFinite(x.count) ? x.count : null;
   return {
     seconds: all.length,
-    fullCount: full.reduce((a, x) => a + (x.count ?? 0), 0),
-    fullNulls: full.filter((x) => x.count === null).length,
+    fullCount: full.reduce((a, x) => a + (count(x) ?? 0), 0),
+    fullNulls: full.filter((x) => count(x) === null).length,
     maxSecond: all.reduce((m, x) => Math.max(m, x.second), -1),
-    first: all[0] ? { second: all[0].second, count: all[0].count } : null,
+    first: all[0] ? { second: all[0].second, count: count(all[0]) } : null,
   };
 }
 

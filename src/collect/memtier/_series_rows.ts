@@ -63,11 +63,6 @@ export interface TypeAt {
   type: TypeFacts;
 }
 
-/** The `time_series` rows of one type's `Time-Serie`. */
-export function secondRows(at: TypeAt): TimeSeriesRow[] {
-  return (at.type.timeSeries ?? []).map((s) => secondRow(at, s));
-}
-
 /** The `time_series` row of one second of a type's `Time-Serie`. */
 export function secondRow(
   { runId, index, block: b, type: t }: TypeAt,

@@ -229,12 +229,14 @@ export class MemtierJsonReader {
         sum = { seconds: 0, countSum: 0, nullCounts: 0, last: null, maxSecond: -1, first: null },
       );
     }
+    // a count that is not a number (kept as NaN for the impossible-value rule) counts as missing
+    const count = s.count !== null && Number.isFinite(s.count) ? s.count : null;
     sum.seconds++;
-    sum.countSum += s.count ?? 0;
-    if (s.count === null) sum.nullCounts++;
-    sum.last = s.count;
+    sum.countSum += count ?? 0;
+    if (count === null) sum.nullCounts++;
+    sum.last = count;
     sum.maxSecond = Math.max(sum.maxSecond, s.second);
-    sum.first ??= { second: s.second, count: s.count };
+    sum.first ??= { second: s.second, count };
     this.#onSecond!(s, at);
   }
 

@@ -21,10 +21,9 @@ import {
   type MemtierHdrLog,
   progressRows,
   secondRow,
-  secondRows,
   type TypeAt,
 } from "./_series_rows.ts";
-import { dropImpossibleResults, justified, seriesCheck } from "./_checks.ts";
+import { dropImpossibleResults, dropImpossibleSecond, justified, seriesCheck } from "./_checks.ts";
 import type { MemtierJson, MemtierSecond } from "./json.ts";
 import type { MemtierStderr } from "./progress.ts";
 import type { MemtierReport } from "./report.ts";
@@ -174,9 +173,10 @@ export function memtierRows(parsed: MemtierParsed, runId: string): MemtierRows {
     warnings,
     jsonSecondRow: (at, second) => {
       const target = targets.get(`${at.block}|${at.type}`);
-      return target ? secondRow(target, second) : null;
+      return target ? checkedSecond(target, second) : null;
     },
   };
+  const checkedSecond = secondChecker(out, parsed.jsonFile ?? "memtier.json");
   /** Types whose seconds were handed over as they were read, and how many seconds. */
   const targets = new Map<string, TypeAt>();
   let streamed = 0;
@@ -194,7 +194,7 @@ export function memtierRows(parsed: MemtierParsed, runId: string): MemtierRows {
       const at: TypeAt = { runId, index: i, block, type };
       const row = resultRow(at, settings, lastRate(block.runIndex));
       out.results.push(check ? justified(row, check) : row);
-      pushAll(out.time_series, secondRows(at));
+      for (const s of type.timeSeries ?? []) out.time_series.push(checkedSecond(at, s));
       if (type.series) {
         targets.set(`${b}|${t}`, at);
         streamed += type.series.seconds;
@@ -224,12 +224,38 @@ export function memtierRows(parsed: MemtierParsed, runId: string): MemtierRows {
     : parsed.reportFile ?? "stdout";
   const impossible = dropImpossibleResults(out, file);
   out.reason = incompleteReason(parsed, blocks, out.results.length) ??
-    (impossible ? "impossible values (see the warnings)" : null) ??
+    (impossible || checkedSecond.bad() ? "impossible values (see the warnings)" : null) ??
     (untimed
       ? "memtier's Total duration disagrees with its per-second series (see the warnings)"
       : null);
   out.complete = out.reason === null;
   return out;
+}
+
+/**
+ * A `time_series` row maker that keeps no impossible value of a second (`_checks.ts`): the
+ * second's test is then not complete, and the first three such seconds are warned, with their
+ * file and line. It also marks the run (`out`), for seconds handed over after its rows were made.
+ */
+function secondChecker(out: MemtierRows, jsonName: string) {
+  let bad = 0;
+  const check = (at: TypeAt, s: MemtierSecond) => {
+    const row = secondRow(at, s);
+    const why = dropImpossibleSecond(row);
+    if (why === null) return row;
+    if (bad++ < 3) {
+      out.warnings.push(
+        `${jsonName}:${row.source_line}: impossible value in ${row.test}, second ${row.second}: ` +
+          `${why}; not kept${bad === 3 ? " (further such seconds are not listed)" : ""}`,
+      );
+    }
+    const r = out.results[at.index];
+    if (r) r.complete = false;
+    out.complete = false;
+    out.reason ??= "impossible values (see the warnings)";
+    return row;
+  };
+  return Object.assign(check, { bad: () => bad > 0 });
 }
 
 /**

@@ -9,6 +9,9 @@ import assert from "node:assert/strict";
 import { parseMemtierJson } from "../../../src/collect/memtier/json.ts";
 import { parseMemtierReport } from "../../../src/collect/memtier/report.ts";
 import { memtierRows } from "../../../src/collect/memtier/rows.ts";
+import { ingestFile } from "../../../src/collect/mod.ts";
+import { loadTable } from "../../../src/analyze/mod.ts";
+import { runManifest } from "../../../src/store/layout.ts";
 
 const REAL = new URL("../../testdata/real/", import.meta.url).pathname;
 const NAME = "memtier-2.3.0_redis-7.0.15_ratelimit100-pct4";
@@ -103,4 +106,38 @@ Deno.test("memtierRows() keeps no impossible value as a complete result", async 
     assert.equal(rows.complete, false);
     assert.ok(rows.warnings.some((w) => /991\.18 is not the sum of its parts \(391\.18\)/.test(w)));
   });
+});
+
+Deno.test("an impossible value in one second of a Time-Serie is not kept, read whole or in chunks", async () => {
+  // line 91: the first second of ALL STATS' Sets (its key "0" at line 88)
+  const from = '\t\t\t\t\t,"Count": 80\n';
+  assert.equal(JSON_TEXT.split("\n")[90] + "\n", from);
+  const whole = editJson(from, '\t\t\t\t\t,"Count": "x"\n');
+  const check = (
+    rows: { complete: boolean; warnings: string[] },
+    seconds: Record<string, unknown>[],
+  ) => {
+    assert.equal(rows.complete, false);
+    assert.ok(
+      rows.warnings.some((w) =>
+        /x\.json:88: impossible value in SET, second 0: count = NaN/.test(w)
+      ),
+      rows.warnings.join("\n"),
+    );
+    const bad = seconds.filter((s) => s.test === "SET" && s.source_line === 88);
+    assert.deepEqual(bad.map((s) => s.count), [null]);
+  };
+  check(whole, whole.time_series as unknown as Record<string, unknown>[]);
+  // the chunked path (kvlab ingest): the second is handed over after the rows are made
+  const dir = Deno.makeTempDirSync({ prefix: "kvlab-mt-second-" });
+  try {
+    Deno.writeTextFileSync(`${dir}/x.json`, JSON_TEXT.replace(from, '\t\t\t\t\t,"Count": "x"\n'));
+    const out = await ingestFile(`${dir}/x.json`, { data: `${dir}/d`, server: "redis" });
+    const m = runManifest(`${dir}/d`, out.runs[0].runId)!;
+    assert.equal(m.status, "incomplete");
+    const series = loadTable(`${dir}/d`, "time_series").toRecords();
+    check({ complete: false, warnings: (m.warnings ?? []) as string[] }, series);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
 });
