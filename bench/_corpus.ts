@@ -186,7 +186,9 @@ export async function writeMemtierJson(
   for (let at = text.indexOf(open); at >= 0; at = text.indexOf(open, rest)) {
     const body = at + open.length;
     const empty = text.startsWith("\t\t\t}", body);
-    const end = empty ? body : text.indexOf('\n\t\t\t\t}\n\t\t\t,"Percentile', body) + 1;
+    const close = empty ? body : text.indexOf('\n\t\t\t\t}\n\t\t\t,"Percentile', body);
+    if (close < 0) throw new Error(`${MEMTIER_JSON}: no end of the Time-Serie at ${at}`);
+    const end = empty ? body : close + 1;
     const count = Number(/"Count": (\d+)/.exec(text.slice(body, end))?.[1] ?? 0);
     parts.push({ before: text.slice(rest, body), count: empty ? -1 : count });
     rest = end;

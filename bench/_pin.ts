@@ -10,10 +10,12 @@
 /** The CPUs of the server and of the client, or undefined when not pinning. */
 export function pinChoice(args: string[]): { server: string; client: string } | undefined {
   const i = args.indexOf("--pin");
-  const given = i >= 0 ? args[i + 1] : navigator.hardwareConcurrency >= 2 ? "0,1" : "none";
+  const given = i >= 0 ? args[i + 1] ?? "" : navigator.hardwareConcurrency >= 2 ? "0,1" : "none";
   if (given === "none") return undefined;
-  const [server, client] = given.split(",");
-  if (!/^\d+(-\d+)?$/.test(server ?? "") || !/^\d+(-\d+)?$/.test(client ?? "")) {
+  const parts = given.split(",");
+  const [server, client] = parts;
+  const list = /^\d+(-\d+)?$/;
+  if (parts.length !== 2 || !list.test(server) || !list.test(client)) {
     throw new RangeError(`invalid --pin: ${given} (expected SERVER_CPUS,CLIENT_CPUS or none)`);
   }
   return { server, client };
@@ -25,7 +27,12 @@ export async function pin(pid: number, cpus: string): Promise<void> {
     args: ["-a", "-p", "-c", cpus, String(pid)],
     stdout: "null",
     stderr: "piped",
-  }).output();
+  }).output().catch((e) => {
+    if (e instanceof Deno.errors.NotFound) {
+      throw new Error("taskset: not found (util-linux); or run the bench with --pin none");
+    }
+    throw e;
+  });
   if (!out.success) {
     throw new Error(`taskset -c ${cpus} ${pid} failed: ${new TextDecoder().decode(out.stderr)}`);
   }

@@ -94,7 +94,9 @@ console.log(
     new Date().toISOString()
   }, Deno ${Deno.version.deno}, work dir ${work}\n`,
 );
-if (opt("only", "") === "rss") {
+const only = opt("only", "");
+if (only !== "" && only !== "rss") throw new RangeError(`invalid --only: ${only} (expected rss)`);
+if (only === "rss") {
   console.log("(r) peak memory of ingest (VmHWM of the ingest's own process)");
   console.log(`| shape | size MB | runs | rows | ingest s | peak RSS MB | target MB | within |`);
   console.log("|---|---:|---:|---:|---:|---:|---:|---|");

@@ -13,7 +13,12 @@ import type { LoadgenEngine } from "../collect/loadgen/open_loop.ts";
 import { parseServerUrl } from "../collect/target.ts";
 import { loadResults } from "../analyze/load.ts";
 import pl from "nodejs-polars";
-import { generatorBound, generatorDelayMs, sustainedVerdict } from "../fixed_rate.ts";
+import {
+  DEFAULT_GENERATOR_RULE,
+  generatorBound,
+  generatorDelayMs,
+  sustainedVerdict,
+} from "../fixed_rate.ts";
 import {
   checkOpenFiles,
   checkServerConnections,
@@ -176,7 +181,8 @@ export async function loadCommand(o: LoadCommandOptions, out: Output): Promise<v
     if (generatorBound(facts)) {
       out.print(
         `${r.test}: generator-bound: send delay p99 ${f(generatorDelayMs(facts))} ms is above ` +
-          "10 % of the p99 latency: requests left later than scheduled (timer lateness: the " +
+          `${DEFAULT_GENERATOR_RULE.maxShare * 100} % of the p99 latency: requests left later ` +
+          "than scheduled (timer lateness: the " +
           "client was late; waiting for a busy connection: too few connections for the rate, " +
           "or a stall), so this latency is not the server's alone\n",
       );

@@ -17,7 +17,14 @@
 import { diskFullAt, writingAt } from "../system/disk.ts";
 import { readSystemFiles } from "../system/proc.ts";
 import { infoNumber, type RunFields, runRow, serverColumns, snapshotRows } from "./_rows.ts";
-import { noiseRunColumns, type NoiseSnapshot, readNoiseSnapshot, shareCpus } from "./noise.ts";
+import {
+  noiseRunColumns,
+  type NoiseSnapshot,
+  parseCpusAllowed,
+  readNoiseSnapshot,
+  shareCpus,
+} from "./noise.ts";
+import { parseCpuList } from "../system/cpu_list.ts";
 import { type HostFacts, hostFacts } from "./host.ts";
 import type { ProcessResult, ProcessRunner, RunProcessOptions } from "./process.ts";
 import { type ServerSnapshot, ServerUnreachableError, snapshotServer } from "./server.ts";
@@ -260,8 +267,10 @@ function sharesCpusWithServer(
   if (pid === null) return null;
   const mine = `/proc/${Deno.pid}/status`, theirs = `/proc/${pid}/status`;
   const files = readSystemFiles([mine, theirs]);
-  const client = clientCpus === undefined ? files[mine] : `Cpus_allowed_list:\t${clientCpus}\n`;
-  return shareCpus(client, files[theirs]);
+  if (clientCpus === undefined) return shareCpus(files[mine], files[theirs]);
+  const server = files[theirs] ? parseCpusAllowed(files[theirs]) : null;
+  if (!server) return null;
+  return parseCpuList(clientCpus).some((c) => server.includes(c));
 }
 
 /**

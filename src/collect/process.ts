@@ -17,6 +17,7 @@
  */
 
 import { diskFullAt } from "../system/disk.ts";
+import { isExecutableFile } from "./tools.ts";
 import { type ChildPidFile, hostName, killGroup, processStart } from "../system/pids.ts";
 
 export type { ChildPidFile };
@@ -136,14 +137,7 @@ export function pinnedRunner(inner: ProcessRunner, cpus: string): ProcessRunner 
 function isProgram(program: string): boolean {
   const dirs = (Deno.env.get("PATH") ?? "").split(":").filter((d) => d !== "");
   const paths = program.includes("/") ? [program] : dirs.map((d) => `${d}/${program}`);
-  return paths.some((p) => {
-    try {
-      const st = Deno.statSync(p);
-      return st.isFile && ((st.mode ?? 0o111) & 0o111) !== 0;
-    } catch {
-      return false;
-    }
-  });
+  return paths.some(isExecutableFile);
 }
 
 /**

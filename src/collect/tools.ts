@@ -142,7 +142,8 @@ function readDirNames(dir: string): string[] {
   }
 }
 
-function isExecutableFile(path: string): boolean {
+/** Whether `path` is a file with an execute bit (or a file system without modes). */
+export function isExecutableFile(path: string): boolean {
   try {
     const st = Deno.statSync(path);
     return st.isFile && (st.mode === null || (st.mode & 0o111) !== 0);

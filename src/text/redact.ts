@@ -230,3 +230,23 @@ export function redactInfo<F extends { key: string; value: string }>(info: reado
     return value === f.value ? f : { ...f, value, valueNum: null } as F;
   });
 }
+
+/**
+ * A known password replaced wherever it appears in a tool's output, when it is long enough (6
+ * characters or more) to be told apart from ordinary output.
+ *
+ * @param text The text.
+ * @param secret The password ("" for none).
+ * @returns The text without it.
+ *
+ * @example
+ * ```ts
+ * import { redactSecret } from "./redact.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(redactSecret('"auth": "s3cret!"', "s3cret!"), '"auth": "***"');
+ * assert.equal(redactSecret("ok 1", "1"), "ok 1");
+ * ```
+ */
+export function redactSecret(text: string, secret: string): string {
+  return secret.length >= 6 ? text.split(secret).join(REDACTED) : text;
+}

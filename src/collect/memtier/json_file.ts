@@ -13,7 +13,7 @@ import { type MemtierJson, MemtierJsonReader } from "./json.ts";
 import type { MemtierRows } from "./rows.ts";
 import type { TimeSeriesRow } from "../../schema.ts";
 import { textEncoding } from "../../text/decode.ts";
-import { REDACTED, type RedactState, redactText } from "../../text/redact.ts";
+import { redactSecret, type RedactState, redactText } from "../../text/redact.ts";
 import type { RunWriter } from "../../store/writer.ts";
 import { collectEvery, releaseNativeMemory } from "../../system/memory.ts";
 
@@ -74,7 +74,7 @@ export function readMemtierJsonFile(
   try {
     for (const text of textChunks(path, file)) {
       let red = redactText(text, state);
-      if (secret.length >= 6) red = red.split(secret).join(REDACTED);
+      red = redactSecret(red, secret);
       if (red !== text) redacted = true;
       writeAll(out, encoder.encode(red));
       if (error === null) parse(() => reader.push(red));

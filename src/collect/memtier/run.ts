@@ -18,7 +18,7 @@ import { type MemtierProgress, parseMemtierProgress } from "./progress.ts";
 import { parseMemtierReport } from "./report.ts";
 import { type MemtierHdrLog, type MemtierRows, memtierRows } from "./rows.ts";
 import type { ProcessResult } from "../process.ts";
-import { redactArgv, REDACTED, redactRawText } from "../../text/redact.ts";
+import { redactArgv, redactRawText, redactSecret } from "../../text/redact.ts";
 import type { RunWriter } from "../../store/writer.ts";
 import type { ServerTarget } from "../target.ts";
 
@@ -293,7 +293,7 @@ function readScrubbed(path: string, secret: string): string | null {
   }
   let clean = redactRawText(text);
   // only secrets long enough to be told apart from ordinary output
-  if (secret.length >= 6) clean = clean.split(secret).join(REDACTED);
+  clean = redactSecret(clean, secret);
   if (clean !== text) Deno.writeTextFileSync(path, clean);
   return clean;
 }

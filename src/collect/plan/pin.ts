@@ -17,6 +17,8 @@
 import type { ProcessRunner } from "../process.ts";
 import { connect } from "../server.ts";
 import { isLocal } from "../target.ts";
+import { infoNumber } from "../_rows.ts";
+import { parseInfo } from "../memory/info.ts";
 import { readSystemFiles } from "../../system/proc.ts";
 import type { PlanServer } from "./kind.ts";
 
@@ -121,7 +123,7 @@ export async function localServerPid(
   } finally {
     client.disconnect();
   }
-  const pid = Number(/^process_id:(\d+)/m.exec(info)?.[1]);
+  const pid = infoNumber(parseInfo(info), "process_id") ?? NaN;
   if (!Number.isInteger(pid) || pid <= 1) {
     throw new Error(`server ${server.name} (${t.display}) gives no usable process_id: ${hint}`);
   }

@@ -55,7 +55,7 @@ export interface PubSubOptions extends Endpoint {
    * the timer's own lateness) after its intended time: that shows in `lateness`, and in the
    * latency, which counts from the intended time. 0: wake for every due message (the most
    * precise pacing, and the most CPU).
-   * @default {the time of 100 messages at the publish rate, within [0.5, 5] ms (defaultQuantumMs)}
+   * @default {the time of 100 messages at the publish rate, within [0.25, 1] ms (defaultQuantumMs)}
    */
   quantumMs?: number;
   /** @default {5000} */

@@ -22,9 +22,14 @@ timeout_s: 60
 sweep: { engine: kvlab, threads: 1, clients: 2, rates: [200], step_s: 1, keys: 100 }
 ${extra.replace("container", "")}`;
 
-// two CPUs to tell pinned from not; under CI a missing taskset is a failure, not a skip
-const canPin = navigator.hardwareConcurrency >= 2 &&
-  (findTool("taskset") !== null || Deno.env.get("CI") === "true");
+// two CPUs to tell pinned from not; under CI one CPU or a missing taskset is a failure, not a skip
+const canPin = (() => {
+  const can = navigator.hardwareConcurrency >= 2 && findTool("taskset") !== null;
+  if (!can && Deno.env.get("CI") === "true") {
+    throw new Error("the pinning tests need 2 CPUs and taskset (util-linux)");
+  }
+  return can;
+})();
 
 Deno.test("affinityList() reads taskset -p's answer", () => {
   assert.equal(affinityList("pid 1's current affinity list: 0-1\n"), "0-1");
@@ -39,6 +44,7 @@ Deno.test({
     await withServers([{}], async ([server]) => {
       const dir = Deno.makeTempDirSync({ prefix: "kvlab-pin-" });
       const mine = allowed(Deno.pid), theirs = allowed(server.pid);
+      assert.ok(mine && theirs, "Cpus_allowed_list read from /proc");
       const p = parsePlan(sweep(server.url, "cpus: { client: 0, server: 1 }\n"), "p.yaml");
       const during: (string | undefined)[][] = [];
       const r = await runPlan(p, {
@@ -64,6 +70,7 @@ Deno.test({
     await withServers([{}], async ([server]) => {
       const dir = Deno.makeTempDirSync({ prefix: "kvlab-pin-" });
       const mine = allowed(Deno.pid);
+      assert.ok(mine, "Cpus_allowed_list read from /proc");
       const p = parsePlan(
         sweep(server.url, "container\ncpus: { client: 0, server: 1 }\n"),
         "p.yaml",
