@@ -237,20 +237,25 @@ function readType(
 
 export function readSecond(second: number, o: JsonObject, line: number): MemtierSecond {
   const f = scalars(o);
+  const count = num(f, "Count");
+  // a second with no request has no latency (memtier prints its 0/0 mean as nan): none kept,
+  // as for a type with no request
+  const empty = count === 0;
+  const latency = (k: string) => (empty ? null : num(f, k));
   const percentiles: MemtierPercentile[] = [];
-  for (const [k, v] of f) {
+  for (const [k, v] of empty ? [] : f) {
     const p = percentileOfLabel(k);
     if (p !== null && typeof v === "number") percentiles.push({ percentile: p, latencyMs: v });
   }
   return {
     second,
-    count: num(f, "Count"),
+    count,
     bytesRx: num(f, "Bytes RX"),
     bytesTx: num(f, "Bytes TX"),
-    avgLatencyMs: num(f, "Average Latency"),
-    accumulatedLatencyMs: num(f, "Accumulated Latency"),
-    minLatencyMs: num(f, "Min Latency"),
-    maxLatencyMs: num(f, "Max Latency"),
+    avgLatencyMs: latency("Average Latency"),
+    accumulatedLatencyMs: latency("Accumulated Latency"),
+    minLatencyMs: latency("Min Latency"),
+    maxLatencyMs: latency("Max Latency"),
     percentiles,
     sourceLine: line,
   };
