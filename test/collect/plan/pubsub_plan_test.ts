@@ -17,7 +17,7 @@ pubsub:
   publishers: 4
   subscribers: 8
   fan_out: 4
-  rates: [1000, 2000000, 4000000]
+  rates: [1000, 9000000, 10000000]
   step_s: 1
   grace_s: 0.5
 `;
@@ -46,8 +46,8 @@ Deno.test("a pubsub plan sweeps Redis and Valkey, stops each sweep at its first 
         if (e.kind === "end") ends.push(e.run);
       },
     });
-    // 2 servers × 2 modes: 1,000/s runs (sustained unless the box stalls), 2,000,000/s runs
-    // and is NS (or is skipped after an NS at 1,000/s), 4,000,000/s is always skipped
+    // 2 servers × 2 modes: 1,000/s runs (sustained unless the box stalls), 9,000,000/s runs
+    // and is NS (or is skipped after an NS at 1,000/s), 10,000,000/s is always skipped
     assert.equal(result.cells, 12);
     assert.equal(result.complete + result.failed, 12);
     // a skipped step is reported with its reason and stores nothing (as in latency sweeps)
@@ -57,7 +57,7 @@ Deno.test("a pubsub plan sweeps Redis and Valkey, stops each sweep at its first 
       assert.equal(r.status, "complete");
       assert.match(
         r.reason!,
-        /^skipped: (redis|valkey) did not sustain (1,000|2,000,000) deliveries\/s/,
+        /^skipped: (redis|valkey) did not sustain (1,000|9,000,000) deliveries\/s/,
       );
     }
     const runs = loadTable(data, "runs");
@@ -68,7 +68,7 @@ Deno.test("a pubsub plan sweeps Redis and Valkey, stops each sweep at its first 
     assert.deepEqual(new Set(done.getColumn("server").toArray()), new Set(["redis", "valkey"]));
     const tags = (done.getColumn("tags").toArray() as string[]).map((t) => JSON.parse(t));
     assert.ok(tags.every((t) => t.mode && t.requested_ops_per_sec && t.fan_out));
-    assert.ok(tags.every((t) => t.sweep_rates === "1000,2000000,4000000"));
+    assert.ok(tags.every((t) => t.sweep_rates === "1000,9000000,10000000"));
 
     const res = loadTable(data, "results").sort("requested_ops_per_sec");
     assert.equal(res.height, done.height);
@@ -84,15 +84,15 @@ Deno.test("a pubsub plan sweeps Redis and Valkey, stops each sweep at its first 
         assert.equal(row.messages_delivered, Number(row.messages_published) * Number(row.fan_out));
         assert.ok(Number(row.ops_per_sec) <= 1030, `achieved ${row.ops_per_sec}`);
       } else {
-        assert.ok(Number(row.ops_per_sec) < 0.97 * 2_000_000, `achieved ${row.ops_per_sec}`);
+        assert.ok(Number(row.ops_per_sec) < 0.97 * 9_000_000, `achieved ${row.ops_per_sec}`);
       }
       assert.ok(Number(row.client_cpu_s) > 0);
     }
     assert.equal(loadTable(data, "hdr_histograms").height, done.height);
     assert.ok(loadTable(data, "time_series").height >= done.height);
-    // the sweep table reads both kinds the same way: 4,000,000/s is `skipped` for every arm
+    // the sweep table reads both kinds the same way: 10,000,000/s is `skipped` for every arm
     const table = sweepTable(data);
-    const top = table.filter(pl.col("requested_ops_per_sec").eq(4_000_000));
+    const top = table.filter(pl.col("requested_ops_per_sec").eq(10_000_000));
     assert.equal(top.height, 4); // 2 servers × 2 modes
     assert.ok(top.getColumn("verdict").toArray().every((v) => v === "skipped"));
   } finally {
