@@ -45,7 +45,12 @@ Deno.test("noiseFacts(): a process burning a core during the run is counted and 
         measured.otherCpuPct === 0,
       `${unmeasured.otherCpuPct} = ${measured.otherCpuPct} + ${measured.ownCpuPct}`,
     );
-    assert.ok(unmeasured.otherCpuPct >= measured.ownCpuPct!);
+    // the burner is inside the machine's busy time, give or take the two files' accounting:
+    // a process's ticks and /proc/stat's are sampled apart (and a VM's steal may be in either)
+    assert.ok(
+      unmeasured.otherCpuPct >= measured.ownCpuPct! - 5 - measured.stealPct,
+      `busy ${unmeasured.otherCpuPct} % holds the burner's ${measured.ownCpuPct} %`,
+    );
     assert.ok(
       unmeasured.otherCpuPct > 10,
       `a burning core is over 10 %: ${unmeasured.otherCpuPct}`,

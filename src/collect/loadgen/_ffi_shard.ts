@@ -109,6 +109,9 @@ export class FfiShard {
   #realT0 = 0;
   /** When the replies being fed arrived (ms since the start). */
   #replyAt = 0;
+  /** Whether the last reply read had no kernel timestamp (none yet counts as none): then
+   * replies wake the loop, or they would be timed at the next send's wake-up. */
+  #stampless = true;
   #t0 = 0;
   #now = 0;
   #sending = false;
@@ -151,7 +154,7 @@ export class FfiShard {
         const fd = connectFd(this.#lib, o, o.connectTimeoutMs);
         const c = new Conn(fd, this.#conns.length, index, o, onReply);
         this.#conns.push(c);
-        this.#rx.enable(fd);
+        if (o.kernelTimestamps) this.#rx.enable(fd);
         this.#watch(c, K.EPOLL_CTL_ADD, K.EPOLLIN);
       }
     } catch (e) {
@@ -253,9 +256,9 @@ export class FfiShard {
       ts[2] = ns % 1e9;
       // While sending, replies need not wake the loop: the kernel stamps them and the next
       // due send's wake-up reads them (one wake-up per send, not two), unless a send waits for
-      // one. Draining, replies wake it.
+      // one or the kernel gave the last reply no stamp. Draining, replies wake it.
       let k: number;
-      if (ns > 0 && this.#sending && !this.#blockedBy(until)) {
+      if (ns > 0 && this.#sending && !this.#stampless && !this.#blockedBy(until)) {
         C.epoll_pwait2(this.#sleepEp, evBytes, 1, tsBytes, null);
         ts[0] = ts[2] = 0;
         k = C.epoll_pwait2(this.#ep, evBytes, MAX_EVENTS, tsBytes, null);
@@ -348,8 +351,10 @@ export class FfiShard {
     for (;;) {
       const n = rx.recv(c.fd);
       if (n > 0) {
+        // a stamp missing, or later than the clock (not the same clock): timed at the read
         const stamp = rx.stampMs(this.#realBaseS) - this.#realT0;
-        this.#replyAt = stamp === stamp ? Math.min(stamp, this.#now) : this.#now;
+        this.#stampless = !(stamp <= this.#now);
+        this.#replyAt = this.#stampless ? this.#now : stamp;
         try {
           c.reader.feed(buf, n);
         } catch (e) {
@@ -371,6 +376,7 @@ export class FfiShard {
     const o = this.#o;
     const t = this.#replyAt;
     this.#outstanding--;
+    if (!this.#stampless) this.#out.stampedReplies++;
     if (error) sampleError(this.#out, c.reader.lastError);
     bookReply(this.#out, c, o.pipeline, t, error, o);
     // the next request, when already due, leaves in this wake-up (a connection still in the

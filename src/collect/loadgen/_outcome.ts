@@ -45,6 +45,8 @@ export interface ShardOptions extends Endpoint {
   spinMs: number;
   /** Engine `ffi`: wake-ups on a grid of this many ms (0: at each due time). */
   quantumMs: number;
+  /** Engine `ffi`: turn on the kernel's receive timestamps. */
+  kernelTimestamps: boolean;
   connectTimeoutMs: number;
 }
 
@@ -101,6 +103,9 @@ export interface ShardOutcome extends OpenLoopCounts {
   /** Seconds the shard's thread waited for a CPU (runnable, not running) from the start of its
    * schedule to its end; null where Linux's schedstat is not readable. */
   runQueueS: number | null;
+  /** Replies timed by the kernel's receive timestamp (engine `ffi`); the others were timed
+   * when read. */
+  stampedReplies: number;
 }
 
 /** One command type's share of a run (counts and histograms as in {@link OpenLoopResult}). */
@@ -134,6 +139,7 @@ export function emptyOutcome(): ShardOutcome {
     series: emptySecondCounts(),
     windowCompleted: 0,
     runQueueS: null,
+    stampedReplies: 0,
     sets: {
       sent: 0,
       completed: 0,

@@ -28,7 +28,8 @@ export function mergeOutcomes(parts: readonly ShardOutcome[]): Omit<ShardOutcome
     | "disconnects"
     | "unsent"
     | "unanswered"
-    | "windowCompleted";
+    | "windowCompleted"
+    | "stampedReplies";
   const sum = (k: Count) => parts.reduce((n, p) => n + p[k], 0);
   return {
     sent: sum("sent"),
@@ -38,6 +39,7 @@ export function mergeOutcomes(parts: readonly ShardOutcome[]): Omit<ShardOutcome
     unsent: sum("unsent"),
     unanswered: sum("unanswered"),
     windowCompleted: sum("windowCompleted"),
+    stampedReplies: sum("stampedReplies"),
     runQueueS: parts.some((p) => p.runQueueS !== null)
       ? parts.reduce((n, p) => n + (p.runQueueS ?? 0), 0)
       : null,

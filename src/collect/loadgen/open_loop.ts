@@ -97,6 +97,13 @@ export interface OpenLoopOptions {
    * @default {0}
    */
   quantumMs?: number;
+  /**
+   * Engine `ffi`: time replies by the kernel's receive timestamp (SO_TIMESTAMPNS), so a reply
+   * may wait for the next due send's wake-up and still be timed when it arrived. `false` (or a
+   * kernel that gives none) times replies when read, and wakes for every reply.
+   * @default {true}
+   */
+  kernelTimestamps?: boolean;
   /** @default {5000} */
   connectTimeoutMs?: number;
   /**
@@ -152,6 +159,9 @@ export interface OpenLoopResult extends OpenLoopCounts {
   /** Seconds the generator's sending threads waited for a CPU over the same span (runnable but
    * not running: another process had it); null where Linux's schedstat is not readable. */
   clientRunQueueS: number | null;
+  /** Replies timed by the kernel's receive timestamp (engine `ffi`, where the kernel gives
+   * one); the others were timed when read. */
+  stampedReplies: number;
   /** CPU time spent before that: connecting, starting Workers and the timer thread. */
   setupCpuS: number;
   /** Requests completed per client CPU-second. */
@@ -235,6 +245,7 @@ export function openLoopPlan(o: OpenLoopOptions): ShardOptions {
     seed: o.seed ?? 1,
     spinMs: o.spinMs ?? 0.1,
     quantumMs: atLeastZero("quantumMs", o.quantumMs ?? 0),
+    kernelTimestamps: o.kernelTimestamps ?? true,
     connectTimeoutMs: o.connectTimeoutMs ?? 5000,
   };
 }
@@ -419,6 +430,7 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
     commands: commandOutcomes(m),
     clientCpuS,
     clientRunQueueS: m.runQueueS,
+    stampedReplies: m.stampedReplies,
     setupCpuS: (cpu1.user + cpu1.system - cpu0.user - cpu0.system) / 1e6,
     requestsPerCpuS: clientCpuS > 0 ? m.completed / clientCpuS : 0,
     clientCpuUsPerRequest: m.sent > 0 ? (clientCpuS / m.sent) * 1e6 : null,
