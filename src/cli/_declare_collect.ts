@@ -70,6 +70,10 @@ export function declareReport(program: Command, out: Output): void {
         "KVLAB_LABELS name its arms; see README.md).",
     )
     .option("--only <names>", "comma-separated notebook names (without .ipynb)")
+    .option(
+      "--jobs <n>",
+      "notebooks executed at once (default 1; more is faster, but live parts then share the CPUs)",
+    )
     .action((opts) => reportCommand(readOptions(() => reportOptions(opts)), out));
 }
 

@@ -7,11 +7,14 @@
 import type { OptionValues } from "commander";
 import { NotebookError, runReport } from "../report/report.ts";
 import { exitWith, type Output } from "./_exit.ts";
+import { limited } from "../collect/limits.ts";
 
 /** Which notebooks `kvlab report` executes. */
 export interface ReportCommandOptions {
   /** Only these notebooks (names without .ipynb); all when absent. */
   only?: string[];
+  /** Notebooks executed at once. @default {1} */
+  jobs?: number;
 }
 
 /**
@@ -24,12 +27,18 @@ export interface ReportCommandOptions {
  * ```ts
  * import { reportOptions } from "./report.ts";
  * import assert from "node:assert/strict";
- * assert.deepEqual(reportOptions({ only: "a,b" }), { only: ["a", "b"] });
- * assert.deepEqual(reportOptions({}), { only: undefined });
+ * assert.deepEqual(reportOptions({ only: "a,b" }), { only: ["a", "b"], jobs: undefined });
+ * assert.deepEqual(reportOptions({ jobs: "2" }), { only: undefined, jobs: 2 });
+ * assert.throws(() => reportOptions({ jobs: "0" }), /invalid --jobs: 0/);
  * ```
  */
 export function reportOptions(raw: OptionValues): ReportCommandOptions {
-  return { only: raw.only ? String(raw.only).split(",") : undefined };
+  return {
+    only: raw.only ? String(raw.only).split(",") : undefined,
+    jobs: raw.jobs === undefined
+      ? undefined
+      : limited("--jobs", raw.jobs, { min: 1, max: 64, integer: true, unit: "notebooks" }),
+  };
 }
 
 /**
@@ -44,6 +53,7 @@ export async function reportCommand(o: ReportCommandOptions, out: Output): Promi
   try {
     const runs = await runReport({
       only: o.only,
+      jobs: o.jobs,
       onNotebook: (r) =>
         out.print(
           `${r.notebook}: ${r.errors.length ? `${r.errors.length} cell error(s)` : "ok"} in ${

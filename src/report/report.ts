@@ -42,6 +42,12 @@ export interface ReportOptions {
   env?: Record<string, string>;
   /** Per-cell timeout, seconds. @default {180} */
   cellTimeoutS?: number;
+  /**
+   * Notebooks executed at once, each in its own kernel. More than 1 is faster on a machine with
+   * cores to spare, but notebooks with live parts then measure with each other's load beside
+   * them. @default {1}
+   */
+  jobs?: number;
   onNotebook?: (r: NotebookRun) => void;
 }
 
@@ -113,58 +119,96 @@ export async function runReport(options: ReportOptions = {}): Promise<NotebookRu
     // src/report/_fenced_execute.py, the preprocessor that runs the cells
     PYTHONPATH: [HERE, Deno.env.get("PYTHONPATH")].filter(Boolean).join(":"),
   };
-  const runs: NotebookRun[] = [];
-  for (const name of names) {
-    const t0 = performance.now();
-    await jupyterRun(jupyter, [
-      "nbconvert",
-      "--to",
-      "notebook",
-      "--Exporter.preprocessors=_fenced_execute.FencedExecutePreprocessor",
-      "--FencedExecutePreprocessor.kernel_name=deno",
-      `--FencedExecutePreprocessor.timeout=${options.cellTimeoutS ?? 180}`,
-      "--output-dir",
-      `${out}/notebooks`,
-      `${nbDir}/${name}.ipynb`,
-    ], env);
-    const executed = `${out}/notebooks/${name}.ipynb`;
-    const nb = JSON.parse(await Deno.readTextFile(executed)) as {
-      cells: {
-        cell_type: string;
-        outputs?: { output_type: string; ename?: string; evalue?: string }[];
-      }[];
-    };
-    const errors: NotebookRun["errors"] = [];
-    nb.cells.forEach((c, i) => {
-      for (const o of c.outputs ?? []) {
-        if (o.output_type === "error") {
-          errors.push({ cell: i + 1, ename: o.ename ?? "Error", evalue: o.evalue ?? "" });
-        }
-      }
-    });
-    let html: string | null = null;
-    try {
-      await jupyterRun(jupyter, [
-        "nbconvert",
-        "--to",
-        "html",
-        "--output-dir",
-        `${out}/html`,
-        executed,
-      ], env);
-      html = `${out}/html/${name}.html`;
-    } catch { /* HTML export is a convenience; the executed notebook is the record */ }
-    const run = {
-      notebook: `${name}.ipynb`,
-      seconds: (performance.now() - t0) / 1000,
-      executed,
-      html,
-      errors,
-    };
-    options.onNotebook?.(run);
-    runs.push(run);
-  }
+  const one = (name: string) => runNotebook(name, { jupyter, nbDir, out, env, options });
+  const runs = await pool(names, Math.max(1, Math.floor(options.jobs ?? 1)), one);
   const failed = runs.filter((r) => r.errors.length > 0);
   if (failed.length > 0) throw new NotebookError(failed);
   return runs;
+}
+
+/** Where {@link runNotebook} finds Jupyter and the notebook, and puts the results. */
+interface NotebookJob {
+  jupyter: string;
+  nbDir: string;
+  out: string;
+  env: Record<string, string>;
+  options: ReportOptions;
+}
+
+/** Executes one notebook and exports its HTML page. */
+async function runNotebook(
+  name: string,
+  { jupyter, nbDir, out, env, options }: NotebookJob,
+): Promise<NotebookRun> {
+  const t0 = performance.now();
+  await jupyterRun(jupyter, [
+    "nbconvert",
+    "--to",
+    "notebook",
+    "--Exporter.preprocessors=_fenced_execute.FencedExecutePreprocessor",
+    "--FencedExecutePreprocessor.kernel_name=deno",
+    `--FencedExecutePreprocessor.timeout=${options.cellTimeoutS ?? 180}`,
+    "--output-dir",
+    `${out}/notebooks`,
+    `${nbDir}/${name}.ipynb`,
+  ], env);
+  const executed = `${out}/notebooks/${name}.ipynb`;
+  const nb = JSON.parse(await Deno.readTextFile(executed)) as {
+    cells: {
+      cell_type: string;
+      outputs?: { output_type: string; ename?: string; evalue?: string }[];
+    }[];
+  };
+  const errors: NotebookRun["errors"] = [];
+  nb.cells.forEach((c, i) => {
+    for (const o of c.outputs ?? []) {
+      if (o.output_type === "error") {
+        errors.push({ cell: i + 1, ename: o.ename ?? "Error", evalue: o.evalue ?? "" });
+      }
+    }
+  });
+  let html: string | null = null;
+  try {
+    await jupyterRun(jupyter, [
+      "nbconvert",
+      "--to",
+      "html",
+      "--output-dir",
+      `${out}/html`,
+      executed,
+    ], env);
+    html = `${out}/html/${name}.html`;
+  } catch { /* HTML export is a convenience; the executed notebook is the record */ }
+  const run = {
+    notebook: `${name}.ipynb`,
+    seconds: (performance.now() - t0) / 1000,
+    executed,
+    html,
+    errors,
+  };
+  options.onNotebook?.(run);
+  return run;
+}
+
+/**
+ * Maps `items` through `f`, at most `jobs` at a time; results in the order of `items`. After a
+ * failure no new item starts, the running ones finish, then the first error is thrown.
+ */
+async function pool<T, R>(items: T[], jobs: number, f: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  let failure: { error: unknown } | null = null;
+  const worker = async () => {
+    while (next < items.length && failure === null) {
+      const i = next++;
+      try {
+        results[i] = await f(items[i]);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, items.length) }, worker));
+  if (failure !== null) throw (failure as { error: unknown }).error;
+  return results;
 }

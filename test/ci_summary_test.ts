@@ -1,0 +1,57 @@
+// .ci/summary: the plain "N passed, N failed" line CI ends with, from the two `deno test` runs
+// of .ci/test (the JSDoc examples, then test/), on logs shaped as Deno prints them.
+import assert from "node:assert/strict";
+
+const summary = async (log: string) => {
+  const p = new Deno.Command("bash", {
+    args: [new URL("../.ci/summary", import.meta.url).pathname],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const w = p.stdin.getWriter();
+  await w.write(new TextEncoder().encode(log));
+  await w.close();
+  const out = await p.output();
+  return {
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+    stderr: new TextDecoder().decode(out.stderr),
+  };
+};
+
+const green = (s: string) => `\x1b[0m\x1b[32m${s}\x1b[0m`;
+
+Deno.test(".ci/summary adds up both runs' summaries, colours and steps included", async () => {
+  const log = [
+    "running 1 test from ./src/version.ts#6-11.ts",
+    `${green("ok")} | 332 passed | 0 failed \x1b[0m\x1b[38;5;245m(1m0s)\x1b[0m`,
+    "",
+    `${green("ok")} | 309 passed (541 steps) | 0 failed | 2 ignored (9m12s)`,
+    "",
+  ].join("\n");
+  assert.deepEqual(await summary(log), { code: 0, stdout: "641 passed, 0 failed\n", stderr: "" });
+});
+
+Deno.test(".ci/summary fails on a failed test in either run", async () => {
+  const log = [
+    "ok | 332 passed | 0 failed (1m0s)",
+    "\x1b[0m\x1b[31mFAILED\x1b[0m | 308 passed (540 steps) | 1 failed (1 step) (9m12s)",
+  ].join("\n");
+  const r = await summary(log);
+  assert.equal(r.stdout, "640 passed, 1 failed\n");
+  assert.equal(r.code, 1);
+});
+
+Deno.test(".ci/summary counts a run that printed no summary as a failure", async () => {
+  // the doc examples ran; test/ never printed a summary (a type error, a crash)
+  const r = await summary("ok | 332 passed | 0 failed (1m0s)\nerror: Type checking failed.\n");
+  assert.equal(r.stdout, "332 passed, 1 failed\n");
+  assert.match(r.stderr, /expected 2 Deno test summaries \(\.ci\/test\), found 1/);
+  assert.equal(r.code, 1);
+  assert.deepEqual(await summary(""), {
+    code: 1,
+    stdout: "0 passed, 2 failed\n",
+    stderr: "expected 2 Deno test summaries (.ci/test), found 0\n",
+  });
+});
