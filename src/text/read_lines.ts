@@ -18,9 +18,10 @@ export interface ByteLine extends Line {
 const CHUNK = 1 << 20;
 
 /**
- * How a file's bytes are text: UTF-8 (also plain ASCII and anything without a BOM), or UTF-16
- * with its byte-order mark (as Windows PowerShell's `>` writes). UTF-16 files are read as text
- * and handed on as UTF-8; byte offsets stay those of the file.
+ * How a file's bytes are text: UTF-8 (also plain ASCII), or UTF-16 little- or big-endian with
+ * or without its byte-order mark (Windows PowerShell's `>` writes UTF-16 LE with one; other
+ * tools write either without). UTF-16 files are read as text and handed on as UTF-8; byte
+ * offsets stay those of the file.
  */
 export type TextEncoding = "utf-8" | "utf-16le" | "utf-16be";
 
@@ -31,12 +32,60 @@ export function encodingOfBytes(head: Uint8Array): TextEncoding {
   return "utf-8";
 }
 
-const ENCODINGS = new WeakMap<Deno.FsFile, TextEncoding>();
+/** Bytes looked at to tell UTF-16 without a BOM from UTF-8. */
+export const SNIFF_BYTES = 4096;
 
-function encodingOf(file: Deno.FsFile): TextEncoding {
+/**
+ * The encoding of a text's bytes: its BOM says, else UTF-16 when NUL bytes fill every other
+ * position (ASCII in UTF-16: `S\0E\0T\0` or `\0S\0E\0T`; UTF-8 text holds no NUL), else UTF-8.
+ *
+ * @param bytes The text's first bytes (at least {@link SNIFF_BYTES} where there are), or all.
+ * @returns `utf-8`, `utf-16le` or `utf-16be`.
+ *
+ * @example
+ * ```ts
+ * import { textEncoding } from "./read_lines.ts";
+ * import assert from "node:assert/strict";
+ * const le = new Uint8Array([0x53, 0, 0x45, 0, 0x54, 0, 0x0a, 0]);
+ * assert.equal(textEncoding(le), "utf-16le");
+ * assert.equal(textEncoding(le.slice(1)), "utf-16be");
+ * assert.equal(textEncoding(new TextEncoder().encode("SET\n")), "utf-8");
+ * assert.equal(textEncoding(new Uint8Array([0xfe, 0xff, 0, 0x53])), "utf-16be");
+ * ```
+ */
+export function textEncoding(bytes: Uint8Array): TextEncoding {
+  const bom = encodingOfBytes(bytes);
+  if (bom !== "utf-8") return bom;
+  const n = Math.min(bytes.length, SNIFF_BYTES) >> 1;
+  if (n < 2) return "utf-8";
+  let even = 0, odd = 0;
+  for (let i = 0; i < n; i++) {
+    if (bytes[2 * i] === 0) even++;
+    if (bytes[2 * i + 1] === 0) odd++;
+  }
+  if (odd >= 0.9 * n && even <= 0.1 * n) return "utf-16le";
+  if (even >= 0.9 * n && odd <= 0.1 * n) return "utf-16be";
+  return "utf-8";
+}
+
+/** A file's encoding and the length of its byte-order mark (0 or 2). */
+interface FileText {
+  enc: TextEncoding;
+  bom: number;
+}
+
+/** The encoding of a file whose first bytes are `head`, and its BOM's length. */
+function fileText(head: Uint8Array): FileText {
+  const enc = textEncoding(head);
+  return { enc, bom: enc !== "utf-8" && encodingOfBytes(head) === enc ? 2 : 0 };
+}
+
+const ENCODINGS = new WeakMap<Deno.FsFile, FileText>();
+
+function encodingOf(file: Deno.FsFile): FileText {
   let e = ENCODINGS.get(file);
   if (e === undefined) {
-    e = encodingOfBytes(readBytes(file, 0, 2));
+    e = fileText(readBytes(file, 0, SNIFF_BYTES));
     ENCODINGS.set(file, e);
   }
   return e;
@@ -61,17 +110,15 @@ export async function* readLines(path: string): AsyncGenerator<ByteLine> {
 
 /**
  * Reads a file as batches of lines (about 1 MiB each), so that callers loop over lines without
- * an `await` per line. A file starting with a UTF-16 byte-order mark is decoded as UTF-16.
+ * an `await` per line. A UTF-16 file (see {@link textEncoding}) is decoded as UTF-16.
  */
 export async function* readLineBatches(path: string): AsyncGenerator<ByteLine[]> {
   const file = await Deno.open(path, { read: true });
   try {
-    const head = new Uint8Array(2);
-    const got = (await file.read(head)) ?? 0;
-    const enc = encodingOfBytes(head.subarray(0, got));
+    const text = encodingOf(file);
     await file.seek(0, Deno.SeekMode.Start);
-    if (enc === "utf-8") yield* utf8Batches(file);
-    else yield* utf16Batches(file, enc);
+    if (text.enc === "utf-8") yield* utf8Batches(file);
+    else yield* utf16Batches(file, text);
   } finally {
     file.close();
   }
@@ -144,14 +191,17 @@ async function* utf8Batches(file: Deno.FsFile): AsyncGenerator<ByteLine[]> {
   }
 }
 
-/** Lines of a UTF-16 file (BOM at 0): one code unit is two bytes, so offsets are 2 × index. */
-async function* utf16Batches(file: Deno.FsFile, enc: TextEncoding): AsyncGenerator<ByteLine[]> {
+/** Lines of a UTF-16 file: one code unit is two bytes, so offsets are BOM + 2 × index. */
+async function* utf16Batches(
+  file: Deno.FsFile,
+  { enc, bom }: FileText,
+): AsyncGenerator<ByteLine[]> {
   const decoder = new TextDecoder(enc, { ignoreBOM: true });
   let carry = new Uint8Array(0);
-  let carryStart = 2; // past the byte-order mark
+  let carryStart = bom; // past the byte-order mark
   let line = 1;
   const buf = new Uint8Array(CHUNK);
-  await file.seek(2, Deno.SeekMode.Start);
+  await file.seek(bom, Deno.SeekMode.Start);
   const lines = (text: string, base: number, terminated: boolean): ByteLine[] =>
     text.split("\n").slice(0, terminated ? -1 : undefined).map((t, _i, all) => {
       const startUnit = base;
@@ -161,8 +211,8 @@ async function* utf16Batches(file: Deno.FsFile, enc: TextEncoding): AsyncGenerat
         line: line++,
         terminated: terminated || _i < all.length - 1,
         // the first line's bytes include the byte-order mark
-        byteStart: startUnit === 0 ? 0 : 2 + 2 * startUnit,
-        byteEnd: 2 + 2 * base,
+        byteStart: startUnit === 0 ? 0 : bom + 2 * startUnit,
+        byteEnd: bom + 2 * base,
       };
     });
   while (true) {
@@ -174,11 +224,11 @@ async function* utf16Batches(file: Deno.FsFile, enc: TextEncoding): AsyncGenerat
       carry = data.slice();
       continue;
     }
-    yield lines(decoder.decode(data.subarray(0, cut)), (carryStart - 2) / 2, true);
+    yield lines(decoder.decode(data.subarray(0, cut)), (carryStart - bom) / 2, true);
     carry = data.slice(cut);
     carryStart += cut;
   }
-  if (carry.length > 0) yield lines(decoder.decode(carry), (carryStart - 2) / 2, false);
+  if (carry.length > 0) yield lines(decoder.decode(carry), (carryStart - bom) / 2, false);
 }
 
 /** Reads bytes `[start, end)` of an open file as they are. */
@@ -203,9 +253,9 @@ export function readRangeSync(file: Deno.FsFile, start: number, end: number): Ui
   return toUtf8(readBytes(file, start, end), start, encodingOf(file));
 }
 
-function toUtf8(bytes: Uint8Array, start: number, enc: TextEncoding): Uint8Array {
+function toUtf8(bytes: Uint8Array, start: number, { enc, bom }: FileText): Uint8Array {
   if (enc === "utf-8") return bytes;
-  const body = start === 0 ? bytes.subarray(2) : bytes;
+  const body = start === 0 ? bytes.subarray(bom) : bytes;
   return new TextEncoder().encode(new TextDecoder(enc, { ignoreBOM: true }).decode(body));
 }
 
@@ -254,7 +304,8 @@ export function copyRangeSync(
     transform: (chunk: Uint8Array) => Uint8Array;
   },
 ): void {
-  const enc = encodingOf(file);
+  const text = encodingOf(file);
+  const enc = text.enc;
   const out = typeof dest === "string"
     ? Deno.openSync(dest, { write: true, createNew: true })
     : dest;
@@ -274,7 +325,7 @@ export function copyRangeSync(
         carry = data.slice();
         continue;
       }
-      writeAll(out, transform(toUtf8(data.subarray(0, cut), at, enc)));
+      writeAll(out, transform(toUtf8(data.subarray(0, cut), at, text)));
       at += cut;
       carry = data.slice(cut);
       if (pos >= end && carry.length === 0) break;

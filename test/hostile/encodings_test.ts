@@ -61,3 +61,54 @@ Deno.test("hostile: UTF-16 memtier stdout and JSON ingest like UTF-8", async (t)
   }
   Deno.removeSync(dir, { recursive: true });
 });
+
+/** `text` as UTF-16 bytes without a byte-order mark. */
+function utf16(text: string, order: "le" | "be"): Uint8Array {
+  const out = new Uint8Array(text.length * 2);
+  const view = new DataView(out.buffer);
+  for (let i = 0; i < text.length; i++) view.setUint16(2 * i, text.charCodeAt(i), order === "le");
+  return out;
+}
+
+/** The tests, rates, latencies and stored command of each run in `data`, in order. */
+function runsOf(data: string): string[] {
+  const runs = runFacts(data, ["run_id", "status", "command"]);
+  const results = loadTable(data, "results").toRecords();
+  return runs.map((run) =>
+    [
+      run.status,
+      run.command,
+      ...results.filter((r) => r.run_id === run.run_id)
+        .map((r) => `${r.test}:${r.ops_per_sec}:${r.p50_latency_ms}`),
+    ].join(" ")
+  );
+}
+
+Deno.test("hostile: UTF-16 transcripts and redis-benchmark outputs without a BOM ingest like UTF-8", async (t) => {
+  const dir = Deno.makeTempDirSync({ prefix: "kvlab-hostile-utf16-nobom-" });
+  const originals = [
+    // a transcript with passwords in its commands (redacted the same way)
+    `${HOSTILE}continued-redis-benchmark-7.0.15.txt`,
+    new URL("../testdata/corpus/redis-benchmark_7.0.15_redis-7.0.15_csv.csv", import.meta.url)
+      .pathname,
+  ];
+  for (const [i, original] of originals.entries()) {
+    const text = Deno.readTextFileSync(original);
+    const want = `${dir}/utf8-${i}`;
+    const r0 = await kvlab(["ingest", original, "--data", want]);
+    assert.equal(r0.code, 0, r0.printed);
+    for (const order of ["le", "be"] as const) {
+      await t.step(`${original.split("/").at(-1)}, UTF-16 ${order.toUpperCase()}`, async () => {
+        const file = `${dir}/in-${i}-${order}.txt`;
+        Deno.writeFileSync(file, utf16(text, order));
+        const data = `${dir}/d-${i}-${order}`;
+        const r = await kvlab(["ingest", file, "--data", data]);
+        assert.equal(r.code, 0, r.printed);
+        assert.match(r.stdout, /: 1 run \(1 complete\)/, r.printed);
+        assert.deepEqual(runsOf(data), runsOf(want));
+        assert.ok(runsOf(data)[0].split(" ").length > 3, "tests were read");
+      });
+    }
+  }
+  Deno.removeSync(dir, { recursive: true });
+});
