@@ -33,51 +33,63 @@ function collector(): (() => void) | null {
 /**
  * Asks V8 for a full garbage collection now (nothing happens where it cannot be asked).
  *
+ * @returns Whether V8 could be asked (false where it refuses `--expose-gc`).
+ *
  * @example
  * ```ts
  * import { collectGarbage } from "./memory.ts";
- * collectGarbage();
+ * import assert from "node:assert/strict";
+ * // Deno lets library code set the flag at run time
+ * assert.equal(collectGarbage(), true);
  * ```
  */
-export function collectGarbage(): void {
-  collector()?.();
+export function collectGarbage(): boolean {
+  const f = collector();
+  f?.();
+  return f !== null;
 }
 
 /**
  * Collects garbage, then waits one turn of the event loop, so that the native memory of
  * nodejs-polars frames no longer referenced is freed.
  *
+ * @returns Whether V8 could be asked for the collection.
+ *
  * @example
  * ```ts
  * import { releaseNativeMemory } from "./memory.ts";
- * await releaseNativeMemory();
+ * import assert from "node:assert/strict";
+ * assert.equal(await releaseNativeMemory(), true);
  * ```
  */
-export async function releaseNativeMemory(): Promise<void> {
-  collectGarbage();
+export async function releaseNativeMemory(): Promise<boolean> {
+  const asked = collectGarbage();
   await new Promise((resolve) => setTimeout(resolve, 0));
+  return asked;
 }
 
 /**
  * Counts bytes read and collects garbage each time `every` more have gone by.
  *
- * @param every Bytes (or characters) between two collections.
- * @returns A function to call with the size of each piece read.
+ * @param every Bytes between collections.
+ * @returns A function to call with each read's size: true when it collected.
  *
  * @example
  * ```ts
  * import { collectEvery } from "./memory.ts";
+ * import assert from "node:assert/strict";
  * const read = collectEvery(8 << 20);
- * read(1 << 20);
+ * assert.equal(read(1 << 20), false);
+ * assert.equal(read(7 << 20), true); // 8 MiB since the start
+ * assert.equal(read(1 << 20), false); // counting again from there
  * ```
  */
-export function collectEvery(every: number): (size: number) => void {
+export function collectEvery(every: number): (size: number) => boolean {
   let since = 0;
   return (size) => {
     since += size;
-    if (since >= every) {
-      since = 0;
-      collectGarbage();
-    }
+    if (since < every) return false;
+    since = 0;
+    return collectGarbage();
   };
 }
