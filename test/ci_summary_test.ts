@@ -22,36 +22,61 @@ const summary = async (log: string) => {
 
 const green = (s: string) => `\x1b[0m\x1b[32m${s}\x1b[0m`;
 
+const mark = (name: string, code: number) => `kvlab-test-run ${name} exit=${code}`;
+
 Deno.test(".ci/summary adds up both runs' summaries, colours and steps included", async () => {
   const log = [
-    "running 1 test from ./src/version.ts#6-11.ts",
-    `${green("ok")} | 332 passed | 0 failed \x1b[0m\x1b[38;5;245m(1m0s)\x1b[0m`,
-    "",
     `${green("ok")} | 309 passed (541 steps) | 0 failed | 2 ignored (9m12s)`,
     "",
+    mark("test/", 0),
+    "running 1 test from ./src/version.ts#6-11.ts",
+    `${green("ok")} | 332 passed | 0 failed \x1b[0m\x1b[38;5;245m(1m0s)\x1b[0m`,
+    mark("src/", 0),
   ].join("\n");
   assert.deepEqual(await summary(log), { code: 0, stdout: "641 passed, 0 failed\n", stderr: "" });
 });
 
 Deno.test(".ci/summary fails on a failed test in either run", async () => {
   const log = [
-    "ok | 332 passed | 0 failed (1m0s)",
     "\x1b[0m\x1b[31mFAILED\x1b[0m | 308 passed (540 steps) | 1 failed (1 step) (9m12s)",
+    "error: Test failed",
+    mark("test/", 1),
+    "ok | 332 passed | 0 failed (1m0s)",
+    mark("src/", 0),
   ].join("\n");
   const r = await summary(log);
   assert.equal(r.stdout, "640 passed, 1 failed\n");
   assert.equal(r.code, 1);
 });
 
-Deno.test(".ci/summary counts a run that printed no summary as a failure", async () => {
-  // the doc examples ran; test/ never printed a summary (a type error, a crash)
-  const r = await summary("ok | 332 passed | 0 failed (1m0s)\nerror: Type checking failed.\n");
-  assert.equal(r.stdout, "332 passed, 1 failed\n");
-  assert.match(r.stderr, /expected 2 Deno test summaries \(\.ci\/test\), found 1/);
-  assert.equal(r.code, 1);
-  assert.deepEqual(await summary(""), {
-    code: 1,
-    stdout: "0 passed, 2 failed\n",
-    stderr: "expected 2 Deno test summaries (.ci/test), found 0\n",
+Deno.test(".ci/summary counts a run that failed without a failed test, or never ran", async (t) => {
+  await t.step("a crash after a test printed a summary-shaped line", async () => {
+    const r = await summary(
+      ["ok | 5 passed | 0 failed (1s)", "error: Uncaught panic", mark("test/", 101)].join("\n") +
+        "\nok | 332 passed | 0 failed (1m0s)\n" + mark("src/", 0),
+    );
+    assert.equal(r.stdout, "337 passed, 1 failed\n");
+    assert.match(r.stderr, /the run of test\/ exited 101 with no failed test/);
+    assert.equal(r.code, 1);
+  });
+  await t.step("a Deno.test.only (Deno exits 1, its summary says 0 failed)", async () => {
+    const log = ["ok | 1 passed | 0 failed | 308 filtered out (2s)", mark("test/", 1)].join("\n") +
+      "\nok | 332 passed | 0 failed (1m0s)\n" + mark("src/", 0);
+    const r = await summary(log);
+    assert.equal(r.stdout, "333 passed, 1 failed\n");
+    assert.equal(r.code, 1);
+  });
+  await t.step("a type error: no summary at all", async () => {
+    const r = await summary(["error: Type checking failed.", mark("test/", 1)].join("\n"));
+    assert.equal(r.stdout, "0 passed, 2 failed\n");
+    assert.match(r.stderr, /expected the 2 runs of \.ci\/test, found 1/);
+    assert.equal(r.code, 1);
+  });
+  await t.step("nothing ran", async () => {
+    assert.deepEqual(await summary(""), {
+      code: 1,
+      stdout: "0 passed, 2 failed\n",
+      stderr: "expected the 2 runs of .ci/test, found 0\n",
+    });
   });
 });
