@@ -425,4 +425,12 @@ Deno.test("a cell error fails the report, naming the notebook and the cell", asy
     runReport({ notebooks: dir, out: `${dir}/out` }),
     /broken\.ipynb: cell 2 raised RangeError: no such dataset/,
   );
+  // a bad number of jobs is refused before any notebook runs (NaN ran none, and passed)
+  for (const jobs of [NaN, 0, 2.5, 65]) {
+    await assert.rejects(
+      runReport({ notebooks: dir, out: `${dir}/out-jobs`, jobs }),
+      new RegExp(`^RangeError: invalid jobs: ${jobs}`),
+    );
+  }
+  assert.throws(() => Deno.statSync(`${dir}/out-jobs`), Deno.errors.NotFound);
 });

@@ -14,6 +14,7 @@
  */
 
 import { buildStudies } from "../collect/ingest/studies.ts";
+import { limited } from "../collect/limits.ts";
 
 /** What happened to one notebook. */
 export interface NotebookRun {
@@ -99,8 +100,15 @@ async function jupyterRun(
  * Runs the report.
  *
  * @throws {NotebookError} When any cell of any notebook raised (all notebooks are still run).
+ * @throws {RangeError} On `jobs` that is not a whole number from 1 to 64.
  */
 export async function runReport(options: ReportOptions = {}): Promise<NotebookRun[]> {
+  const jobs = limited("jobs", options.jobs ?? 1, {
+    min: 1,
+    max: 64,
+    integer: true,
+    unit: "notebooks",
+  });
   const nbDir = options.notebooks ?? `${REPO}notebooks`;
   const out = options.out ?? `${REPO}out`;
   const jupyter = options.jupyter ?? Deno.env.get("KVLAB_JUPYTER") ?? "jupyter";
@@ -120,7 +128,7 @@ export async function runReport(options: ReportOptions = {}): Promise<NotebookRu
     PYTHONPATH: [HERE, Deno.env.get("PYTHONPATH")].filter(Boolean).join(":"),
   };
   const one = (name: string) => runNotebook(name, { jupyter, nbDir, out, env, options });
-  const runs = await pool(names, Math.max(1, Math.floor(options.jobs ?? 1)), one);
+  const runs = await pool(names, jobs, one);
   const failed = runs.filter((r) => r.errors.length > 0);
   if (failed.length > 0) throw new NotebookError(failed);
   return runs;
