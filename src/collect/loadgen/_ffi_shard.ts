@@ -56,6 +56,8 @@ class Conn {
   readyAt = 0;
   head = 0;
   closed = false;
+  /** Whether the last reply read had no usable kernel timestamp (none yet counts as none). */
+  stampless = true;
   /** Bytes a full socket buffer did not take (rare: then EPOLLOUT is watched). */
   pending: Uint8Array | null = null;
   readonly intended: Float64Array;
@@ -109,9 +111,6 @@ export class FfiShard {
   #realT0 = 0;
   /** When the replies being fed arrived (ms since the start). */
   #replyAt = 0;
-  /** Whether the last reply read had no kernel timestamp (none yet counts as none): then
-   * replies wake the loop, or they would be timed at the next send's wake-up. */
-  #stampless = true;
   #t0 = 0;
   #now = 0;
   #sending = false;
@@ -194,14 +193,18 @@ export class FfiShard {
     this.#realT0 = this.#clockTs[2] / 1e6 - run;
   }
 
-  /** Whether a connection with every pipeline slot busy has a send due by `until`: then its
-   * reply must wake the loop (the send waits for it). */
+  /**
+   * Whether a reply must wake the loop before `until`: a connection with every pipeline slot
+   * busy has a send due by then (the send waits for it); or a reply could not be timed when it
+   * arrived if read later: its connection's last reply had no kernel stamp, or it has more
+   * than one request out (replies read together carry one stamp, the last segment's).
+   */
   #blockedBy(until: number): boolean {
     const o = this.#o;
     for (const c of this.#conns) {
-      if (!c.closed && c.outstanding >= o.pipeline && c.next <= until && c.next < o.durationMs) {
-        return true;
-      }
+      if (c.closed || c.outstanding === 0) continue;
+      if (c.outstanding > 1 || c.stampless) return true;
+      if (c.outstanding >= o.pipeline && c.next <= until && c.next < o.durationMs) return true;
     }
     return false;
   }
@@ -255,10 +258,10 @@ export class FfiShard {
       ts[0] = Math.floor(ns / 1e9);
       ts[2] = ns % 1e9;
       // While sending, replies need not wake the loop: the kernel stamps them and the next
-      // due send's wake-up reads them (one wake-up per send, not two), unless a send waits for
-      // one or the kernel gave the last reply no stamp. Draining, replies wake it.
+      // due send's wake-up reads them (one wake-up per send, not two), unless one must be read
+      // when it arrives (#blockedBy). Draining, replies wake it.
       let k: number;
-      if (ns > 0 && this.#sending && !this.#stampless && !this.#blockedBy(until)) {
+      if (ns > 0 && this.#sending && !this.#blockedBy(until)) {
         C.epoll_pwait2(this.#sleepEp, evBytes, 1, tsBytes, null);
         ts[0] = ts[2] = 0;
         k = C.epoll_pwait2(this.#ep, evBytes, MAX_EVENTS, tsBytes, null);
@@ -351,10 +354,13 @@ export class FfiShard {
     for (;;) {
       const n = rx.recv(c.fd);
       if (n > 0) {
-        // a stamp missing, or later than the clock (not the same clock): timed at the read
+        // the kernel's stamp, unless missing or impossible (after this read, or before the
+        // oldest request out was sent: the system clock stepped): then the time of the read
         const stamp = rx.stampMs(this.#realBaseS) - this.#realT0;
-        this.#stampless = !(stamp <= this.#now);
-        this.#replyAt = this.#stampless ? this.#now : stamp;
+        if (stamp > this.#now) this.#clock(); // it arrived after this wake-up's clock read
+        c.stampless = !(stamp <= this.#now) ||
+          (c.outstanding > 0 && stamp < c.sentAt[c.head]);
+        this.#replyAt = c.stampless ? this.#now : stamp;
         try {
           c.reader.feed(buf, n);
         } catch (e) {
@@ -376,7 +382,7 @@ export class FfiShard {
     const o = this.#o;
     const t = this.#replyAt;
     this.#outstanding--;
-    if (!this.#stampless) this.#out.stampedReplies++;
+    if (!c.stampless) this.#out.stampedReplies++;
     if (error) sampleError(this.#out, c.reader.lastError);
     bookReply(this.#out, c, o.pipeline, t, error, o);
     // the next request, when already due, leaves in this wake-up (a connection still in the
