@@ -6,6 +6,7 @@
 
 import { createHash } from "node:crypto";
 import type { Line } from "./lines.ts";
+import { encodingOfBytes, SNIFF_BYTES, type TextEncoding, textEncoding } from "./decode.ts";
 
 /** A line with where its bytes are in the file. */
 export interface ByteLine extends Line {
@@ -16,57 +17,6 @@ export interface ByteLine extends Line {
 }
 
 const CHUNK = 1 << 20;
-
-/**
- * How a file's bytes are text: UTF-8 (also plain ASCII), or UTF-16 little- or big-endian with
- * or without its byte-order mark (Windows PowerShell's `>` writes UTF-16 LE with one; other
- * tools write either without). UTF-16 files are read as text and handed on as UTF-8; byte
- * offsets stay those of the file.
- */
-export type TextEncoding = "utf-8" | "utf-16le" | "utf-16be";
-
-/** The encoding a file's first bytes announce (a UTF-16 byte-order mark), else UTF-8. */
-export function encodingOfBytes(head: Uint8Array): TextEncoding {
-  if (head.length >= 2 && head[0] === 0xff && head[1] === 0xfe) return "utf-16le";
-  if (head.length >= 2 && head[0] === 0xfe && head[1] === 0xff) return "utf-16be";
-  return "utf-8";
-}
-
-/** Bytes looked at to tell UTF-16 without a BOM from UTF-8. */
-export const SNIFF_BYTES = 4096;
-
-/**
- * The encoding of a text's bytes: its BOM says, else UTF-16 when NUL bytes fill every other
- * position (ASCII in UTF-16: `S\0E\0T\0` or `\0S\0E\0T`; UTF-8 text holds no NUL), else UTF-8.
- *
- * @param bytes The text's first bytes (at least {@link SNIFF_BYTES} where there are), or all.
- * @returns `utf-8`, `utf-16le` or `utf-16be`.
- *
- * @example
- * ```ts
- * import { textEncoding } from "./read_lines.ts";
- * import assert from "node:assert/strict";
- * const le = new Uint8Array([0x53, 0, 0x45, 0, 0x54, 0, 0x0a, 0]);
- * assert.equal(textEncoding(le), "utf-16le");
- * assert.equal(textEncoding(le.slice(1)), "utf-16be");
- * assert.equal(textEncoding(new TextEncoder().encode("SET\n")), "utf-8");
- * assert.equal(textEncoding(new Uint8Array([0xfe, 0xff, 0, 0x53])), "utf-16be");
- * ```
- */
-export function textEncoding(bytes: Uint8Array): TextEncoding {
-  const bom = encodingOfBytes(bytes);
-  if (bom !== "utf-8") return bom;
-  const n = Math.min(bytes.length, SNIFF_BYTES) >> 1;
-  if (n < 2) return "utf-8";
-  let even = 0, odd = 0;
-  for (let i = 0; i < n; i++) {
-    if (bytes[2 * i] === 0) even++;
-    if (bytes[2 * i + 1] === 0) odd++;
-  }
-  if (odd >= 0.9 * n && even <= 0.1 * n) return "utf-16le";
-  if (even >= 0.9 * n && odd <= 0.1 * n) return "utf-16be";
-  return "utf-8";
-}
 
 /** A file's encoding and the length of its byte-order mark (0 or 2). */
 interface FileText {
@@ -110,7 +60,7 @@ export async function* readLines(path: string): AsyncGenerator<ByteLine> {
 
 /**
  * Reads a file as batches of lines (about 1 MiB each), so that callers loop over lines without
- * an `await` per line. A UTF-16 file (see {@link textEncoding}) is decoded as UTF-16.
+ * an `await` per line. A UTF-16 file (see `textEncoding` in `decode.ts`) is decoded as UTF-16.
  */
 export async function* readLineBatches(path: string): AsyncGenerator<ByteLine[]> {
   const file = await Deno.open(path, { read: true });

@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { loadTable } from "../../src/analyze/load.ts";
 import { runFacts } from "../../src/store/layout.ts";
-import { HOSTILE, kvlab } from "./_cli.ts";
+import { allBytes, HOSTILE, kvlab, leaked } from "./_cli.ts";
+import { utf16 } from "../_support/utf16.ts";
 
 const REAL = new URL("../testdata/real/", import.meta.url).pathname;
 
@@ -62,14 +63,6 @@ Deno.test("hostile: UTF-16 memtier stdout and JSON ingest like UTF-8", async (t)
   Deno.removeSync(dir, { recursive: true });
 });
 
-/** `text` as UTF-16 bytes without a byte-order mark. */
-function utf16(text: string, order: "le" | "be"): Uint8Array {
-  const out = new Uint8Array(text.length * 2);
-  const view = new DataView(out.buffer);
-  for (let i = 0; i < text.length; i++) view.setUint16(2 * i, text.charCodeAt(i), order === "le");
-  return out;
-}
-
 /** The tests, rates, latencies and stored command of each run in `data`, in order. */
 function runsOf(data: string): string[] {
   const runs = runFacts(data, ["run_id", "status", "command"]);
@@ -100,13 +93,17 @@ Deno.test("hostile: UTF-16 transcripts and redis-benchmark outputs without a BOM
     for (const order of ["le", "be"] as const) {
       await t.step(`${original.split("/").at(-1)}, UTF-16 ${order.toUpperCase()}`, async () => {
         const file = `${dir}/in-${i}-${order}.txt`;
-        Deno.writeFileSync(file, utf16(text, order));
+        Deno.writeFileSync(file, utf16(text, { le: order === "le", bom: false }));
         const data = `${dir}/d-${i}-${order}`;
         const r = await kvlab(["ingest", file, "--data", data]);
         assert.equal(r.code, 0, r.printed);
         assert.match(r.stdout, /: 1 run \(1 complete\)/, r.printed);
         assert.deepEqual(runsOf(data), runsOf(want));
         assert.ok(runsOf(data)[0].split(" ").length > 3, "tests were read");
+        // the transcript's passwords are redacted in UTF-16 too: in no file written, nothing printed
+        const secrets = ["ContSecret52", "ContSecret53"];
+        assert.deepEqual(leaked(allBytes(data).text, secrets), []);
+        assert.deepEqual(leaked(r.printed, secrets), []);
       });
     }
   }

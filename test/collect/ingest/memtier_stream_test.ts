@@ -15,6 +15,7 @@ import { memtierRows } from "../../../src/collect/memtier/rows.ts";
 import { tableFrame } from "../../../src/frame.ts";
 import { decodeText } from "../../../src/text/decode.ts";
 import { redactText } from "../../../src/text/redact.ts";
+import { utf16 } from "../../_support/utf16.ts";
 import { runManifest, runRaw } from "../../../src/store/layout.ts";
 
 const DATA = new URL("../../testdata/", import.meta.url).pathname;
@@ -128,20 +129,11 @@ Deno.test("ingest of a UTF-16 memtier JSON (LE with a BOM, BE without) in chunks
     DATA + "real/memtier-2.3.0_redis-7.0.15_runcount3-allruns.json",
   );
   const utf8 = new TextEncoder().encode(text);
-  const utf16 = (le: boolean, bom: boolean) => {
-    const b = new Uint8Array((text.length + (bom ? 1 : 0)) * 2);
-    const view = new DataView(b.buffer);
-    if (bom) view.setUint16(0, 0xfeff, le);
-    for (let i = 0; i < text.length; i++) {
-      view.setUint16((i + (bom ? 1 : 0)) * 2, text.charCodeAt(i), le);
-    }
-    return b;
-  };
   const { dir, data } = await ingestAlone(utf8);
   try {
     const want = TABLES.map((t) => lines(loadTable(data, t)));
     for (const [le, bom] of [[true, true], [false, false]]) {
-      const other = await ingestAlone(utf16(le, bom));
+      const other = await ingestAlone(utf16(text, { le, bom }));
       try {
         assert.equal(other.out.status, "ingested", other.out.error?.message);
         assert.deepEqual(TABLES.map((t) => lines(loadTable(other.data, t))), want);
