@@ -220,6 +220,8 @@ export class FfiPubSub {
       if (this.#sending) {
         this.#publishDue();
         if (o.stallSubscribers > 0 && now >= o.stallAfterMs) this.#stall();
+        // the kernel stamps pushes: read after publishing, so the publishers leave on time
+        if (!this.#stampless) this.#readReady(0);
       }
       if (this.#delayed > 0) this.#readDelayed();
       if (!this.#sending || this.#pubIo.pending > 0 || now >= replyReadAt) {
@@ -246,7 +248,7 @@ export class FfiPubSub {
     const due = this.#heap.peek()?.next ?? Infinity;
     let until = Math.min(q > 0 ? Math.ceil(due / q) * q : due, o.durationS * 1000, replyReadAt);
     if (this.#pubIo.pending > 0) until = Math.min(until, this.#clock.now() + 1);
-    for (const s of this.#delayed > 0 ? this.#subs : []) until = Math.min(until, s.readAt);
+    if (this.#delayed > 0) { for (const s of this.#subs) until = Math.min(until, s.readAt); }
     return until;
   }
 
@@ -254,11 +256,9 @@ export class FfiPubSub {
    * returns the time after the wake-up. */
   #sleep(until: number): number {
     const waitMs = Math.min(MAX_SLEEP_MS, Math.max(0, until - this.#clock.now()));
-    if (waitMs > 0 && this.#sending && !this.#stampless) {
-      // the kernel stamps pushes: they wait in their sockets for the next turn
-      this.#sleepSet.wait(waitMs, 1);
-      this.#readReady(0);
-    } else this.#readReady(waitMs);
+    // the kernel stamps pushes: they wait in their sockets for the next turn
+    if (this.#sending && !this.#stampless) this.#sleepSet.wait(waitMs, 1);
+    else this.#readReady(waitMs);
     return this.#clock.now();
   }
 
