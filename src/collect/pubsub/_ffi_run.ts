@@ -1,24 +1,16 @@
 /**
  * The epoll engine of pub/sub: every publisher and subscriber of a step in one blocking loop
- * over libc (`../loadgen/libc.ts`) on a Worker, so every stamp and every receive time comes
- * from one clock (CLOCK_MONOTONIC, ms since the run's start). Same counts as the Deno-TCP
- * engine (`_run.ts`), kept by the same `PubSubTally`.
+ * over libc (`../loadgen/libc.ts`) on a Worker, one clock (CLOCK_MONOTONIC, ms since the run's
+ * start), the same counts as the Deno-TCP engine (`_run.ts`, one `PubSubTally`).
  *
- * One loop: publish everything due (per publisher, one `send` of a batch encoded in place into
- * one preallocated buffer, the intended time written into each payload's header), read the
- * subscribers that are ready (one `recvmsg` each into one fixed buffer, pushes parsed in place
- * by `PushReader`), read the publishers' replies once per {@link REPLY_READ_MS}, then sleep in
- * `epoll_pwait2` (ns timeout) until the next publishing turn (due times rounded up to the
- * pacing quantum).
- *
- * Delivery time: the kernel's receive stamp of the read (SO_TIMESTAMPNS: when the read's last
- * segment reached the socket), so pushes need not wake the loop while publishing: they are
- * read at the next turn, timed when they arrived. Where the kernel gives no stamp (or
- * `kernelTimestamps` is false, or a read delay is injected), a push is timed when it is read
- * and the loop sleeps on the subscribers' sockets instead, waking for each push.
- *
- * Sleeps are at most {@link MAX_SLEEP_MS}; each wake-up checks the stop flag shared with the
- * main thread: 1 ends the step now with what was counted (Ctrl-C), 2 ends it for a deadline.
+ * Each turn: one `send` per publisher with messages due (encoded in place into one buffer, the
+ * intended time in each payload's header), one `recvmsg` per ready subscriber (pushes parsed in
+ * place), the publishers' replies once per {@link REPLY_READ_MS}, then a sleep in `epoll_pwait2`
+ * until the next due time rounded up to the pacing quantum. A delivery is timed by the kernel's
+ * receive stamp (SO_TIMESTAMPNS: when the read's last segment arrived), so pushes wait for the
+ * next turn; without one (or with `kernelTimestamps` false, or a read delay injected) it is
+ * timed when read, and pushes wake the loop. Sleeps are at most {@link MAX_SLEEP_MS}; each
+ * wake-up checks the stop flag (1: end now keeping the counts, Ctrl-C; 2: a deadline).
  *
  * @module
  */
@@ -310,11 +302,14 @@ export class FfiPubSub {
     };
   }
 
-  /** Publishes every message due by now, publisher by publisher in due order. */
+  /** Publishes every message due by now, publisher by publisher in due order, for at most
+   * {@link MAX_SLEEP_MS} (at a rate the client cannot keep, something is always due: the loop
+   * must still see the stop flag and the window's end). */
   #publishDue(): void {
     const heap = this.#heap;
-    let now = this.#clock.now();
-    while (heap.size > 0 && heap.peek()!.next <= now) {
+    const start = this.#clock.now();
+    let now = start;
+    while (heap.size > 0 && heap.peek()!.next <= now && now - start < MAX_SLEEP_MS) {
       this.#publish(heap.pop()!, now);
       now = this.#clock.now();
     }
@@ -329,7 +324,9 @@ export class FfiPubSub {
     const out = this.#out;
     const v = this.#outView;
     let len = 0;
-    while (!p.closed && p.next <= t && p.next < this.#windowMs && this.#budget > 0) {
+    // (at most 4,096 messages per call: a publisher far behind leaves room for the others)
+    for (let n = 0; n < 4096 && !p.closed && p.next <= t && p.next < this.#windowMs; n++) {
+      if (this.#budget <= 0) break;
       this.#budget--;
       if (p.pending !== null && p.pending.length > MAX_QUEUED_BYTES) {
         // the socket does not take more: the client (or the server) is saturated
