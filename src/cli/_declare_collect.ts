@@ -127,6 +127,7 @@ export function declarePubSub(program: Command, out: Output): void {
     .option("--payload <bytes>", "payload size, at least 16", "128")
     .option("--duration <s>", "publishing window, seconds", "10")
     .option("--grace <s>", "seconds deliveries may still arrive after it", "2")
+    .option("--engine <engine>", "auto (epoll by FFI where it can run), ffi or deno", "auto")
     .option("--label <label>", "label stored on the run")
     .action((opts) => pubSubCommand(readOptions(() => pubSubCommandOptions(opts)), out));
 }

@@ -93,8 +93,8 @@ export function loadOptions(raw: OptionValues): LoadCommandOptions {
   return o;
 }
 
-/** `--engine`: auto, ffi or deno. */
-function engineOption(raw: unknown): LoadgenEngine {
+/** `--engine`: auto, ffi or deno (`kvlab load` and `kvlab pubsub`). */
+export function engineOption(raw: unknown): LoadgenEngine {
   const e = String(raw ?? "auto");
   if (e !== "auto" && e !== "ffi" && e !== "deno") {
     throw new TypeError(`invalid --engine: ${e} (expected auto, ffi or deno)`);

@@ -18,7 +18,7 @@ import {
   openFilesLimit,
   PUBSUB_CONNECTIONS,
 } from "../collect/limits.ts";
-import { serverRoom } from "./load.ts";
+import { engineOption, serverRoom } from "./load.ts";
 
 /** What `kvlab pubsub` runs. */
 export interface PubSubCommandOptions {
@@ -53,6 +53,10 @@ function count(option: string, value: unknown): number | undefined {
  * const o = pubSubCommandOptions({ url: "redis://127.0.0.1:6379", data: "ds", mode: "fan-out",
  *   publishers: "4", subscribers: "16", rate: "20000", duration: "5", payload: "128" });
  * assert.deepEqual([o.call.mode, o.call.subscribers, o.call.requestedOpsPerSec], ["fan-out", 16, 20000]);
+ * assert.equal(o.call.engine, "auto");
+ * assert.throws(() => pubSubCommandOptions({ url: "redis://h", data: "d", mode: "sharded", rate: "1",
+ *   engine: "uring" }),
+ *   /invalid --engine: uring/);
  * assert.throws(() => pubSubCommandOptions({ url: "redis://h", data: "d", mode: "all", rate: "1" }),
  *   /invalid pub\/sub mode: all/);
  * assert.throws(() => pubSubCommandOptions({ url: "redis://h", data: "d", mode: "sharded",
@@ -75,6 +79,7 @@ export function pubSubCommandOptions(raw: OptionValues): PubSubCommandOptions {
       requestedOpsPerSec: rate,
       durationS: limited("--duration", raw.duration ?? "10", LIMITS.duration),
       graceS: limited("--grace", raw.grace ?? "2", LIMITS.extra),
+      engine: engineOption(raw.engine),
     },
     data: datasetOption(raw.data),
     label: optionalString(raw.label),
@@ -110,7 +115,12 @@ export async function pubSubCommand(o: PubSubCommandOptions, out: Output): Promi
         `${f(r.lost)}, duplicated ${f(r.duplicated)}, unsent ${f(r.unsent)}, errors ${r.errors}` +
         `${r.errorSamples.length ? ` (${r.errorSamples.join("; ")})` : ""}\n` +
         `  client CPU ${r.clientCpuS.toFixed(2)} s, publisher lateness p99 ` +
-        `${r.lateness.p99Ms.toFixed(3)} ms\n`,
+        `${r.lateness.p99Ms.toFixed(3)} ms\n` +
+        `engine ${r.engine === "ffi" ? "ffi (epoll by FFI)" : "deno (Deno TCP)"}` +
+        (r.engine === "deno" && r.engineNote !== "asked for"
+          ? ` (the epoll engine cannot run: ${r.engineNote})`
+          : "") +
+        "\n",
     );
   }
   out.print(`${run.status}: run ${run.runId}${run.reason ? ` (${run.reason})` : ""}\n`);

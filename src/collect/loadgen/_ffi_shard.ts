@@ -1,6 +1,6 @@
 /**
  * The epoll engine of the open loop: the connections of one Worker driven by a blocking loop
- * over libc (`_libc.ts`) instead of Deno's TCP ops and a timer thread. Same contract as
+ * over libc (`libc.ts`) instead of Deno's TCP ops and a timer thread. Same contract as
  * `_shard.ts` (`ShardOptions` in, `ShardOutcome` out, the same counts and histograms).
  *
  * One loop per Worker: send everything due, sleep in `epoll_pwait2` (ns timeout, 1 ns slack)
@@ -31,14 +31,21 @@ import {
   type ShardOutcome,
 } from "./_outcome.ts";
 import { runQueueWaitS } from "./_run_queue.ts";
-import { connectFd, errno, K, type Libc, openLibc, osError, StampedReceiver } from "./_libc.ts";
+import {
+  connectFd,
+  errno,
+  EV_DATA,
+  EV_WORDS,
+  K,
+  type Libc,
+  openLibc,
+  osError,
+  StampedReceiver,
+} from "./libc.ts";
 
 /** Longest single sleep, ms: how soon the loop sees the stop flag. */
 export const MAX_SLEEP_MS = 20;
 
-// struct epoll_event is packed on x86_64 (12 bytes), padded elsewhere (16)
-const EV_WORDS = Deno.build.arch === "x86_64" ? 3 : 4;
-const EV_DATA = Deno.build.arch === "x86_64" ? 1 : 2;
 const MAX_EVENTS = 256;
 /** Most bytes of requests encoded for one `send` of a connection. */
 const OUT_MAX_BYTES = 1 << 20;

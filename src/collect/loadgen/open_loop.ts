@@ -23,7 +23,7 @@ import {
 export type { OpenLoopCounts, ShardOptions };
 import { commandOutcomes, mergeOutcomes, runInWorkers } from "./_transfer.ts";
 import type { CommandOutcome, EngineName } from "./_outcome.ts";
-import { ffiProblem } from "./_libc.ts";
+import { ffiProblem } from "./libc.ts";
 
 /** Which engine drives the connections: `ffi` (an epoll loop over libc in each Worker),
  * `deno` (Deno's TCP and a timer thread), or `auto` (`ffi` where it can run). */

@@ -4,15 +4,14 @@
  * @module
  */
 
-import { latencyHistogram, latencySummary, recordMs } from "../loadgen/histogram.ts";
 import { connectionIntervalMs, firstSendMs, nextSendMs } from "../loadgen/schedule.ts";
-import { countReply, countSent, emptySecondCounts, secondSeries } from "../loadgen/series.ts";
 import { TimeHeap } from "../loadgen/heap.ts";
 import { Waker } from "../loadgen/waker.ts";
 import { connectResp } from "../loadgen/wire.ts";
 import { Publisher, PublishFrames, Subscriber } from "./_conns.ts";
 import { messageChannel, subscriberChannels } from "./payload.ts";
 import { type PubSubChecked, type PubSubResult, PubSubUnsupportedError } from "./types.ts";
+import { PubSubTally } from "./_tally.ts";
 
 /** Longest stretch the publishers' pump works without yielding to timers, I/O and signals (ms). */
 const PUMP_SLICE_MS = 20;
@@ -56,32 +55,17 @@ export class PubSubRun {
   #immediate = false;
   #budget: number;
   #outstanding = 0;
-  /** Last sequence seen per subscriber × publisher (−1: none). */
-  readonly #last: Int32Array;
   readonly #done = Promise.withResolvers<void>();
   readonly #subscribed = Promise.withResolvers<void>();
   #timers: ReturnType<typeof setTimeout>[] = [];
-  readonly #c = {
-    published: 0,
-    unsent: 0,
-    publishErrors: 0,
-    delivered: 0,
-    deliveredInWindow: 0,
-    duplicated: 0,
-    disconnects: 0,
-    errors: 0,
-    errorSamples: [] as string[],
-    latency: latencyHistogram(),
-    lateness: latencyHistogram(),
-    series: emptySecondCounts(),
-  };
+  readonly #c: PubSubTally;
 
   constructor(o: PubSubChecked) {
     this.#o = o;
     this.#names = Array.from({ length: o.channels }, (_, c) => `${o.channelPrefix}${c}`);
     this.#interval = connectionIntervalMs(o.requestedOpsPerSec / o.fanOut, o.publishers);
     this.#budget = o.maxMessages;
-    this.#last = new Int32Array(o.subscribers * o.publishers).fill(-1);
+    this.#c = new PubSubTally(o);
     this.#subscribed.promise.catch(() => {/* awaited in connect(); rejected early is fine */});
   }
 
@@ -217,8 +201,7 @@ export class PubSubRun {
       const channel = messageChannel(p.index, sequence, o.publishers, o.channels);
       p.append(channel, Math.round(p.next * 1e6), sequence);
       sent++;
-      recordMs(this.#c.lateness, t - p.next);
-      countSent(this.#c.series, t);
+      this.#c.sent(t, p.next);
       this.#budget--;
       p.next = nextSendMs(p.next, this.#interval, o.arrival, p.random);
     }
@@ -233,37 +216,14 @@ export class PubSubRun {
     if (p.outstanding === 0) return;
     p.outstanding--;
     this.#outstanding--;
-    if (error) {
-      this.#c.publishErrors++;
-      this.#c.errors++;
-      this.#sample(`publish: ${p.replies.lastError}`);
-      countReply(this.#c.series, this.#now(), undefined);
-    }
+    if (error) this.#c.publishError(this.#now(), p.replies.lastError);
     this.#maybeFinish();
   };
 
   readonly #onMessage = (s: Subscriber, stampNs: number, publisher: number, sequence: number) => {
     if (this.#finished) return;
-    const t = this.#readAt;
-    // a message kvlab did not publish (a server pushing its own, a payload too short to be
-    // ours: NaN) is a protocol error, never a delivery
-    const p = this.#pubs[publisher];
-    if (p === undefined || sequence >= p.sequence || !(stampNs >= 0)) {
-      this.#c.errors++;
-      this.#sample(`subscriber ${s.index}: protocol error: a message kvlab did not publish`);
-      return;
-    }
-    const k = s.index * this.#o.publishers + publisher;
-    if (sequence <= this.#last[k]) {
-      this.#c.duplicated++;
-      return;
-    }
-    this.#last[k] = sequence;
-    this.#c.delivered++;
-    if (t < this.#o.durationS * 1000) this.#c.deliveredInWindow++;
-    const latencyMs = t - stampNs / 1e6;
-    recordMs(this.#c.latency, latencyMs);
-    countReply(this.#c.series, t, latencyMs);
+    const sentBy = this.#pubs[publisher]?.sequence;
+    this.#c.delivery(s.index, this.#readAt, stampNs, publisher, sequence, sentBy);
     if (!this.#sending) this.#maybeFinish();
   };
 
@@ -273,8 +233,7 @@ export class PubSubRun {
       this.#subscribed.reject(new PubSubUnsupportedError(error));
       return;
     }
-    this.#c.errors++;
-    this.#sample(`subscriber ${s.index}: ${error}`);
+    this.#c.subscriberError(s.index, error);
   };
 
   /** Receive time of the chunk being read (ms since the start). */
@@ -333,12 +292,10 @@ export class PubSubRun {
     if (c.closed || this.#finished) return;
     c.closed = true;
     const who = c instanceof Publisher ? `publisher ${c.index}` : `subscriber ${c.index}`;
-    this.#c.disconnects++;
-    this.#c.errors++;
-    this.#sample(`${who}: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
+    const text = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    this.#c.lost(who, text, c instanceof Publisher ? c.outstanding : 0);
     if (c instanceof Publisher) {
       c.writer.close();
-      this.#c.publishErrors += c.outstanding;
       this.#outstanding -= c.outstanding;
       c.outstanding = 0;
     } else if (this.#t0 === 0) {
@@ -349,11 +306,6 @@ export class PubSubRun {
     } catch { /* already closed */ }
     this.#maybeFinish();
   };
-
-  #sample(text: string): void {
-    const s = this.#c.errorSamples;
-    if (s.length < 5 && !s.includes(text)) s.push(text);
-  }
 
   /** End of the window: count what was due but not sent, then wait out the grace. */
   #stop(): void {
@@ -377,13 +329,9 @@ export class PubSubRun {
     this.#maybeFinish();
   }
 
-  #expected(): number {
-    return (this.#c.published - this.#c.publishErrors) * this.#o.fanOut;
-  }
-
   #maybeFinish(): void {
     if (this.#sending || this.#t0 === 0 || this.#finished) return;
-    if (this.#outstanding === 0 && this.#c.delivered >= this.#expected()) this.#finish();
+    if (this.#outstanding === 0 && this.#c.delivered >= this.#c.expected()) this.#finish();
   }
 
   #finish(): void {
@@ -417,40 +365,11 @@ export class PubSubRun {
     }
   }
 
-  result(clientCpuS: number, setupCpuS: number, wallS: number): PubSubResult {
-    const o = this.#o;
-    const c = this.#c;
-    return {
-      mode: o.mode,
-      publishers: o.publishers,
-      subscribers: o.subscribers,
-      channels: o.channels,
-      fanOut: o.fanOut,
-      payloadBytes: o.payloadBytes,
-      requestedOpsPerSec: o.requestedOpsPerSec,
-      publishRatePerSec: o.requestedOpsPerSec / o.fanOut,
-      durationS: o.durationS,
-      graceS: o.graceS,
-      published: c.published,
-      unsent: c.unsent,
-      publishErrors: c.publishErrors,
-      delivered: c.delivered,
-      deliveredInWindow: c.deliveredInWindow,
-      lost: Math.max(0, this.#expected() - c.delivered),
-      duplicated: c.duplicated,
-      disconnects: c.disconnects,
-      errors: c.errors,
-      errorSamples: c.errorSamples,
-      achievedOpsPerSec: c.deliveredInWindow / o.durationS,
-      latency: c.latency,
-      sendLateness: c.lateness,
-      summary: latencySummary(c.latency),
-      lateness: latencySummary(c.lateness),
-      perSecond: secondSeries([c.series]),
-      clientCpuS,
-      setupCpuS,
-      wallS,
-      interrupted: this.#interrupted,
-    };
+  result(
+    clientCpuS: number,
+    setupCpuS: number,
+    wallS: number,
+  ): Omit<PubSubResult, "engine" | "engineNote" | "stampedDeliveries"> {
+    return { ...this.#c.result(this.#interrupted), clientCpuS, setupCpuS, wallS };
   }
 }

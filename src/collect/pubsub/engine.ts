@@ -4,9 +4,11 @@
  * and each delivery's latency is the receive time minus the intended publish time carried in
  * the payload (coordinated omission corrected: a publisher running late does not hide it).
  *
- * Clock: every publisher and subscriber of a run lives on the calling thread, so every stamp and
- * every receive time comes from one monotonic clock, this thread's `performance.now()`, as
- * integer nanoseconds since the run's start. No Worker, no second process, nothing to align.
+ * Clock: every publisher and subscriber of a run lives in one loop, so every stamp and every
+ * receive time comes from one monotonic clock, as integer nanoseconds since the run's start.
+ * Two engines: `ffi` (`_ffi_run.ts`), one blocking epoll loop over libc on a Worker, deliveries
+ * timed by the kernel's receive stamps; `deno` (`_run.ts`), Deno's TCP on the calling thread,
+ * timed by `performance.now()` when read. `auto` takes `ffi` where it can run.
  *
  * @module
  */
@@ -14,8 +16,17 @@
 import process from "node:process";
 import { connectionIntervalMs } from "../loadgen/schedule.ts";
 import { checkTopology, PAYLOAD_HEADER_BYTES } from "./payload.ts";
+import type { Endpoint } from "../loadgen/wire.ts";
 import { PubSubRun } from "./_run.ts";
-import type { PubSubChecked, PubSubOptions, PubSubResult } from "./types.ts";
+import { runFfiPubSub } from "./_ffi_host.ts";
+import { ffiProblem } from "../loadgen/libc.ts";
+import type {
+  PubSubChecked,
+  PubSubEngine,
+  PubSubEngineName,
+  PubSubOptions,
+  PubSubResult,
+} from "./types.ts";
 
 export * from "./types.ts";
 
@@ -91,21 +102,65 @@ export function pubSubPlan(o: PubSubOptions): PubSubChecked {
     readDelayMs: o.readDelayMs ?? 0,
     stallSubscribers: o.stallSubscribers ?? 0,
     stallAfterMs: o.stallAfterMs ?? 0,
+    kernelTimestamps: o.kernelTimestamps ?? true,
   };
 }
 
 /**
+ * The engine a step uses: `ffi` where it can run (and was not refused), else `deno`, with the
+ * reason `ffi` was not used.
+ *
+ * @param wanted `auto`, `ffi` or `deno`.
+ * @param endpoint Where the engine would connect.
+ * @returns The engine and its note (null when `ffi` runs).
+ * @throws {Deno.errors.NotSupported} When `ffi` is asked for and cannot run here.
+ * @throws {TypeError} On another name.
+ *
+ * @example
+ * ```ts
+ * import { choosePubSubEngine } from "./engine.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(choosePubSubEngine("deno", { port: 6379 }), { engine: "deno", note: "asked for" });
+ * assert.throws(() => choosePubSubEngine("ffi", { port: 6379, hostname: "example.com" }),
+ *   /engine ffi: the host is not an IPv4 address/);
+ * assert.throws(() => choosePubSubEngine("fast" as "auto", { port: 1 }), /invalid engine: fast/);
+ * ```
+ */
+export function choosePubSubEngine(
+  wanted: PubSubEngine,
+  endpoint: Endpoint,
+): { engine: PubSubEngineName; note: string | null } {
+  switch (wanted) {
+    case "deno":
+      return { engine: "deno", note: "asked for" };
+    case "ffi":
+    case "auto": {
+      const problem = ffiProblem(endpoint);
+      if (problem === null) return { engine: "ffi", note: null };
+      if (wanted === "ffi") throw new Deno.errors.NotSupported(`engine ffi: ${problem}`);
+      return { engine: "deno", note: problem };
+    }
+    default:
+      throw new TypeError(`invalid engine: ${wanted} (expected auto, ffi or deno)`);
+  }
+}
+
+/**
  * Runs one pub/sub step: subscribes every subscriber, publishes open loop at the target
- * delivery rate for `durationS`, waits up to `graceS` for the last deliveries, closes.
+ * delivery rate for `durationS`, waits up to `graceS` for the last deliveries, closes. The
+ * engine is `options.engine`'s ({@link choosePubSubEngine}).
  *
  * @param options Target, mode, counts, rate, duration.
  * @returns Counts, the latency histogram, per-second series, client CPU.
  * @throws {RangeError} On bad options.
+ * @throws {Deno.errors.NotSupported} When engine `ffi` is asked for and cannot run here.
  * @throws {PubSubUnsupportedError} When the server refuses SSUBSCRIBE (sharded mode).
  * @throws {Deno.errors.TimedOut} When subscribing or the whole call passes its deadline.
  */
 export async function runPubSub(options: PubSubOptions): Promise<PubSubResult> {
   const o = pubSubPlan(options);
+  const { engine, note } = choosePubSubEngine(options.engine ?? "auto", o);
+  if (engine === "ffi") return await runFfiPubSub(o, note);
   const wall0 = performance.now();
   const cpu0 = process.cpuUsage();
   const run = new PubSubRun(o);
@@ -123,11 +178,16 @@ export async function runPubSub(options: PubSubOptions): Promise<PubSubResult> {
     const cpu1 = process.cpuUsage();
     await Promise.race([run.run(), deadline]);
     const cpu = process.cpuUsage(cpu1);
-    return run.result(
-      (cpu.user + cpu.system) / 1e6,
-      (cpu1.user + cpu1.system - cpu0.user - cpu0.system) / 1e6,
-      (performance.now() - wall0) / 1000,
-    );
+    return {
+      ...run.result(
+        (cpu.user + cpu.system) / 1e6,
+        (cpu1.user + cpu1.system - cpu0.user - cpu0.system) / 1e6,
+        (performance.now() - wall0) / 1000,
+      ),
+      engine: "deno",
+      engineNote: note,
+      stampedDeliveries: 0,
+    };
   } finally {
     o.signal?.removeEventListener("abort", abort);
     clearTimeout(timer);

@@ -77,6 +77,7 @@ export function pubSubCommand(call: PubSubCall): string {
   opt("--rate", call.requestedOpsPerSec);
   opt("--duration", call.durationS);
   opt("--grace", call.graceS);
+  if (call.engine !== undefined && call.engine !== "auto") argv.push("--engine", call.engine);
   return argvToCommand(redactArgv(argv));
 }
 

@@ -10,6 +10,12 @@ import type { SecondBucket } from "../loadgen/series.ts";
 import type { Endpoint } from "../loadgen/wire.ts";
 import type { PubSubMode } from "./payload.ts";
 
+/** The engines that can run a step: `ffi` (one blocking epoll loop over libc by Deno FFI, on a
+ * Worker) and `deno` (Deno's TCP on the calling thread). */
+export type PubSubEngineName = "ffi" | "deno";
+/** Which engine to use: `auto` = `ffi` where it can run, else `deno`. */
+export type PubSubEngine = "auto" | PubSubEngineName;
+
 /** The server has no sharded pub/sub (`SSUBSCRIBE` is an unknown command): a recorded skip. */
 export class PubSubUnsupportedError extends Error {
   /** @param message The server's reply. */
@@ -60,11 +66,29 @@ export interface PubSubOptions extends Endpoint {
   quantumMs?: number;
   /** @default {5000} */
   connectTimeoutMs?: number;
+  /**
+   * Which engine runs the step. `ffi`: every publisher and subscriber in one blocking epoll
+   * loop over libc by Deno FFI on a Worker (Linux ≥ 5.11, `--allow-ffi`, an IPv4 host; the
+   * calling thread stays free for signals); `deno`: Deno's TCP on the calling thread.
+   * `auto`: `ffi` where it can run, else `deno` (the result's `engineNote` says why).
+   * @default {"auto"}
+   */
+  engine?: PubSubEngine;
+  /**
+   * Engine `ffi`: time deliveries by the kernel's receive timestamp (SO_TIMESTAMPNS), so the
+   * loop need not wake for each push: it reads them at its next publishing turn. Where the
+   * kernel gives none (or with false), a delivery is timed when it is read and pushes wake
+   * the loop.
+   * @default {true}
+   */
+  kernelTimestamps?: boolean;
   /** Seed of Poisson arrivals. @default {1} */
   seed?: number;
   /** Aborting ends the step at once; the result says `interrupted`. */
   signal?: AbortSignal;
-  /** Fault injection for tests: subscribers wait this long after each read before stamping it. */
+  /** Fault injection for tests: subscribers wait this long after each read before stamping it
+   * (engine `ffi`: a ready subscriber is read this long after it became readable, and timed
+   * then, not by the kernel's stamp). */
   readDelayMs?: number;
   /** Fault injection for tests: the first N subscribers stop reading after `stallAfterMs`. */
   stallSubscribers?: number;
@@ -122,10 +146,19 @@ export interface PubSubResult {
   wallS: number;
   /** The step was cut short by the signal. */
   interrupted: boolean;
+  /** The engine that ran. */
+  engine: PubSubEngineName;
+  /** Why `auto` did not choose `ffi` (or `"asked for"` for `deno`); null when `ffi` ran. */
+  engineNote: string | null;
+  /** Deliveries timed by the kernel's receive timestamp (engine `ffi`; the rest were timed
+   * when read). */
+  stampedDeliveries: number;
 }
 
 /** The checked options with defaults filled. */
 export type PubSubChecked =
-  & Required<Omit<PubSubOptions, "password" | "hostname" | "channels" | "fanOut" | "signal">>
+  & Required<
+    Omit<PubSubOptions, "password" | "hostname" | "channels" | "fanOut" | "signal" | "engine">
+  >
   & Endpoint
-  & { channels: number; fanOut: number; signal?: AbortSignal };
+  & { channels: number; fanOut: number; signal?: AbortSignal; engine?: PubSubEngine };

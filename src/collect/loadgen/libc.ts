@@ -1,5 +1,6 @@
 /**
- * libc by Deno FFI for the epoll engine (`_ffi_shard.ts`): the symbols, whether this process
+ * libc by Deno FFI for the epoll engines (the open loop's `_ffi_shard.ts`, pub/sub's
+ * `../pubsub/_ffi_run.ts`): the symbols, whether this process
  * can use them at all ({@link ffiProblem}), and the blocking helpers off the hot path
  * (connecting with a timeout, AUTH).
  *
@@ -64,6 +65,11 @@ export const K = {
   CLOCK_REALTIME: 0,
   CLOCK_MONOTONIC: 1,
 } as const;
+
+/** 32-bit words of a `struct epoll_event`: packed on x86_64 (12 bytes), padded elsewhere (16). */
+export const EV_WORDS = Deno.build.arch === "x86_64" ? 3 : 4;
+/** Word of a `struct epoll_event` where its data (the caller's slot number) starts. */
+export const EV_DATA = Deno.build.arch === "x86_64" ? 1 : 2;
 
 /** Opens libc (throws where it cannot). */
 export function openLibc(): Libc {

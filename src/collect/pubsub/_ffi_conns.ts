@@ -1,0 +1,198 @@
+/**
+ * The sockets of the pub/sub epoll engine (`_ffi_run.ts`): an epoll set, a publisher (its
+ * schedule, its replies, the bytes its socket did not take) and a subscriber, over libc by
+ * Deno FFI (`../loadgen/libc.ts`).
+ *
+ * @module
+ */
+
+import { RespReplyReader } from "../loadgen/resp.ts";
+import { seededRandom } from "../loadgen/schedule.ts";
+import { errno, EV_DATA, EV_WORDS, K, type Libc, osError } from "../loadgen/libc.ts";
+import type { StampedReceiver } from "../loadgen/libc.ts";
+import type { PushReader } from "./push.ts";
+
+const MAX_EVENTS = 256;
+const EPOLL_CLOEXEC = 0o2000000;
+
+/** An epoll set, its slot numbers, and one buffer of ready events. */
+export class EpollSet {
+  readonly fd: number;
+  readonly max = MAX_EVENTS;
+  readonly #lib: Libc;
+  readonly #events = new Uint32Array(MAX_EVENTS * EV_WORDS);
+  readonly #evBytes = new Uint8Array(this.#events.buffer);
+  readonly #ev = new Uint32Array(4);
+  readonly #ts = new Uint32Array(4);
+  readonly #tsBytes = new Uint8Array(this.#ts.buffer);
+
+  constructor(lib: Libc) {
+    this.#lib = lib;
+    this.fd = lib.symbols.epoll_create1(EPOLL_CLOEXEC);
+    if (this.fd < 0) throw new Deno.errors.NotSupported(osError("epoll_create1", errno(lib)));
+  }
+
+  /** Adds (`K.EPOLL_CTL_ADD`) or changes (`K.EPOLL_CTL_MOD`) what `fd` is watched for. */
+  watch(op: number, fd: number, events: number, slot: number): void {
+    const ev = this.#ev;
+    ev[0] = events;
+    ev[EV_DATA] = slot;
+    this.#lib.symbols.epoll_ctl(this.fd, op, fd, new Uint8Array(ev.buffer));
+  }
+
+  /** Stops watching `fd` and closes it. */
+  remove(fd: number): void {
+    this.#lib.symbols.epoll_ctl(this.fd, K.EPOLL_CTL_DEL, fd, new Uint8Array(16));
+    this.#lib.symbols.close(fd);
+  }
+
+  /** Waits up to `waitMs` (ns precision) for up to `max` events; how many came. */
+  wait(waitMs: number, max = MAX_EVENTS): number {
+    const ns = Math.round(waitMs * 1e6);
+    this.#ts[0] = Math.floor(ns / 1e9);
+    this.#ts[2] = ns % 1e9;
+    return this.#lib.symbols.epoll_pwait2(this.fd, this.#evBytes, max, this.#tsBytes, null);
+  }
+
+  /** The events of the `e`th ready entry. */
+  events(e: number): number {
+    return this.#events[e * EV_WORDS];
+  }
+
+  /** The slot of the `e`th ready entry. */
+  slot(e: number): number {
+    return this.#events[e * EV_WORDS + EV_DATA];
+  }
+
+  close(): void {
+    this.#lib.symbols.close(this.fd);
+  }
+}
+
+/**
+ * Reads `fd` until it has nothing more (one `recvmsg`, more only when the buffer filled),
+ * handing each read's length to `feed`.
+ *
+ * @returns null, or the text of why the connection is lost (closed, failed, or `feed` threw).
+ */
+export function recvAll(
+  rx: StampedReceiver,
+  fd: number,
+  feed: (n: number) => void,
+): string | null {
+  for (;;) {
+    const n = rx.recv(fd);
+    if (n > 0) {
+      try {
+        feed(n);
+      } catch (e) {
+        return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+      }
+      if (n < rx.buf.length) return null;
+    } else if (n === 0) return "ConnectionReset: server closed the connection";
+    else {
+      const e = errno(rx.lib);
+      return e === K.EAGAIN || e === K.EINTR ? null : osError("recv", e);
+    }
+  }
+}
+
+/** What the publishers of a run share: libc, their epoll set, the BigInt lengths. */
+export interface PublisherIo {
+  lib: Libc;
+  set: EpollSet;
+  /** size_t lengths as BigInts made once (V8's fast FFI path takes a 64-bit argument only as
+   * a BigInt; making one per send would allocate). */
+  sizes: bigint[];
+  /** Publishers with bytes waiting for EPOLLOUT. */
+  pending: number;
+}
+
+/** A publisher: its schedule, its replies, what its socket did not take. */
+export class FfiPublisher {
+  next = 0;
+  inHeap = false;
+  sequence = 0;
+  outstanding = 0;
+  closed = false;
+  /** Bytes a full socket buffer did not take (then EPOLLOUT is watched). */
+  pending: Uint8Array<ArrayBuffer> | null = null;
+  readonly random: () => number;
+  readonly replies: RespReplyReader;
+
+  constructor(
+    readonly io: PublisherIo,
+    readonly fd: number,
+    readonly index: number,
+    seed: number,
+    onReply: (p: FfiPublisher, error: boolean) => void,
+  ) {
+    this.random = seededRandom(Math.imul(seed, 1_000_003) + index);
+    this.replies = new RespReplyReader((kind) => onReply(this, kind === "error"));
+  }
+
+  /**
+   * One nonblocking `send` of `buf`'s first `len` bytes (after what is pending); what the
+   * socket does not take waits for EPOLLOUT.
+   *
+   * @returns null, or the text of the failure (the connection is lost).
+   */
+  write(buf: Uint8Array<ArrayBuffer>, len: number): string | null {
+    if (this.pending !== null) {
+      const all = new Uint8Array(this.pending.length + len);
+      all.set(this.pending);
+      all.set(buf.subarray(0, len), this.pending.length);
+      this.pending = all;
+      return null;
+    }
+    const io = this.io;
+    const flags = K.MSG_NOSIGNAL | K.MSG_DONTWAIT;
+    const n = io.lib.symbols.send(this.fd, buf, io.sizes[len] ?? BigInt(len), flags);
+    if (n === len) return null;
+    if (n < 0) {
+      const e = errno(io.lib);
+      if (e !== K.EAGAIN && e !== K.EINTR) return osError("send", e);
+    }
+    this.pending = buf.slice(Math.max(0, n), len);
+    io.pending++;
+    io.set.watch(K.EPOLL_CTL_MOD, this.fd, K.EPOLLIN | K.EPOLLOUT, this.index);
+    return null;
+  }
+
+  /** Sends what was pending (on EPOLLOUT). @returns null, or the text of the failure. */
+  flush(): string | null {
+    const p = this.pending;
+    if (p === null) return null;
+    this.pending = null;
+    this.io.pending--;
+    const failed = this.write(p, p.length);
+    if (this.pending === null && failed === null) {
+      this.io.set.watch(K.EPOLL_CTL_MOD, this.fd, K.EPOLLIN, this.index);
+    }
+    return failed;
+  }
+
+  /** Marks it closed, drops what was pending, closes its socket. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.pending !== null) this.io.pending--;
+    this.pending = null;
+    this.io.set.remove(this.fd);
+  }
+}
+
+/** A subscriber: its socket, its push reader, its confirmations. */
+export class FfiSubscriber {
+  confirmed = 0;
+  closed = false;
+  /** Stopped reading (fault injection). */
+  stalled = false;
+  /** When a delayed read is due (fault injection); Infinity: none. */
+  readAt = Infinity;
+  reader!: PushReader;
+  /** Feeds a read of `n` bytes to {@link reader}. */
+  feed!: (n: number) => void;
+
+  constructor(readonly fd: number, readonly index: number, readonly channels: string[]) {}
+}
