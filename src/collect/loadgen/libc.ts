@@ -129,6 +129,35 @@ export function ffiProblem(endpoint: Endpoint): string | null {
   }
 }
 
+/**
+ * The engine a load step uses (the open loop's and pub/sub's): `ffi` where it can run (and was
+ * not refused), else `deno`, with the reason `ffi` was not used.
+ *
+ * @param wanted `auto`, `ffi` or `deno`.
+ * @param endpoint Where the engine would connect.
+ * @returns The engine and its note (`asked for` when `deno` was asked for; null when `ffi` runs).
+ * @throws {Deno.errors.NotSupported} When `ffi` is asked for and cannot run here.
+ * @throws {TypeError} On another name.
+ */
+export function chooseFfiEngine(
+  wanted: "auto" | "ffi" | "deno",
+  endpoint: Endpoint,
+): { engine: "ffi" | "deno"; note: string | null } {
+  switch (wanted) {
+    case "deno":
+      return { engine: "deno", note: "asked for" };
+    case "ffi":
+    case "auto": {
+      const problem = ffiProblem(endpoint);
+      if (problem === null) return { engine: "ffi", note: null };
+      if (wanted === "ffi") throw new Deno.errors.NotSupported(`engine ffi: ${problem}`);
+      return { engine: "deno", note: problem };
+    }
+    default:
+      throw new TypeError(`invalid engine: ${wanted} (expected auto, ffi or deno)`);
+  }
+}
+
 /** Waits until `fd` is ready for `events` (poll), up to `timeoutMs`; false on timeout. */
 function waitFd(lib: Libc, fd: number, events: number, timeoutMs: number): boolean {
   const pfd = new Int32Array(2);

@@ -23,7 +23,7 @@ import {
 export type { OpenLoopCounts, ShardOptions };
 import { commandOutcomes, mergeOutcomes, runInWorkers } from "./_transfer.ts";
 import type { CommandOutcome, EngineName } from "./_outcome.ts";
-import { ffiProblem } from "./libc.ts";
+import { chooseFfiEngine } from "./libc.ts";
 
 /** Which engine drives the connections: `ffi` (an epoll loop over libc in each Worker),
  * `deno` (Deno's TCP and a timer thread), or `auto` (`ffi` where it can run). */
@@ -306,31 +306,6 @@ function withDeadline<T>(p: Promise<T>, ms: number, onTimeout: () => Promise<voi
 }
 
 /**
- * The engine a run uses: `ffi` where it can run (and was not refused), else `deno`, with the
- * reason `ffi` was not used.
- *
- * @throws {Deno.errors.NotSupported} When `ffi` is asked for and cannot run here.
- */
-function chooseEngine(
-  wanted: LoadgenEngine,
-  plan: ShardOptions,
-): { engine: EngineName; note: string | null } {
-  switch (wanted) {
-    case "deno":
-      return { engine: "deno", note: "asked for" };
-    case "ffi":
-    case "auto": {
-      const problem = ffiProblem(plan);
-      if (problem === null) return { engine: "ffi", note: null };
-      if (wanted === "ffi") throw new Deno.errors.NotSupported(`engine ffi: ${problem}`);
-      return { engine: "deno", note: problem };
-    }
-    default:
-      throw new TypeError(`invalid engine: ${wanted} (expected auto, ffi or deno)`);
-  }
-}
-
-/**
  * Runs one open-loop load step against a RESP server and measures it.
  *
  * Requests are scheduled at intended send times ({@link connectionSchedule}); with pipeline
@@ -345,7 +320,7 @@ function chooseEngine(
  */
 export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopResult> {
   const plan = openLoopPlan(options);
-  const { engine, note: engineNote } = chooseEngine(options.engine ?? "auto", plan);
+  const { engine, note: engineNote } = chooseFfiEngine(options.engine ?? "auto", plan);
   const shards = splitPlan(plan, options.workers ?? 1);
   const deadlineMs = (options.timeoutS ?? plan.durationMs / 1000 + plan.drainMs / 1000 + 30) *
     1000;

@@ -19,7 +19,7 @@ import { checkTopology, PAYLOAD_HEADER_BYTES } from "./payload.ts";
 import type { Endpoint } from "../loadgen/wire.ts";
 import { PubSubRun } from "./_run.ts";
 import { runFfiPubSub } from "./_ffi_host.ts";
-import { ffiProblem } from "../loadgen/libc.ts";
+import { chooseFfiEngine } from "../loadgen/libc.ts";
 import type {
   PubSubChecked,
   PubSubEngine,
@@ -130,19 +130,7 @@ export function choosePubSubEngine(
   wanted: PubSubEngine,
   endpoint: Endpoint,
 ): { engine: PubSubEngineName; note: string | null } {
-  switch (wanted) {
-    case "deno":
-      return { engine: "deno", note: "asked for" };
-    case "ffi":
-    case "auto": {
-      const problem = ffiProblem(endpoint);
-      if (problem === null) return { engine: "ffi", note: null };
-      if (wanted === "ffi") throw new Deno.errors.NotSupported(`engine ffi: ${problem}`);
-      return { engine: "deno", note: problem };
-    }
-    default:
-      throw new TypeError(`invalid engine: ${wanted} (expected auto, ffi or deno)`);
-  }
+  return chooseFfiEngine(wanted, endpoint);
 }
 
 /**

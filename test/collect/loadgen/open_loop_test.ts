@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { Redis } from "ioredis";
 import { type OpenLoopResult, preloadKeys, runOpenLoop } from "../../../src/collect/loadgen/mod.ts";
 import { commandsProcessed, withServers } from "../../_support/servers.ts";
+import { runWithoutFfi } from "../../_support/no_ffi.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -220,42 +221,21 @@ function assertSeries(r: OpenLoopResult): void {
 Deno.test("runOpenLoop() falls back to the deno engine without --allow-ffi", async () => {
   await withServers([{}], async ([server]) => {
     const mod = new URL("../../../src/collect/loadgen/open_loop.ts", import.meta.url).href;
-    const script = await Deno.makeTempFile({ suffix: ".ts" });
-    try {
-      await Deno.writeTextFile(
-        script,
-        `import { runOpenLoop } from ${JSON.stringify(mod)};\n` +
-          `const o = { port: ${server.port}, requestedOpsPerSec: 200, connections: 2, ` +
-          `durationS: 0.3 };\n` +
-          `const r = await runOpenLoop(o);\n` +
-          `let forced = "";\n` +
-          `try { await runOpenLoop({ ...o, engine: "ffi" }); } catch (e) { forced = e.name; }\n` +
-          `console.log(JSON.stringify({ engine: r.engine, note: r.engineNote, ` +
-          `completed: r.completed, forced }));\n`,
-      );
-      const out = await new Deno.Command(Deno.execPath(), {
-        args: [
-          "run",
-          "--config",
-          new URL("../../../deno.json", import.meta.url).pathname,
-          "--allow-read",
-          "--allow-env",
-          "--allow-sys",
-          "--allow-net=127.0.0.1",
-          script,
-        ],
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      const text = new TextDecoder().decode(out.stdout);
-      assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-      const got = JSON.parse(text.trim().split("\n").pop()!);
-      assert.equal(got.engine, "deno");
-      assert.match(got.note, /no FFI permission/);
-      assert.ok(got.completed > 0);
-      assert.equal(got.forced, "NotSupported", "engine ffi asked for and not usable: refused");
-    } finally {
-      await Deno.remove(script);
-    }
+    const got = await runWithoutFfi<
+      { engine: string; note: string; completed: number; forced: string }
+    >(
+      `import { runOpenLoop } from ${JSON.stringify(mod)};\n` +
+        `const o = { port: ${server.port}, requestedOpsPerSec: 200, connections: 2, ` +
+        `durationS: 0.3 };\n` +
+        `const r = await runOpenLoop(o);\n` +
+        `let forced = "";\n` +
+        `try { await runOpenLoop({ ...o, engine: "ffi" }); } catch (e) { forced = e.name; }\n` +
+        `console.log(JSON.stringify({ engine: r.engine, note: r.engineNote, ` +
+        `completed: r.completed, forced }));\n`,
+    );
+    assert.equal(got.engine, "deno");
+    assert.match(got.note, /no FFI permission/);
+    assert.ok(got.completed > 0);
+    assert.equal(got.forced, "NotSupported", "engine ffi asked for and not usable: refused");
   });
 });

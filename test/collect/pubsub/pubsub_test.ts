@@ -7,6 +7,7 @@ import { Redis } from "ioredis";
 import { type PubSubResult, runPubSub } from "../../../src/collect/pubsub/mod.ts";
 import { type LocalServer, startLocalServer } from "../../../src/collect/redis_server.ts";
 import { findTool } from "../../../src/collect/tools.ts";
+import { runWithoutFfi } from "../../_support/no_ffi.ts";
 
 /** Runs `fn` with a redis-server and (when built) a valkey-server, stopped by PID afterwards. */
 async function withBoth(fn: (servers: [string, LocalServer][]) => Promise<void>): Promise<void> {
@@ -353,42 +354,21 @@ Deno.test({
 Deno.test("runPubSub() falls back to the deno engine without --allow-ffi", async () => {
   await withBoth(async ([[, server]]) => {
     const mod = new URL("../../../src/collect/pubsub/engine.ts", import.meta.url).href;
-    const script = await Deno.makeTempFile({ suffix: ".ts" });
-    try {
-      await Deno.writeTextFile(
-        script,
-        `import { runPubSub } from ${JSON.stringify(mod)};\n` +
-          `const o = { port: ${server.port}, mode: "one-to-one", publishers: 1, subscribers: 1, ` +
-          `requestedOpsPerSec: 100, durationS: 0.3, graceS: 1 };\n` +
-          `const r = await runPubSub(o);\n` +
-          `let forced = "";\n` +
-          `try { await runPubSub({ ...o, engine: "ffi" }); } catch (e) { forced = e.name; }\n` +
-          `console.log(JSON.stringify({ engine: r.engine, note: r.engineNote, ` +
-          `delivered: r.delivered, forced }));\n`,
-      );
-      const out = await new Deno.Command(Deno.execPath(), {
-        args: [
-          "run",
-          "--config",
-          new URL("../../../deno.json", import.meta.url).pathname,
-          "--allow-read",
-          "--allow-env",
-          "--allow-sys",
-          "--allow-net=127.0.0.1",
-          script,
-        ],
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      const text = new TextDecoder().decode(out.stdout);
-      assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-      const got = JSON.parse(text.trim().split("\n").pop()!);
-      assert.equal(got.engine, "deno");
-      assert.match(got.note, /no FFI permission/);
-      assert.ok(got.delivered > 0);
-      assert.equal(got.forced, "NotSupported", "engine ffi asked for and not usable: refused");
-    } finally {
-      await Deno.remove(script);
-    }
+    const got = await runWithoutFfi<
+      { engine: string; note: string; delivered: number; forced: string }
+    >(
+      `import { runPubSub } from ${JSON.stringify(mod)};\n` +
+        `const o = { port: ${server.port}, mode: "one-to-one", publishers: 1, subscribers: 1, ` +
+        `requestedOpsPerSec: 100, durationS: 0.3, graceS: 1 };\n` +
+        `const r = await runPubSub(o);\n` +
+        `let forced = "";\n` +
+        `try { await runPubSub({ ...o, engine: "ffi" }); } catch (e) { forced = e.name; }\n` +
+        `console.log(JSON.stringify({ engine: r.engine, note: r.engineNote, ` +
+        `delivered: r.delivered, forced }));\n`,
+    );
+    assert.equal(got.engine, "deno");
+    assert.match(got.note, /no FFI permission/);
+    assert.ok(got.delivered > 0);
+    assert.equal(got.forced, "NotSupported", "engine ffi asked for and not usable: refused");
   });
 });
