@@ -12,13 +12,16 @@ import { decodeHistogram, latencySummary } from "../loadgen/histogram.ts";
 import type { FfiToWorker, FromWorker } from "./_ffi_worker.ts";
 import { type PubSubChecked, type PubSubResult, PubSubUnsupportedError } from "./types.ts";
 
+/** The standard errors a Worker's error may be, besides `Deno.errors`. */
+const STANDARD: Record<string, new (m: string) => Error> = { TypeError, RangeError, SyntaxError };
+
 /** The error a Worker's `{ name, message }` stands for. */
 function rebuilt(name: string, message: string): Error {
   if (name === "PubSubUnsupportedError") return new PubSubUnsupportedError(message);
   const known = Deno.errors as unknown as Record<string, new (m: string) => Error>;
-  return name in known
-    ? new known[name](message)
-    : new Error(`pub/sub worker: ${name}: ${message}`);
+  if (Object.hasOwn(known, name)) return new known[name](message);
+  if (Object.hasOwn(STANDARD, name)) return new STANDARD[name](message);
+  return new Error(`pub/sub worker: ${name}: ${message}`);
 }
 
 /**
@@ -94,9 +97,16 @@ export async function runFfiPubSub(
     if (!ran) {
       // a failed or timed-out step: the loop closes its sockets (on the flag, or on `close`)
       Atomics.store(flag, 0, 2);
+      // (a `ready` still on its way, from a connect the deadline overtook, is not the answer:
+      // the Worker closes after it, and terminating it first would leave its sockets open)
       let wait: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([
-        ask({ type: "close" }, "closed").catch(() => {}),
+        new Promise<void>((resolve) => {
+          answer = (m) => {
+            if (m.type === "closed" || m.type === "error") resolve();
+          };
+          worker.postMessage({ type: "close" } satisfies FfiToWorker);
+        }),
         new Promise((r) => (wait = setTimeout(r, 2000))),
       ]);
       clearTimeout(wait);

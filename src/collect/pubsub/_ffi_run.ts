@@ -38,8 +38,7 @@ import { RunClock } from "./_clock.ts";
 
 /** Longest single sleep, ms: how soon the loop sees the stop flag. */
 export const MAX_SLEEP_MS = 20;
-/** While publishing, the publishers' replies are read once per this many ms (they wait in the
- * socket meanwhile: one read for many replies). */
+/** While publishing, the publishers' replies are read once per this many ms (one read, many). */
 const REPLY_READ_MS = 100;
 /** Most bytes a publisher may have waiting for its socket; messages due beyond are unsent. */
 const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
@@ -75,15 +74,13 @@ export class FfiPubSub {
   /** An epoll set with no socket: sleeping on it, pushes do not wake the loop. */
   #sleepSet!: EpollSet;
   readonly #stampOn: boolean;
-  /** Whether the last read had no kernel stamp (none yet counts as none): then pushes wake
-   * the loop, or they would be timed at the next turn. */
+  /** Whether the last read had no kernel stamp (none yet counts as none): pushes wake the loop. */
   #stampless = true;
   /** When the pushes being fed arrived (ms since the start). */
   #readAt = 0;
   #stamped = 0;
   #sending = false;
-  /** The run began (connect() is over). */
-  #running = false;
+  #running = false; // connect() is over
   #interrupted = false;
   #budget: number;
   #outstanding = 0;
@@ -124,6 +121,7 @@ export class FfiPubSub {
     const topology = { subscribers: o.subscribers, channels: o.channels, fanOut: o.fanOut };
     const command = o.mode === "sharded" ? "SSUBSCRIBE" : "SUBSCRIBE";
     for (let i = 0; i < o.subscribers; i++) {
+      this.#checkStop("subscribing");
       const fd = connectFd(lib, o, o.connectTimeoutMs);
       const names = subscriberChannels(topology, i).map((c) => this.#names[c]);
       const s = new FfiSubscriber(fd, i, names);
@@ -138,9 +136,17 @@ export class FfiPubSub {
     }
     this.#awaitSubscribed();
     for (let i = 0; i < o.publishers; i++) {
+      this.#checkStop("connecting the publishers");
       const fd = connectFd(lib, o, o.connectTimeoutMs);
       this.#pubs.push(new FfiPublisher(this.#pubIo, fd, i, o.seed, (p, e) => this.#reply(p, e)));
       this.#pubIo.set.watch(K.EPOLL_CTL_ADD, fd, K.EPOLLIN, i);
+    }
+  }
+
+  /** Throws when stopped while setting up (the Worker then closes what is open). */
+  #checkStop(doing: string): void {
+    if (Atomics.load(this.#stop, 0) !== 0) {
+      throw new Deno.errors.Interrupted(`interrupted while ${doing}`);
     }
   }
 
@@ -150,8 +156,11 @@ export class FfiPubSub {
         const t = this.#tally;
         const before = t.delivered;
         const sentBy = this.#pubs[publisher]?.sequence;
-        t.delivery(s.index, this.#readAt, stampNs, publisher, sequence, sentBy);
-        if (!this.#stampless && t.delivered > before) this.#stamped++;
+        // a stamp before the intended publish (the clock stepped back): timed at the read
+        const early = !this.#stampless && this.#readAt < stampNs / 1e6;
+        const at = early ? this.#clock.now() : this.#readAt;
+        t.delivery(s.index, at, stampNs, publisher, sequence, sentBy);
+        if (!this.#stampless && !early && t.delivered > before) this.#stamped++;
       },
       subscribed: () => s.confirmed++,
       other: (error) => {
@@ -171,9 +180,7 @@ export class FfiPubSub {
       if (this.#unsupported !== null) throw new PubSubUnsupportedError(this.#unsupported);
       if (this.#setupError !== null) throw this.#setupError;
       if (this.#subs.every((s) => s.confirmed >= s.channels.length)) return;
-      if (Atomics.load(this.#stop, 0) !== 0) {
-        throw new Deno.errors.Interrupted("interrupted while subscribing");
-      }
+      this.#checkStop("subscribing");
       const left = end - this.#clock.now();
       if (left <= 0) throw new Deno.errors.TimedOut("subscribing timed out");
       this.#readReady(Math.min(MAX_SLEEP_MS, left));
@@ -284,8 +291,7 @@ export class FfiPubSub {
     }
   }
 
-  /** Reads what `s` has and feeds it, timed by the kernel's stamp (the clock where there is
-   * none, or it is not on this clock: later than now). */
+  /** Reads what `s` has and feeds it, timed by the kernel's stamp (else the clock: #feeder). */
   #readSubscriber(s: FfiSubscriber): void {
     const lost = recvAll(this.#rx, s.fd, s.feed);
     if (lost !== null) this.#lostSubscriber(s, lost);
@@ -339,6 +345,7 @@ export class FfiPubSub {
       if (len + head.length + frames.payload.length > out.length) {
         this.#write(p, len);
         len = 0;
+        if (p.closed) break; // the write failed: this message is not sent (nor counted)
       }
       out.set(head, len);
       const at = len + head.length;

@@ -8,6 +8,7 @@ import { type PubSubResult, runPubSub } from "../../../src/collect/pubsub/mod.ts
 import { type LocalServer, startLocalServer } from "../../../src/collect/redis_server.ts";
 import { findTool } from "../../../src/collect/tools.ts";
 import { runWithoutFfi } from "../../_support/no_ffi.ts";
+import { runOpenLoop } from "../../../src/collect/loadgen/mod.ts";
 
 /** Runs `fn` with a redis-server and (when built) a valkey-server, stopped by PID afterwards. */
 async function withBoth(fn: (servers: [string, LocalServer][]) => Promise<void>): Promise<void> {
@@ -347,6 +348,21 @@ Deno.test({
         "kernel stamps on: pushes wait for the next turn, timed on arrival",
         () => subMillisecond(true),
       );
+      await t.step("kernel stamps on: used wherever the kernel gives them", async () => {
+        // the open loop's engine says whether this kernel stamps loopback TCP; then pub/sub must
+        // have used the stamps too (else it quietly fell back to timing at read)
+        const probe = await runOpenLoop({
+          engine: "ffi",
+          port: server.port,
+          requestedOpsPerSec: 200,
+          connections: 2,
+          durationS: 0.5,
+        });
+        const r = await runPubSub({ ...common, kernelTimestamps: true });
+        if (probe.stampedReplies > 0) {
+          assert.ok(r.stampedDeliveries > 0.9 * r.delivered, describe(r));
+        } else assert.equal(r.stampedDeliveries, 0, "no kernel stamps here");
+      });
     });
   },
 });
