@@ -40,6 +40,7 @@ import {
   type Libc,
   openLibc,
   osError,
+  RunClock,
   StampedReceiver,
 } from "./libc.ts";
 
@@ -107,18 +108,13 @@ export class FfiShard {
   readonly #ev = new Uint32Array(4);
   readonly #events = new Uint32Array(MAX_EVENTS * EV_WORDS);
   readonly #ts = new Uint32Array(4);
-  readonly #clockTs = new Uint32Array(4);
-  readonly #clockBytes = new Uint8Array(this.#clockTs.buffer);
-  #clockBaseS = 0;
   #rx!: StampedReceiver;
   #ep = -1;
   /** An epoll set with no socket: sleeping on it, replies do not wake the loop. */
   #sleepEp = -1;
-  #realBaseS = 0;
-  #realT0 = 0;
+  #runClock!: RunClock;
   /** When the replies being fed arrived (ms since the start). */
   #replyAt = 0;
-  #t0 = 0;
   #now = 0;
   #sending = false;
   #interrupted = false;
@@ -145,6 +141,7 @@ export class FfiShard {
     this.#value = new Uint8Array(o.valueSize).fill(120);
     this.#budget = o.maxRequests;
     this.#lib = openLibc();
+    this.#runClock = new RunClock(this.#lib);
     this.#send = this.#lib.symbols.send;
     try {
       const C = this.#lib.symbols;
@@ -176,28 +173,9 @@ export class FfiShard {
     this.#lib.symbols.epoll_ctl(this.#ep, op, c.fd, new Uint8Array(ev.buffer));
   }
 
-  /** Milliseconds since the start of the run (CLOCK_MONOTONIC by FFI: cheaper than
-   * `performance.now()`, about 0.1 µs against 0.25). */
+  /** Milliseconds since the start of the run (also kept as `#now`). */
   #clock(): number {
-    this.#lib.symbols.clock_gettime(K.CLOCK_MONOTONIC, this.#clockBytes);
-    const ts = this.#clockTs;
-    return (this.#now = (ts[0] - this.#clockBaseS) * 1e3 + ts[2] / 1e6 - this.#t0);
-  }
-
-  /** Sets the clock's origin to `startAtEpochMs` (wall clock). */
-  #setOrigin(startAtEpochMs: number): void {
-    this.#t0 = 0;
-    this.#clockBaseS = 0;
-    this.#lib.symbols.clock_gettime(K.CLOCK_MONOTONIC, this.#clockBytes);
-    this.#clockBaseS = this.#clockTs[0]; // (seconds only: the low word is enough for a run)
-    const mono = this.#clock();
-    const epoch = performance.timeOrigin + performance.now();
-    this.#t0 = mono + (startAtEpochMs - epoch);
-    // the kernel stamps replies on CLOCK_REALTIME: the same instant, in run milliseconds
-    const run = this.#clock();
-    this.#lib.symbols.clock_gettime(K.CLOCK_REALTIME, this.#clockBytes);
-    this.#realBaseS = this.#clockTs[0];
-    this.#realT0 = this.#clockTs[2] / 1e6 - run;
+    return (this.#now = this.#runClock.now());
   }
 
   /**
@@ -223,7 +201,7 @@ export class FfiShard {
    */
   run(startAtEpochMs: number): ShardOutcome {
     const o = this.#o;
-    this.#setOrigin(startAtEpochMs);
+    this.#runClock.setOrigin(startAtEpochMs);
     if (Atomics.load(this.#stop, 0) !== 0) {
       // interrupted before the start: nothing sent, nothing owed
       this.close();
@@ -363,7 +341,7 @@ export class FfiShard {
       if (n > 0) {
         // the kernel's stamp, unless missing or impossible (after this read, or before the
         // oldest request out was sent: the system clock stepped): then the time of the read
-        const stamp = rx.stampMs(this.#realBaseS) - this.#realT0;
+        const stamp = this.#runClock.realMs(rx);
         if (stamp > this.#now) this.#clock(); // it arrived after this wake-up's clock read
         c.stampless = !(stamp <= this.#now) ||
           (c.outstanding > 0 && stamp < c.sentAt[c.head]);

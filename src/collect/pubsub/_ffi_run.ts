@@ -26,6 +26,7 @@ import {
   type Libc,
   openLibc,
   osError,
+  RunClock,
   StampedReceiver,
 } from "../loadgen/libc.ts";
 import { PublishFrames } from "./_conns.ts";
@@ -34,7 +35,6 @@ import { PushReader } from "./push.ts";
 import { messageChannel, subscriberChannels } from "./payload.ts";
 import { PubSubTally, type TalliedResult } from "./_tally.ts";
 import { type PubSubChecked, PubSubUnsupportedError } from "./types.ts";
-import { RunClock } from "./_clock.ts";
 
 /** Longest single sleep, ms: how soon the loop sees the stop flag. */
 export const MAX_SLEEP_MS = 20;
