@@ -433,4 +433,11 @@ Deno.test("a cell error fails the report, naming the notebook and the cell", asy
     );
   }
   assert.throws(() => Deno.statSync(`${dir}/out-jobs`), Deno.errors.NotFound);
+  // a notebook asked for by name that is not there: said, with the ones that are (it ran none
+  // and passed)
+  await assert.rejects(
+    runReport({ notebooks: dir, out: `${dir}/out-only`, only: ["broken", "nosuch"] }),
+    /no notebook named "nosuch" in .* \(there are: broken\)/,
+  );
+  assert.throws(() => Deno.statSync(`${dir}/out-only`), Deno.errors.NotFound);
 });

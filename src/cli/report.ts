@@ -67,7 +67,7 @@ export async function reportCommand(o: ReportCommandOptions, out: Output): Promi
       } s; figures in out/figures/\n`,
     );
   } catch (e) {
-    if (e instanceof NotebookError) {
+    if (e instanceof NotebookError || e instanceof Deno.errors.NotFound) {
       out.printErr(e.message + "\n");
       exitWith(1, "report");
     }

@@ -101,6 +101,7 @@ async function jupyterRun(
  *
  * @throws {NotebookError} When any cell of any notebook raised (all notebooks are still run).
  * @throws {RangeError} On `jobs` that is not a whole number from 1 to 64.
+ * @throws {Deno.errors.NotFound} When `only` names a notebook that is not there (before any runs).
  */
 export async function runReport(options: ReportOptions = {}): Promise<NotebookRun[]> {
   const jobs = limited("jobs", options.jobs ?? 1, {
@@ -112,12 +113,19 @@ export async function runReport(options: ReportOptions = {}): Promise<NotebookRu
   const nbDir = options.notebooks ?? `${REPO}notebooks`;
   const out = options.out ?? `${REPO}out`;
   const jupyter = options.jupyter ?? Deno.env.get("KVLAB_JUPYTER") ?? "jupyter";
-  await buildStudies(`${REPO}data/raw`, `${REPO}data/studies`);
-  const names = [...Deno.readDirSync(nbDir)]
+  const all = [...Deno.readDirSync(nbDir)]
     .filter((e) => e.isFile && e.name.endsWith(".ipynb") && !e.name.startsWith("_"))
     .map((e) => e.name.replace(/\.ipynb$/, ""))
-    .filter((n) => !options.only || options.only.includes(n))
     .sort();
+  const missing = (options.only ?? []).filter((n) => !all.includes(n));
+  if (missing.length > 0) {
+    throw new Deno.errors.NotFound(
+      `no notebook named ${missing.map((n) => JSON.stringify(n)).join(", ")} in ${nbDir} ` +
+        `(there are: ${all.join(", ") || "none"})`,
+    );
+  }
+  const names = all.filter((n) => !options.only || options.only.includes(n));
+  await buildStudies(`${REPO}data/raw`, `${REPO}data/studies`);
   await Deno.mkdir(`${out}/notebooks`, { recursive: true });
   await Deno.mkdir(`${out}/html`, { recursive: true });
   const env = {
