@@ -40,6 +40,7 @@ import {
   type Libc,
   openLibc,
   osError,
+  recvAll,
   RunClock,
   StampedReceiver,
 } from "./libc.ts";
@@ -66,6 +67,8 @@ class Conn {
   closed = false;
   /** Whether the last reply read had no usable kernel timestamp (none yet counts as none). */
   stampless = true;
+  /** Hands a read's bytes to {@link reader}, timed (see `FfiShard`'s feeder). */
+  feed!: (n: number) => boolean;
   /** Bytes a full socket buffer did not take (rare: then EPOLLOUT is watched). */
   pending: Uint8Array | null = null;
   readonly intended: Float64Array;
@@ -156,6 +159,7 @@ export class FfiShard {
       for (const index of o.indices) {
         const fd = connectFd(this.#lib, o, o.connectTimeoutMs);
         const c = new Conn(fd, this.#conns.length, index, o, onReply);
+        c.feed = this.#feeder(c);
         this.#conns.push(c);
         if (o.kernelTimestamps) this.#rx.enable(fd);
         this.#watch(c, K.EPOLL_CTL_ADD, K.EPOLLIN);
@@ -334,32 +338,24 @@ export class FfiShard {
   /** Reads what `c` has (one `recvmsg`, more only when the buffer filled) and feeds its
    * replies, timed when they arrived (the kernel's stamp; the clock where there is none). */
   #read(c: Conn): void {
+    const lost = recvAll(this.#rx, c.fd, c.feed);
+    if (lost !== null) this.#lost(c, lost);
+  }
+
+  /** What feeds `c`'s reads to its reply reader, timed (made once per connection). */
+  #feeder(c: Conn): (n: number) => boolean {
     const rx = this.#rx;
-    const buf = rx.buf;
-    for (;;) {
-      const n = rx.recv(c.fd);
-      if (n > 0) {
-        // the kernel's stamp, unless missing or impossible (after this read, or before the
-        // oldest request out was sent: the system clock stepped): then the time of the read
-        const stamp = this.#runClock.realMs(rx);
-        if (stamp > this.#now) this.#clock(); // it arrived after this wake-up's clock read
-        c.stampless = !(stamp <= this.#now) ||
-          (c.outstanding > 0 && stamp < c.sentAt[c.head]);
-        this.#replyAt = c.stampless ? this.#now : stamp;
-        try {
-          c.reader.feed(buf, n);
-        } catch (e) {
-          return this.#lost(c, e instanceof Error ? `${e.name}: ${e.message}` : String(e));
-        }
-        if (n < buf.length || c.closed) return;
-      } else if (n === 0) {
-        return this.#lost(c, "ConnectionReset: server closed the connection");
-      } else {
-        const e = errno(this.#lib);
-        if (e !== K.EAGAIN && e !== K.EINTR) this.#lost(c, osError("recv", e));
-        return;
-      }
-    }
+    return (n: number) => {
+      // the kernel's stamp, unless missing or impossible (after this read, or before the
+      // oldest request out was sent: the system clock stepped): then the time of the read
+      const stamp = this.#runClock.realMs(rx);
+      if (stamp > this.#now) this.#clock(); // it arrived after this wake-up's clock read
+      c.stampless = !(stamp <= this.#now) ||
+        (c.outstanding > 0 && stamp < c.sentAt[c.head]);
+      this.#replyAt = c.stampless ? this.#now : stamp;
+      c.reader.feed(rx.buf, n);
+      return !c.closed;
+    };
   }
 
   #reply(c: Conn, error: boolean): void {

@@ -352,3 +352,33 @@ export class RunClock {
     return rx.stampMs(this.#realBaseS) - this.#realT0;
   }
 }
+
+/**
+ * Reads `fd` until it has nothing more (one `recvmsg`, more only when the buffer filled),
+ * handing each read's length to `feed` (the bytes are in `rx.buf`, its stamp in `rx`), which
+ * returns false when reading must stop (it closed the connection). The epoll engines' reads.
+ *
+ * @returns null, or the text of why the connection is lost (closed, failed, or `feed` threw).
+ */
+export function recvAll(
+  rx: StampedReceiver,
+  fd: number,
+  feed: (n: number) => boolean | void,
+): string | null {
+  for (;;) {
+    const n = rx.recv(fd);
+    if (n > 0) {
+      let more: boolean | void;
+      try {
+        more = feed(n);
+      } catch (e) {
+        return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+      }
+      if (n < rx.buf.length || more === false) return null;
+    } else if (n === 0) return "ConnectionReset: server closed the connection";
+    else {
+      const e = errno(rx.lib);
+      return e === K.EAGAIN || e === K.EINTR ? null : osError("recv", e);
+    }
+  }
+}

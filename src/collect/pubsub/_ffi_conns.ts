@@ -9,7 +9,6 @@
 import { RespReplyReader } from "../loadgen/resp.ts";
 import { seededRandom } from "../loadgen/schedule.ts";
 import { errno, EV_DATA, EV_WORDS, K, type Libc, osError } from "../loadgen/libc.ts";
-import type { StampedReceiver } from "../loadgen/libc.ts";
 import type { PushReader } from "./push.ts";
 
 const MAX_EVENTS = 256;
@@ -66,34 +65,6 @@ export class EpollSet {
 
   close(): void {
     this.#lib.symbols.close(this.fd);
-  }
-}
-
-/**
- * Reads `fd` until it has nothing more (one `recvmsg`, more only when the buffer filled),
- * handing each read's length to `feed`.
- *
- * @returns null, or the text of why the connection is lost (closed, failed, or `feed` threw).
- */
-export function recvAll(
-  rx: StampedReceiver,
-  fd: number,
-  feed: (n: number) => void,
-): string | null {
-  for (;;) {
-    const n = rx.recv(fd);
-    if (n > 0) {
-      try {
-        feed(n);
-      } catch (e) {
-        return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-      }
-      if (n < rx.buf.length) return null;
-    } else if (n === 0) return "ConnectionReset: server closed the connection";
-    else {
-      const e = errno(rx.lib);
-      return e === K.EAGAIN || e === K.EINTR ? null : osError("recv", e);
-    }
   }
 }
 

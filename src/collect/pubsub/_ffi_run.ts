@@ -26,11 +26,12 @@ import {
   type Libc,
   openLibc,
   osError,
+  recvAll,
   RunClock,
   StampedReceiver,
 } from "../loadgen/libc.ts";
 import { PublishFrames } from "./_conns.ts";
-import { EpollSet, FfiPublisher, FfiSubscriber, type PublisherIo, recvAll } from "./_ffi_conns.ts";
+import { EpollSet, FfiPublisher, FfiSubscriber, type PublisherIo } from "./_ffi_conns.ts";
 import { PushReader } from "./push.ts";
 import { messageChannel, subscriberChannels } from "./payload.ts";
 import { PubSubTally, type TalliedResult } from "./_tally.ts";
@@ -88,10 +89,7 @@ export class FfiPubSub {
   #unsupported: string | null = null;
   #setupError: Error | null = null;
 
-  /**
-   * @param o The checked step.
-   * @param stop The shared stop flag (0 run, 1 end now keeping the counts, 2 deadline).
-   */
+  /** @param stop The shared stop flag (0 run, 1 end now keeping the counts, 2 deadline). */
   constructor(o: PubSubChecked, stop: Int32Array) {
     this.#o = o;
     this.#stop = stop;
@@ -381,7 +379,7 @@ export class FfiPubSub {
         if (p.closed) continue;
         let failed = events & K.EPOLLOUT ? p.flush() : null;
         if (failed === null && events & (K.EPOLLIN | K.EPOLLERR | K.EPOLLHUP)) {
-          failed = recvAll(this.#rx, p.fd, (n) => p.replies.feed(this.#rx.buf, n));
+          failed = recvAll(this.#rx, p.fd, (n) => void p.replies.feed(this.#rx.buf, n));
         }
         if (failed !== null) this.#lostPublisher(p, failed);
       }

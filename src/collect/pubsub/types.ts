@@ -8,13 +8,14 @@ import type { Histogram, LatencySummary } from "../loadgen/histogram.ts";
 import type { ArrivalMode } from "../loadgen/schedule.ts";
 import type { SecondBucket } from "../loadgen/series.ts";
 import type { Endpoint } from "../loadgen/wire.ts";
+import type { LoadgenEngine } from "../loadgen/open_loop.ts";
 import type { PubSubMode } from "./payload.ts";
 
-/** The engines that can run a step: `ffi` (one blocking epoll loop over libc by Deno FFI, on a
- * Worker) and `deno` (Deno's TCP on the calling thread). */
-export type PubSubEngineName = "ffi" | "deno";
+/** The engines that can run a step (the open loop's two): `ffi` (one blocking epoll loop over
+ * libc by Deno FFI, on a Worker) and `deno` (Deno's TCP on the calling thread). */
+export type PubSubEngineName = Exclude<LoadgenEngine, "auto">;
 /** Which engine to use: `auto` = `ffi` where it can run, else `deno`. */
-export type PubSubEngine = "auto" | PubSubEngineName;
+export type PubSubEngine = LoadgenEngine;
 
 /** The server has no sharded pub/sub (`SSUBSCRIBE` is an unknown command): a recorded skip. */
 export class PubSubUnsupportedError extends Error {
