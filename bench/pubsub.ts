@@ -22,6 +22,9 @@
  *    10 ms). With `--runs N` the whole sweep runs N times and the summary
  *    gives each figure's median over the runs (each run's figures are printed as they come).
  *
+ * Beside the targets, the floor under a paced engine on this machine: one timed sleep per
+ * pacing quantum (`_wake_cost.ts`), per delivery at the first step, ÷ the bare loop's CPU.
+ *
  * Client CPU is `process.cpuUsage()` of this process (every thread) over the publishing window
  * and the grace. The machine is shared: the load average is printed before and after.
  *
@@ -50,6 +53,8 @@ import {
 import { encodeCommand, RespReplyReader } from "../src/collect/loadgen/resp.ts";
 import { sustainedVerdict } from "../src/fixed_rate.ts";
 import { pin, pinChoice } from "./_pin.ts";
+import { timedSleepCost } from "./_wake_cost.ts";
+import { defaultQuantumMs } from "../src/collect/pubsub/engine.ts";
 import type { PubSubEngineName, PubSubMode } from "../src/collect/pubsub/mod.ts";
 
 const args = Deno.args;
@@ -255,6 +260,15 @@ for (let run = 1; run <= runs; run++) {
     }
   }
 }
+// the floor under a paced engine here: one timed sleep per pacing quantum, at the first step
+const startQuantumMs = quantumMs ?? defaultQuantumMs(start);
+const sleep = timedSleepCost(startQuantumMs * 1000, 1);
+const sleepPerDeliveryUs = sleep.cpuUsPerSleep * (1000 / startQuantumMs) / start;
+console.log(
+  `\none timed sleep here (every ${startQuantumMs} ms, the quantum at ${start}/s): ` +
+    `${sleep.cpuUsPerSleep.toFixed(1)} µs of CPU, ${sleep.overshootUs.toFixed(0)} µs late; ` +
+    `sleeps alone at ${start}/s: ${sleepPerDeliveryUs.toFixed(2)} µs per delivery`,
+);
 console.log(
   `\nsummary (${Deno.build.os}, ${navigator.hardwareConcurrency} CPUs, load ${loadBefore} before, ` +
     `${loadAverage()} after; ` +
@@ -269,7 +283,8 @@ for (const [name] of servers) {
       `${median(b.map((x) => x.cpuPerDeliveryUs)).toFixed(2)} µs client CPU per delivery ` +
       `(one PUBLISH per write: ${
         median(singles.get(name)!.map((x) => x.cpuPerDeliveryUs)).toFixed(2)
-      } µs)`,
+      } µs); sleeps alone at ${start}/s ÷ the bare loop's CPU per delivery: ` +
+      `${(sleepPerDeliveryUs / median(b.map((x) => x.cpuPerDeliveryUs))).toFixed(1)}×`,
   );
   for (const [engine, mode] of engines.flatMap((e) => modes.map((m) => [e, m] as const))) {
     const fs = figures.get(`${name} ${engine} ${mode}`)!;
