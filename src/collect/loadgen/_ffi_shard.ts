@@ -33,15 +33,14 @@ import {
 import { runQueueWaitS } from "./_run_queue.ts";
 import {
   connectFd,
-  errno,
   EV_DATA,
   EV_WORDS,
   K,
   type Libc,
   openLibc,
-  osError,
   recvAll,
   RunClock,
+  sendAfter,
   StampedReceiver,
 } from "./libc.ts";
 
@@ -55,7 +54,6 @@ const OUT_MAX_BYTES = 1 << 20;
 const SIZES_MAX = 65_536;
 /** The most bytes one request of these options takes, encoded. */
 const requestBytes = (o: ShardOptions) => 64 + o.keyPrefix.length * 3 + o.valueSize;
-type SizedIo = (fd: number, buf: Uint8Array, len: bigint, flags: number) => number; // send()
 
 class Conn {
   next = 0;
@@ -70,7 +68,7 @@ class Conn {
   /** Hands a read's bytes to {@link reader}, timed (see `FfiShard`'s feeder). */
   feed!: (n: number) => boolean;
   /** Bytes a full socket buffer did not take (rare: then EPOLLOUT is watched). */
-  pending: Uint8Array | null = null;
+  pending: Uint8Array<ArrayBuffer> | null = null;
   readonly intended: Float64Array;
   readonly sentAt: Float64Array;
   /** Per pipeline slot: 1 for a SET, and 2 added when the request is measured (not warm-up). */
@@ -124,7 +122,6 @@ export class FfiShard {
   #budget: number;
   #outstanding = 0;
   #out: ShardOutcome = emptyOutcome();
-  readonly #send: SizedIo;
   /** size_t lengths as BigInts made once: V8's fast FFI path takes a 64-bit argument only as a
    * BigInt (a number deoptimizes the loop, "not a BigInt", over and over), and making one per
    * call would allocate. */
@@ -145,7 +142,6 @@ export class FfiShard {
     this.#budget = o.maxRequests;
     this.#lib = openLibc();
     this.#runClock = new RunClock(this.#lib);
-    this.#send = this.#lib.symbols.send;
     try {
       const C = this.#lib.symbols;
       C.prctl(K.PR_SET_TIMERSLACK, 1n, 0n, 0n, 0n);
@@ -305,26 +301,11 @@ export class FfiShard {
 
   /** One nonblocking `send`; what the socket does not take waits for EPOLLOUT. */
   #write(c: Conn, buf: Uint8Array, len: number): void {
-    if (c.pending !== null) {
-      const all = new Uint8Array(c.pending.length + len);
-      all.set(c.pending);
-      all.set(buf.subarray(0, len), c.pending.length);
-      c.pending = all;
-      return;
-    }
-    const n = this.#send(
-      c.fd,
-      buf,
-      this.#sizes[len] ?? BigInt(len),
-      K.MSG_NOSIGNAL | K.MSG_DONTWAIT,
-    );
-    if (n === len) return;
-    if (n < 0) {
-      const e = errno(this.#lib);
-      if (e !== K.EAGAIN && e !== K.EINTR) return this.#lost(c, osError("send", e));
-    }
-    c.pending = buf.slice(Math.max(0, n), len);
-    this.#watch(c, K.EPOLL_CTL_MOD, K.EPOLLIN | K.EPOLLOUT);
+    const was = c.pending;
+    const left = sendAfter(this.#lib, c.fd, was, buf, len, this.#sizes[len] ?? BigInt(len));
+    if (typeof left === "string") return this.#lost(c, left);
+    c.pending = left;
+    if (left !== null && was === null) this.#watch(c, K.EPOLL_CTL_MOD, K.EPOLLIN | K.EPOLLOUT);
   }
 
   #flush(c: Conn): void {

@@ -8,7 +8,7 @@
 
 import { RespReplyReader } from "../loadgen/resp.ts";
 import { seededRandom } from "../loadgen/schedule.ts";
-import { errno, EV_DATA, EV_WORDS, K, type Libc, osError } from "../loadgen/libc.ts";
+import { errno, EV_DATA, EV_WORDS, K, type Libc, osError, sendAfter } from "../loadgen/libc.ts";
 import type { PushReader } from "./push.ts";
 
 const MAX_EVENTS = 256;
@@ -109,24 +109,15 @@ export class FfiPublisher {
    * @returns null, or the text of the failure (the connection is lost).
    */
   write(buf: Uint8Array<ArrayBuffer>, len: number): string | null {
-    if (this.pending !== null) {
-      const all = new Uint8Array(this.pending.length + len);
-      all.set(this.pending);
-      all.set(buf.subarray(0, len), this.pending.length);
-      this.pending = all;
-      return null;
-    }
     const io = this.io;
-    const flags = K.MSG_NOSIGNAL | K.MSG_DONTWAIT;
-    const n = io.lib.symbols.send(this.fd, buf, io.sizes[len] ?? BigInt(len), flags);
-    if (n === len) return null;
-    if (n < 0) {
-      const e = errno(io.lib);
-      if (e !== K.EAGAIN && e !== K.EINTR) return osError("send", e);
+    const was = this.pending;
+    const left = sendAfter(io.lib, this.fd, was, buf, len, io.sizes[len] ?? BigInt(len));
+    if (typeof left === "string") return left;
+    this.pending = left;
+    if (left !== null && was === null) {
+      io.pending++;
+      io.set.watch(K.EPOLL_CTL_MOD, this.fd, K.EPOLLIN | K.EPOLLOUT, this.index);
     }
-    this.pending = buf.slice(Math.max(0, n), len);
-    io.pending++;
-    io.set.watch(K.EPOLL_CTL_MOD, this.fd, K.EPOLLIN | K.EPOLLOUT, this.index);
     return null;
   }
 

@@ -151,6 +151,43 @@ for (const engine of ["ffi", "deno"] as const) {
     });
   });
 
+  Deno.test(`runOpenLoop() sends what a full socket did not take once the server reads [${engine}]`, async () => {
+    await withServers([{ args: ["--enable-debug-command", "yes"] }], async ([server]) => {
+      const side = new Redis(server.port, "127.0.0.1");
+      try {
+        await side.ping();
+        // 1 MiB SETs, 16 in flight, while the server sleeps and reads nothing: far more than
+        // the sockets' buffers take, so sends are left for EPOLLOUT, then go in order
+        const run = runOpenLoop({
+          engine,
+          port: server.port,
+          requestedOpsPerSec: 40,
+          connections: 1,
+          pipeline: 16,
+          ratio: "1:0",
+          valueSize: 1 << 20,
+          durationS: 1.5,
+          drainS: 10,
+        });
+        await sleep(100);
+        await side.call("DEBUG", "SLEEP", "1");
+        const r = await run;
+        assert.equal(r.errors, 0, `errors: ${r.errorSamples.join("; ")}`);
+        assert.equal(r.disconnects, 0);
+        assert.equal(r.unanswered, 0);
+        assert.equal(r.completed, r.sent);
+        assert.ok(r.sent >= 50, `sent ${r.sent} of 60`);
+        assert.ok(r.fromIntended.maxMs >= 500, "requests waited for the sleeping server");
+        // the bytes went whole and in order: every value stored is 1 MiB
+        const keys = await side.keys("key:*");
+        assert.ok(keys.length > 0);
+        for (const k of keys) assert.equal(await side.strlen(k), 1 << 20, k);
+      } finally {
+        side.disconnect();
+      }
+    });
+  });
+
   Deno.test(`runOpenLoop() counts a server that goes away as disconnects and errors [${engine}]`, async () => {
     await withServers([{}], async ([server]) => {
       const run = runOpenLoop({
