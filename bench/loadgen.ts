@@ -16,8 +16,9 @@
  *    and p99 from the intended send of each engine against memtier's, and of `ffi` on a 1 ms
  *    wake-up grid (`quantumMs: 1`, "ffi q1ms": memtier's timer resolution); beside them the
  *    floor under any precise generator on this machine: one timed sleep per send, its CPU
- *    measured here on the client CPU (`_wake_cost.ts`; at most one whole CPU: below the gap a
- *    generator spins), and that floor ÷ memtier's CPU among the targets;
+ *    measured here on the client CPU (`_wake_cost.ts`), or one whole CPU where a sleep
+ *    outlasts the gap between sends (a precise generator spins there), and that floor ÷
+ *    memtier's CPU among the targets;
  * 4. the highest sustained rate of each (achieved ≥ 97 % of requested), from 30 % to 100 %
  *    of capacity in steps of 10 % (first run only; `--sustained no` skips it);
  * 5. the targets, kvlab / memtier, per engine; with `--runs N` (N > 1) every step runs N
@@ -280,18 +281,23 @@ async function oneRun(port: number, capacity: number, bin: string | undefined): 
   for (const rate of [5000, 40000]) {
     const mt = bin ? await memtier(bin, port, rate, doneSeconds) : undefined;
     row(`${rate}/s`, "memtier", mt);
-    // the floor of a precise generator here: one timed sleep per send (no sleep at all once
-    // sleeps cost more than the gap: then it spins, one whole CPU)
-    const sleep = timedSleepCost(1e6 / rate, 1);
-    const floorS = Math.min(rate * sleep.cpuUsPerSleep / 1e6, 1) * doneSeconds;
+    // the floor of a precise generator here: one timed sleep per send, or, where a sleep
+    // takes longer than the gap between sends, none: it spins (one whole CPU)
+    const gapUs = 1e6 / rate;
+    const sleep = timedSleepCost(gapUs, 1);
+    const spins = sleep.cpuUsPerSleep + sleep.overshootUs >= gapUs;
+    const floorS = (spins ? 1 : rate * sleep.cpuUsPerSleep / 1e6) * doneSeconds;
     console.log(
-      `| ${rate}/s | one timed sleep per send, the floor (${sleep.cpuUsPerSleep.toFixed(1)} µs ` +
-        `of CPU and ${sleep.overshootUs.toFixed(0)} µs late each) | ${rate} | - | ` +
+      `| ${rate}/s | the floor of a precise generator: ${
+        spins ? "spinning (a sleep outlasts the gap)" : "one timed sleep per send"
+      } (${sleep.cpuUsPerSleep.toFixed(1)} µs of CPU and ${
+        sleep.overshootUs.toFixed(0)
+      } µs late per sleep) | ${rate} | - | ` +
         `${floorS.toFixed(2)} | ${
           Math.round((rate * doneSeconds) / floorS)
         } | - | - | - | - | - | - | - |`,
     );
-    if (mt) t[`sleeps alone, one per send: CPU ÷ memtier's at ${rate}/s`] = floorS / mt.cpuS;
+    if (mt) t[`a precise generator's floor here: CPU ÷ memtier's at ${rate}/s`] = floorS / mt.cpuS;
     // the ffi engine also on a 1 ms wake-up grid (as memtier's timers): less CPU, lateness ≤ 1 ms
     for (const e of [...ENGINES, "ffi q1ms"] as const) {
       const kv = e === "ffi q1ms"
