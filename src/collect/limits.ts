@@ -68,6 +68,8 @@ export const LIMITS = {
   payloadBytes: { min: 16, max: MAX_VALUE_BYTES, integer: true, unit: "bytes" },
   connections: { min: 1, max: MAX_CONNECTIONS, integer: true, unit: "connections" },
   keys: { min: 1, max: MAX_KEYS, integer: true, unit: "keys" },
+  /** Keys a memory sweep fills a server with (every loop bounded). */
+  memoryKeys: { min: 1, max: 20_000_000, integer: true, unit: "keys" },
   pipeline: { min: 1, max: MAX_PIPELINE, integer: true, unit: "requests" },
 } as const satisfies Record<string, Limit>;
 

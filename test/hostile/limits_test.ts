@@ -95,18 +95,55 @@ const PLANS: [string, string, RegExp][] = [
     "pubsub: {modes: [one-to-one], publishers: 100000, subscribers: 2, rates: [100]}",
     /pubsub\.publishers: /,
   ],
+  [
+    "memtier data_size_bytes: 1e12",
+    "memtier: {test_time_s: 5, matrix: {data_size_bytes: [32, 1000000000000]}}",
+    /memtier\.matrix\.data_size_bytes\.1: expected a whole number of bytes from 1 to 16777216/,
+  ],
+  [
+    "memtier pipeline: 1e9",
+    "memtier: {test_time_s: 5, matrix: {pipeline: 1000000000}}",
+    /memtier\.matrix\.pipeline: expected a whole number of requests from 1 to 10000/,
+  ],
+  // redis-benchmark: 100,000 clients ran out of files mid-plan ("Too many open files")
+  [
+    "redis-benchmark clients: 100000",
+    "tests: [set]\nmatrix: {clients: [1, 100000]}",
+    /matrix\.clients\.1: expected a whole number of connections from 1 to 10000/,
+  ],
+  [
+    "redis-benchmark data_size_bytes: 1e12",
+    "tests: [set]\nmatrix: {data_size_bytes: [1000000000000]}",
+    /matrix\.data_size_bytes\.0: expected a whole number of bytes from 1 to 16777216/,
+  ],
+  // memory: a 10^12-byte value stopped the whole plan at its first cell ("Invalid string length")
+  [
+    "memory value_size_bytes: 1e12",
+    "memory: {key_counts: [10, 20], value_size_bytes: 1000000000000}",
+    /memory\.value_size_bytes: expected a whole number of bytes from 1 to 16777216/,
+  ],
+  [
+    "memory key_counts: 30,000,000",
+    "memory: {key_counts: [10, 30000000]}",
+    /memory\.key_counts\.1: expected a whole number of keys from 1 to 20000000/,
+  ],
 ];
+
+/** The plan kind of a case: the first key of its section names it. */
+const KINDS: Record<string, string> = {
+  sweep: "latency-sweep",
+  tests: "redis-benchmark",
+  memtier: "memtier",
+  pubsub: "pubsub",
+  memory: "memory",
+};
 
 Deno.test("hostile: absurd plan parameters are refused when the plan is read", async (t) => {
   const dir = Deno.makeTempDirSync({ prefix: "kvlab-hostile-plan-limits-" });
   for (const [i, [name, section, error]] of PLANS.entries()) {
     await t.step(name, async () => {
       const plan = `${dir}/p${i}.yaml`;
-      const kind = section.startsWith("pubsub")
-        ? "pubsub"
-        : section.startsWith("memtier")
-        ? "memtier"
-        : "latency-sweep";
+      const kind = KINDS[section.slice(0, section.indexOf(":"))];
       Deno.writeTextFileSync(
         plan,
         `name: p\nkind: ${kind}\nservers:\n  - name: a\n    url: redis://127.0.0.1:1\n${section}\n`,
