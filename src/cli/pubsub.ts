@@ -93,7 +93,8 @@ export function pubSubCommandOptions(raw: OptionValues): PubSubCommandOptions {
  *
  * @param o The step, the dataset.
  * @param out Where to print.
- * @throws {CommanderError} Exit code 1 when the step failed (or was skipped).
+ * @throws {CommanderError} Exit code 1 when the step failed (or was skipped), or when it is
+ * incomplete for lost connections or messages kvlab did not publish (issue 21).
  */
 export async function pubSubCommand(o: PubSubCommandOptions, out: Output): Promise<void> {
   await serverRoom(o.call.target, PUBSUB_CONNECTIONS, o.call.publishers + o.call.subscribers);
@@ -124,5 +125,13 @@ export async function pubSubCommand(o: PubSubCommandOptions, out: Output): Promi
     );
   }
   out.print(`${run.status}: run ${run.runId}${run.reason ? ` (${run.reason})` : ""}\n`);
-  if (run.status === "failed") exitWith(1, "pubsub");
+  if (run.status === "failed") {
+    out.printErr(`kvlab pubsub: ${run.reason ?? "failed"}\n`);
+    exitWith(1, "pubsub");
+  }
+  // connections lost or protocol errors (not Ctrl-C): the step is stored, and it says so
+  if (run.status === "incomplete" && !r?.interrupted) {
+    out.printErr(`kvlab pubsub: incomplete: ${run.reason}\n`);
+    exitWith(1, "pubsub");
+  }
 }
