@@ -9,7 +9,7 @@ import type { Dataset } from "../store/dataset.ts";
 import type { OptionValues } from "commander";
 import { type PubSubCall, pubSubMode, runPubSubStep } from "../collect/pubsub/mod.ts";
 import { parseServerUrl } from "../collect/target.ts";
-import { exitWith, type Output, withStopSignals } from "./_exit.ts";
+import { exitWith, type Output, stopSignalOf, withStopSignals } from "./_exit.ts";
 import { datasetOption, optionalString } from "./_options.ts";
 import {
   checkOpenFiles,
@@ -94,13 +94,19 @@ export function pubSubCommandOptions(raw: OptionValues): PubSubCommandOptions {
  * @param o The step, the dataset.
  * @param out Where to print.
  * @throws {CommanderError} Exit code 1 when the step failed (or was skipped), or when it is
- * incomplete for lost connections or messages kvlab did not publish (issue 21).
+ * incomplete for lost connections or messages kvlab did not publish (issue 21); 130 when
+ * Ctrl-C or SIGTERM ended it (129 for SIGHUP), what was counted stored as incomplete.
  */
 export async function pubSubCommand(o: PubSubCommandOptions, out: Output): Promise<void> {
   await serverRoom(o.call.target, PUBSUB_CONNECTIONS, o.call.publishers + o.call.subscribers);
-  const run = await withStopSignals((signal) =>
-    runPubSubStep({ ...o.call, signal }, { data: o.data, label: o.label })
-  );
+  let stop: Deno.Signal | undefined;
+  const run = await withStopSignals(async (signal) => {
+    try {
+      return await runPubSubStep({ ...o.call, signal }, { data: o.data, label: o.label });
+    } finally {
+      stop = stopSignalOf(signal);
+    }
+  });
   const r = run.result;
   if (r) {
     const f = (n: number) => Math.round(n).toLocaleString("en");
@@ -125,6 +131,9 @@ export async function pubSubCommand(o: PubSubCommandOptions, out: Output): Promi
     );
   }
   out.print(`${run.status}: run ${run.runId}${run.reason ? ` (${run.reason})` : ""}\n`);
+  // Ctrl-C / SIGTERM: what was counted is stored (incomplete); 130 (129 for SIGHUP), as `kvlab
+  // load` (it exited 0)
+  if (stop) exitWith(stop === "SIGHUP" ? 129 : 130, "pubsub");
   if (run.status === "failed") {
     out.printErr(`kvlab pubsub: ${run.reason ?? "failed"}\n`);
     exitWith(1, "pubsub");
