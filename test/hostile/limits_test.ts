@@ -41,6 +41,13 @@ const CASES: [string, string[], string][] = [
     ["--rate", "100", "--connections", "2", "--duration", "1", "--data-size", "600000000"],
     "--data-size",
   ],
+  // kvlab sample: "invalid duration: 0 s (0 < d ≤ 86400)" exited 1; an --interval of 1e12
+  // overflowed its timer ("Timeout duration was set to 1.") and sampled ~360 times a second
+  ["sample", ["--duration", "0"], "--duration"],
+  ["sample", ["--duration", "-1"], "--duration"],
+  ["sample", ["--duration", "1e9"], "--duration"],
+  ["sample", ["--duration", "1", "--interval", "0"], "--interval"],
+  ["sample", ["--duration", "1", "--interval", "1e12"], "--interval"],
 ];
 
 Deno.test("hostile: absurd CLI parameters exit 2 before any load, naming the option", async (t) => {
@@ -50,7 +57,10 @@ Deno.test("hostile: absurd CLI parameters exit 2 before any load, naming the opt
       const r = await kvlab([command, "--url", URL_DOWN, "--data", `${dir}/d`, ...args]);
       assert.equal(r.code, 2, r.printed);
       assert.match(r.stderr, new RegExp(`invalid ${option}: `));
-      assert.doesNotMatch(r.printed, /durationS|graceS|payloadBytes|TimeoutOverflow|\n\s+at /);
+      assert.doesNotMatch(
+        r.printed,
+        /durationS|graceS|payloadBytes|TimeoutOverflow|Timeout duration|\d ms \(|\n\s+at /,
+      );
       // nothing was stored: no connection was tried
       assert.throws(() => Deno.statSync(`${dir}/d/batches`));
     });
