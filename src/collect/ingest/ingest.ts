@@ -191,7 +191,11 @@ async function ingestInto(
     }
     src = await openSource(input.path, Dataset.of(options.data));
   } catch (e) {
-    return { ...outcome, status: "error", error: diskFullAt(e, Dataset.of(options.data).dir) as Error };
+    return {
+      ...outcome,
+      status: "error",
+      error: diskFullAt(e, Dataset.of(options.data).dir) as Error,
+    };
   }
   try {
     const ctx: MemtierContext = { options, now, dataset: batch.writer };
