@@ -7,7 +7,7 @@
 
 import type { Dataset } from "../store/dataset.ts";
 import type { OptionValues } from "commander";
-import { type PubSubCall, pubSubMode, runPubSubStep } from "../collect/pubsub/mod.ts";
+import { type PubSubCall, pubSubMode, pubSubPlan, runPubSubStep } from "../collect/pubsub/mod.ts";
 import { parseServerUrl } from "../collect/target.ts";
 import { exitWith, type Output, stopSignalOf, withStopSignals } from "./_exit.ts";
 import { datasetOption, optionalString } from "./_options.ts";
@@ -85,7 +85,27 @@ export function pubSubCommandOptions(raw: OptionValues): PubSubCommandOptions {
     label: optionalString(raw.label),
   };
   checkOpenFiles("--subscribers", o.call.publishers + o.call.subscribers, openFilesLimit());
+  checkStepTopology(o.call, raw);
   return o;
+}
+
+/**
+ * The step's topology, checked as the engine will (before any connection), its error naming the
+ * option typed: `--fan-out`, else `--channels`, else `--subscribers`.
+ */
+function checkStepTopology(call: PubSubCommandOptions["call"], raw: OptionValues): void {
+  try {
+    const { target: _, ...engine } = call;
+    pubSubPlan({ ...engine, port: 1 });
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    const [option, value] = /fan-out/.test(e.message) && raw.fanOut !== undefined
+      ? ["--fan-out", raw.fanOut]
+      : raw.channels !== undefined
+      ? ["--channels", raw.channels]
+      : ["--subscribers", call.subscribers];
+    throw new RangeError(`invalid ${option}: ${value} (${e.message})`);
+  }
 }
 
 /**

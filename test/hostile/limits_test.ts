@@ -41,6 +41,14 @@ const CASES: [string, string[], string][] = [
     ["--rate", "100", "--connections", "2", "--duration", "1", "--data-size", "600000000"],
     "--data-size",
   ],
+  // a topology no server can take: 10^9 channels subscribed for 33 s until the step's deadline;
+  // a fan-out above the subscribers exited 1 without naming --fan-out
+  ["pubsub", ["--rate", "100", "--subscribers", "2", "--channels", "1e9"], "--channels"],
+  [
+    "pubsub",
+    ["--rate", "100", "--mode", "fan-out", "--subscribers", "2", "--fan-out", "1e9"],
+    "--fan-out",
+  ],
   // kvlab sample: "invalid duration: 0 s (0 < d ≤ 86400)" exited 1; an --interval of 1e12
   // overflowed its timer ("Timeout duration was set to 1.") and sampled ~360 times a second
   ["sample", ["--duration", "0"], "--duration"],
