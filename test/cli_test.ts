@@ -138,7 +138,7 @@ Deno.test("kvlab --help and bad arguments", async () => {
     "1",
   );
   assert.notEqual(interval.code, 0);
-  assert.match(interval.stderr, /invalid --interval: "abc"/);
+  assert.match(interval.stderr, /invalid --interval: abc \(expected seconds from 0.05 to 86400\)/);
   const tag = await kvlab("ingest", "x", "--data", "/tmp/x", "--tag", "novalue");
   assert.notEqual(tag.code, 0);
   assert.match(tag.stderr, /expected k=v/);

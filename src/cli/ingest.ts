@@ -7,6 +7,7 @@
 import type { OptionValues } from "commander";
 import { type FileOutcome, type IngestOptions, ingestPaths } from "../collect/ingest/ingest.ts";
 import { exitWith, type Output, withStopSignals } from "./_exit.ts";
+import { DiskFullError } from "../system/disk.ts";
 import { datasetOption, optionalString } from "./_options.ts";
 
 /** What `kvlab ingest` does. */
@@ -111,6 +112,7 @@ export function describeOutcome(o: FileOutcome): string {
 export async function ingestCommand(o: IngestCommandOptions, out: Output): Promise<void> {
   let failed = 0;
   let stopped = false;
+  let diskFull = false;
   try {
     // Ctrl-C / SIGTERM / SIGHUP: the files done so far are committed, the one being read is not
     await withStopSignals((signal) => {
@@ -118,7 +120,12 @@ export async function ingestCommand(o: IngestCommandOptions, out: Output): Promi
       return ingestPaths(o.paths, { ...o.ingest, signal }, (f) => {
         if (f.status === "error") {
           failed++;
-          out.printErr(describeOutcome(f) + "\n");
+          // a full disk is said once (every file of the batch fails with it)
+          const again = diskFull && f.error instanceof DiskFullError;
+          diskFull ||= f.error instanceof DiskFullError;
+          out.printErr(
+            again ? `error ${f.path}: not ingested (disk full)\n` : describeOutcome(f) + "\n",
+          );
         } else {
           out.print(describeOutcome(f) + "\n");
         }
@@ -126,7 +133,7 @@ export async function ingestCommand(o: IngestCommandOptions, out: Output): Promi
       });
     });
   } catch (e) {
-    out.printErr(`error ${(e as Error).message}\n`);
+    if (!(diskFull && e instanceof DiskFullError)) out.printErr(`error ${(e as Error).message}\n`);
     failed++;
   }
   if (failed > 0) {

@@ -7,9 +7,9 @@
 
 import type { Dataset } from "../store/dataset.ts";
 import type { OptionValues } from "commander";
-import { type PubSubCall, pubSubMode, runPubSubStep } from "../collect/pubsub/mod.ts";
+import { type PubSubCall, pubSubMode, pubSubPlan, runPubSubStep } from "../collect/pubsub/mod.ts";
 import { parseServerUrl } from "../collect/target.ts";
-import { exitWith, type Output, withStopSignals } from "./_exit.ts";
+import { exitWith, type Output, stopSignalOf, withStopSignals } from "./_exit.ts";
 import { datasetOption, optionalString } from "./_options.ts";
 import {
   checkOpenFiles,
@@ -85,7 +85,27 @@ export function pubSubCommandOptions(raw: OptionValues): PubSubCommandOptions {
     label: optionalString(raw.label),
   };
   checkOpenFiles("--subscribers", o.call.publishers + o.call.subscribers, openFilesLimit());
+  checkStepTopology(o.call, raw);
   return o;
+}
+
+/**
+ * The step's topology, checked as the engine will (before any connection), its error naming the
+ * option typed: `--fan-out`, else `--channels`, else `--subscribers`.
+ */
+function checkStepTopology(call: PubSubCommandOptions["call"], raw: OptionValues): void {
+  try {
+    const { target: _, ...engine } = call;
+    pubSubPlan({ ...engine, port: 1 });
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    const [option, value] = /fan-out/.test(e.message) && raw.fanOut !== undefined
+      ? ["--fan-out", raw.fanOut]
+      : raw.channels !== undefined
+      ? ["--channels", raw.channels]
+      : ["--subscribers", call.subscribers];
+    throw new RangeError(`invalid ${option}: ${value} (${e.message})`);
+  }
 }
 
 /**
@@ -93,13 +113,20 @@ export function pubSubCommandOptions(raw: OptionValues): PubSubCommandOptions {
  *
  * @param o The step, the dataset.
  * @param out Where to print.
- * @throws {CommanderError} Exit code 1 when the step failed (or was skipped).
+ * @throws {CommanderError} Exit code 1 when the step failed (or was skipped), or when it is
+ * incomplete for lost connections or messages kvlab did not publish (issue 21); 130 when
+ * Ctrl-C or SIGTERM ended it (129 for SIGHUP), what was counted stored as incomplete.
  */
 export async function pubSubCommand(o: PubSubCommandOptions, out: Output): Promise<void> {
   await serverRoom(o.call.target, PUBSUB_CONNECTIONS, o.call.publishers + o.call.subscribers);
-  const run = await withStopSignals((signal) =>
-    runPubSubStep({ ...o.call, signal }, { data: o.data, label: o.label })
-  );
+  let stop: Deno.Signal | undefined;
+  const run = await withStopSignals(async (signal) => {
+    try {
+      return await runPubSubStep({ ...o.call, signal }, { data: o.data, label: o.label });
+    } finally {
+      stop = stopSignalOf(signal);
+    }
+  });
   const r = run.result;
   if (r) {
     const f = (n: number) => Math.round(n).toLocaleString("en");
@@ -124,5 +151,16 @@ export async function pubSubCommand(o: PubSubCommandOptions, out: Output): Promi
     );
   }
   out.print(`${run.status}: run ${run.runId}${run.reason ? ` (${run.reason})` : ""}\n`);
-  if (run.status === "failed") exitWith(1, "pubsub");
+  // Ctrl-C / SIGTERM: what was counted is stored (incomplete); 130 (129 for SIGHUP), as `kvlab
+  // load` (it exited 0)
+  if (stop) exitWith(stop === "SIGHUP" ? 129 : 130, "pubsub");
+  if (run.status === "failed") {
+    out.printErr(`kvlab pubsub: ${run.reason ?? "failed"}\n`);
+    exitWith(1, "pubsub");
+  }
+  // connections lost or protocol errors (not Ctrl-C): the step is stored, and it says so
+  if (run.status === "incomplete" && !r?.interrupted) {
+    out.printErr(`kvlab pubsub: incomplete: ${run.reason}\n`);
+    exitWith(1, "pubsub");
+  }
 }

@@ -9,7 +9,8 @@ import type { OptionValues } from "commander";
 import { runMemorySampler } from "../collect/memory/sweep.ts";
 import { parseServerUrl, type ServerTarget } from "../collect/target.ts";
 import { exitWith, type Output, withStopSignals } from "./_exit.ts";
-import { datasetOption, optionalString, seconds } from "./_options.ts";
+import { datasetOption, optionalString } from "./_options.ts";
+import { limited, LIMITS } from "../collect/limits.ts";
 
 /** What `kvlab sample` samples. */
 export interface SampleCommandOptions {
@@ -32,7 +33,9 @@ export interface SampleCommandOptions {
  *
  * @param raw Commander's option values (defaults filled in).
  * @returns The typed options.
- * @throws {TypeError} For a bad URL or a number of seconds that is not a number.
+ * @throws {TypeError} For a bad URL.
+ * @throws {RangeError} For an interval or a duration outside its limit (`invalid --duration: 0
+ * (expected seconds above 0 and at most 86400)`).
  *
  * @example
  * ```ts
@@ -42,7 +45,11 @@ export interface SampleCommandOptions {
  * assert.deepEqual([o.intervalS, o.durationS, o.container], [0.5, 3, undefined]);
  * assert.throws(
  *   () => sampleOptions({ url: "redis://127.0.0.1:6379", data: "ds", interval: "abc", duration: "3" }),
- *   /invalid --interval: "abc"/,
+ *   /invalid --interval: abc/,
+ * );
+ * assert.throws(
+ *   () => sampleOptions({ url: "redis://127.0.0.1:6379", data: "ds", interval: "1", duration: "0" }),
+ *   /invalid --duration: 0 \(expected seconds above 0 and at most 86400\)/,
  * );
  * ```
  */
@@ -50,8 +57,9 @@ export function sampleOptions(raw: OptionValues): SampleCommandOptions {
   return {
     target: parseServerUrl(String(raw.url)),
     data: datasetOption(raw.data),
-    intervalS: seconds("--interval", raw.interval),
-    durationS: seconds("--duration", raw.duration),
+    // within limits before any connection, named as typed (`../collect/limits.ts`)
+    intervalS: limited("--interval", raw.interval, LIMITS.sampleInterval),
+    durationS: limited("--duration", raw.duration, LIMITS.sampleDuration),
     container: optionalString(raw.container),
     label: optionalString(raw.label),
   };

@@ -68,6 +68,12 @@ export const LIMITS = {
   payloadBytes: { min: 16, max: MAX_VALUE_BYTES, integer: true, unit: "bytes" },
   connections: { min: 1, max: MAX_CONNECTIONS, integer: true, unit: "connections" },
   keys: { min: 1, max: MAX_KEYS, integer: true, unit: "keys" },
+  /** `kvlab sample --duration`: above 0, at most a day. */
+  sampleDuration: { min: 0, minExclusive: true, max: MAX_EXTRA_S, unit: "seconds" },
+  /** `kvlab sample --interval`: at least 50 ms (INFO, DBSIZE, /proc), at most a day. */
+  sampleInterval: { min: 0.05, max: MAX_EXTRA_S, unit: "seconds" },
+  /** Keys a memory sweep fills a server with (every loop bounded). */
+  memoryKeys: { min: 1, max: 20_000_000, integer: true, unit: "keys" },
   pipeline: { min: 1, max: MAX_PIPELINE, integer: true, unit: "requests" },
 } as const satisfies Record<string, Limit>;
 

@@ -115,6 +115,7 @@ export function redactRedisWords(words: readonly string[]): string[] {
  * );
  * assert.deepEqual(redactArgv(["redis-cli", "AUTH", "u", "pw"]), ["redis-cli", "AUTH", "***", "***"]);
  * assert.deepEqual(redactArgv(["memtier_benchmark", "-apw", "-DRapw"]), ["memtier_benchmark", "-a***", "-DRa***"]);
+ * assert.deepEqual(redactArgv(["memtier_benchmark", "-Ra", "pw", "--auth=pw"]), ["memtier_benchmark", "-Ra", "***", "--auth=***"]);
  * ```
  */
 export function redactArgv(argv: readonly string[]): string[] {
@@ -125,9 +126,9 @@ export function redactArgv(argv: readonly string[]): string[] {
     const glued = GLUED_SECRET.exec(a);
     if (glued) {
       out.push(glued[1] + REDACTED);
-    } else if (a.startsWith("-") && eq > 0 && SECRET_FLAGS.has(a.slice(0, eq))) {
+    } else if (a.startsWith("-") && eq > 0 && isSecretFlag(a.slice(0, eq))) {
       out.push(`${a.slice(0, eq + 1)}${REDACTED}`);
-    } else if (SECRET_FLAGS.has(a) && i + 1 < argv.length) {
+    } else if (isSecretFlag(a) && i + 1 < argv.length) {
       out.push(a, REDACTED);
       i++;
     } else if (i > 0 && SECRET_COMMANDS.test(a) && !argv[i - 1].startsWith("-")) {
@@ -143,6 +144,16 @@ export function redactArgv(argv: readonly string[]): string[] {
 }
 
 const SECRET_ENV_NAME = /AUTH|PASS|SECRET|TOKEN/i;
+
+/**
+ * Whether a word is a flag whose value is a secret: one of {@link SECRET_FLAGS}, getopt's
+ * bundle ending in `-a` (`-Ra PW`, memtier_benchmark), or a prefix of `--authenticate` that
+ * getopt_long takes for it (`--auth PW`, `--authen=PW`; no other memtier option starts `--a`).
+ */
+function isSecretFlag(word: string): boolean {
+  return SECRET_FLAGS.has(word) || /^-[DR46v]+a$/.test(word) ||
+    (word.length >= 3 && "--authenticate".startsWith(word));
+}
 
 // The password glued to its short option (`-aPW`): getopt's form, which memtier_benchmark
 // reads, also after flags without a value (`-DRaPW`); redis-cli and redis-benchmark refuse
@@ -191,7 +202,7 @@ export function commandLine(
     return redactArgv([...prefix, ...plain]).slice(prefix.length);
   });
   state.continued = cont;
-  state.valueNext = cont && SECRET_FLAGS.has(lastPlain);
+  state.valueNext = cont && isSecretFlag(lastPlain);
   return { text: text + (cont ? "\\" : "") };
 }
 

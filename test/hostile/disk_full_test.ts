@@ -94,3 +94,39 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name: "hostile: a full disk during kvlab ingest says so once, naming the dataset",
+  ignore: !canMount(),
+  fn: async (t) => {
+    const ROOT = new URL("../../", import.meta.url).pathname;
+    const files = [
+      "test/testdata/corpus/redis-benchmark_7.0.15_redis-7.0.15_quiet.txt",
+      "test/testdata/real/memtier-2.3.0_valkey-8.0.1_t2c5-pipeline4-requests2000.json",
+    ].map((f) => ROOT + f);
+    const dir = Deno.makeTempDirSync({ prefix: "kvlab-hostile-full-ingest-" });
+    const mnt = `${dir}/mnt`;
+    mountTmpfs(mnt);
+    try {
+      // 0 KiB: the batch cannot start; 12 KiB: a run's files do not fit; 100 KiB: the Parquet
+      // files of the batch do not ("No space left on device (os error 28)" with no path, and
+      // "parquet: File out of specification: underlying IO error: …", once per file)
+      for (const freeKiB of [0, 12, 100]) {
+        await t.step(`${freeKiB} KiB free`, async () => {
+          fill(mnt, freeKiB);
+          const r = await kvlab(["ingest", ...files, "--data", `${mnt}/d`]);
+          assert.equal(r.code, 1, r.printed);
+          assert.equal((r.printed.match(/no space left/gi) ?? []).length, 1, r.printed);
+          assert.match(
+            r.stderr,
+            new RegExp(`no space left on the disk of ${mnt}/d\\S*: free some`),
+          );
+          assert.doesNotMatch(r.printed, /os error 28|thrift|parquet|\n\s+at /);
+        });
+      }
+    } finally {
+      umount(mnt);
+      Deno.removeSync(dir, { recursive: true });
+    }
+  },
+});

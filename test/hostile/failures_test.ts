@@ -80,3 +80,56 @@ Deno.test("hostile: kvlab pubsub with nothing delivered prints no latency", asyn
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+/** A server that confirms subscriptions and answers PUBLISH with `publish` (RESP). */
+function pubSubServer(publish: string, pushes = "") {
+  return hostileServer({
+    reply: (w) => {
+      const cmd = w[0].toUpperCase();
+      if (cmd === "PUBLISH") return publish;
+      if (cmd !== "SUBSCRIBE") return undefined;
+      return w.slice(1).map((ch, i) => `*3\r\n${bulk("subscribe")}${bulk(ch)}:${i + 1}\r\n`)
+        .join("") + pushes.replaceAll("CHANNEL", bulk(w[1]));
+    },
+  });
+}
+
+Deno.test("hostile: kvlab pubsub whose connections die, or that is pushed messages it did not publish, is not complete and says so", async (t) => {
+  const cases = [
+    // every publisher dies on a reply that is not RESP (it was stored complete, exit 0)
+    ["publishers die", () => pubSubServer("!garbage\r\n"), /2 of 4 connections lost/],
+    // four unsolicited messages per subscriber: protocol errors, never deliveries (also stored
+    // complete)
+    [
+      "unsolicited messages",
+      () =>
+        pubSubServer(":0\r\n", `*3\r\n${bulk("message")}CHANNEL${bulk("x".repeat(32))}`.repeat(4)),
+      /8 protocol errors \(redis:\/\/127\.0\.0\.1:\d+: subscriber 0: protocol error/,
+    ],
+  ] as const;
+  for (const engine of ["ffi", "deno"]) {
+    for (const [name, start, reason] of cases) {
+      await t.step(`${name}, engine ${engine}`, async () => {
+        const server = start();
+        const dir = Deno.makeTempDirSync({ prefix: "kvlab-hostile-psfail-" });
+        try {
+          const r = await kvlab([
+            "pubsub",
+            ...["--url", `redis://127.0.0.1:${server.port}`, "--data", `${dir}/d`],
+            ...["--engine", engine, "--rate", "100", "--publishers", "2", "--subscribers", "2"],
+            ...["--duration", "1", "--grace", "0.5"],
+          ]);
+          assert.equal(r.code, 1, r.printed);
+          assert.match(r.stderr, reason);
+          const runs = runFacts(`${dir}/d`, ["run_id", "status", "error"]);
+          assert.equal(runs.length, 1);
+          assert.equal(runs[0].status, "failed", String(runs[0].error));
+          assert.match(String(runs[0].error), reason);
+        } finally {
+          server.close();
+          Deno.removeSync(dir, { recursive: true });
+        }
+      });
+    }
+  }
+});

@@ -41,6 +41,21 @@ const CASES: [string, string[], string][] = [
     ["--rate", "100", "--connections", "2", "--duration", "1", "--data-size", "600000000"],
     "--data-size",
   ],
+  // a topology no server can take: 10^9 channels subscribed for 33 s until the step's deadline;
+  // a fan-out above the subscribers exited 1 without naming --fan-out
+  ["pubsub", ["--rate", "100", "--subscribers", "2", "--channels", "1e9"], "--channels"],
+  [
+    "pubsub",
+    ["--rate", "100", "--mode", "fan-out", "--subscribers", "2", "--fan-out", "1e9"],
+    "--fan-out",
+  ],
+  // kvlab sample: "invalid duration: 0 s (0 < d ≤ 86400)" exited 1; an --interval of 1e12
+  // overflowed its timer ("Timeout duration was set to 1.") and sampled ~360 times a second
+  ["sample", ["--duration", "0"], "--duration"],
+  ["sample", ["--duration", "-1"], "--duration"],
+  ["sample", ["--duration", "1e9"], "--duration"],
+  ["sample", ["--duration", "1", "--interval", "0"], "--interval"],
+  ["sample", ["--duration", "1", "--interval", "1e12"], "--interval"],
 ];
 
 Deno.test("hostile: absurd CLI parameters exit 2 before any load, naming the option", async (t) => {
@@ -50,7 +65,10 @@ Deno.test("hostile: absurd CLI parameters exit 2 before any load, naming the opt
       const r = await kvlab([command, "--url", URL_DOWN, "--data", `${dir}/d`, ...args]);
       assert.equal(r.code, 2, r.printed);
       assert.match(r.stderr, new RegExp(`invalid ${option}: `));
-      assert.doesNotMatch(r.printed, /durationS|graceS|payloadBytes|TimeoutOverflow|\n\s+at /);
+      assert.doesNotMatch(
+        r.printed,
+        /durationS|graceS|payloadBytes|TimeoutOverflow|Timeout duration|\d ms \(|\n\s+at /,
+      );
       // nothing was stored: no connection was tried
       assert.throws(() => Deno.statSync(`${dir}/d/batches`));
     });
@@ -95,18 +113,55 @@ const PLANS: [string, string, RegExp][] = [
     "pubsub: {modes: [one-to-one], publishers: 100000, subscribers: 2, rates: [100]}",
     /pubsub\.publishers: /,
   ],
+  [
+    "memtier data_size_bytes: 1e12",
+    "memtier: {test_time_s: 5, matrix: {data_size_bytes: [32, 1000000000000]}}",
+    /memtier\.matrix\.data_size_bytes\.1: expected a whole number of bytes from 1 to 16777216/,
+  ],
+  [
+    "memtier pipeline: 1e9",
+    "memtier: {test_time_s: 5, matrix: {pipeline: 1000000000}}",
+    /memtier\.matrix\.pipeline: expected a whole number of requests from 1 to 10000/,
+  ],
+  // redis-benchmark: 100,000 clients ran out of files mid-plan ("Too many open files")
+  [
+    "redis-benchmark clients: 100000",
+    "tests: [set]\nmatrix: {clients: [1, 100000]}",
+    /matrix\.clients\.1: expected a whole number of connections from 1 to 10000/,
+  ],
+  [
+    "redis-benchmark data_size_bytes: 1e12",
+    "tests: [set]\nmatrix: {data_size_bytes: [1000000000000]}",
+    /matrix\.data_size_bytes\.0: expected a whole number of bytes from 1 to 16777216/,
+  ],
+  // memory: a 10^12-byte value stopped the whole plan at its first cell ("Invalid string length")
+  [
+    "memory value_size_bytes: 1e12",
+    "memory: {key_counts: [10, 20], value_size_bytes: 1000000000000}",
+    /memory\.value_size_bytes: expected a whole number of bytes from 1 to 16777216/,
+  ],
+  [
+    "memory key_counts: 30,000,000",
+    "memory: {key_counts: [10, 30000000]}",
+    /memory\.key_counts\.1: expected a whole number of keys from 1 to 20000000/,
+  ],
 ];
+
+/** The plan kind of a case: the first key of its section names it. */
+const KINDS: Record<string, string> = {
+  sweep: "latency-sweep",
+  tests: "redis-benchmark",
+  memtier: "memtier",
+  pubsub: "pubsub",
+  memory: "memory",
+};
 
 Deno.test("hostile: absurd plan parameters are refused when the plan is read", async (t) => {
   const dir = Deno.makeTempDirSync({ prefix: "kvlab-hostile-plan-limits-" });
   for (const [i, [name, section, error]] of PLANS.entries()) {
     await t.step(name, async () => {
       const plan = `${dir}/p${i}.yaml`;
-      const kind = section.startsWith("pubsub")
-        ? "pubsub"
-        : section.startsWith("memtier")
-        ? "memtier"
-        : "latency-sweep";
+      const kind = KINDS[section.slice(0, section.indexOf(":"))];
       Deno.writeTextFileSync(
         plan,
         `name: p\nkind: ${kind}\nservers:\n  - name: a\n    url: redis://127.0.0.1:1\n${section}\n`,
@@ -139,44 +194,39 @@ Deno.test("hostile: more connections than `ulimit -n` allows exit 2 before any l
   Deno.removeSync(dir, { recursive: true });
 });
 
-Deno.test("hostile: Ctrl-C ends kvlab pubsub at its highest rate, keeping what was counted", async () => {
+Deno.test("hostile: Ctrl-C and SIGTERM end kvlab pubsub at its highest rate, keeping what was counted (exit 130)", async (t) => {
   await withServers([{}], async ([server]) => {
     const dir = Deno.makeTempDirSync({ prefix: "kvlab-hostile-sigint-" });
     const ROOT = new URL("../../", import.meta.url).pathname;
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        ROOT + "src/cli.ts",
-        "pubsub",
-        "--url",
-        `redis://127.0.0.1:${server.port}`,
-        "--data",
-        `${dir}/d`,
-        "--rate",
-        "1e7",
-        "--publishers",
-        "4",
-        "--subscribers",
-        "4",
-        "--duration",
-        "600",
-      ],
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    // wait until it publishes (its first bytes reach the server), then Ctrl-C
-    for (let i = 0; i < 600 && await commandsProcessed(server.port) <= 1000; i++) {
-      await new Promise((r) => setTimeout(r, 100));
+    for (const signal of ["SIGINT", "SIGTERM"] as const) {
+      await t.step(signal, async () => {
+        const before = await commandsProcessed(server.port);
+        const child = new Deno.Command(Deno.execPath(), {
+          args: [
+            ...["run", "-A", ROOT + "src/cli.ts", "pubsub"],
+            ...["--url", `redis://127.0.0.1:${server.port}`, "--data", `${dir}/d`],
+            ...["--rate", "1e7", "--publishers", "4", "--subscribers", "4", "--duration", "600"],
+          ],
+          stdout: "piped",
+          stderr: "piped",
+        }).spawn();
+        // wait until it publishes (its first bytes reach the server), then stop it
+        for (let i = 0; i < 600 && await commandsProcessed(server.port) <= before + 1000; i++) {
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        child.kill(signal);
+        // a bound, not a timing: a pump that never yields would run the whole 600 s window
+        const killer = setTimeout(() => child.kill("SIGKILL"), 120_000);
+        const out = await child.output();
+        clearTimeout(killer);
+        const printed = new TextDecoder().decode(out.stdout) +
+          new TextDecoder().decode(out.stderr);
+        assert.notEqual(out.signal, "SIGKILL", `${signal} was ignored`);
+        assert.match(printed, /interrupted/);
+        // the CLI's exit code for an interrupted command, as kvlab load's (it exited 0)
+        assert.equal(out.code, 130, printed);
+      });
     }
-    child.kill("SIGINT");
-    // a bound, not a timing: a pump that never yields would run the whole 600 s window
-    const killer = setTimeout(() => child.kill("SIGKILL"), 120_000);
-    const out = await child.output();
-    clearTimeout(killer);
-    const printed = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
-    assert.notEqual(out.signal, "SIGKILL", "SIGINT was ignored");
-    assert.match(printed, /interrupted/);
     Deno.removeSync(dir, { recursive: true });
   });
 });

@@ -40,6 +40,9 @@ const FIXTURES: Record<string, string[]> = {
   // issue 21: the glued getopt form `-aPW` for memtier, redis-benchmark, valkey-benchmark,
   // redis-cli (runs.command and the raw copy)
   "glued-short-options-7.0.15.txt": ["GluedPw23", "GluedPw24", "GluedPw25", "GluedPw26"],
+  // getopt's other forms memtier reads: `-Ra PW` (flags bundled before `-a`, the value the next
+  // word, also on a \-continued line) and `--auth=PW` / `--authen PW` (a long option's prefix)
+  "bundled-options-memtier-2.3.0.txt": ["BundledPw27", "AbbrevPw28", "AbbrevPw29", "BundledPw30"],
 };
 
 Deno.test("hostile: no secret of an ingested file is written or printed", async (t) => {
@@ -124,6 +127,19 @@ Deno.test("hostile: no secret of an ingested file is written or printed", async 
       .filter((r) => String(r.source_path).endsWith(file)).map((r) => String(r.command));
     assert.ok(commands.some((c) => c.includes("memtier_benchmark") && c.includes("-a***")));
     assert.ok(commands.some((c) => c.includes("redis-benchmark") && c.includes("-a***")));
+  });
+  await t.step("bundled (-Ra PW) and abbreviated (--auth=PW) options of memtier", () => {
+    const file = "bundled-options-memtier-2.3.0.txt";
+    ingested(file, /4 runs \(4 complete\)/);
+    check(file);
+    const commands = runFacts(data, ["run_id", "command", "source_path"])
+      .filter((r) => String(r.source_path).endsWith(file)).map((r) => String(r.command));
+    assert.deepEqual(commands.map((c) => c.split(" ").slice(5, 7).join(" ")).sort(), [
+      "--auth=*** --test-time=3",
+      "--authen ***",
+      "-DRa ***",
+      "-Ra ***",
+    ]);
   });
   Deno.removeSync(dir, { recursive: true });
 });

@@ -9,6 +9,7 @@
 import type { IngestedRun, IngestOptions } from "./_run.ts";
 import { Dataset } from "../../store/dataset.ts";
 import { markWriter, unmarkWriter } from "../../store/tmp.ts";
+import { diskFullAt } from "../../system/disk.ts";
 import {
   type ClaimKey,
   completeClaim,
@@ -79,7 +80,7 @@ export class IngestBatch {
       for (const f of files) {
         await releaseClaim(this.writer.dataDir, f.key);
         f.outcome.status = "error";
-        f.outcome.error = e as Error;
+        f.outcome.error = diskFullAt(e, this.writer.dataDir) as Error;
         f.outcome.runs = [];
       }
       files.forEach((f) => onFile?.(f.outcome));

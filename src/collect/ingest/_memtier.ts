@@ -268,6 +268,8 @@ export function ingestMemtierBlock(
   const report = tryParse(() => parseMemtierReport(output, { file }), warnings);
   const parsed: MemtierParsed = {
     report,
+    // warnings name the transcript (lines are the transcript's), not memtier's "stdout"
+    reportFile: file,
     stderr: parseMemtierProgress(output),
     settings: facts.settings,
   };

@@ -29,6 +29,7 @@ import { readLineBatches, readRangeSync, sha256File } from "../../text/read_line
 import { Dataset } from "../../store/dataset.ts";
 import { folderNames, type WalkedInput, walkInputs } from "./_walk.ts";
 import { collectEvery } from "../../system/memory.ts";
+import { diskFullAt } from "../../system/disk.ts";
 import { ingestTool, KNOWN_FORMATS } from "./detect.ts";
 import {
   claimKey,
@@ -101,6 +102,9 @@ export async function ingestPaths(
       if (batch.due) await batch.commit(onFile);
     }
     await batch.commit(onFile);
+  } catch (e) {
+    // the batch's folder, a claim: a full disk names the dataset
+    throw diskFullAt(e, Dataset.of(options.data).dir);
   } finally {
     await batch.abort();
   }
@@ -152,6 +156,8 @@ export async function ingestFile(path: string, options: IngestOptions): Promise<
     });
     await batch.commit();
     return outcome;
+  } catch (e) {
+    throw diskFullAt(e, Dataset.of(options.data).dir);
   } finally {
     await batch.abort();
   }
@@ -185,7 +191,11 @@ async function ingestInto(
     }
     src = await openSource(input.path, Dataset.of(options.data));
   } catch (e) {
-    return { ...outcome, status: "error", error: e as Error };
+    return {
+      ...outcome,
+      status: "error",
+      error: diskFullAt(e, Dataset.of(options.data).dir) as Error,
+    };
   }
   try {
     const ctx: MemtierContext = { options, now, dataset: batch.writer };
@@ -264,7 +274,8 @@ async function claimAndRead(
     await read(outcome, dataset);
   } catch (e) {
     outcome.status = "error";
-    outcome.error = e as Error;
+    // a full disk names the dataset (the OS and polars name no file)
+    outcome.error = diskFullAt(e, Dataset.of(options.data).dir) as Error;
   }
   if (outcome.status === "error" && outcome.runs.length > 0) {
     // the runs of a file become visible together or not at all

@@ -16,6 +16,7 @@ import { type DockerStatsRow, parseDockerStats } from "./docker_stats.ts";
 import { parseInfo } from "./info.ts";
 import { DenoProcessRunner, type ProcessRunner, ToolNotFoundError } from "../process.ts";
 import { connect, snapshotServer } from "../server.ts";
+import { LIMITS } from "../limits.ts";
 import { isLocal, type ServerTarget } from "../target.ts";
 
 /** No Docker engine could be reached (or no docker client is installed). */
@@ -148,7 +149,7 @@ export async function runMemorySweep(o: MemorySweepOptions): Promise<MemorySweep
       `invalid key counts: ${counts.join(", ")} (expected ascending positive integers)`,
     );
   }
-  const maxKeys = o.maxKeys ?? 20_000_000;
+  const maxKeys = o.maxKeys ?? LIMITS.memoryKeys.max;
   if (counts[counts.length - 1] > maxKeys) {
     throw new RangeError(`invalid key count ${counts.at(-1)}: above maxKeys ${maxKeys}`);
   }

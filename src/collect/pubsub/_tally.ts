@@ -26,6 +26,7 @@ export class PubSubTally {
   deliveredInWindow = 0;
   duplicated = 0;
   disconnects = 0;
+  protocolErrors = 0;
   errors = 0;
   readonly errorSamples: string[] = [];
   readonly latency = latencyHistogram();
@@ -66,6 +67,7 @@ export class PubSubTally {
     sentBy: number | undefined,
   ): void {
     if (sentBy === undefined || sequence >= sentBy || !(stampNs >= 0)) {
+      this.protocolErrors++;
       this.errors++;
       this.sample(`subscriber ${s}: protocol error: a message kvlab did not publish`);
       return;
@@ -138,6 +140,7 @@ export class PubSubTally {
       lost: Math.max(0, this.expected() - this.delivered),
       duplicated: this.duplicated,
       disconnects: this.disconnects,
+      protocolErrors: this.protocolErrors,
       errors: this.errors,
       errorSamples: this.errorSamples,
       achievedOpsPerSec: this.deliveredInWindow / o.durationS,

@@ -104,13 +104,20 @@ export interface PubSubTopology {
 }
 
 /**
+ * Most subscriptions of a step (channels × fan-out): each is a channel name a subscriber sends
+ * and the server keeps; 10⁹ channels subscribed until the step's deadline.
+ */
+export const MAX_SUBSCRIPTIONS = 1_000_000;
+
+/**
  * Checks a topology: every channel has `fanOut` distinct subscribers and every subscriber
  * listens on at least one channel.
  *
  * @param t Subscribers, channels, fan-out.
  * @returns `t`.
  * @throws {RangeError} When a count is not a positive integer, the fan-out exceeds the
- * subscribers, or some subscriber would listen on nothing (channels × fan-out < subscribers).
+ * subscribers, some subscriber would listen on nothing (channels × fan-out < subscribers), or
+ * there are more than {@link MAX_SUBSCRIPTIONS} subscriptions (channels × fan-out).
  *
  * @example
  * ```ts
@@ -118,6 +125,7 @@ export interface PubSubTopology {
  * import assert from "node:assert/strict";
  * checkTopology({ subscribers: 100, channels: 100, fanOut: 1 });
  * assert.throws(() => checkTopology({ subscribers: 10, channels: 2, fanOut: 3 }), /listen on nothing/);
+ * assert.throws(() => checkTopology({ subscribers: 2, channels: 1e9, fanOut: 1 }), /at most 1000000/);
  * ```
  */
 export function checkTopology(t: PubSubTopology): PubSubTopology {
@@ -128,6 +136,11 @@ export function checkTopology(t: PubSubTopology): PubSubTopology {
   }
   if (t.fanOut > t.subscribers) {
     throw new RangeError(`fan-out ${t.fanOut} exceeds the ${t.subscribers} subscribers`);
+  }
+  if (t.channels * t.fanOut > MAX_SUBSCRIPTIONS) {
+    throw new RangeError(
+      `${t.channels} channels × fan-out ${t.fanOut} subscriptions: at most ${MAX_SUBSCRIPTIONS}`,
+    );
   }
   if (t.channels * t.fanOut < t.subscribers) {
     throw new RangeError(

@@ -65,7 +65,8 @@ export function pubSubTitle(
  *   mode: "one-to-one", publishers: 64, subscribers: 100, channels: 100, fanOut: 1,
  *   payloadBytes: 128, requestedOpsPerSec: 1000, publishRatePerSec: 1000, durationS: 1,
  *   graceS: 2, published: 1000, unsent: 0, publishErrors: 0, delivered: 1000,
- *   deliveredInWindow: 990, lost: 0, duplicated: 0, disconnects: 0, errors: 0, errorSamples: [],
+ *   deliveredInWindow: 990, lost: 0, duplicated: 0, disconnects: 0, protocolErrors: 0, errors: 0,
+ *   errorSamples: [],
  *   achievedOpsPerSec: 990, latency, sendLateness: latencyHistogram(),
  *   perSecond: [{ second: 0, sent: 1000, completed: 1000, errors: 0, p50FromIntendedMs: 0.11,
  *     p99FromIntendedMs: 0.11 }],
@@ -128,6 +129,8 @@ export function pubSubRows(
     messages_delivered: r.delivered,
     messages_lost: r.lost,
     messages_duplicated: r.duplicated,
+    // the counts as measured: a run with connections lost or protocol errors is stored
+    // incomplete or failed (`step.ts`), its row still gives the sweep its verdict
     complete: true,
     source_line: 0,
   }];

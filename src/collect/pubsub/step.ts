@@ -23,7 +23,7 @@ import {
   type Measurement,
   type StoredRun,
 } from "../collector.ts";
-import { redactArgv } from "../../text/redact.ts";
+import { redactArgv, redactText } from "../../text/redact.ts";
 import { clientRoom, ServerUnreachableError, snapshotServer } from "../server.ts";
 import { PUBSUB_CONNECTIONS, roomProblem } from "../limits.ts";
 import { KVLAB_VERSION } from "../../version.ts";
@@ -106,7 +106,7 @@ export async function runPubSubStep(
     target: call.target,
     command: pubSubCommand(call),
     measure: () => measure(call, now),
-    store: (m, runId) => stored(m, runId),
+    store: (m, runId) => stored(m, runId, call.target.display),
   });
   return { ...run, verdict: measured.verdict, result: measured.result };
 }
@@ -167,14 +167,21 @@ async function measure(call: PubSubCall, now: () => Date): Promise<Measured> {
 }
 
 /** How a measured step is stored: the engine's rows and counts, or a failed run with its reason. */
-function stored(m: Measured, runId: string): StoredRun {
+function stored(m: Measured, runId: string, server: string): StoredRun {
   const r = m.result;
   const rows = r ? pubSubRows(runId, r, m.window) : undefined;
   const counts = r ? stepFacts(r, m.verdict) : null;
-  const status: CollectedRun["status"] = !r ? "failed" : r.interrupted ? "incomplete" : "complete";
+  // connections lost and messages kvlab did not publish are run errors, as in `kvlab load`
+  // (issue 21): with nothing delivered the step failed, else it is incomplete
+  const broken = r ? runErrors(r, server) : null;
+  const status: CollectedRun["status"] = !r || (broken && r.delivered === 0)
+    ? "failed"
+    : broken || r.interrupted
+    ? "incomplete"
+    : "complete";
   return {
     status,
-    reason: m.reason,
+    reason: [m.reason, broken].filter((x) => x).join("; ") || null,
     tests: rows?.results.length ?? 0,
     interrupted: r?.interrupted ?? false,
     columns: {
@@ -195,6 +202,21 @@ function stored(m: Measured, runId: string): StoredRun {
       : [],
     manifest: { pubsub: counts },
   };
+}
+
+/** What broke a step (`2 of 4 connections lost (…)`, `8 protocol errors`), or null. */
+function runErrors(r: PubSubResult, server: string): string | null {
+  const lost = r.disconnects > 0
+    ? `${r.disconnects} of ${r.publishers + r.subscribers} connections lost`
+    : null;
+  const protocol = r.protocolErrors > 0
+    ? `${r.protocolErrors} protocol error${r.protocolErrors === 1 ? "" : "s"}`
+    : null;
+  if (!lost && !protocol) return null;
+  const samples = r.errorSamples.length
+    ? ` (${server}: ${redactText(r.errorSamples.join("; "))})`
+    : "";
+  return [lost, protocol].filter((x) => x).join(", ") + samples;
 }
 
 /** The counts of a step, kept as `raw/pubsub.json` and in run.json (resume reads the verdict). */

@@ -127,7 +127,9 @@ export interface PubSubResult {
   duplicated: number;
   /** Connections lost (publishers or subscribers). */
   disconnects: number;
-  /** Publish errors, disconnects and error replies to subscribers. */
+  /** Messages pushed to a subscriber that kvlab did not publish (never deliveries). */
+  protocolErrors: number;
+  /** Publish errors, disconnects, protocol errors and error replies to subscribers. */
   errors: number;
   errorSamples: string[];
   /** Achieved delivery rate: distinct deliveries received within the window ÷ its length. */

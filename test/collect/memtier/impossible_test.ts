@@ -141,3 +141,28 @@ Deno.test("an impossible value in one second of a Time-Serie is not kept, read w
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+Deno.test("an impossible value of a memtier command in a transcript names the transcript and line", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "kvlab-mt-transcript-" });
+  try {
+    // two commands: the second one's Sets are negative (they were reported as `stdout:<line>`)
+    const block = `$ memtier_benchmark -s 127.0.0.1 -p 6379 --test-time=3\n${STDOUT}`;
+    const bad = block.replace("Sets           78.50", "Sets          -78.50");
+    const text = block + bad;
+    const line = lineOf(block, "Sets           78.50") + block.split("\n").length - 1;
+    assert.match(text.split("\n")[line - 1], /^Sets {10}-78\.50/);
+    const file = `${dir}/session.txt`;
+    Deno.writeTextFileSync(file, text);
+    const out = await ingestFile(file, { data: `${dir}/d`, server: "redis" });
+    const m = runManifest(`${dir}/d`, out.runs[1].runId)!;
+    assert.equal(m.status, "incomplete");
+    assert.ok(
+      (m.warnings as string[]).includes(
+        `${file}:${line}: impossible value in SET: ops_per_sec = -78.5 (negative); not kept`,
+      ),
+      (m.warnings as string[]).join("\n"),
+    );
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});

@@ -7,6 +7,7 @@
  */
 
 import { runMemorySweep } from "../../memory/sweep.ts";
+import { limitProblem, LIMITS } from "../../limits.ts";
 import { cellRecord, interleavedCells, type PlanKind, type PlanReader } from "../kind.ts";
 import type { CellRunner, KindContext, PlanBase, PlanCellBase, PlanCommon } from "../kind.ts";
 
@@ -63,18 +64,21 @@ function parseMemoryPlan(read: PlanReader, common: PlanCommon): MemoryStudyPlan 
   const keyCounts = read.list(["memory", "key_counts"], "expected a list of key counts")
     .map((_, i) => read.integer(["memory", "key_counts", i]));
   keyCounts.forEach((c, i) => {
+    const why = limitProblem(c, LIMITS.memoryKeys);
+    if (why) read.fail(["memory", "key_counts", i], why);
     if (i > 0 && c <= keyCounts[i - 1]) {
       read.fail(["memory", "key_counts", i], "expected ascending key counts");
     }
   });
+  // checked before any load (`../../limits.ts`): a 10^12-byte value stopped the whole plan
+  // with "Invalid string length" when its cell began
+  const valueSizeBytes = read.integer(["memory", "value_size_bytes"], 3);
+  const why = limitProblem(valueSizeBytes, LIMITS.valueBytes);
+  if (why) read.fail(["memory", "value_size_bytes"], why);
   return {
     ...common,
     kind: "memory",
-    memory: {
-      keyCounts,
-      valueSizeBytes: read.integer(["memory", "value_size_bytes"], 3),
-      flush: read.boolean(["memory", "flush"], false),
-    },
+    memory: { keyCounts, valueSizeBytes, flush: read.boolean(["memory", "flush"], false) },
   };
 }
 

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { limitProblem, LIMITS, MAX_CONNECTIONS } from "../../limits.ts";
+import { type Limit, limitProblem, LIMITS, MAX_CONNECTIONS } from "../../limits.ts";
 import { toolVersion } from "../../host.ts";
 import { memtierArgv, type MemtierCall, runMemtier } from "../../memtier/run.ts";
 import { redactArgv } from "../../../text/redact.ts";
@@ -348,20 +348,26 @@ function readMatrix(read: PlanReader): MemtierMatrix {
       read.fail([S, "matrix", k], `unknown parameter (known: ${known.join(", ")})`);
     }
   }
-  const list = (k: string, dflt: number): number[] => {
+  const list = (k: string, dflt: number, limit?: Limit): number[] => {
     const v = read.value([S, "matrix", k]);
     if (v === undefined) return [dflt];
     if (Array.isArray(v) && v.length === 0) {
       read.fail([S, "matrix", k], "expected at least one value");
     }
     const paths = Array.isArray(v) ? v.map((_, i) => [S, "matrix", k, i]) : [[S, "matrix", k]];
-    return paths.map((path) => read.integer(path));
+    return paths.map((path) => {
+      const n = read.integer(path);
+      // before any load (`../../limits.ts`); threads × clients is checked in checkMemtierLimits
+      const why = limit && limitProblem(n, limit);
+      if (why) read.fail(path, why);
+      return n;
+    });
   };
   return {
     threads: list("threads", DEFAULTS.threads),
     clients: list("clients", DEFAULTS.clients),
-    pipeline: list("pipeline", DEFAULTS.pipeline),
-    dataSizeBytes: list("data_size_bytes", DEFAULTS.dataSizeBytes),
+    pipeline: list("pipeline", DEFAULTS.pipeline, LIMITS.pipeline),
+    dataSizeBytes: list("data_size_bytes", DEFAULTS.dataSizeBytes, LIMITS.valueBytes),
   };
 }
 

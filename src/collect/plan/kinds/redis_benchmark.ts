@@ -8,6 +8,7 @@
  */
 
 import { toolVersion } from "../../host.ts";
+import { type Limit, limitProblem, LIMITS } from "../../limits.ts";
 import { redactArgv } from "../../../text/redact.ts";
 import { argvToCommand } from "../../collector.ts";
 import {
@@ -276,23 +277,29 @@ function readMatrix(read: PlanReader): PlanMatrix {
       read.fail(["matrix", k], `unknown parameter (known: ${known.join(", ")})`);
     }
   }
+  // sizes and counts within kvlab's limits (`../../limits.ts`), checked before any load: 100,000
+  // clients ran out of files mid-plan, a 10^12-byte -d is no size redis-benchmark keeps
   const list = (
     k: string,
     dflt: (number | null)[],
-    { min, nullable = false }: { min: number; nullable?: boolean },
+    { min, nullable = false, limit }: { min: number; nullable?: boolean; limit?: Limit },
   ) => {
     const v = read.value(["matrix", k]);
     if (v === undefined) return dflt;
     if (Array.isArray(v) && v.length === 0) read.fail(["matrix", k], "expected at least one value");
     const paths = Array.isArray(v) ? v.map((_, i) => ["matrix", k, i]) : [["matrix", k]];
-    return paths.map((path) =>
-      nullable && read.value(path) === null ? null : read.integer(path, undefined, min)
-    );
+    return paths.map((path) => {
+      if (nullable && read.value(path) === null) return null;
+      const n = read.integer(path, undefined, min);
+      const why = limit && limitProblem(n, limit);
+      if (why) read.fail(path, why);
+      return n;
+    });
   };
   return {
-    clients: list("clients", [50], { min: 1 }) as number[],
-    dataSizeBytes: list("data_size_bytes", [3], { min: 1 }) as number[],
-    pipeline: list("pipeline", [1], { min: 1 }) as number[],
+    clients: list("clients", [50], { min: 1, limit: LIMITS.connections }) as number[],
+    dataSizeBytes: list("data_size_bytes", [3], { min: 1, limit: LIMITS.valueBytes }) as number[],
+    pipeline: list("pipeline", [1], { min: 1, limit: LIMITS.pipeline }) as number[],
     threads: list("threads", [0], { min: 0 }) as number[],
     keyspace: list("keyspace", [null], { min: 1, nullable: true }),
   };
