@@ -293,12 +293,14 @@ async function oneRun(port: number, capacity: number, bin: string | undefined): 
         spins ? "spinning (a sleep outlasts the gap)" : "one timed sleep per send"
       } (${sleep.cpuUsPerSleep.toFixed(1)} µs of CPU and ${
         sleep.overshootUs.toFixed(0)
-      } µs late per sleep) | ${rate} | - | ` +
+      } µs late per sleep, p99 ${sleep.overshootP99Us.toFixed(0)} µs late) | ${rate} | - | ` +
         `${floorS.toFixed(2)} | ${
           Math.round((rate * doneSeconds) / floorS)
         } | - | - | - | - | - | - | - |`,
     );
     if (mt) t[`a precise generator's floor here: CPU ÷ memtier's at ${rate}/s`] = floorS / mt.cpuS;
+    t[`a bare timed sleep's lateness p99 here, ms, at ${rate}/s's gap`] = sleep.overshootP99Us /
+      1000;
     // the ffi engine also on a 1 ms wake-up grid (libevent's timer resolution: less CPU,
     // lateness ≤ 1 ms) and on a 20 ms grid, memtier's own schedule (its --rate-limiting sends
     // each connection's share of 20 ms at once): the engine's cost where it is as imprecise

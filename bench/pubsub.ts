@@ -266,7 +266,8 @@ const sleep = timedSleepCost(startQuantumMs * 1000, 1);
 const sleepPerDeliveryUs = sleep.cpuUsPerSleep * (1000 / startQuantumMs) / start;
 console.log(
   `\none timed sleep here (every ${startQuantumMs} ms, the quantum at ${start}/s): ` +
-    `${sleep.cpuUsPerSleep.toFixed(1)} µs of CPU, ${sleep.overshootUs.toFixed(0)} µs late; ` +
+    `${sleep.cpuUsPerSleep.toFixed(1)} µs of CPU, ${sleep.overshootUs.toFixed(0)} µs late ` +
+    `(p99 ${sleep.overshootP99Us.toFixed(0)} µs); ` +
     `sleeps alone at ${start}/s: ${sleepPerDeliveryUs.toFixed(2)} µs per delivery`,
 );
 console.log(
