@@ -18,7 +18,7 @@
  *    own 20 ms grid ("ffi q20ms": `--rate-limiting` sends each connection's share of 20 ms at
  *    once, so memtier is as imprecise as that); beside them the floor under any precise
  *    generator on this machine: one timed sleep per send, its CPU measured here on the client
- *    CPU (`_wake_cost.ts`), or one whole CPU where a sleep outlasts the gap between sends (a
+ *    CPU (`src/system/timer.ts`), or one whole CPU where a sleep outlasts the gap between sends (a
  *    precise generator spins there), and that floor ÷ memtier's CPU among the targets;
  * 4. the highest sustained rate of each (achieved ≥ 97 % of requested), from 30 % to 100 %
  *    of capacity in steps of 10 % (first run only; `--sustained no` skips it);
@@ -41,7 +41,7 @@
 import { startLocalServer } from "../src/collect/redis_server.ts";
 import { type OpenLoopResult, preloadKeys, runOpenLoop } from "../src/collect/loadgen/mod.ts";
 import { pin, pinChoice } from "./_pin.ts";
-import { timedSleepCost } from "./_wake_cost.ts";
+import { timedSleepCost } from "../src/system/timer.ts";
 import {
   DEFAULT_SUSTAINED_RULE,
   type FixedRateStep,
@@ -286,6 +286,7 @@ async function oneRun(port: number, capacity: number, bin: string | undefined): 
     // takes longer than the gap between sends, none: it spins (one whole CPU)
     const gapUs = 1e6 / rate;
     const sleep = timedSleepCost(gapUs, 1);
+    if (!sleep) throw new Error("cannot time a sleep here (needs FFI, libc.so.6, Linux ≥ 5.11)");
     const spins = sleep.cpuUsPerSleep + sleep.overshootUs >= gapUs;
     const floorS = (spins ? 1 : rate * sleep.cpuUsPerSleep / 1e6) * doneSeconds;
     console.log(

@@ -23,7 +23,7 @@
  *    gives each figure's median over the runs (each run's figures are printed as they come).
  *
  * Beside the targets, the floor under a paced engine on this machine: one timed sleep per
- * pacing quantum (`_wake_cost.ts`), per delivery at the first step, ÷ the bare loop's CPU.
+ * pacing quantum (`src/system/timer.ts`), per delivery at the first step, ÷ the bare loop's CPU.
  *
  * Client CPU is `process.cpuUsage()` of this process (every thread) over the publishing window
  * and the grace. The machine is shared: the load average is printed before and after.
@@ -53,7 +53,7 @@ import {
 import { encodeCommand, RespReplyReader } from "../src/collect/loadgen/resp.ts";
 import { sustainedVerdict } from "../src/fixed_rate.ts";
 import { pin, pinChoice } from "./_pin.ts";
-import { timedSleepCost } from "./_wake_cost.ts";
+import { timedSleepCost } from "../src/system/timer.ts";
 import { defaultQuantumMs } from "../src/collect/pubsub/engine.ts";
 import type { PubSubEngineName, PubSubMode } from "../src/collect/pubsub/mod.ts";
 
@@ -263,6 +263,7 @@ for (let run = 1; run <= runs; run++) {
 // the floor under a paced engine here: one timed sleep per pacing quantum, at the first step
 const startQuantumMs = quantumMs ?? defaultQuantumMs(start);
 const sleep = timedSleepCost(startQuantumMs * 1000, 1);
+if (!sleep) throw new Error("cannot time a sleep here (needs FFI, libc.so.6, Linux ≥ 5.11)");
 const sleepPerDeliveryUs = sleep.cpuUsPerSleep * (1000 / startQuantumMs) / start;
 console.log(
   `\none timed sleep here (every ${startQuantumMs} ms, the quantum at ${start}/s): ` +
