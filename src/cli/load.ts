@@ -10,6 +10,7 @@ import { datasetOption } from "./_options.ts";
 import type { OptionValues } from "commander";
 import { type OpenLoopCall, runOpenLoopStep } from "../collect/loadgen/step.ts";
 import type { LoadgenEngine } from "../collect/loadgen/open_loop.ts";
+import type { SleepCost } from "../system/timer.ts";
 import { parseServerUrl } from "../collect/target.ts";
 import { loadResults } from "../analyze/load.ts";
 import pl from "nodejs-polars";
@@ -102,6 +103,15 @@ export function engineOption(raw: unknown): LoadgenEngine {
   return e;
 }
 
+/** What this machine's timer allows, said beside a generator-bound step ("" when unknown). */
+function timerNote(t: SleepCost | null): string {
+  if (t === null) return "";
+  const us = (v: number) => (v >= 1000 ? `${(v / 1000).toFixed(2)} ms` : `${v.toFixed(0)} µs`);
+  return `; on this machine a ${us(t.gapUs)} sleep wakes ${us(t.overshootUs)} late on ` +
+    `average and ${us(t.overshootP99Us)} at p99, and costs ${t.cpuUsPerSleep.toFixed(0)} µs ` +
+    "of CPU: a generator that sleeps between sends cannot be more punctual than that";
+}
+
 /**
  * Runs the step, stores it, and prints achieved rate and latencies.
  *
@@ -184,7 +194,7 @@ export async function loadCommand(o: LoadCommandOptions, out: Output): Promise<v
           `${DEFAULT_GENERATOR_RULE.maxShare * 100} % of the p99 latency: requests left later ` +
           "than scheduled (timer lateness: the " +
           "client was late; waiting for a busy connection: too few connections for the rate, " +
-          "or a stall), so this latency is not the server's alone\n",
+          "or a stall), so this latency is not the server's alone" + timerNote(run.timer) + "\n",
       );
     }
   }

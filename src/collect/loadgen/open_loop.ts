@@ -24,6 +24,7 @@ export type { OpenLoopCounts, ShardOptions };
 import { commandOutcomes, mergeOutcomes, runInWorkers } from "./_transfer.ts";
 import type { CommandOutcome, EngineName } from "./_outcome.ts";
 import { chooseFfiEngine } from "./libc.ts";
+import { type SleepCost, timedSleepCost } from "../../system/timer.ts";
 
 /** Which engine drives the connections: `ffi` (an epoll loop over libc in each Worker),
  * `deno` (Deno's TCP and a timer thread), or `auto` (`ffi` where it can run). */
@@ -164,6 +165,11 @@ export interface OpenLoopResult extends OpenLoopCounts {
   stampedReplies: number;
   /** CPU time spent before that: connecting, starting Workers and the timer thread. */
   setupCpuS: number;
+  /** What a timed sleep cost on this machine just before the step (engine `ffi`: 0.1 s of
+   * sleeps as long as the gap between one Worker's sends, within 20 µs–20 ms; not counted in
+   * the step's CPU or wall time): no send lateness can be below its `overshootP99Us`. Null for
+   * engine `deno`, or where it cannot be measured. */
+  timer: SleepCost | null;
   /** Requests completed per client CPU-second. */
   requestsPerCpuS: number;
   /** Client CPU per request sent, µs (null when none was sent). */
@@ -322,6 +328,9 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
   const plan = openLoopPlan(options);
   const { engine, note: engineNote } = chooseFfiEngine(options.engine ?? "auto", plan);
   const shards = splitPlan(plan, options.workers ?? 1);
+  // the machine's own timer, the floor under the engine's lateness (blocks this thread 0.1 s)
+  const gapUs = Math.min(20_000, Math.max(20, (1e6 * shards.length) / plan.requestedOpsPerSec));
+  const timer = engine === "ffi" ? timedSleepCost(gapUs, 0.1) : null;
   const deadlineMs = (options.timeoutS ?? plan.durationMs / 1000 + plan.drainMs / 1000 + 30) *
     1000;
   const cpu0 = process.cpuUsage();
@@ -407,6 +416,7 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
     clientRunQueueS: m.runQueueS,
     stampedReplies: m.stampedReplies,
     setupCpuS: (cpu1.user + cpu1.system - cpu0.user - cpu0.system) / 1e6,
+    timer,
     requestsPerCpuS: clientCpuS > 0 ? m.completed / clientCpuS : 0,
     clientCpuUsPerRequest: m.sent > 0 ? (clientCpuS / m.sent) * 1e6 : null,
     wallS: (performance.now() - wall0) / 1000,

@@ -78,7 +78,7 @@ const HIGHEST_US = HIGHEST_LATENCY_NS / 1000;
  *   commands: [{ test: "GET", sent: 2000, completed: 1980, errors: 0,
  *     latencyFromIntended: h(0.3, 1980), latencyFromSend: h(0.2, 1980) }],
  *   clientCpuS: 0.5, setupCpuS: 0.1, requestsPerCpuS: 3960, clientCpuUsPerRequest: 250,
- *   clientRunQueueS: 0.01, stampedReplies: 0, wallS: 5,
+ *   clientRunQueueS: 0.01, stampedReplies: 0, wallS: 5, timer: null,
  *   interrupted: false,
  * } satisfies OpenLoopResult;
  * const rows = openLoopRows(r, "run1", { valueSize: 256, keys: 1000 });

@@ -25,6 +25,7 @@ import {
   runOpenLoop,
 } from "./open_loop.ts";
 import { type OpenLoopRows, openLoopRows } from "./rows.ts";
+import type { SleepCost } from "../../system/timer.ts";
 import { redactText } from "../../text/redact.ts";
 import { KVLAB_VERSION } from "../../version.ts";
 import type { ServerTarget } from "../target.ts";
@@ -76,6 +77,8 @@ export interface CollectedStep extends CollectedRun {
   engine: EngineName | null;
   /** Why the epoll engine did not run, when it did not. */
   engineNote: string | null;
+  /** What a timed sleep cost on this machine before the step (`OpenLoopResult.timer`). */
+  timer: SleepCost | null;
 }
 
 /**
@@ -230,6 +233,7 @@ export async function runOpenLoopStep(
     achievedOpsPerSec: m.result?.achievedOpsPerSec ?? null,
     engine: m.result?.engine ?? null,
     engineNote: m.result?.engineNote ?? null,
+    timer: m.result?.timer ?? null,
   };
 }
 
