@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { commandsProcessed, withServers } from "../_support/servers.ts";
 import { kvlab, PERMISSIONS } from "./_cli.ts";
+import { interruptCli } from "../_support/interrupt.ts";
 
 const URL_DOWN = "redis://127.0.0.1:1";
 
@@ -197,30 +198,20 @@ Deno.test("hostile: more connections than `ulimit -n` allows exit 2 before any l
 Deno.test("hostile: Ctrl-C and SIGTERM end kvlab pubsub at its highest rate, keeping what was counted (exit 130)", async (t) => {
   await withServers([{}], async ([server]) => {
     const dir = Deno.makeTempDirSync({ prefix: "kvlab-hostile-sigint-" });
-    const ROOT = new URL("../../", import.meta.url).pathname;
     for (const signal of ["SIGINT", "SIGTERM"] as const) {
       await t.step(signal, async () => {
         const before = await commandsProcessed(server.port);
-        const child = new Deno.Command(Deno.execPath(), {
-          args: [
-            ...["run", "-A", ROOT + "src/cli.ts", "pubsub"],
-            ...["--url", `redis://127.0.0.1:${server.port}`, "--data", `${dir}/d`],
+        // (started once its first bytes reach the server; an ignored signal would run the
+        // whole 600 s window: a pump that never yields)
+        const out = await interruptCli(
+          [
+            ...["pubsub", "--url", `redis://127.0.0.1:${server.port}`, "--data", `${dir}/d`],
             ...["--rate", "1e7", "--publishers", "4", "--subscribers", "4", "--duration", "600"],
           ],
-          stdout: "piped",
-          stderr: "piped",
-        }).spawn();
-        // wait until it publishes (its first bytes reach the server), then stop it
-        for (let i = 0; i < 600 && await commandsProcessed(server.port) <= before + 1000; i++) {
-          await new Promise((r) => setTimeout(r, 100));
-        }
-        child.kill(signal);
-        // a bound, not a timing: a pump that never yields would run the whole 600 s window
-        const killer = setTimeout(() => child.kill("SIGKILL"), 120_000);
-        const out = await child.output();
-        clearTimeout(killer);
-        const printed = new TextDecoder().decode(out.stdout) +
-          new TextDecoder().decode(out.stderr);
+          signal,
+          async () => await commandsProcessed(server.port) > before + 1000,
+        );
+        const printed = out.printed;
         assert.notEqual(out.signal, "SIGKILL", `${signal} was ignored`);
         assert.match(printed, /interrupted/);
         // the CLI's exit code for an interrupted command, as kvlab load's (it exited 0)

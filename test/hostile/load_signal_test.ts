@@ -7,8 +7,7 @@
 import assert from "node:assert/strict";
 import { loadTable } from "../../src/analyze/mod.ts";
 import { commandsProcessed as processed, withServers } from "../_support/servers.ts";
-
-const ROOT = new URL("../../", import.meta.url).pathname;
+import { interruptCli } from "../_support/interrupt.ts";
 
 Deno.test("hostile: Ctrl-C and SIGTERM end kvlab load, keeping the partial step", async (t) => {
   await withServers([{}], async ([server]) => {
@@ -17,39 +16,17 @@ Deno.test("hostile: Ctrl-C and SIGTERM end kvlab load, keeping the partial step"
       await t.step(`${signal}, ${threads} thread(s)`, async () => {
         const data = `${dir}/${signal}`;
         const before = await processed(server.port);
-        const child = new Deno.Command(Deno.execPath(), {
-          args: [
-            "run",
-            "-A",
-            ROOT + "src/cli.ts",
-            "load",
-            "--url",
-            `redis://127.0.0.1:${server.port}`,
-            "--data",
-            data,
-            "--rate",
-            "200",
-            "--connections",
-            "2",
-            "--threads",
-            String(threads),
-            "--duration",
-            "600",
+        // started once its GETs reach the server; an ignored signal would run the whole 600 s
+        const out = await interruptCli(
+          [
+            ...["load", "--url", `redis://127.0.0.1:${server.port}`, "--data", data],
+            ...["--rate", "200", "--connections", "2", "--threads", String(threads)],
+            ...["--duration", "600"],
           ],
-          stdout: "piped",
-          stderr: "piped",
-        }).spawn();
-        // wait until the step is under way (its GETs reach the server), then the signal
-        for (let i = 0; i < 600 && await processed(server.port) <= before + 200; i++) {
-          await new Promise((r) => setTimeout(r, 100));
-        }
-        child.kill(signal);
-        // a bound, not a timing: an ignored signal would run the whole 600 s window
-        const killer = setTimeout(() => child.kill("SIGKILL"), 120_000);
-        const out = await child.output();
-        clearTimeout(killer);
-        const printed = new TextDecoder().decode(out.stdout) +
-          new TextDecoder().decode(out.stderr);
+          signal,
+          async () => await processed(server.port) > before + 200,
+        );
+        const printed = out.printed;
         assert.notEqual(out.signal, "SIGKILL", `${signal} was ignored`);
         assert.equal(out.code, 130, printed);
         assert.match(printed, /incomplete: interrupted \(Ctrl-C \/ SIGTERM\) after [\d.]+ s/);
