@@ -22,6 +22,10 @@ async function ciTest(args: string[]) {
   }
 }
 
+/** A nested run's output, indented: its own summary and marker lines must not be read by
+ * .ci/summary as this suite's when a message prints them. */
+const quoted = (text: string) => text.replace(/^/gm, "  | ");
+
 Deno.test(".ci/test runs the paths it is given, and only them", async () => {
   const dir = await Deno.makeTempDir({ prefix: "kvlab-ci-test-" });
   try {
@@ -34,7 +38,7 @@ Deno.test(".ci/test runs the paths it is given, and only them", async () => {
         'Deno.test("skipped by the filter", () => {});\n',
     );
     const ok = await ciTest([pass]);
-    assert.equal(ok.code, 0, ok.text);
+    assert.equal(ok.code, 0, quoted(ok.text));
     assert.match(ok.text, /ok \| 1 passed \| 0 failed/);
     assert.match(ok.text, new RegExp(`kvlab-test-run ${pass} exit=0`));
     // nothing of the suite's own runs
@@ -43,8 +47,19 @@ Deno.test(".ci/test runs the paths it is given, and only them", async () => {
 
     // a failure fails the run, and options still reach deno test
     const bad = await ciTest(["--filter", "fails", fail, pass]);
-    assert.notEqual(bad.code, 0, bad.text);
+    assert.notEqual(bad.code, 0, quoted(bad.text));
     assert.match(bad.text, /0 passed \| 1 failed \| 2 filtered out/);
+
+    // an option's value that is a file is no path, and the arguments keep their order: the
+    // report goes to report.xml (once it existed, it was taken for a path, and the report was
+    // written over the test file)
+    const report = `${dir}/report.xml`;
+    await Deno.writeTextFile(report, "");
+    const source = await Deno.readTextFile(pass);
+    const junit = await ciTest([pass, "--junit-path", report]);
+    assert.equal(junit.code, 0, quoted(junit.text));
+    assert.equal(await Deno.readTextFile(pass), source);
+    assert.match(await Deno.readTextFile(report), /<testsuites name="deno test" tests="1"/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
