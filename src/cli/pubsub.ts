@@ -99,7 +99,10 @@ function checkStepTopology(call: PubSubCommandOptions["call"], raw: OptionValues
     pubSubPlan({ ...engine, port: 1 });
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
-    const [option, value] = /fan-out/.test(e.message) && raw.fanOut !== undefined
+    // too many subscriptions (channels × fan-out) names --channels when it was given
+    const product = /channels × fan-out/.test(e.message);
+    const [option, value] = /fan-out/.test(e.message) && raw.fanOut !== undefined &&
+        !(product && raw.channels !== undefined)
       ? ["--fan-out", raw.fanOut]
       : raw.channels !== undefined
       ? ["--channels", raw.channels]
