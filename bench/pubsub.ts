@@ -260,13 +260,15 @@ for (let run = 1; run <= runs; run++) {
     }
   }
 }
-// the floor under a paced engine here: one timed sleep per pacing quantum, at the first step
+// the floor under a paced engine here, one-to-one at the first step (publishes = deliveries):
+// one timed sleep per pacing quantum, or per message with --quantum 0
 const startQuantumMs = quantumMs ?? defaultQuantumMs(start);
-const sleep = timedSleepCost(startQuantumMs * 1000, 1);
+const sleepGapUs = startQuantumMs > 0 ? startQuantumMs * 1000 : 1e6 / start;
+const sleep = timedSleepCost(sleepGapUs, 1);
 if (!sleep) throw new Error("cannot time a sleep here (needs FFI, libc.so.6, Linux ≥ 5.11)");
-const sleepPerDeliveryUs = sleep.cpuUsPerSleep * (1000 / startQuantumMs) / start;
+const sleepPerDeliveryUs = sleep.cpuUsPerSleep * (1e6 / sleepGapUs) / start;
 console.log(
-  `\none timed sleep here (every ${startQuantumMs} ms, the quantum at ${start}/s): ` +
+  `\none timed sleep here (every ${sleepGapUs / 1000} ms, one-to-one at ${start}/s): ` +
     `${sleep.cpuUsPerSleep.toFixed(1)} µs of CPU, ${sleep.overshootUs.toFixed(0)} µs late ` +
     `(p99 ${sleep.overshootP99Us.toFixed(0)} µs); ` +
     `sleeps alone at ${start}/s: ${sleepPerDeliveryUs.toFixed(2)} µs per delivery`,
