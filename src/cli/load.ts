@@ -10,7 +10,7 @@ import { datasetOption } from "./_options.ts";
 import type { OptionValues } from "commander";
 import { type OpenLoopCall, runOpenLoopStep } from "../collect/loadgen/step.ts";
 import type { LoadgenEngine } from "../collect/loadgen/open_loop.ts";
-import type { SleepCost } from "../system/timer.ts";
+import { P99_MIN_SLEEPS, type SleepCost } from "../system/timer.ts";
 import { parseServerUrl } from "../collect/target.ts";
 import { loadResults } from "../analyze/load.ts";
 import pl from "nodejs-polars";
@@ -107,8 +107,11 @@ export function engineOption(raw: unknown): LoadgenEngine {
 function timerNote(t: SleepCost | null): string {
   if (t === null) return "";
   const us = (v: number) => (v >= 1000 ? `${(v / 1000).toFixed(2)} ms` : `${v.toFixed(0)} µs`);
+  const tail = t.sleeps >= P99_MIN_SLEEPS
+    ? `${us(t.overshootP99Us)} at p99`
+    : `up to ${us(t.overshootP99Us)} in ${t.sleeps} sleeps`;
   return `; on this machine a ${us(t.gapUs)} sleep wakes ${us(t.overshootUs)} late on ` +
-    `average and ${us(t.overshootP99Us)} at p99, and costs ${t.cpuUsPerSleep.toFixed(0)} µs ` +
+    `average and ${tail}, and costs ${t.cpuUsPerSleep.toFixed(0)} µs ` +
     "of CPU: a generator that sleeps between sends cannot be more punctual than that";
 }
 

@@ -165,10 +165,10 @@ export interface OpenLoopResult extends OpenLoopCounts {
   stampedReplies: number;
   /** CPU time spent before that: connecting, starting Workers and the timer thread. */
   setupCpuS: number;
-  /** What a timed sleep cost on this machine just before the step (engine `ffi`: 0.1 s of
-   * sleeps as long as the gap between one Worker's sends, within 20 µs–20 ms; not counted in
-   * the step's CPU or wall time): no send lateness can be below its `overshootP99Us`. Null for
-   * engine `deno`, or where it cannot be measured. */
+  /** What a timed sleep cost on this machine just before the step (engine `ffi`: 0.1–0.5 s of
+   * sleeps as long as the engine's, the gap between one Worker's sends or the `quantumMs` grid,
+   * within 20 µs–20 ms; not counted in the step's CPU or wall time): no send lateness can be
+   * below its `overshootP99Us`. Null for engine `deno`, or where it cannot be measured. */
   timer: SleepCost | null;
   /** Requests completed per client CPU-second. */
   requestsPerCpuS: number;
@@ -312,6 +312,19 @@ function withDeadline<T>(p: Promise<T>, ms: number, onTimeout: () => Promise<voi
 }
 
 /**
+ * The machine's own timer, the floor under the `ffi` engine's lateness: sleeps as long as the
+ * engine's (the gap between one Worker's sends, or the wake-up grid; 20 µs–20 ms), about 150 of
+ * them (0.1–0.5 s, blocking this thread).
+ */
+function machineTimer(plan: ShardOptions, workers: number): SleepCost | null {
+  const gapUs = Math.min(
+    20_000,
+    Math.max(20, (1e6 * workers) / plan.requestedOpsPerSec, plan.quantumMs * 1000),
+  );
+  return timedSleepCost(gapUs, Math.min(0.5, Math.max(0.1, (150 * gapUs) / 1e6)));
+}
+
+/**
  * Runs one open-loop load step against a RESP server and measures it.
  *
  * Requests are scheduled at intended send times ({@link connectionSchedule}); with pipeline
@@ -328,9 +341,7 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
   const plan = openLoopPlan(options);
   const { engine, note: engineNote } = chooseFfiEngine(options.engine ?? "auto", plan);
   const shards = splitPlan(plan, options.workers ?? 1);
-  // the machine's own timer, the floor under the engine's lateness (blocks this thread 0.1 s)
-  const gapUs = Math.min(20_000, Math.max(20, (1e6 * shards.length) / plan.requestedOpsPerSec));
-  const timer = engine === "ffi" ? timedSleepCost(gapUs, 0.1) : null;
+  const timer = engine === "ffi" ? machineTimer(plan, shards.length) : null;
   const deadlineMs = (options.timeoutS ?? plan.durationMs / 1000 + plan.drainMs / 1000 + 30) *
     1000;
   const cpu0 = process.cpuUsage();

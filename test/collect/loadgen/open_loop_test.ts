@@ -179,10 +179,10 @@ for (const engine of ["ffi", "deno"] as const) {
         assert.ok(r.sent >= 50, `sent ${r.sent} of 60`);
         assert.ok(r.fromIntended.maxMs >= 500, "requests waited for the sleeping server");
         // the machine's timer, measured before the step by the engine that sleeps: sleeps as
-        // long as the gap between sends (25 ms at 40/s), at most 20 ms
+        // long as the gap between sends (25 ms at 40/s), at most 20 ms, for at most 0.5 s
         if (engine === "ffi") {
           assert.equal(r.timer?.gapUs, 20_000);
-          assert.ok(r.timer.sleeps >= 1 && r.timer.sleeps <= 5, `${r.timer.sleeps} sleeps`);
+          assert.ok(r.timer.sleeps >= 1 && r.timer.sleeps <= 25, `${r.timer.sleeps} sleeps`);
           assert.ok(r.timer.cpuUsPerSleep > 0);
         } else assert.equal(r.timer, null);
         // the bytes went whole and in order: every value stored is 1 MiB

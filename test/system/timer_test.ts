@@ -1,0 +1,22 @@
+// What a timed sleep costs here (src/system/timer.ts): the thread's timer slack is put back
+// after, since threads and processes started later inherit it (a child started after the
+// probe ran with 1 ns slack, memtier and redis-server included).
+import assert from "node:assert/strict";
+import { timedSleepCost } from "../../src/system/timer.ts";
+
+/** The timer slack a child process inherits from this thread, ns. */
+function childSlack(): string {
+  const out = new Deno.Command("cat", { args: ["/proc/self/timerslack_ns"] }).outputSync();
+  return new TextDecoder().decode(out.stdout).trim();
+}
+
+Deno.test("timedSleepCost() leaves the thread's timer slack as it found it", () => {
+  const before = childSlack();
+  assert.match(before, /^\d+$/);
+  const c = timedSleepCost(200, 0.02);
+  assert.ok(c !== null, "FFI and epoll_pwait2 are there on the test machines");
+  assert.ok(c.sleeps > 0 && c.sleeps < 101, "fewer sleeps than a p99 needs");
+  // with fewer than 100 sleeps the p99 is the largest
+  assert.ok(c.overshootP99Us >= c.overshootUs, "the largest is at least the mean");
+  assert.equal(childSlack(), before);
+});
