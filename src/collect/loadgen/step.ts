@@ -15,6 +15,8 @@ import {
   type Measurement,
   snapshotAfter,
   snapshotBefore,
+  stepFaults,
+  stepStatus,
   type StoredRun,
 } from "../collector.ts";
 import type { ArrivalMode } from "./schedule.ts";
@@ -242,16 +244,11 @@ function stored(m: Measured, options: OpenLoopRunOptions, server: string): Store
   const r = m.result;
   // connections lost are a run error: nothing answered is a failed step, some lost an
   // incomplete one, and the reason says how many (issue 21)
-  const lost = r && r.disconnects > 0
-    ? `${r.disconnects} of ${r.connections} connections lost` +
-      // the server named with what it did (`RespProtocolError: … (found byte 37)`)
-      (r.errorSamples.length ? ` (${server}: ${redactText(r.errorSamples.join("; "))})` : "")
-    : null;
-  const status: CollectedRun["status"] = !r || (lost && r.completed === 0)
-    ? "failed"
-    : lost || r.interrupted
-    ? "incomplete"
-    : "complete";
+  // (the server named with what it did: `RespProtocolError: … (found byte 37)`)
+  const lost = r ? stepFaults(r, server) : null;
+  const status = stepStatus(
+    r && { done: r.completed, broken: lost, interrupted: r.interrupted },
+  );
   const stopped = r?.interrupted
     ? `interrupted (Ctrl-C / SIGTERM) after ${r.durationS.toFixed(1)} s of the step; ` +
       "partial step kept"

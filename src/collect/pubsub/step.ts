@@ -21,9 +21,11 @@ import {
   type CollectOptions,
   collectRun,
   type Measurement,
+  stepFaults,
+  stepStatus,
   type StoredRun,
 } from "../collector.ts";
-import { redactArgv, redactText } from "../../text/redact.ts";
+import { redactArgv } from "../../text/redact.ts";
 import { clientRoom, ServerUnreachableError, snapshotServer } from "../server.ts";
 import { PUBSUB_CONNECTIONS, roomProblem } from "../limits.ts";
 import { KVLAB_VERSION } from "../../version.ts";
@@ -173,12 +175,10 @@ function stored(m: Measured, runId: string, server: string): StoredRun {
   const counts = r ? stepFacts(r, m.verdict) : null;
   // connections lost and messages kvlab did not publish are run errors, as in `kvlab load`
   // (issue 21): with nothing delivered the step failed, else it is incomplete
-  const broken = r ? runErrors(r, server) : null;
-  const status: CollectedRun["status"] = !r || (broken && r.delivered === 0)
-    ? "failed"
-    : broken || r.interrupted
-    ? "incomplete"
-    : "complete";
+  const broken = r ? stepFaults({ ...r, connections: r.publishers + r.subscribers }, server) : null;
+  const status = stepStatus(
+    r && { done: r.delivered, broken, interrupted: r.interrupted },
+  );
   return {
     status,
     reason: [m.reason, broken].filter((x) => x).join("; ") || null,
@@ -202,21 +202,6 @@ function stored(m: Measured, runId: string, server: string): StoredRun {
       : [],
     manifest: { pubsub: counts },
   };
-}
-
-/** What broke a step (`2 of 4 connections lost (…)`, `8 protocol errors`), or null. */
-function runErrors(r: PubSubResult, server: string): string | null {
-  const lost = r.disconnects > 0
-    ? `${r.disconnects} of ${r.publishers + r.subscribers} connections lost`
-    : null;
-  const protocol = r.protocolErrors > 0
-    ? `${r.protocolErrors} protocol error${r.protocolErrors === 1 ? "" : "s"}`
-    : null;
-  if (!lost && !protocol) return null;
-  const samples = r.errorSamples.length
-    ? ` (${server}: ${redactText(r.errorSamples.join("; "))})`
-    : "";
-  return [lost, protocol].filter((x) => x).join(", ") + samples;
 }
 
 /** The counts of a step, kept as `raw/pubsub.json` and in run.json (resume reads the verdict). */
