@@ -19,7 +19,9 @@
  *    once, so memtier is as imprecise as that); beside them the floor under any precise
  *    generator on this machine: one timed sleep per send, its CPU measured here on the client
  *    CPU (`src/system/timer.ts`), or one whole CPU where a sleep outlasts the gap between sends (a
- *    precise generator spins there), and that floor ÷ memtier's CPU among the targets;
+ *    precise generator spins there), and that floor ÷ memtier's CPU among the targets; and the
+ *    lateness of sends paced by those bare sleeps, counted as the engines count theirs (a late
+ *    wake-up makes every send due meanwhile late), the floor under their lateness;
  * 4. the highest sustained rate of each (achieved ≥ 97 % of requested), from 30 % to 100 %
  *    of capacity in steps of 10 % (first run only; `--sustained no` skips it);
  * 5. the targets, kvlab / memtier, per engine; with `--runs N` (N > 1) every step runs N
@@ -288,20 +290,25 @@ async function oneRun(port: number, capacity: number, bin: string | undefined): 
     const sleep = timedSleepCost(gapUs, 1);
     if (!sleep) throw new Error("cannot time a sleep here (needs FFI, libc.so.6, Linux ≥ 5.11)");
     const spins = sleep.cpuUsPerSleep + sleep.overshootUs >= gapUs;
-    const floorS = (spins ? 1 : rate * sleep.cpuUsPerSleep / 1e6) * doneSeconds;
+    // (per due time: after a late wake-up the due times it passed are served without a sleep)
+    const cpuUsPerSend = (sleep.cpuUsPerSleep * sleep.sleeps) / sleep.dueTimes;
+    const floorS = (spins ? 1 : rate * cpuUsPerSend / 1e6) * doneSeconds;
     console.log(
       `| ${rate}/s | the floor of a precise generator: ${
         spins ? "spinning (a sleep outlasts the gap)" : "one timed sleep per send"
       } (${sleep.cpuUsPerSleep.toFixed(1)} µs of CPU and ${
         sleep.overshootUs.toFixed(0)
-      } µs late per sleep, p99 ${sleep.overshootP99Us.toFixed(0)} µs late) | ${rate} | - | ` +
+      } µs late per sleep, p99 ${sleep.overshootP99Us.toFixed(0)} µs; the sends they pace: ${
+        cpuUsPerSend.toFixed(1)
+      } µs of CPU each, p99 ${sleep.scheduleLatenessP99Us.toFixed(0)} µs late) | ${rate} | - | ` +
         `${floorS.toFixed(2)} | ${
           Math.round((rate * doneSeconds) / floorS)
         } | - | - | - | - | - | - | - |`,
     );
     if (mt) t[`a precise generator's floor here: CPU ÷ memtier's at ${rate}/s`] = floorS / mt.cpuS;
-    t[`a bare timed sleep's lateness p99 here, ms, at ${rate}/s's gap`] = sleep.overshootP99Us /
-      1000;
+    // the lateness floor as the engines count theirs: every send a late wake-up passed is late
+    t[`sends paced by bare timed sleeps: lateness p99 here, ms, at ${rate}/s`] =
+      sleep.scheduleLatenessP99Us / 1000;
     // the ffi engine also on a 1 ms wake-up grid (libevent's timer resolution: less CPU,
     // lateness ≤ 1 ms) and on a 20 ms grid, memtier's own schedule (its --rate-limiting sends
     // each connection's share of 20 ms at once): the engine's cost where it is as imprecise

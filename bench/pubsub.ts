@@ -270,7 +270,8 @@ const sleepPerDeliveryUs = sleep.cpuUsPerSleep * (1e6 / sleepGapUs) / start;
 console.log(
   `\none timed sleep here (every ${sleepGapUs / 1000} ms, one-to-one at ${start}/s): ` +
     `${sleep.cpuUsPerSleep.toFixed(1)} µs of CPU, ${sleep.overshootUs.toFixed(0)} µs late ` +
-    `(p99 ${sleep.overshootP99Us.toFixed(0)} µs); ` +
+    `(p99 ${sleep.overshootP99Us.toFixed(0)} µs; quanta kept by such sleeps alone: ` +
+    `p99 ${sleep.scheduleLatenessP99Us.toFixed(0)} µs late); ` +
     `sleeps alone at ${start}/s: ${sleepPerDeliveryUs.toFixed(2)} µs per delivery`,
 );
 console.log(

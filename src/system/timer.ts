@@ -6,9 +6,11 @@
  *
  * On bare metal a sleep and its wake-up cost a few microseconds. In a virtual machine the timer
  * and the halt go through the hypervisor: on the 2-core development machines (KVM) a 200 µs
- * sleep cost 35–65 µs of CPU and woke about 1 ms late at p99. A precise generator sleeps once
- * per send while sends are further apart than that, so its sleeps alone cost rate × CPU per
- * sleep, and its timer lateness cannot be below the sleeps' own.
+ * sleep cost 35–65 µs of CPU and woke 0.1–0.2 ms late at p99 (about 1 ms on a busy machine).
+ * A precise generator sleeps once per send while sends are further apart than that, so its
+ * sleeps alone cost rate × CPU per sleep. Its send lateness cannot be below that of the
+ * schedule the sleeps keep here, where one late wake-up makes every send due meanwhile late:
+ * at 200 µs between due times that p99 was 0.35–1.2 ms on the same machines.
  *
  * @example
  * ```ts
@@ -19,6 +21,7 @@
  *   assert.ok(c.sleeps > 0 && c.sleeps <= 251, `${c.sleeps} sleeps`); // none ends early
  *   assert.ok(c.cpuUsPerSleep > 0);
  *   assert.ok(c.overshootP99Us > -5, "a sleep is never shorter than asked");
+ *   assert.ok(c.dueTimes >= c.sleeps);
  * }
  * assert.throws(() => timedSleepCost(NaN), RangeError);
  * ```
@@ -36,13 +39,26 @@ export interface SleepCost {
   cpuUsPerSleep: number;
   /** How much longer than asked a sleep took, on average, µs (the wake-up's delay). */
   overshootUs: number;
-  /** The same, 99th percentile, µs: the timer lateness no generator that sleeps can beat
-   * (with fewer than {@link P99_MIN_SLEEPS} sleeps, the largest: see `sleeps`). */
+  /** The same, 99th percentile, µs (with fewer than {@link P99_MIN_SLEEPS} sleeps, the
+   * largest: see `sleeps`). */
   overshootP99Us: number;
+  /** Due times of the schedule the sleeps kept (one every `gapUs`). */
+  dueTimes: number;
+  /** Lateness of those due times, 99th percentile, µs, counted as an open loop counts its
+   * sends: a wake-up late by L makes every due time it passed late, by up to L. The send lateness no generator that sleeps can beat here (with
+   * fewer than {@link P99_MIN_SLEEPS} due times, the largest). */
+  scheduleLatenessP99Us: number;
 }
 
-/** Fewest sleeps whose 99th percentile is read as one (below it, the largest is given). */
+/** Fewest values whose 99th percentile is read as one (below it, the largest is given). */
 export const P99_MIN_SLEEPS = 100;
+
+/** The 99th percentile of `v` (nearest rank below), or its largest when it has fewer than
+ * {@link P99_MIN_SLEEPS} values. Sorts `v`. */
+function p99(v: number[]): number {
+  v.sort((a, b) => a - b);
+  return v[v.length < P99_MIN_SLEEPS ? v.length - 1 : Math.floor(0.99 * (v.length - 1))];
+}
 
 const SYMBOLS = {
   epoll_create1: { parameters: ["i32"], result: "i32" },
@@ -53,11 +69,12 @@ const SYMBOLS = {
 } as const;
 
 /**
- * Sleeps `gapUs` at a time for `seconds` on this thread (blocking it) and returns what each
- * sleep cost, or null where it cannot measure: no FFI permission, no `libc.so.6`, a kernel
- * without `epoll_pwait2` (Linux < 5.11).
+ * Keeps a schedule of one due time every `gapUs` for `seconds` on this thread (blocking it),
+ * sleeping until each, and returns what a sleep cost and how late the due times were served,
+ * or null where it cannot measure: no FFI permission, no `libc.so.6`, a kernel without
+ * `epoll_pwait2` (Linux < 5.11).
  *
- * @param gapUs Length of each sleep, µs (200: the gap between sends at 5,000/s over 50
+ * @param gapUs Time between due times, µs (200: the gap between sends at 5,000/s over 50
  *   connections with spread phases).
  * @param seconds How long to keep sleeping.
  * @returns The cost per sleep, or null.
@@ -88,30 +105,42 @@ export function timedSleepCost(gapUs = 200, seconds = 1): SleepCost | null {
       C.getrusage(1, /* RUSAGE_THREAD */ ruBytes);
       return Number(ru[0] * 1_000_000n + ru[1] + ru[2] * 1_000_000n + ru[3]);
     };
-    const ns = Math.max(1, Math.round(gapUs * 1000));
-    const ts = new BigInt64Array([BigInt(Math.floor(ns / 1e9)), BigInt(ns % 1e9)]);
+    // a fixed schedule, one due time every gapUs, each sleep until the next one (as the
+    // engine sleeps until its next due send); after a late wake every due time it passed is
+    // served at once and counted late, as an open loop counts the sends due meanwhile
+    const ts = new BigInt64Array(2);
     const tsBytes = new Uint8Array(ts.buffer);
     const events = new Uint8Array(16);
-    const took: number[] = [];
+    const overshoot: number[] = [];
+    const lateness: number[] = [];
+    const gapMs = gapUs / 1000;
     const t0 = performance.now();
+    const endMs = seconds * 1000;
     const cpu0 = cpuUs();
-    for (let t = t0; t - t0 < seconds * 1000;) {
-      if (C.epoll_pwait2(ep, events, 1, tsBytes, null) < 0) return null; // ENOSYS
-      const after = performance.now();
-      took.push((after - t) * 1000);
-      t = after;
+    for (let due = gapMs; due <= endMs;) {
+      const before = performance.now() - t0;
+      const waitMs = due - before;
+      if (waitMs > 0) {
+        const ns = Math.max(1, Math.round(waitMs * 1e6));
+        ts[0] = BigInt(Math.floor(ns / 1e9));
+        ts[1] = BigInt(ns % 1e9);
+        if (C.epoll_pwait2(ep, events, 1, tsBytes, null) < 0) return null; // ENOSYS
+      }
+      const now = performance.now() - t0;
+      if (waitMs > 0) overshoot.push((now - before - waitMs) * 1000);
+      for (; due <= now && due <= endMs; due += gapMs) lateness.push((now - due) * 1000);
     }
     const cpu = cpuUs() - cpu0;
-    const sleeps = took.length;
-    const wallUs = took.reduce((a, b) => a + b, 0);
-    took.sort((a, b) => a - b);
+    const sleeps = overshoot.length;
+    if (sleeps === 0) return null;
     return {
       gapUs,
       sleeps,
       cpuUsPerSleep: cpu / sleeps,
-      overshootUs: wallUs / sleeps - gapUs,
-      overshootP99Us: took[sleeps < P99_MIN_SLEEPS ? sleeps - 1 : Math.floor(0.99 * (sleeps - 1))] -
-        gapUs,
+      overshootUs: overshoot.reduce((a, b) => a + b, 0) / sleeps,
+      overshootP99Us: p99(overshoot),
+      dueTimes: lateness.length,
+      scheduleLatenessP99Us: p99(lateness),
     };
   } finally {
     if (slack > 0) C.prctl(29, /* PR_SET_TIMERSLACK */ BigInt(slack), 0n, 0n, 0n);
