@@ -22,6 +22,11 @@
  *    10 ms). With `--runs N` the whole sweep runs N times and the summary
  *    gives each figure's median over the runs (each run's figures are printed as they come).
  *
+ * Each step also says how busy the server was: its CPU time (/proc/PID/stat) ÷ the step's wall
+ * time, connecting and grace included. Near 100 %, the step's latency is the server's queue:
+ * no client makes it lower (seed 000's 64 publishers and 100 subscribers cost a server far more
+ * per delivery than the bare loop's one pipelined publisher and one subscriber do).
+ *
  * Beside the targets, the floor under a paced engine on this machine: one timed sleep per
  * pacing quantum (`src/system/timer.ts`), per delivery at the first step, ÷ the bare loop's CPU.
  *
@@ -133,6 +138,13 @@ async function baseline(port: number, durationS: number, depth = 64): Promise<Ba
   return { delivered, ratePerSec: delivered / wallS, cpuPerDeliveryUs: (cpuS / delivered) * 1e6 };
 }
 
+/** CPU seconds (user + system) process `pid` has used so far. */
+function processCpuS(pid: number): number {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
+
 const perDeliveryUs = (r: PubSubResult) => (r.clientCpuS / Math.max(1, r.delivered)) * 1e6;
 
 function line(r: PubSubResult): string {
@@ -158,11 +170,15 @@ interface Figures {
   /** Highest sustained target rate whose p99 was at most 10 ms (0: none), and its share. */
   boundedPerSec: number;
   boundedShare: number;
+  /** The server's CPU ÷ the step's wall time at the highest sustained step (1: one whole CPU
+   * busy: the latency there is the server's queue, whatever the client does). */
+  serverBusyAtHighest: number;
 }
 
 /** Sweeps one mode on one server, printing each step; its figures. */
 async function sweep(
   port: number,
+  serverPid: number,
   mode: PubSubMode,
   base: Baseline,
   engine: PubSubEngineName,
@@ -171,7 +187,10 @@ async function sweep(
   let bounded: PubSubResult | undefined;
   const ratios: string[] = [];
   let worst = NaN;
+  let busyAtBest = NaN;
   for (let rate = start; rate <= max; rate *= 2) {
+    const serverCpu0 = processCpuS(serverPid);
+    const wall0 = performance.now();
     const r = await runPubSub({
       engine,
       port,
@@ -185,10 +204,16 @@ async function sweep(
       graceS: 2,
       quantumMs,
     });
+    const wallS = (performance.now() - wall0) / 1000;
+    const busy = (processCpuS(serverPid) - serverCpu0) / wallS;
     const verdict = sustainedVerdict(r);
-    console.log(`  ${engine} ${mode} ${verdict}: ${line(r)}`);
+    console.log(
+      `  ${engine} ${mode} ${verdict}: ${line(r)}; server CPU ${(busy * 100).toFixed(0)} % of ` +
+        `the step's ${wallS.toFixed(1)} s (connecting and grace included)`,
+    );
     if (verdict !== "sustained") break;
     best = r;
+    busyAtBest = busy;
     if (r.summary.p99Ms <= 10) bounded = r;
     const ratio = perDeliveryUs(r) / base.cpuPerDeliveryUs;
     ratios.push(`${rate / 1000}k ${ratio.toFixed(1)}×`);
@@ -203,6 +228,7 @@ async function sweep(
     latenessP99Ms: best?.lateness.p99Ms ?? NaN,
     boundedPerSec: bounded?.requestedOpsPerSec ?? 0,
     boundedShare: (bounded?.requestedOpsPerSec ?? 0) / base.ratePerSec,
+    serverBusyAtHighest: busyAtBest,
   };
 }
 
@@ -250,7 +276,7 @@ for (let run = 1; run <= runs; run++) {
       );
       for (const engine of engines) {
         for (const mode of modes) {
-          const f = await sweep(server.port, mode, base, engine);
+          const f = await sweep(server.port, server.pid, mode, base, engine);
           const key = `${name} ${engine} ${mode}`;
           figures.set(key, [...figures.get(key) ?? [], f]);
         }
@@ -302,7 +328,8 @@ for (const [name] of servers) {
       `${fs.map((f) => f.cpuRatios).join(" | ")}); highest sustained ` +
       `${median(fs.map((f) => f.highestPerSec)).toLocaleString("en")}/s = ` +
       `${(share * 100).toFixed(0)} % of the bare loop's, p99 there ${p99.toFixed(2)} ms ` +
-      `(lateness p99 ${median(fs.map((f) => f.latenessP99Ms)).toFixed(2)} ms)`;
+      `(lateness p99 ${median(fs.map((f) => f.latenessP99Ms)).toFixed(2)} ms; the server's ` +
+      `CPU busy ${(median(fs.map((f) => f.serverBusyAtHighest)) * 100).toFixed(0)} % of the step)`;
     if (mode === "one-to-one") {
       text += ` (targets ≥ 50 %: ${mark(share >= 0.5)}; p99 ≤ 10 ms: ${mark(p99 <= 10)}); ` +
         `highest sustained with p99 ≤ 10 ms: ` +
