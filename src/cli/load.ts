@@ -106,14 +106,14 @@ export function engineOption(raw: unknown): LoadgenEngine {
 /** What this machine's timer allows, said beside a generator-bound step ("" when unknown). */
 function timerNote(t: SleepCost | null): string {
   if (t === null) return "";
-  const us = (v: number) => (v >= 1000 ? `${(v / 1000).toFixed(2)} ms` : `${v.toFixed(0)} µs`);
+  const us = (v: number) => (v >= 999.5 ? `${(v / 1000).toFixed(2)} ms` : `${v.toFixed(0)} µs`);
   const tail = (v: number, n: number, what: string) =>
     n >= P99_MIN_SLEEPS ? `${us(v)} at p99` : `up to ${us(v)} in ${n} ${what}`;
   return `; on this machine a ${us(t.gapUs)} sleep wakes ${us(t.overshootUs)} late on ` +
     `average and ${tail(t.overshootP99Us, t.sleeps, "sleeps")}, and costs ` +
-    `${t.cpuUsPerSleep.toFixed(0)} µs of CPU; sends due every ${us(t.gapUs)} and kept by such ` +
-    `sleeps alone are late by ${tail(t.scheduleLatenessP99Us, t.dueTimes, "sends")}: a ` +
-    "generator that sleeps between sends cannot be more punctual than that";
+    `${t.cpuUsPerSleep.toFixed(0)} µs of CPU; sends paced every ${us(t.gapUs)} by such sleeps ` +
+    `alone are late by ${tail(t.scheduleLatenessP99Us, t.dueTimes, "sends")}: a generator ` +
+    "that sleeps between sends cannot be more punctual than that";
 }
 
 /**

@@ -13,21 +13,23 @@ function childSlack(): string {
 Deno.test("timedSleepCost() leaves the thread's timer slack as it found it", () => {
   const before = childSlack();
   assert.match(before, /^\d+$/);
-  const c = timedSleepCost(200, 0.02);
+  const c = timedSleepCost(200, 0.019);
   assert.ok(c !== null, "FFI and epoll_pwait2 are there on the test machines");
-  assert.ok(c.sleeps > 0 && c.sleeps < 101, "fewer sleeps than a p99 needs");
+  assert.equal(c.dueTimes, 95);
+  assert.ok(c.sleeps > 0 && c.sleeps <= 95, "fewer sleeps than a p99 needs");
   // with fewer than 100 sleeps the p99 is the largest
   assert.ok(c.overshootP99Us >= c.overshootUs, "the largest is at least the mean");
   assert.equal(childSlack(), before);
 });
 
-Deno.test("timedSleepCost() counts every due time a late wake-up passed, as an open loop does", () => {
-  // 10 µs between due times: a sleep and its wake-up take longer than that (35 µs or more on
-  // the VMs, several µs on bare metal), so wake-ups pass more than one due time
+Deno.test("timedSleepCost() serves each due time a late wake-up passed, as an open loop does", () => {
+  // 10 µs between due times: a sleep and its wake-up take longer than that (30 µs or more on
+  // the VMs, several µs on bare metal), so wake-ups pass more than one due time; each is served
+  // and counted (timedSleepCost throws when one was not: the lateness of each is checked
+  // without a clock in servePassed's example)
   const c = timedSleepCost(10, 0.05);
   assert.ok(c !== null);
-  assert.ok(c.dueTimes > c.sleeps, `${c.dueTimes} due times, ${c.sleeps} sleeps`);
-  // the schedule covers the time asked for: one due time every 10 µs, none skipped
-  assert.ok(c.dueTimes >= 4990 && c.dueTimes <= 5000, `${c.dueTimes} due times in 50 ms`);
+  assert.equal(c.dueTimes, 5000);
+  assert.ok(c.sleeps < c.dueTimes, `${c.dueTimes} due times, ${c.sleeps} sleeps`);
   assert.ok(c.scheduleLatenessP99Us >= 0);
 });

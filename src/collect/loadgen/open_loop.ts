@@ -166,8 +166,8 @@ export interface OpenLoopResult extends OpenLoopCounts {
   /** CPU time spent before that: connecting, starting Workers and the timer thread. */
   setupCpuS: number;
   /** What a timed sleep cost on this machine just before the step (engine `ffi`: 0.1–0.5 s of
-   * sleeps as long as the engine's, the gap between one Worker's sends or the `quantumMs` grid,
-   * within 20 µs–20 ms; not counted in the step's CPU or wall time): the step's send lateness
+   * due times as far apart as the engine's, the gap between one Worker's sends or the
+   * `quantumMs` grid, within 20 µs–20 ms; not counted in the step's CPU or wall time): the step's send lateness
    * p99 is not expected below its `scheduleLatenessP99Us`. Null for engine `deno`, or where it
    * cannot be measured. */
   timer: SleepCost | null;
@@ -313,9 +313,9 @@ function withDeadline<T>(p: Promise<T>, ms: number, onTimeout: () => Promise<voi
 }
 
 /**
- * The machine's own timer, the floor under the `ffi` engine's lateness: sleeps as long as the
- * engine's (the gap between one Worker's sends, or the wake-up grid; 20 µs–20 ms), about 150 of
- * them (0.1–0.5 s, blocking this thread).
+ * The machine's own timer, the floor under the `ffi` engine's lateness: a schedule of due times
+ * as far apart as the engine's sends (the gap between one Worker's sends, or the wake-up grid;
+ * 20 µs–20 ms), about 150 gaps long (0.1–0.5 s, blocking this thread).
  */
 function machineTimer(plan: ShardOptions, workers: number): SleepCost | null {
   const gapUs = Math.min(

@@ -55,7 +55,7 @@ Deno.test({
           // beside it, what this machine's timer allows: measured before the step, 1 ms sleeps
           assert.match(
             load.stdout,
-            /^GET: generator-bound: .*; on this machine a 1\.00 ms sleep wakes [\d.]+ (?:ms|µs) late on average and (?:-?[\d.]+ (?:ms|µs) at p99|up to -?[\d.]+ (?:ms|µs) in \d+ sleeps), and costs \d+ µs of CPU; sends due every 1\.00 ms and kept by such sleeps alone are late by (?:[\d.]+ (?:ms|µs) at p99|up to [\d.]+ (?:ms|µs) in \d+ sends): a generator that sleeps between sends cannot be more punctual than that$/m,
+            /^GET: generator-bound: .*; on this machine a 1\.00 ms sleep wakes [\d.]+ (?:ms|µs) late on average and (?:-?[\d.]+ (?:ms|µs) at p99|up to -?[\d.]+ (?:ms|µs) in \d+ sleeps), and costs \d+ µs of CPU; sends paced every 1\.00 ms by such sleeps alone are late by (?:[\d.]+ (?:ms|µs) at p99|up to [\d.]+ (?:ms|µs) in \d+ sends): a generator that sleeps between sends cannot be more punctual than that$/m,
           );
         }
 
