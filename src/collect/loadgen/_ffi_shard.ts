@@ -4,8 +4,9 @@
  * `_shard.ts` (`ShardOptions` in, `ShardOutcome` out, the same counts and histograms).
  *
  * One loop per Worker: send everything due, sleep in `epoll_pwait2` (ns timeout, 1 ns slack)
- * until the next due send or a reply, read each ready connection with one `recv`, send what a
- * reply made due. One clock read per wake-up; one fixed buffer per connection (one `send`), so
+ * until the next due send or a reply, send what came due (before reading: replies carry the
+ * kernel's stamps), read each ready connection with one `recv`, send what a reply made due.
+ * One clock read per wake-up and per send; one fixed buffer per connection (one `send`), so
  * nothing is allocated but the series' new seconds. Sleeps are at most {@link MAX_SLEEP_MS};
  * each wake-up checks the stop flag: 1 ends the sending window (Ctrl-C), 2 the run (deadline).
  *
@@ -248,6 +249,12 @@ export class FfiShard {
       let k: number;
       if (ns > 0 && this.#sending && !this.#blockedBy(until)) {
         C.epoll_pwait2(this.#sleepEp, evBytes, 1, tsBytes, null);
+        // what came due leaves before the replies that arrived meanwhile are read (they carry
+        // the kernel's stamps): a due send does not wait for them
+        now = this.#clock();
+        if (Atomics.load(this.#stop, 0) === 0 && now < o.durationMs) {
+          while (heap.size > 0 && heap.peek()!.next <= now) this.#sendDue(heap.pop()!, now);
+        }
         ts[0] = ts[2] = 0;
         k = C.epoll_pwait2(this.#ep, evBytes, MAX_EVENTS, tsBytes, null);
       } else k = C.epoll_pwait2(this.#ep, evBytes, MAX_EVENTS, tsBytes, null);
