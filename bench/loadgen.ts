@@ -17,9 +17,9 @@
  *    wake-up grid (`quantumMs: 1`, "ffi q1ms": libevent's timer resolution) and on memtier's
  *    own 20 ms grid ("ffi q20ms": `--rate-limiting` sends each connection's share of 20 ms at
  *    once, so memtier is as imprecise as that); beside them the floor under any precise
- *    generator on this machine: one timed sleep per send, its CPU measured here on the client
- *    CPU (`src/system/timer.ts`), or one whole CPU where a sleep outlasts the gap between sends (a
- *    precise generator spins there), and that floor ÷ memtier's CPU among the targets; and the
+ *    generator on this machine: timed sleeps until each send, their CPU measured here on the
+ *    client CPU (`src/system/timer.ts`), or one whole CPU where a sleep outlasts the gap between
+ *    sends (a precise generator spins there), and that floor ÷ memtier's CPU among the targets; and the
  *    lateness of sends paced by those bare sleeps, counted as the engines count theirs (a late
  *    wake-up makes every send due meanwhile late), the floor under their lateness;
  * 4. the highest sustained rate of each (achieved ≥ 97 % of requested), from 30 % to 100 %
@@ -284,8 +284,8 @@ async function oneRun(port: number, capacity: number, bin: string | undefined): 
   for (const rate of [5000, 40000]) {
     const mt = bin ? await memtier(bin, port, rate, doneSeconds) : undefined;
     row(`${rate}/s`, "memtier", mt);
-    // the floor of a precise generator here: one timed sleep per send, or, where a sleep
-    // takes longer than the gap between sends, none: it spins (one whole CPU)
+    // the floor of a precise generator here: timed sleeps until each send (about one per send),
+    // or, where a sleep takes longer than the gap between sends, none: it spins (one whole CPU)
     const gapUs = 1e6 / rate;
     const sleep = timedSleepCost(gapUs, 1);
     if (!sleep) throw new Error("cannot time a sleep here (needs FFI, libc.so.6, Linux ≥ 5.11)");
@@ -295,7 +295,7 @@ async function oneRun(port: number, capacity: number, bin: string | undefined): 
     const floorS = (spins ? 1 : rate * cpuUsPerSend / 1e6) * doneSeconds;
     console.log(
       `| ${rate}/s | the floor of a precise generator: ${
-        spins ? "spinning (a sleep outlasts the gap)" : "one timed sleep per send"
+        spins ? "spinning (a sleep outlasts the gap)" : "timed sleeps until each send"
       } (${sleep.cpuUsPerSleep.toFixed(1)} µs of CPU and ${
         sleep.overshootUs.toFixed(0)
       } µs late per sleep, p99 ${sleep.overshootP99Us.toFixed(0)} µs; the sends they pace: ${

@@ -18,9 +18,15 @@
  *
  * Usage: deno run -A bench/pacing_probe.ts [--rates 5000,40000] [--connections 50]
  *   [--seconds 8] [--keys 100000] [--quanta 0] [--engines ffi,kvlab-ffi,kvlab-deno,memtier]
- *   [--threads 1] [--pin 0,1|none]
+ *   [--threads 1] [--pin 0,1|none] [--repeat 1]
  *
  * `kvlab-ffi` and `kvlab-deno` are `runOpenLoop` with each engine (`--threads` Workers).
+ * `sleeps` is no generator: bare timed sleeps keeping the same schedule (one due time every
+ * 1/rate s, `timedSleepCost`), their lateness counted as the engines count theirs (a late wake-up
+ * makes every due time it passed late): the floor under the engines' lateness here. `--repeat N`
+ * runs the whole list N times, one engine after the other, so that the machine's timer, which
+ * drifts over minutes, is compared with itself; the last lines give the median of each engine's
+ * lateness p99 and, per engine, the median of its ratio to `sleeps` in the same round.
  *
  * @module
  */
@@ -37,6 +43,7 @@ import {
   runOpenLoop,
 } from "../src/collect/loadgen/mod.ts";
 import { pin, pinChoice } from "./_pin.ts";
+import { timedSleepCost } from "../src/system/timer.ts";
 
 const args = Deno.args;
 const opt = (name: string, dflt: string) => {
@@ -50,6 +57,7 @@ const keys = Number(opt("keys", "100000"));
 const quanta = opt("quanta", "0").split(",").map(Number);
 const engines = new Set(opt("engines", "ffi,kvlab-ffi,kvlab-deno,memtier").split(","));
 const threads = Number(opt("threads", "1"));
+const repeat = Number(opt("repeat", "1"));
 
 const libc = Deno.dlopen("libc.so.6", {
   socket: { parameters: ["i32", "i32", "i32"], result: "i32" },
@@ -247,40 +255,73 @@ try {
   );
   console.log("|---:|---|---:|---:|---:|---:|---:|---:|");
   const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : "-");
-  for (const rate of rates) {
-    const rows: [string, ProbeResult | undefined][] = [];
-    if (engines.has("ffi")) {
-      for (const q of quanta) {
-        rows.push([`ffi epoll loop, quantum ${q} ms`, ffiOpenLoop(server.port, rate, q)]);
+  /** Lateness p99 by "rate engine", one per round. */
+  const late = new Map<string, number[]>();
+  for (let round = 0; round < repeat; round++) {
+    for (const rate of rates) {
+      const rows: [string, ProbeResult | undefined][] = [];
+      if (engines.has("sleeps")) {
+        const c = timedSleepCost(1e6 / rate, seconds);
+        if (!c) throw new Error("cannot time a sleep here (needs FFI, libc.so.6, Linux ≥ 5.11)");
+        rows.push(["bare timed sleeps, same schedule", {
+          achievedOpsPerSec: c.dueTimes / seconds,
+          cpuS: (c.cpuUsPerSleep * c.sleeps) / 1e6,
+          p50Ms: NaN,
+          p99Ms: NaN,
+          lateP99Ms: c.scheduleLatenessP99Us / 1000,
+        }]);
+      }
+      if (engines.has("ffi")) {
+        for (const q of quanta) {
+          rows.push([`ffi epoll loop, quantum ${q} ms`, ffiOpenLoop(server.port, rate, q)]);
+        }
+      }
+      for (const engine of ["ffi", "deno"] as const) {
+        if (!engines.has(`kvlab-${engine}`)) continue;
+        const kv = await runOpenLoop({
+          port: server.port,
+          requestedOpsPerSec: rate,
+          connections,
+          durationS: seconds,
+          keys,
+          engine,
+          workers: threads,
+        });
+        rows.push([`runOpenLoop, engine ${engine}`, {
+          achievedOpsPerSec: kv.achievedOpsPerSec,
+          cpuS: kv.clientCpuS,
+          p50Ms: kv.fromIntended.p50Ms,
+          p99Ms: kv.fromIntended.p99Ms,
+          lateP99Ms: kv.lateness.p99Ms,
+        }]);
+      }
+      if (engines.has("memtier")) rows.push(["memtier", await memtier(server.port, rate)]);
+      for (const [name, r] of rows) {
+        if (!r) continue;
+        late.set(`${rate}/s ${name}`, [...late.get(`${rate}/s ${name}`) ?? [], r.lateP99Ms]);
+        const us = (r.cpuS / (r.achievedOpsPerSec * seconds)) * 1e6;
+        console.log(
+          `| ${rate} | ${name} | ${Math.round(r.achievedOpsPerSec)} | ${r.cpuS.toFixed(2)} | ` +
+            `${us.toFixed(1)} | ${f3(r.p50Ms)} | ${f3(r.p99Ms)} | ${f3(r.lateP99Ms)} |`,
+        );
       }
     }
-    for (const engine of ["ffi", "deno"] as const) {
-      if (!engines.has(`kvlab-${engine}`)) continue;
-      const kv = await runOpenLoop({
-        port: server.port,
-        requestedOpsPerSec: rate,
-        connections,
-        durationS: seconds,
-        keys,
-        engine,
-        workers: threads,
-      });
-      rows.push([`runOpenLoop, engine ${engine}`, {
-        achievedOpsPerSec: kv.achievedOpsPerSec,
-        cpuS: kv.clientCpuS,
-        p50Ms: kv.fromIntended.p50Ms,
-        p99Ms: kv.fromIntended.p99Ms,
-        lateP99Ms: kv.lateness.p99Ms,
-      }]);
-    }
-    if (engines.has("memtier")) rows.push(["memtier", await memtier(server.port, rate)]);
-    for (const [name, r] of rows) {
-      if (!r) continue;
-      const us = (r.cpuS / (r.achievedOpsPerSec * seconds)) * 1e6;
-      console.log(
-        `| ${rate} | ${name} | ${Math.round(r.achievedOpsPerSec)} | ${r.cpuS.toFixed(2)} | ` +
-          `${us.toFixed(1)} | ${f3(r.p50Ms)} | ${f3(r.p99Ms)} | ${f3(r.lateP99Ms)} |`,
-      );
+  }
+  if (repeat > 1) {
+    const median = (xs: number[]) => {
+      const v = xs.filter(Number.isFinite).sort((a, b) => a - b);
+      return v.length === 0 ? NaN : (v[(v.length - 1) >> 1] + v[v.length >> 1]) / 2;
+    };
+    console.log(`\nlateness p99 over ${repeat} rounds (median; each round's in brackets):`);
+    for (const [key, xs] of late) {
+      const [rate] = key.split(" ");
+      const floor = late.get(`${rate} bare timed sleeps, same schedule`);
+      const ratio = floor && !key.includes("bare timed sleeps")
+        ? `; ÷ the bare sleeps' of the same round: ${
+          median(xs.map((x, i) => x / floor[i])).toFixed(2)
+        }×`
+        : "";
+      console.log(`- ${key}: ${f3(median(xs))} ms [${xs.map(f3).join(", ")}]${ratio}`);
     }
   }
 } finally {

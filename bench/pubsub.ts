@@ -22,8 +22,9 @@
  *    10 ms). With `--runs N` the whole sweep runs N times and the summary
  *    gives each figure's median over the runs (each run's figures are printed as they come).
  *
- * Each step also says how busy the server was: its CPU time (/proc/PID/stat) ÷ the step's wall
- * time, connecting and grace included. Near 100 %, the step's latency is the server's queue:
+ * Each step also says how busy the server was: its CPU time over the step (/proc/PID/stat;
+ * connecting and grace included) ÷ the publishing window. Near 100 % (above it for a server with
+ * I/O threads), the step's latency is the server's queue:
  * no client makes it lower (seed 000's 64 publishers and 100 subscribers cost a server far more
  * per delivery than the bare loop's one pipelined publisher and one subscriber do).
  *
@@ -138,12 +139,20 @@ async function baseline(port: number, durationS: number, depth = 64): Promise<Ba
   return { delivered, ratePerSec: delivered / wallS, cpuPerDeliveryUs: (cpuS / delivered) * 1e6 };
 }
 
-/** CPU seconds (user + system) process `pid` has used so far. */
+/** CPU seconds (user + system) process `pid` has used so far; NaN once it is gone. */
 function processCpuS(pid: number): number {
-  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  let stat: string;
+  try {
+    stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  } catch {
+    return NaN;
+  }
+  // utime and stime, fields 14 and 15, in clock ticks (USER_HZ: 100 on Linux)
   const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(f[11]) + Number(f[12])) / 100;
 }
+
+const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(0)} %` : "-");
 
 const perDeliveryUs = (r: PubSubResult) => (r.clientCpuS / Math.max(1, r.delivered)) * 1e6;
 
@@ -205,11 +214,13 @@ async function sweep(
       quantumMs,
     });
     const wallS = (performance.now() - wall0) / 1000;
-    const busy = (processCpuS(serverPid) - serverCpu0) / wallS;
+    // the server's CPU over the whole call (connecting and grace included) ÷ the publishing
+    // window: about 100 % when the window kept it busy
+    const busy = (processCpuS(serverPid) - serverCpu0) / seconds;
     const verdict = sustainedVerdict(r);
     console.log(
-      `  ${engine} ${mode} ${verdict}: ${line(r)}; server CPU ${(busy * 100).toFixed(0)} % of ` +
-        `the step's ${wallS.toFixed(1)} s (connecting and grace included)`,
+      `  ${engine} ${mode} ${verdict}: ${line(r)}; server CPU ${pct(busy)} of the ` +
+        `${seconds} s window (${wallS.toFixed(1)} s with connecting and grace)`,
     );
     if (verdict !== "sustained") break;
     best = r;
@@ -292,7 +303,9 @@ const startQuantumMs = quantumMs ?? defaultQuantumMs(start);
 const sleepGapUs = startQuantumMs > 0 ? startQuantumMs * 1000 : 1e6 / start;
 const sleep = timedSleepCost(sleepGapUs, 1);
 if (!sleep) throw new Error("cannot time a sleep here (needs FFI, libc.so.6, Linux ≥ 5.11)");
-const sleepPerDeliveryUs = sleep.cpuUsPerSleep * (1e6 / sleepGapUs) / start;
+// (per due time: after a late wake-up the quanta it passed are served without a sleep)
+const sleepPerDeliveryUs = (sleep.cpuUsPerSleep * sleep.sleeps / sleep.dueTimes) *
+  (1e6 / sleepGapUs) / start;
 console.log(
   `\none timed sleep here (every ${sleepGapUs / 1000} ms, one-to-one at ${start}/s): ` +
     `${sleep.cpuUsPerSleep.toFixed(1)} µs of CPU, ${sleep.overshootUs.toFixed(0)} µs late ` +
@@ -329,7 +342,7 @@ for (const [name] of servers) {
       `${median(fs.map((f) => f.highestPerSec)).toLocaleString("en")}/s = ` +
       `${(share * 100).toFixed(0)} % of the bare loop's, p99 there ${p99.toFixed(2)} ms ` +
       `(lateness p99 ${median(fs.map((f) => f.latenessP99Ms)).toFixed(2)} ms; the server's ` +
-      `CPU busy ${(median(fs.map((f) => f.serverBusyAtHighest)) * 100).toFixed(0)} % of the step)`;
+      `CPU ${pct(median(fs.map((f) => f.serverBusyAtHighest)))} of the window)`;
     if (mode === "one-to-one") {
       text += ` (targets ≥ 50 %: ${mark(share >= 0.5)}; p99 ≤ 10 ms: ${mark(p99 <= 10)}); ` +
         `highest sustained with p99 ≤ 10 ms: ` +
