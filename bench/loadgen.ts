@@ -19,9 +19,9 @@
  *    once, so memtier is as imprecise as that); beside them the floor under any precise
  *    generator on this machine: timed sleeps until each send, their CPU measured here on the
  *    client CPU (`src/system/timer.ts`), or one whole CPU where a sleep outlasts the gap between
- *    sends (a precise generator spins there), and that floor ÷ memtier's CPU among the targets; and the
- *    lateness of sends paced by those bare sleeps, counted as the engines count theirs (a late
- *    wake-up makes every send due meanwhile late), the floor under their lateness;
+ *    sends (a precise generator spins there), and that floor ÷ memtier's CPU among the targets;
+ *    and the lateness of sends paced by those bare sleeps, counted as the engines count theirs
+ *    (a late wake-up makes every send due meanwhile late), the floor under their lateness;
  * 4. the highest sustained rate of each (achieved ≥ 97 % of requested), from 30 % to 100 %
  *    of capacity in steps of 10 % (first run only; `--sustained no` skips it);
  * 5. the targets, kvlab / memtier, per engine; with `--runs N` (N > 1) every step runs N
