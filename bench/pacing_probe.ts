@@ -58,6 +58,9 @@ const quanta = opt("quanta", "0").split(",").map(Number);
 const engines = new Set(opt("engines", "ffi,kvlab-ffi,kvlab-deno,memtier").split(","));
 const threads = Number(opt("threads", "1"));
 const repeat = Number(opt("repeat", "1"));
+if (!(Number.isInteger(repeat) && repeat >= 1)) {
+  throw new RangeError(`invalid --repeat: ${opt("repeat", "1")} (expected a whole number ≥ 1)`);
+}
 
 const libc = Deno.dlopen("libc.so.6", {
   socket: { parameters: ["i32", "i32", "i32"], result: "i32" },
@@ -261,7 +264,8 @@ try {
     for (const rate of rates) {
       const rows: [string, ProbeResult | undefined][] = [];
       if (engines.has("sleeps")) {
-        const c = timedSleepCost(1e6 / rate, seconds);
+        // one due time per send of one Worker (each of --threads keeps its own schedule)
+        const c = timedSleepCost((threads * 1e6) / rate, seconds);
         if (!c) throw new Error("cannot time a sleep here (needs FFI, libc.so.6, Linux ≥ 5.11)");
         rows.push(["bare timed sleeps, same schedule", {
           achievedOpsPerSec: c.dueTimes / seconds,
@@ -298,7 +302,9 @@ try {
       if (engines.has("memtier")) rows.push(["memtier", await memtier(server.port, rate)]);
       for (const [name, r] of rows) {
         if (!r) continue;
-        late.set(`${rate}/s ${name}`, [...late.get(`${rate}/s ${name}`) ?? [], r.lateP99Ms]);
+        const key = `${rate}/s ${name}`;
+        if (!late.has(key)) late.set(key, new Array(repeat).fill(NaN));
+        late.get(key)![round] = r.lateP99Ms; // by round: a row missing in one round stays NaN
         const us = (r.cpuS / (r.achievedOpsPerSec * seconds)) * 1e6;
         console.log(
           `| ${rate} | ${name} | ${Math.round(r.achievedOpsPerSec)} | ${r.cpuS.toFixed(2)} | ` +
@@ -314,6 +320,7 @@ try {
     };
     console.log(`\nlateness p99 over ${repeat} rounds (median; each round's in brackets):`);
     for (const [key, xs] of late) {
+      if (xs.every((x) => !Number.isFinite(x))) continue; // memtier measures no lateness
       const [rate] = key.split(" ");
       const floor = late.get(`${rate} bare timed sleeps, same schedule`);
       const ratio = floor && !key.includes("bare timed sleeps")

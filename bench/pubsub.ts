@@ -22,9 +22,9 @@
  *    10 ms). With `--runs N` the whole sweep runs N times and the summary
  *    gives each figure's median over the runs (each run's figures are printed as they come).
  *
- * Each step also says how busy the server was: its CPU time over the step (/proc/PID/stat;
- * connecting and grace included) ÷ the publishing window. Near 100 % (above it for a server with
- * I/O threads), the step's latency is the server's queue:
+ * Each step also says how busy the server was: its CPU time over the step (/proc/PID/stat) ÷ the
+ * step's wall time, connecting and grace included. Near 100 % (a little under, for those; above
+ * it only for a server with I/O threads), the step's latency is the server's queue:
  * no client makes it lower (seed 000's 64 publishers and 100 subscribers cost a server far more
  * per delivery than the bare loop's one pipelined publisher and one subscriber do).
  *
@@ -214,13 +214,13 @@ async function sweep(
       quantumMs,
     });
     const wallS = (performance.now() - wall0) / 1000;
-    // the server's CPU over the whole call (connecting and grace included) ÷ the publishing
-    // window: about 100 % when the window kept it busy
-    const busy = (processCpuS(serverPid) - serverCpu0) / seconds;
+    // the server's CPU over the whole call ÷ its wall time (connecting and grace included, so a
+    // saturated single-threaded server reads a little under 100 %)
+    const busy = (processCpuS(serverPid) - serverCpu0) / wallS;
     const verdict = sustainedVerdict(r);
     console.log(
-      `  ${engine} ${mode} ${verdict}: ${line(r)}; server CPU ${pct(busy)} of the ` +
-        `${seconds} s window (${wallS.toFixed(1)} s with connecting and grace)`,
+      `  ${engine} ${mode} ${verdict}: ${line(r)}; server CPU ${pct(busy)} of the step's ` +
+        `${wallS.toFixed(1)} s (connecting and grace included)`,
     );
     if (verdict !== "sustained") break;
     best = r;
@@ -342,7 +342,7 @@ for (const [name] of servers) {
       `${median(fs.map((f) => f.highestPerSec)).toLocaleString("en")}/s = ` +
       `${(share * 100).toFixed(0)} % of the bare loop's, p99 there ${p99.toFixed(2)} ms ` +
       `(lateness p99 ${median(fs.map((f) => f.latenessP99Ms)).toFixed(2)} ms; the server's ` +
-      `CPU ${pct(median(fs.map((f) => f.serverBusyAtHighest)))} of the window)`;
+      `CPU ${pct(median(fs.map((f) => f.serverBusyAtHighest)))} of the step)`;
     if (mode === "one-to-one") {
       text += ` (targets ≥ 50 %: ${mark(share >= 0.5)}; p99 ≤ 10 ms: ${mark(p99 <= 10)}); ` +
         `highest sustained with p99 ≤ 10 ms: ` +

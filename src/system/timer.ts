@@ -65,34 +65,36 @@ function p99(v: number[]): number {
   return v[v.length < P99_MIN_SLEEPS ? v.length - 1 : Math.ceil(0.99 * v.length) - 1];
 }
 
+/** A schedule of due times: due time `k` is at `k × gapMs`, the last is `lastK`; `k` is the
+ * next one not yet served. */
+export interface DueSchedule {
+  k: number;
+  readonly gapMs: number;
+  readonly lastK: number;
+}
+
 /**
- * Serves the due times a wake-up passed: due time `k` is at `k × gapMs`; each from `k` to
- * `lastK` that is not after `nowMs` gets its lateness (µs) pushed to `into`. Returns the next
- * due time's `k`. The schedule's bookkeeping in {@link timedSleepCost}, apart so it can be
- * checked without a clock.
+ * Serves the due times a wake-up at `nowMs` passed: each from `s.k` to `s.lastK` that is not
+ * after `nowMs` gets its lateness (µs) pushed to `into`, and `s.k` moves to the next one. The
+ * schedule's bookkeeping in {@link timedSleepCost}, apart so it can be checked without a clock.
  *
  * @example
  * ```ts
  * import { servePassed } from "./timer.ts";
  * import assert from "node:assert/strict";
  * const late: number[] = [];
- * // due every 1 ms; the wake-up meant for due time 1 came at 4.5 ms: four due times passed
- * assert.equal(servePassed(1, 4.5, 1, 10, late), 5);
+ * const s = { k: 1, gapMs: 1, lastK: 10 }; // due every 1 ms, ten of them
+ * servePassed(s, 4.5, late); // the wake-up meant for due time 1 came at 4.5 ms
+ * assert.equal(s.k, 5);
  * assert.deepEqual(late, [3500, 2500, 1500, 500]);
- * assert.equal(servePassed(5, 4.9, 1, 10, late), 5); // woke early (clock noise): none served
- * assert.equal(servePassed(9, 50, 1, 10, late), 11); // the schedule ends at due time 10
+ * servePassed(s, 4.9, late); // woke early (clock noise): none served
+ * assert.equal(s.k, 5);
+ * servePassed({ k: 9, gapMs: 1, lastK: 10 }, 50, late); // the schedule ends at due time 10
  * assert.deepEqual(late.slice(4), [41000, 40000]);
  * ```
  */
-export function servePassed(
-  k: number,
-  nowMs: number,
-  gapMs: number,
-  lastK: number,
-  into: number[],
-): number {
-  for (; k <= lastK && k * gapMs <= nowMs; k++) into.push((nowMs - k * gapMs) * 1000);
-  return k;
+export function servePassed(s: DueSchedule, nowMs: number, into: number[]): void {
+  for (; s.k <= s.lastK && s.k * s.gapMs <= nowMs; s.k++) into.push((nowMs - s.k * s.gapMs) * 1000);
 }
 
 const SYMBOLS = {
@@ -111,7 +113,7 @@ const SYMBOLS = {
  * before a sleep could begin.
  *
  * @param gapUs Time between due times, µs (200: the gap between sends at 5,000/s over 50
- *   connections with spread phases); at least 1, at most `seconds`.
+ *   connections with spread phases); at least 1, at most `seconds` × 10⁶.
  * @param seconds How long to keep the schedule.
  * @returns The cost per sleep, or null.
  * @throws {RangeError} On a gap or a time that is not a positive number, or a gap longer than
@@ -155,31 +157,30 @@ export function timedSleepCost(gapUs = 200, seconds = 1): SleepCost | null {
     const lateness: number[] = [];
     const gapMs = gapUs / 1000;
     const lastK = Math.floor((seconds * 1e6) / gapUs + 1e-9);
+    const schedule: DueSchedule = { k: 1, gapMs, lastK };
     const t0 = performance.now();
     const cpu0 = cpuUs();
-    for (let k = 1; k <= lastK;) {
+    let failures = 0;
+    while (schedule.k <= lastK) {
       const before = performance.now() - t0;
-      const waitMs = k * gapMs - before;
+      const waitMs = schedule.k * gapMs - before;
       let slept = false;
       if (waitMs > 0) {
         const ns = Math.max(1, Math.round(waitMs * 1e6));
         ts[0] = BigInt(Math.floor(ns / 1e9));
         ts[1] = BigInt(ns % 1e9);
-        // a failure before any sleep is a kernel without epoll_pwait2 (ENOSYS); after one, a
-        // signal (EINTR) cut the sleep short: not counted as one
+        // a signal (EINTR) cuts a sleep short: not counted as one; three failures in a row
+        // before any sleep are a kernel without epoll_pwait2 (ENOSYS)
         slept = C.epoll_pwait2(ep, events, 1, tsBytes, null) >= 0;
-        if (!slept && overshoot.length === 0) return null;
+        if (!slept && overshoot.length === 0 && ++failures === 3) return null;
       }
       const now = performance.now() - t0;
       if (slept) overshoot.push((now - before - waitMs) * 1000);
-      k = servePassed(k, now, gapMs, lastK, lateness);
+      servePassed(schedule, now, lateness);
     }
     const cpu = cpuUs() - cpu0;
     const sleeps = overshoot.length;
     if (sleeps === 0) return null;
-    if (lateness.length !== lastK) {
-      throw new Error(`timedSleepCost: ${lateness.length} of ${lastK} due times served`);
-    }
     return {
       gapUs,
       sleeps,

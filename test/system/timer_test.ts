@@ -25,8 +25,7 @@ Deno.test("timedSleepCost() leaves the thread's timer slack as it found it", () 
 Deno.test("timedSleepCost() serves each due time a late wake-up passed, as an open loop does", () => {
   // 10 µs between due times: a sleep and its wake-up take longer than that (30 µs or more on
   // the VMs, several µs on bare metal), so wake-ups pass more than one due time; each is served
-  // and counted (timedSleepCost throws when one was not: the lateness of each is checked
-  // without a clock in servePassed's example)
+  // and counted (the lateness of each is checked without a clock in servePassed's example)
   const c = timedSleepCost(10, 0.05);
   assert.ok(c !== null);
   assert.equal(c.dueTimes, 5000);

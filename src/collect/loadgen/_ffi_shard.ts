@@ -4,9 +4,10 @@
  * `_shard.ts` (`ShardOptions` in, `ShardOutcome` out, the same counts and histograms).
  *
  * One loop per Worker: send everything due, sleep in `epoll_pwait2` (ns timeout, 1 ns slack)
- * until the next due send or a reply, send what came due (before reading: replies carry the
- * kernel's stamps), read each ready connection with one `recv`, send what a reply made due.
- * One clock read per wake-up and per send; one fixed buffer per connection (one `send`), so
+ * until the next due send or a reply, send what came due (at pipeline 1 and after a sleep that
+ * replies could not end, before reading: replies carry the kernel's stamps), read each ready
+ * connection with one `recv`, send what a reply made due. A clock read or two per wake-up and
+ * one per send; one fixed buffer per connection (one `send`), so
  * nothing is allocated but the series' new seconds. Sleeps are at most {@link MAX_SLEEP_MS};
  * each wake-up checks the stop flag: 1 ends the sending window (Ctrl-C), 2 the run (deadline).
  *
@@ -183,12 +184,15 @@ export class FfiShard {
    * Whether a reply must wake the loop before `until`: a connection with every pipeline slot
    * busy has a send due by then (the send waits for it); or a reply could not be timed when it
    * arrived if read later: its connection's last reply had no kernel stamp, or it has more
-   * than one request out (replies read together carry one stamp, the last segment's).
+   * than one request out (replies read together carry one stamp, the last segment's); or a
+   * socket must wake it when it takes the bytes it refused (EPOLLOUT).
    */
   #blockedBy(until: number): boolean {
     const o = this.#o;
     for (const c of this.#conns) {
-      if (c.closed || c.outstanding === 0) continue;
+      if (c.closed) continue;
+      if (c.pending !== null) return true; // bytes a full socket did not take: EPOLLOUT wakes
+      if (c.outstanding === 0) continue;
       if (c.outstanding > 1 || c.stampless) return true;
       if (c.outstanding >= o.pipeline && c.next <= until && c.next < o.durationMs) return true;
     }
@@ -250,9 +254,11 @@ export class FfiShard {
       if (ns > 0 && this.#sending && !this.#blockedBy(until)) {
         C.epoll_pwait2(this.#sleepEp, evBytes, 1, tsBytes, null);
         // what came due leaves before the replies that arrived meanwhile are read (they carry
-        // the kernel's stamps): a due send does not wait for them
+        // the kernel's stamps): a due send does not wait for them. Pipeline 1 only: a connection
+        // in the heap then has nothing out, so no reply of its own is left unread (deeper, its
+        // unread reply would share a read, and a stamp, with the next one's)
         now = this.#clock();
-        if (Atomics.load(this.#stop, 0) === 0 && now < o.durationMs) {
+        if (o.pipeline === 1 && Atomics.load(this.#stop, 0) === 0 && now < o.durationMs) {
           while (heap.size > 0 && heap.peek()!.next <= now) this.#sendDue(heap.pop()!, now);
         }
         ts[0] = ts[2] = 0;

@@ -315,7 +315,7 @@ function withDeadline<T>(p: Promise<T>, ms: number, onTimeout: () => Promise<voi
 /**
  * The machine's own timer, the floor under the `ffi` engine's lateness: a schedule of due times
  * as far apart as the engine's sends (the gap between one Worker's sends, or the wake-up grid;
- * 20 µs–20 ms), about 150 gaps long (0.1–0.5 s, blocking this thread).
+ * 20 µs–20 ms), 150 gaps long clamped to 0.1–0.5 s (blocking this thread).
  */
 function machineTimer(plan: ShardOptions, workers: number): SleepCost | null {
   const gapUs = Math.min(
