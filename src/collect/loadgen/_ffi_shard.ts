@@ -7,9 +7,9 @@
  * until the next due send or a reply, send what came due (at pipeline 1 and after a sleep that
  * replies could not end, before reading: replies carry the kernel's stamps), read each ready
  * connection with one `recv`, send what a reply made due. A clock read or two per wake-up and
- * one per send; one fixed buffer per connection (one `send`), so
- * nothing is allocated but the series' new seconds. Sleeps are at most {@link MAX_SLEEP_MS};
- * each wake-up checks the stop flag: 1 ends the sending window (Ctrl-C), 2 the run (deadline).
+ * one per send; one fixed buffer per connection (one `send`), so nothing is allocated but the
+ * series' new seconds. Sleeps are at most {@link MAX_SLEEP_MS}; each wake-up checks the stop
+ * flag: 1 ends the sending window (Ctrl-C), 2 the run (deadline).
  *
  * @module
  */
