@@ -212,7 +212,8 @@ export interface SlotRing {
   readonly flags: Uint8Array;
   head: number;
   outstanding: number;
-  /** When the connection last became free (its last reply), ms. */
+  /** When the connection last became free, ms: the reply that freed it with every pipeline
+   * slot busy (at pipeline 1, its last reply). */
   readyAt: number;
 }
 
@@ -252,7 +253,29 @@ export function bookSend(
 
 /**
  * Books the reply to the connection's oldest request, at `t`: an error, or a completion with
- * its latency from the intended and from the actual send (measured requests only).
+ * its latency from the intended and from the actual send (measured requests only). A reply that
+ * frees a full connection (every pipeline slot busy) marks when it became free (`readyAt`): the
+ * wait until then is the queue part of the next send's delay. One that comes while a slot is
+ * free already changes nothing there: the connection was not what the next send waited for.
+ *
+ * @example
+ * ```ts
+ * import { bookReply, bookSend, emptyOutcome } from "./_outcome.ts";
+ * import assert from "node:assert/strict";
+ * const out = emptyOutcome();
+ * const w = { warmupMs: 0, durationMs: 100 };
+ * const c = { intended: new Float64Array(2), sentAt: new Float64Array(2),
+ *   flags: new Uint8Array(2), head: 0, outstanding: 0, readyAt: 0 }; // pipeline 2
+ * bookSend(out, c, 2, 10, 10, false, 0); // one out of two
+ * bookReply(out, c, 2, 20.3, false, w); // its reply, read after the next intended time (20)
+ * assert.equal(c.readyAt, 0); // a slot was free all along
+ * bookSend(out, c, 2, 20, 20.5, false, 0); // so its 0.5 ms are the timer's, none the queue's
+ * bookSend(out, c, 2, 21, 21, false, 0); // two out: the connection is full
+ * bookReply(out, c, 2, 23, false, w); // and free again at 23
+ * bookSend(out, c, 2, 22, 23.1, false, 0); // 1 ms waiting for it, then 0.1 ms for the timer
+ * assert.equal(Math.round(out.queue.maxValue / 1e3), 1000); // µs
+ * assert.equal(Math.round(out.lateness.maxValue / 1e3), 500);
+ * ```
  */
 // positional: the per-reply hot path of both engines (no object per call)
 export function bookReply(
@@ -265,8 +288,8 @@ export function bookReply(
 ): void {
   const slot = c.head;
   c.head = (c.head + 1) % depth;
+  if (c.outstanding === depth) c.readyAt = t; // it frees a full connection
   c.outstanding--;
-  c.readyAt = t;
   const flags = c.flags[slot];
   if (error) {
     countReply(out.series, t, undefined);

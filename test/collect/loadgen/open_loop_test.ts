@@ -176,7 +176,10 @@ for (const engine of ["ffi", "deno"] as const) {
         assert.equal(r.disconnects, 0);
         assert.equal(r.unanswered, 0);
         assert.equal(r.completed, r.sent);
-        assert.ok(r.sent >= 50, `sent ${r.sent} of 60`);
+        // sending went on once the server read (more than the first pipeline's 16); how many
+        // more of the 60 fit in the window depends on how fast it drains 16 MiB: not assumed
+        // (one run in nine sent 29 on a 2-core machine)
+        assert.ok(r.sent > 16, `sent ${r.sent} of 60`);
         assert.ok(r.fromIntended.maxMs >= 500, "requests waited for the sleeping server");
         // the machine's timer, measured before the step by the engine that sleeps: sleeps as
         // long as the gap between sends (25 ms at 40/s), at most 20 ms, for at most 0.5 s
