@@ -60,6 +60,7 @@ import { encodeCommand, RespReplyReader } from "../src/collect/loadgen/resp.ts";
 import { sustainedVerdict } from "../src/fixed_rate.ts";
 import { pin, pinChoice } from "./_pin.ts";
 import { timedSleepCost } from "../src/system/timer.ts";
+import { parsePidCpuTicks, USER_HZ } from "../src/collect/noise.ts";
 import { defaultQuantumMs } from "../src/collect/pubsub/engine.ts";
 import type { PubSubEngineName, PubSubMode } from "../src/collect/pubsub/mod.ts";
 
@@ -139,17 +140,17 @@ async function baseline(port: number, durationS: number, depth = 64): Promise<Ba
   return { delivered, ratePerSec: delivered / wallS, cpuPerDeliveryUs: (cpuS / delivered) * 1e6 };
 }
 
-/** CPU seconds (user + system) process `pid` has used so far; NaN once it is gone. */
+/** CPU seconds process `pid` (and the children it reaped) has used so far; NaN once it is
+ * gone. */
 function processCpuS(pid: number): number {
+  const file = `/proc/${pid}/stat`;
   let stat: string;
   try {
-    stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    stat = Deno.readTextFileSync(file);
   } catch {
     return NaN;
   }
-  // utime and stime, fields 14 and 15, in clock ticks (USER_HZ: 100 on Linux)
-  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(f[11]) + Number(f[12])) / 100;
+  return parsePidCpuTicks(stat, file) / USER_HZ;
 }
 
 const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(0)} %` : "-");

@@ -385,7 +385,7 @@ export interface NoiseRunFacts {
 }
 
 /** Clock ticks per second of `/proc` times (USER_HZ, 100 on every Linux kvlab runs on). */
-const USER_HZ = 100;
+export const USER_HZ = 100;
 
 /**
  * The `runs` noise columns of one run: {@link noiseFacts} of the snapshots taken just before and
