@@ -30,5 +30,4 @@ Deno.test("timedSleepCost() serves each due time a late wake-up passed, as an op
   assert.ok(c !== null);
   assert.equal(c.dueTimes, 5000);
   assert.ok(c.sleeps < c.dueTimes, `${c.dueTimes} due times, ${c.sleeps} sleeps`);
-  assert.ok(c.scheduleLatenessP99Us >= 0);
 });

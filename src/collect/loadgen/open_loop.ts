@@ -167,9 +167,9 @@ export interface OpenLoopResult extends OpenLoopCounts {
   setupCpuS: number;
   /** What a timed sleep cost on this machine just before the step (engine `ffi`: 0.1–0.5 s of
    * due times as far apart as the engine's, the gap between one Worker's sends or the
-   * `quantumMs` grid, within 20 µs–20 ms; not counted in the step's CPU or wall time): the step's send lateness
-   * p99 is not expected below its `scheduleLatenessP99Us`. Null for engine `deno`, or where it
-   * cannot be measured. */
+   * `quantumMs` grid, within 20 µs–20 ms; not counted in the step's CPU or wall time): the
+   * step's send lateness p99 is not expected below its `scheduleLatenessP99Us`. Null for engine
+   * `deno`, or where it cannot be measured. */
   timer: SleepCost | null;
   /** Requests completed per client CPU-second. */
   requestsPerCpuS: number;
