@@ -6,7 +6,7 @@
 
 import type { MemoryRow, RunsRow, ServerConfigRow, ServerInfoRow } from "../schema.ts";
 import type { HostFacts } from "./host.ts";
-import type { InfoField } from "./memory/info.ts";
+import type { InfoField } from "./formats/info/info.ts";
 import { redactInfo } from "../text/redact.ts";
 import type { ServerSnapshot } from "./server.ts";
 import type { RunInput } from "../store/writer.ts";

@@ -8,13 +8,18 @@
 
 import type { MemoryRow } from "../schema.ts";
 import { infoNumber, type MemoryFields, memoryViews } from "./_rows.ts";
-import type { BenchmarkArgs } from "./command.ts";
+import type { BenchmarkArgs } from "./formats/command.ts";
 import type { DetectedKind } from "./ingest/detect.ts";
-import { type DockerStatsRow, parseDockerStats } from "./memory/docker_stats.ts";
-import { type InfoField, parseInfo, type ServerIdentity, serverIdentity } from "./memory/info.ts";
+import { type DockerStatsRow, parseDockerStats } from "./formats/docker_stats/docker_stats.ts";
+import {
+  type InfoField,
+  parseInfo,
+  type ServerIdentity,
+  serverIdentity,
+} from "./formats/info/info.ts";
 import { redactInfo } from "../text/redact.ts";
 export { redactInfo };
-import { parseDbsize } from "./redis_cli.ts";
+import { parseDbsize } from "./formats/redis_cli/redis_cli.ts";
 
 /**
  * The `memory` columns of one container's `docker stats` line (nulls when there is none).
@@ -44,7 +49,7 @@ export function containerMemory(
  * @example
  * ```ts
  * import { keyspaceKeys } from "./_snapshot_rows.ts";
- * import { parseInfo } from "./memory/info.ts";
+ * import { parseInfo } from "./formats/info/info.ts";
  * import assert from "node:assert/strict";
  * assert.equal(keyspaceKeys(parseInfo("# Keyspace\ndb0:keys=3,expires=0\ndb1:keys=2,expires=0\n")), 5);
  * assert.equal(keyspaceKeys(parseInfo("# Memory\nused_memory:1\n")), null);
@@ -67,7 +72,7 @@ export function keyspaceKeys(info: readonly InfoField[]): number | null {
  * @example
  * ```ts
  * import { fillMemory } from "./_snapshot_rows.ts";
- * import { parseBenchmarkArgs } from "./command.ts";
+ * import { parseBenchmarkArgs } from "./formats/command.ts";
  * import assert from "node:assert/strict";
  * assert.deepEqual(fillMemory(parseBenchmarkArgs(["-t", "set", "-n", "1000"])), {
  *   target_keys: 1000,

@@ -8,10 +8,9 @@
  */
 
 export * from "./collector.ts";
-export * from "./command.ts";
+export * from "./formats/mod.ts";
 export * from "./host.ts";
 export * from "./process.ts";
-export * from "./redis_cli.ts";
 export * from "./redis_server.ts";
 export * from "./server.ts";
 export * from "./target.ts";

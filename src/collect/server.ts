@@ -7,7 +7,12 @@
  */
 
 import { Redis } from "ioredis";
-import { type InfoField, parseInfo, type ServerIdentity, serverIdentity } from "./memory/info.ts";
+import {
+  type InfoField,
+  parseInfo,
+  type ServerIdentity,
+  serverIdentity,
+} from "./formats/info/info.ts";
 import { redactConfigValue } from "../text/redact.ts";
 import type { ServerTarget } from "./target.ts";
 

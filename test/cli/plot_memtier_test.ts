@@ -3,7 +3,7 @@ import { ingestFile } from "../../src/collect/mod.ts";
 import { loadResults, plotChart } from "../../src/analyze/mod.ts";
 import { summaryCommand, summaryOptions } from "../../src/cli/summary.ts";
 
-const CORPUS = new URL("../../test/testdata/corpus/", import.meta.url).pathname;
+const CORPUS = new URL("../testdata/corpus/", import.meta.url).pathname;
 const RATIO = CORPUS + "memtier_2.3.0_redis-7.0.15_t2c10-ratio1-10-d256-test10s.json";
 const RUNS2 = CORPUS + "memtier_2.3.0_redis-7.0.15_t2c10-runcount2-test5s.json";
 const RATE = CORPUS + "memtier_2.3.0_redis-7.0.15_t2c10-ratelimit500-test10s.json";

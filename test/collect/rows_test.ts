@@ -9,9 +9,9 @@ import {
   runRow,
   snapshotRows,
 } from "../../src/collect/_rows.ts";
-import { testRows } from "../../src/collect/redis_benchmark/rows.ts";
-import { parseRedisBenchmark } from "../../src/collect/redis_benchmark/parse.ts";
-import { parseInfo } from "../../src/collect/memory/info.ts";
+import { testRows } from "../../src/collect/formats/redis_benchmark/rows.ts";
+import { parseRedisBenchmark } from "../../src/collect/formats/redis_benchmark/parse.ts";
+import { parseInfo } from "../../src/collect/formats/info/info.ts";
 
 const fixture = (name: string) =>
   Deno.readTextFileSync(new URL(`../testdata/corpus/${name}`, import.meta.url));

@@ -8,8 +8,8 @@
 
 import { readScriptBanner } from "../../text/lines.ts";
 import type { ByteLine } from "../../text/read_lines.ts";
-import { type BenchmarkArgs, parseBenchmarkArgs } from "../command.ts";
-import { RedisBenchmarkParser } from "../redis_benchmark/parse.ts";
+import { type BenchmarkArgs, parseBenchmarkArgs } from "../formats/command.ts";
+import { RedisBenchmarkParser } from "../formats/redis_benchmark/parse.ts";
 import { readPrompt, type TranscriptCommand, TranscriptSplitter } from "./transcript.ts";
 
 /** Where a block is in its file, and what {@link BlockSplitter} saw of its output. */

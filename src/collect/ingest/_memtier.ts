@@ -11,20 +11,24 @@
 import { ParseError } from "../../errors.ts";
 import type { MemtierBlock } from "./_blocks.ts";
 import type { IngestedRun, IngestOptions } from "./_run.ts";
-import { memtierCommandFacts } from "../memtier/args.ts";
-import { MEMTIER_FILE_ORDER, memtierSiblings, memtierVersionOfName } from "../memtier/files.ts";
+import { memtierCommandFacts } from "../formats/memtier/flags.ts";
+import {
+  MEMTIER_FILE_ORDER,
+  memtierSiblings,
+  memtierVersionOfName,
+} from "../formats/memtier/files.ts";
 import { runRow } from "../_rows.ts";
 import { type MemtierFileKind, memtierFileKind } from "./detect.ts";
-import { type HdrFileName, parseHdrFileName, parseHdrIntervalLog } from "../memtier/hdr.ts";
-import { parseMemtierJson } from "../memtier/json.ts";
-import { parseMemtierProgress } from "../memtier/progress.ts";
-import { parseMemtierReport } from "../memtier/report.ts";
+import { type HdrFileName, parseHdrFileName, parseHdrIntervalLog } from "../formats/memtier/hdr.ts";
+import { parseMemtierJson } from "../formats/memtier/json/parse.ts";
+import { parseMemtierProgress } from "../formats/memtier/progress.ts";
+import { parseMemtierReport } from "../formats/memtier/report.ts";
 import {
   type MemtierHdrLog,
   type MemtierParsed,
   type MemtierRows,
   memtierRows,
-} from "../memtier/rows.ts";
+} from "../formats/memtier/rows.ts";
 import { redactCommandLine, redactText } from "../../text/redact.ts";
 import { decodeText } from "../../text/decode.ts";
 import { type DatasetWriter, newRunId, type RunInput } from "../../store/writer.ts";
@@ -32,7 +36,7 @@ import {
   readMemtierJsonFile,
   type StreamedJson,
   writeMemtierSeries,
-} from "../memtier/json_file.ts";
+} from "../formats/memtier/json/file.ts";
 
 /** One file of a memtier run. */
 export interface MemtierMember {
@@ -187,7 +191,7 @@ export async function ingestMemtierGroup(
 
 /**
  * The run of a group, into `writer`: its JSON (the first) read in chunks and its series
- * written in parts as it is read again (see `../memtier/json_file.ts`), its other files read whole.
+ * written in parts as it is read again (see `../formats/memtier/json/file.ts`), its other files read whole.
  */
 async function writeGroup(
   group: MemtierGroup,

@@ -16,12 +16,12 @@ import type { Block, CaptureBlock, ImplicitBlock, ParsedBlock } from "./_blocks.
 import { RAW_REFS } from "../../store/layout.ts";
 import { copyRangeSync, hashRangeSync, readRangeSync } from "../../text/read_lines.ts";
 import { memoryRow, runRow, snapshotRows } from "../_rows.ts";
-import { testRows } from "../redis_benchmark/rows.ts";
+import { testRows } from "../formats/redis_benchmark/rows.ts";
 import { captureMemory, fillMemory, readCapture } from "../_snapshot_rows.ts";
-import type { BenchmarkArgs } from "../command.ts";
+import type { BenchmarkArgs } from "../formats/command.ts";
 import { describeKind, type DetectedKind, detectKind, KNOWN_FORMATS } from "./detect.ts";
 import { redactCommandLine, type RedactState, redactText, redactUrl } from "../../text/redact.ts";
-import type { RedisBenchmarkRun } from "../redis_benchmark/parse.ts";
+import type { RedisBenchmarkRun } from "../formats/redis_benchmark/parse.ts";
 import {
   type DatasetWriter,
   newRunId,

@@ -10,7 +10,7 @@
  */
 
 import { type Line, splitLines, stripAnsi } from "../../text/lines.ts";
-import { parseCommand, type ParsedCommand } from "../command.ts";
+import { parseCommand, type ParsedCommand } from "../formats/command.ts";
 
 /** A command typed at a prompt, as found in a transcript. */
 export interface TranscriptCommand {

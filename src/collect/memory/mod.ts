@@ -1,10 +1,8 @@
 /**
- * Memory: the key-count sweep and the sampler ({@link runMemorySweep}, {@link runMemorySampler}),
- * and the pure parsers of what they read (`INFO`, `docker stats`).
+ * Memory: the key-count sweep and the sampler ({@link runMemorySweep}, {@link runMemorySampler});
+ * the parsers of what they read (`INFO`, `docker stats`) are in `../formats/`.
  *
  * @module
  */
 
 export * from "./sweep.ts";
-export * from "./info.ts";
-export * from "./docker_stats.ts";

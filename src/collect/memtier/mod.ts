@@ -1,18 +1,9 @@
 /**
- * memtier_benchmark 2.x: pure parsers for everything it writes. `--json-out-file`
- * ({@link parseMemtierJson}), stdout ({@link parseMemtierReport}), stderr progress
- * ({@link parseMemtierProgress}) and the `--hdr-file-prefix` files ({@link parseHdrPercentiles},
- * {@link parseHdrIntervalLog}), with the HdrHistogram helpers they share. One `export *` of
- * this module exports them all.
+ * Live collection with memtier_benchmark ({@link runMemtier}): its argv from one typed flags
+ * object, the server snapshotted around it, every file it writes parsed by the pure readers of
+ * `../formats/memtier/`.
  *
  * @module
  */
 
-export * from "./types.ts";
-export * from "./json.ts";
-export * from "./json_stats.ts";
-export * from "./report.ts";
-export * from "./progress.ts";
-export * from "./hdr.ts";
-export * from "./rows.ts";
 export * from "./run.ts";

@@ -11,12 +11,12 @@
 import { ParseError } from "../../errors.ts";
 import * as collector from "../collector.ts";
 import type { CollectedRun, Measurement, StoredRun } from "../collector.ts";
-import { parseHdrFileName, parseHdrIntervalLog } from "./hdr.ts";
-import type { MemtierJson } from "./json.ts";
-import { readMemtierJsonFile, writeMemtierSeries } from "./json_file.ts";
-import { type MemtierProgress, parseMemtierProgress } from "./progress.ts";
-import { parseMemtierReport } from "./report.ts";
-import { type MemtierHdrLog, type MemtierRows, memtierRows } from "./rows.ts";
+import { parseHdrFileName, parseHdrIntervalLog } from "../formats/memtier/hdr.ts";
+import type { MemtierJson } from "../formats/memtier/json/parse.ts";
+import { readMemtierJsonFile, writeMemtierSeries } from "../formats/memtier/json/file.ts";
+import { type MemtierProgress, parseMemtierProgress } from "../formats/memtier/progress.ts";
+import { parseMemtierReport } from "../formats/memtier/report.ts";
+import { type MemtierHdrLog, type MemtierRows, memtierRows } from "../formats/memtier/rows.ts";
 import type { ProcessResult } from "../process.ts";
 import { redactArgv, redactRawText, redactSecret } from "../../text/redact.ts";
 import type { RunWriter } from "../../store/writer.ts";

@@ -1,9 +1,8 @@
 /**
- * redis-benchmark / valkey-benchmark: the pure parser of every output variant ({@link parseRedisBenchmark}),
- * its live progress, and live collection ({@link runRedisBenchmark}).
+ * Live collection with redis-benchmark / valkey-benchmark ({@link runRedisBenchmark}); the pure
+ * parser of its output is `../formats/redis_benchmark/`.
  *
  * @module
  */
 
-export * from "./parse.ts";
 export * from "./run.ts";

@@ -9,10 +9,10 @@
  */
 
 import { ParseError } from "../../errors.ts";
-import { testRows } from "./rows.ts";
+import { testRows } from "../formats/redis_benchmark/rows.ts";
 import { argvToCommand, collectRun, processFacts, runToolBetweenSnapshots } from "../collector.ts";
 import type { CollectedRun, Measurement, StoredRun, ToolRunOptions } from "../collector.ts";
-import { type BenchmarkArgs, benchmarkArgv } from "../command.ts";
+import { type BenchmarkArgs, benchmarkArgv } from "../formats/command.ts";
 import type { ProcessResult } from "../process.ts";
 import { redactArgv, REDACTED, redactRawText } from "../../text/redact.ts";
 import {
@@ -20,7 +20,7 @@ import {
   ProgressReader,
   RedisBenchmarkParser,
   type RedisBenchmarkRun,
-} from "./parse.ts";
+} from "../formats/redis_benchmark/parse.ts";
 import type { RunWriter } from "../../store/writer.ts";
 import { type ServerTarget, transportOf } from "../target.ts";
 

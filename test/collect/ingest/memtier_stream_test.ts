@@ -10,8 +10,11 @@ import fc from "fast-check";
 import pl from "nodejs-polars";
 import { ingestFile } from "../../../src/collect/mod.ts";
 import { loadTable } from "../../../src/analyze/mod.ts";
-import { MemtierJsonReader, parseMemtierJson } from "../../../src/collect/memtier/json.ts";
-import { memtierRows } from "../../../src/collect/memtier/rows.ts";
+import {
+  MemtierJsonReader,
+  parseMemtierJson,
+} from "../../../src/collect/formats/memtier/json/parse.ts";
+import { memtierRows } from "../../../src/collect/formats/memtier/rows.ts";
 import { tableFrame } from "../../../src/frame.ts";
 import { decodeText } from "../../../src/text/decode.ts";
 import { redactText } from "../../../src/text/redact.ts";

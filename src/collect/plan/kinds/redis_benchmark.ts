@@ -16,7 +16,7 @@ import {
   redisBenchmarkArgv,
   runRedisBenchmark,
 } from "../../redis_benchmark/run.ts";
-import { BENCHMARK_TEST_NAMES } from "../../redis_benchmark/params.ts";
+import { BENCHMARK_TEST_NAMES } from "../../formats/redis_benchmark/params.ts";
 import { connect, ServerUnreachableError } from "../../server.ts";
 import type { ServerTarget } from "../../target.ts";
 import { toolCommand } from "../../tools.ts";

@@ -1,0 +1,8 @@
+/**
+ * The reply of `INFO` (Redis, Valkey, Dragonfly, KeyDB): sections and fields, sizes read as
+ * bytes, and which server a reply names.
+ *
+ * @module
+ */
+
+export * from "./info.ts";
