@@ -11,7 +11,7 @@
 
 import cliProgress from "cli-progress";
 import process from "node:process";
-import type { ProgressEvent } from "../collect/formats/redis_benchmark/parse.ts";
+import type { ProgressEvent } from "../collect/formats/format.ts";
 import type { StudyEvent } from "../collect/plan/study.ts";
 
 /** How the live part of a cell (its tests' progress, a fill) is drawn. */

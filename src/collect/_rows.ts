@@ -6,8 +6,8 @@
 
 import type { MemoryRow, RunsRow, ServerConfigRow, ServerInfoRow } from "../schema.ts";
 import type { HostFacts } from "./host.ts";
-import type { InfoField } from "./formats/info/info.ts";
-import { redactInfo } from "../text/redact.ts";
+import { type InfoField, infoNumber, infoRows } from "./formats/info/info.ts";
+import type { MemoryFields } from "./formats/format.ts";
 import type { ServerSnapshot } from "./server.ts";
 import type { RunInput } from "../store/writer.ts";
 
@@ -45,31 +45,6 @@ export function runRow(fields: RunFields, host?: HostFacts): RunInput {
   };
 }
 
-/**
- * A number from INFO fields: the first of `keys` that is present with a numeric value
- * (`used_memory`, then `used_memory_human`, …), or null.
- *
- * @example
- * ```ts
- * import { infoNumber } from "./_rows.ts";
- * import assert from "node:assert/strict";
- * const info = [{ section: "Memory", key: "used_memory_human", value: "1.00K", valueNum: 1024 }];
- * assert.equal(infoNumber(info, "used_memory", "used_memory_human"), 1024);
- * assert.equal(infoNumber(info, "maxmemory"), null);
- * ```
- */
-export function infoNumber(
-  info: readonly InfoField[] | undefined,
-  ...keys: readonly string[]
-): number | null {
-  if (!info) return null;
-  for (const k of keys) {
-    const v = info.find((f) => f.key === k)?.valueNum;
-    if (v !== undefined && v !== null) return v;
-  }
-  return null;
-}
-
 /** `server_info` and `server_config` rows of server snapshots (`before`, `after`, …). */
 export function snapshotRows(
   runId: string,
@@ -81,16 +56,7 @@ export function snapshotRows(
   const config: ServerConfigRow[] = [];
   for (const [phase, snap] of snaps) {
     if (!snap) continue;
-    for (const f of redactInfo(snap.info)) {
-      info.push({
-        run_id: runId,
-        phase,
-        section: f.section,
-        key: f.key,
-        value: f.value,
-        value_num: f.valueNum,
-      });
-    }
+    info.push(...infoRows(runId, phase, snap.info));
     if (snap.dbsize !== null) {
       info.push({
         run_id: runId,
@@ -104,21 +70,6 @@ export function snapshotRows(
     for (const [key, value] of snap.config) config.push({ run_id: runId, phase, key, value });
   }
   return { info, config };
-}
-
-/**
- * The INFO memory views of a `memory` row (`used_memory`, `used_memory_rss`, `used_memory_peak`,
- * each falling back to its `_human` form, as `INFO memory | grep human` excerpts have only those).
- */
-export function memoryViews(
-  info: readonly InfoField[],
-): Pick<MemoryRow, "used_memory_bytes" | "used_memory_rss_bytes" | "used_memory_peak_bytes"> {
-  const num = (k: string) => infoNumber(info, k, `${k}_human`);
-  return {
-    used_memory_bytes: num("used_memory"),
-    used_memory_rss_bytes: num("used_memory_rss"),
-    used_memory_peak_bytes: num("used_memory_peak"),
-  };
 }
 
 /** The host columns of a `runs` row. */
@@ -145,9 +96,6 @@ export function hostColumns(host: HostFacts): HostColumns {
     deno_version: host.denoVersion,
   };
 }
-
-/** The measurement columns of a `memory` row. */
-export type MemoryFields = Partial<Omit<MemoryRow, "run_id" | "step" | "server">>;
 
 /** A `memory` row of step `at.step` on `at.server`: every measurement null, then the given fields. */
 export function memoryRow(

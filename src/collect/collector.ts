@@ -2,7 +2,7 @@
  * The one live-run skeleton every collector uses (redis-benchmark, memtier_benchmark, kvlab's
  * open-loop and pub/sub engines, the memory sweep and sampler), and the contracts they share:
  * what a collector is told ({@link CollectOptions}), what it returns ({@link CollectedRun}), a
- * tool's live progress ({@link ProgressEvent}) and how a command is shown ({@link argvToCommand}).
+ * and how a command is shown ({@link argvToCommand}).
  *
  * {@link collectRun} does, once for all of them: host facts and the clock, the run's writer,
  * the measurement (the collector's own), a disk-full error naming the run's folder, the `runs`
@@ -16,7 +16,8 @@
 
 import { diskFullAt, writingAt } from "../system/disk.ts";
 import { readSystemFiles } from "../system/proc.ts";
-import { infoNumber, type RunFields, runRow, serverColumns, snapshotRows } from "./_rows.ts";
+import { type RunFields, runRow, serverColumns, snapshotRows } from "./_rows.ts";
+import { infoNumber } from "./formats/info/info.ts";
 import {
   noiseRunColumns,
   type NoiseSnapshot,
@@ -115,13 +116,6 @@ export interface CollectedRun {
   command: string;
   interrupted: boolean;
 }
-
-/** A tool's live progress, as a plan shows it (redis-benchmark's `rps=` lines, memtier's). */
-export type ProgressEvent =
-  /** `TEST: rps=… (overall: …) avg_msec=…` (6.2+) or `TEST: 123.45` (≤6.0). */
-  | { kind: "progress"; test: string; opsPerSec: number | null; overallOpsPerSec: number | null }
-  /** A test's result was printed (report header, -q line or CSV row). */
-  | { kind: "done"; test: string; opsPerSec: number | null };
 
 /** What a measurement saw of the server: INFO/CONFIG snapshots before and after. */
 export interface Measurement {

@@ -1,14 +1,8 @@
 import assert from "node:assert/strict";
 import { type TableName, TABLES } from "../../src/schema.ts";
 import { tableFrame } from "../../src/frame.ts";
-import {
-  hostColumns,
-  infoNumber,
-  memoryRow,
-  memoryViews,
-  runRow,
-  snapshotRows,
-} from "../../src/collect/_rows.ts";
+import { hostColumns, memoryRow, runRow, snapshotRows } from "../../src/collect/_rows.ts";
+import { infoNumber, memoryViews } from "../../src/collect/formats/info/info.ts";
 import { testRows } from "../../src/collect/formats/redis_benchmark/rows.ts";
 import { parseRedisBenchmark } from "../../src/collect/formats/redis_benchmark/parse.ts";
 import { parseInfo } from "../../src/collect/formats/info/info.ts";

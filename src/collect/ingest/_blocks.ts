@@ -1,16 +1,18 @@
 /**
  * The block splitter of ingest: lines of a raw output or transcript in, blocks out. A block is
- * one command and its output (or the output before any command), with the parser that reads it
- * when it is benchmark output. Pure: no file access, no clock.
+ * one command and its output, or output with no command before it; the registry's formats say
+ * which format reads it (the command's program, or the text itself), and a lines format's reader
+ * is fed as the lines come. Pure: no file access, no clock.
  *
  * @module
  */
 
 import { readScriptBanner } from "../../text/lines.ts";
 import type { ByteLine } from "../../text/read_lines.ts";
-import { type BenchmarkArgs, parseBenchmarkArgs } from "../formats/command.ts";
-import { RedisBenchmarkParser } from "../formats/redis_benchmark/parse.ts";
-import { readPrompt, type TranscriptCommand, TranscriptSplitter } from "./transcript.ts";
+import { FormatDetector } from "../formats/detect.ts";
+import type { LineReader, OutputFormat } from "../formats/format.ts";
+import { FALLBACK_FORMAT, formatForCommand, formatsForCommand } from "../formats/registry.ts";
+import { readPrompt, type TranscriptCommand, TranscriptSplitter } from "../formats/transcript.ts";
 
 /** Where a block is in its file, and what {@link BlockSplitter} saw of its output. */
 export interface BlockSpan {
@@ -30,59 +32,55 @@ export interface BlockSpan {
   startedAt: Date | null;
 }
 
-/** A block of benchmark output and the parser reading it. */
-export type BenchmarkBlock =
-  & BlockSpan
-  & {
-    /** Output of a `redis-benchmark` / `valkey-benchmark` command typed at a prompt. */
-    kind: "benchmark";
-    command: TranscriptCommand;
-    args: BenchmarkArgs;
-    parser: RedisBenchmarkParser;
-  };
-
 /**
- * Output with no command before it (a raw output file, or the text before a transcript's
- * first prompt): read as benchmark output; a `script(1)` banner may name its command.
+ * A block a format reads: a command's output (the command chose the format), or output with no
+ * command before it (a raw output file, or the text before a transcript's first prompt), whose
+ * format its text tells.
  */
-export type ImplicitBlock =
+export type ReadBlock =
   & BlockSpan
   & {
-    kind: "implicit";
+    kind: "read";
     command: TranscriptCommand | undefined;
-    args: BenchmarkArgs | undefined;
-    parser: RedisBenchmarkParser;
+    /**
+     * The format that reads it, once known: the command's, when only one of its program's
+     * formats accepts it; else the one its text is recognised as.
+     */
+    chosen: OutputFormat | undefined;
+    /** What the output is, line by line, while that is not known. */
+    detector: FormatDetector | undefined;
+    /** The format that reads it when its text is recognised as none of the detector's. */
+    fallback: OutputFormat;
+    /** The reader of a lines format, fed as lines come; undefined until it is known. */
+    reader: LineReader | undefined;
+    /** Lines of output with no command kept until its format is known (bounded). */
+    held: { text: string; line: number; terminated: boolean }[];
+    heldChars: number;
   };
-
-/** Output of `redis-cli` / `valkey-cli` or `docker stats`: a capture read whole at its end. */
-export type CaptureBlock = BlockSpan & { kind: "capture"; command: TranscriptCommand };
 
 /** A command whose output kvlab does not read; a non-empty reason is reported. */
 export type SkipBlock = BlockSpan & { kind: "skip"; command: TranscriptCommand; reason: string };
 
-/** Output of a `memtier_benchmark` command (stdout and stderr), read whole at its end. */
-export type MemtierBlock = BlockSpan & { kind: "memtier"; command: TranscriptCommand };
+/** One block of a file. */
+export type Block = ReadBlock | SkipBlock;
 
-/** One block of a file, by kind. */
-export type Block = BenchmarkBlock | ImplicitBlock | CaptureBlock | SkipBlock;
+/** Characters of output with no command held while its format is not known yet. */
+const HELD_MAX_CHARS = 4 << 20;
 
-/** A block as {@link BlockSplitter} gives it: memtier blocks are run apart from the others. */
-export type SplitBlock = Block | MemtierBlock;
-
-/** A block whose output a benchmark parser reads. */
-export type ParsedBlock = BenchmarkBlock | ImplicitBlock;
-
-/** What a command makes of a block (everything but its span). */
-type BlockHead =
-  | Pick<BenchmarkBlock, "kind" | "command" | "args" | "parser">
-  | Pick<ImplicitBlock, "kind" | "command" | "args" | "parser">
-  | Pick<CaptureBlock, "kind" | "command">
-  | Pick<SkipBlock, "kind" | "command" | "reason">
-  | Pick<MemtierBlock, "kind" | "command">;
+/**
+ * The format a read block is read with: its command's, or the one its text was recognised as,
+ * or the fallback that says what it expected.
+ *
+ * @param b The block.
+ * @returns The format.
+ */
+export function blockFormat(b: ReadBlock): OutputFormat {
+  return b.chosen ?? b.detector?.best ?? b.fallback;
+}
 
 /**
  * Splits lines into blocks as they come: {@link push} returns the block a new command ends,
- * {@link end} the last one. The current block can be inspected (for its parser) meanwhile.
+ * {@link end} the last one. The current block can be inspected (for its reader) meanwhile.
  *
  * @example
  * ```ts
@@ -98,18 +96,17 @@ type BlockHead =
  * assert.equal(s.push(line("$ redis-cli dbsize", 1)), undefined);
  * assert.equal(s.push(line("(integer) 3", 2)), undefined);
  * const done = s.push(line("$ redis-benchmark -q -t set", 3));
- * assert.equal(done?.kind, "capture");
+ * assert.equal(done?.kind === "read" && done.chosen?.name, "redis-cli-dbsize");
  * assert.equal(done?.lastLine, 2);
  * s.push(line("SET: 1.00 requests per second", 4));
  * const last = s.end();
- * assert.equal(last?.kind, "benchmark");
- * assert.equal(last?.kind === "benchmark" && last.parser.finish().tests.length, 1);
+ * assert.equal(last?.kind === "read" && last.reader?.finish("r").tests, 1);
  * ```
  */
 export class BlockSplitter {
   readonly #file: string;
   readonly #prompts = new TranscriptSplitter();
-  #current: SplitBlock | undefined;
+  #current: Block | undefined;
   #sawCommand = false;
 
   /** @param file The file's path, for parse errors and skip reasons. */
@@ -118,7 +115,7 @@ export class BlockSplitter {
   }
 
   /** The block being read, if any. */
-  get current(): SplitBlock | undefined {
+  get current(): Block | undefined {
     return this.#current;
   }
 
@@ -133,32 +130,30 @@ export class BlockSplitter {
    * @param l The line, with its byte range.
    * @returns The block the line ends (when it starts a new command), else undefined.
    */
-  push(l: ByteLine): SplitBlock | undefined {
+  push(l: ByteLine): Block | undefined {
     const e = this.#prompts.push(l);
     if (e.kind === "command") {
       this.#sawCommand = true;
-      const done = this.#current;
-      this.#current = { ...span(l, true), ...this.#head(e.command) };
+      const done = this.#end(this.#current);
+      this.#current = this.#block(span(l, true), e.command);
       return done;
     }
     const b = this.#current;
     if (e.kind === "continuation") {
       // The command grew: read it again (no output came yet, so the block starts over).
       if (b) {
-        this.#current = {
-          ...spanOf(b),
-          lastLine: l.line,
-          byteEnd: l.byteEnd,
-          ...this.#head(e.command),
-        };
+        this.#current = this.#block(
+          { ...spanOf(b), lastLine: l.line, byteEnd: l.byteEnd },
+          e.command,
+        );
       }
       return undefined;
     }
     if (b === undefined) {
-      this.#current = { ...span(l, false), ...this.#head(undefined) };
-      feed(this.#current, l);
+      this.#current = this.#block(span(l, false), undefined);
+      this.#feed(this.#current, l);
     } else {
-      feed(b, l);
+      this.#feed(b, l);
     }
     return undefined;
   }
@@ -168,14 +163,99 @@ export class BlockSplitter {
    *
    * @returns The last block, if any line came.
    */
-  end(): SplitBlock | undefined {
-    const done = this.#current;
+  end(): Block | undefined {
+    const done = this.#end(this.#current);
     this.#current = undefined;
     return done;
   }
 
-  #head(command: TranscriptCommand | undefined): BlockHead {
-    return classify(command, this.#file);
+  /** A block's head: what its command makes of its output. */
+  #block(s: BlockSpan, command: TranscriptCommand | undefined): Block {
+    const read = (formats: readonly OutputFormat[] | undefined): ReadBlock => {
+      // one format, or a lines format first: read as the lines come; else told by the text
+      const chosen = formats && (formats.length === 1 || formats[0].reading === "lines")
+        ? formats[0]
+        : undefined;
+      return {
+        ...s,
+        kind: "read",
+        command,
+        chosen,
+        detector: chosen ? undefined : new FormatDetector(formats),
+        fallback: formats?.[0] ?? FALLBACK_FORMAT,
+        reader: chosen?.reading === "lines"
+          ? chosen.reader({ file: this.#file, command: command?.parsed })
+          : undefined,
+        held: [],
+        heldChars: 0,
+      };
+    };
+    if (command === undefined) return read(undefined);
+    const f = formatForCommand(command.parsed);
+    if (f === null) return { ...s, kind: "skip", command, reason: "" };
+    if ("skip" in f) {
+      return { ...s, kind: "skip", command, reason: `${this.#file}:${command.line}: ${f.skip}` };
+    }
+    return read(formatsForCommand(command.parsed));
+  }
+
+  /** Adds an output line to a block: its span, sample, `script(1)` banner and reader. */
+  #feed(b: Block, l: ByteLine): void {
+    b.lastLine = l.line;
+    b.byteEnd = l.byteEnd;
+    if (l.text.trim() !== "") {
+      b.nonBlank++;
+      if (b.sample.length < 50) b.sample.push(l.text);
+      if (b.startedAt === null) this.#banner(b, l);
+    }
+    if (b.kind !== "read") return;
+    if (b.reader) return b.reader.push(l.text, l.line, l.terminated);
+    if (b.detector === undefined) return; // a text format: read whole at the end
+    b.detector.push(l.text);
+    if (b.detector.formats.some((f) => f.reading === "lines")) {
+      b.held.push({ text: l.text, line: l.line, terminated: l.terminated });
+      b.heldChars += l.text.length;
+    }
+    if (b.detector.decided || b.heldChars > HELD_MAX_CHARS) this.#start(b);
+  }
+
+  /**
+   * Output with no command whose format is known (or can be known no better): a lines format's
+   * reader is made and given the lines held so far.
+   */
+  #start(b: ReadBlock): void {
+    const f = blockFormat(b);
+    if (f.reading === "lines") {
+      b.reader = f.reader({ file: this.#file, command: b.command?.parsed });
+      for (const h of b.held) b.reader.push(h.text, h.line, h.terminated);
+    }
+    b.detector = undefined;
+    b.chosen = f;
+    b.held = [];
+    b.heldChars = 0;
+  }
+
+  #end(b: Block | undefined): Block | undefined {
+    if (b?.kind === "read" && b.detector !== undefined) this.#start(b);
+    return b;
+  }
+
+  /**
+   * A `script(1)` banner: when the capture started, and, for output with no command, the
+   * command it names (its flags then reach the reader).
+   */
+  #banner(b: Block, l: ByteLine): void {
+    const banner = readScriptBanner(l.text);
+    if (banner === null) return;
+    b.startedAt = banner.startedAt;
+    if (banner.command === null || b.kind !== "read" || b.command !== undefined) return;
+    const c = readPrompt(`$ ${banner.command}`, l.line);
+    if (!c) return;
+    // a command of the format the output is read with: its flags reach the reader
+    const f = formatForCommand(c.parsed);
+    if (!f || !("format" in f) || f.format !== blockFormat(b)) return;
+    b.command = { ...c, prompt: "script" };
+    b.reader?.learnCommand?.(c.parsed);
   }
 }
 
@@ -191,77 +271,7 @@ function span(l: ByteLine, isCommand: boolean): BlockSpan {
   };
 }
 
-function spanOf(b: SplitBlock): BlockSpan {
+function spanOf(b: Block): BlockSpan {
   const { firstLine, lastLine, byteStart, byteEnd, nonBlank, sample, startedAt } = b;
   return { firstLine, lastLine, byteStart, byteEnd, nonBlank, sample, startedAt };
-}
-
-/** What a command's tool makes of its output. */
-function classify(command: TranscriptCommand | undefined, file: string): BlockHead {
-  if (command === undefined) {
-    return {
-      kind: "implicit",
-      command,
-      args: undefined,
-      parser: new RedisBenchmarkParser({ file }),
-    };
-  }
-  const skip = (reason: string): BlockHead => ({ kind: "skip", command, reason });
-  const tool = command.parsed.tool;
-  switch (tool) {
-    case "redis-benchmark":
-    case "valkey-benchmark": {
-      try {
-        const args = parseBenchmarkArgs(command.parsed.args);
-        return {
-          kind: "benchmark",
-          command,
-          args,
-          parser: new RedisBenchmarkParser({ file, args }),
-        };
-      } catch (e) {
-        return skip(`${file}:${command.line}: ${(e as Error).message}`);
-      }
-    }
-    case "redis-cli":
-    case "valkey-cli":
-      return { kind: "capture", command };
-    case "docker":
-      if (command.parsed.args[0] === "stats") return { kind: "capture", command };
-      return skip("docker command other than stats");
-    case "memtier_benchmark":
-      return { kind: "memtier", command };
-    default:
-      return skip("");
-  }
-}
-
-/** Adds an output line to a block: its span, sample, `script(1)` banner and parser. */
-function feed(b: SplitBlock, l: ByteLine): void {
-  b.lastLine = l.line;
-  b.byteEnd = l.byteEnd;
-  if (l.text.trim() === "") return;
-  b.nonBlank++;
-  if (b.sample.length < 50) b.sample.push(l.text);
-  if (b.startedAt === null) {
-    const banner = readScriptBanner(l.text);
-    if (banner !== null) {
-      if (banner.command !== null && b.kind === "implicit" && b.command === undefined) {
-        nameCommand(b, banner.command, l.line);
-      }
-      b.startedAt = banner.startedAt;
-    }
-  }
-  if (b.kind === "benchmark" || b.kind === "implicit") b.parser.push(l.text, l.line, l.terminated);
-}
-
-/** Gives output with no prompt the benchmark command its `script(1)` banner names. */
-function nameCommand(b: ImplicitBlock, command: string, line: number): void {
-  const c = readPrompt(`$ ${command}`, line);
-  if (!c || (c.parsed.tool !== "redis-benchmark" && c.parsed.tool !== "valkey-benchmark")) return;
-  try {
-    b.args = parseBenchmarkArgs(c.parsed.args);
-    b.parser.setArgs(b.args);
-    b.command = { ...c, prompt: "script" };
-  } catch { /* a command kvlab cannot read: keep the output without it */ }
 }

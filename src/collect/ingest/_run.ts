@@ -1,76 +1,36 @@
 /**
- * Run assembly for ingest: turns the blocks of one file into runs (the `runs` row, the
- * results and memory tables) and adds them to the dataset's current batch; at the end of the
- * file, one redacted copy of the whole file is stored, content-addressed, and each run points
- * to its byte and line range in it. A benchmark run is committed when the next one starts, so
- * the DBSIZE / INFO / docker stats captures printed after a fill can add its memory row.
+ * Run assembly for ingest: turns the blocks of one file into runs with the registry's formats
+ * and adds them to the dataset's current batch; at the end of the file, one redacted copy of the
+ * whole file is stored, content-addressed, and each run points to its byte and line range in it.
+ * A run is committed when the next one starts, so the DBSIZE / INFO / docker stats captures
+ * printed after a fill can add its memory row.
  *
  * @module
  */
 
-import { Dataset, type DatasetRef } from "../../store/dataset.ts";
+import { Dataset } from "../../store/dataset.ts";
 import { createHash } from "node:crypto";
 import { ParseError, UnknownFormatError } from "../../errors.ts";
 import type { MemoryRow } from "../../schema.ts";
-import type { Block, CaptureBlock, ImplicitBlock, ParsedBlock } from "./_blocks.ts";
+import { type Block, blockFormat, type ReadBlock } from "./_blocks.ts";
 import { RAW_REFS } from "../../store/layout.ts";
 import { copyRangeSync, hashRangeSync, readRangeSync } from "../../text/read_lines.ts";
-import { memoryRow, runRow, snapshotRows } from "../_rows.ts";
-import { testRows } from "../formats/redis_benchmark/rows.ts";
-import { captureMemory, fillMemory, readCapture } from "../_snapshot_rows.ts";
-import type { BenchmarkArgs } from "../formats/command.ts";
-import { describeKind, type DetectedKind, detectKind, KNOWN_FORMATS } from "./detect.ts";
-import { redactCommandLine, type RedactState, redactText, redactUrl } from "../../text/redact.ts";
-import type { RedisBenchmarkRun } from "../formats/redis_benchmark/parse.ts";
+import { memoryRow } from "../_rows.ts";
+import { describeText, detectText } from "../formats/detect.ts";
+import type { FormatRun, MemoryFields } from "../formats/format.ts";
+import { knownFormats, toolFromFileName } from "../formats/registry.ts";
+import { type RedactState, redactText } from "../../text/redact.ts";
+import type { DatasetWriter, RawRef, RunWriter } from "../../store/writer.ts";
+import { newRunId } from "../../store/writer.ts";
 import {
-  type DatasetWriter,
-  newRunId,
-  type RawRef,
-  type RunRecord,
-  type RunWriter,
-} from "../../store/writer.ts";
+  formatRunRecord,
+  type IngestedRun,
+  ingestedRun,
+  type IngestOptions,
+  type RunOrigin,
+} from "./_stored_run.ts";
 
-/** Options of `ingestFile` and `ingestPaths` (re-exported by `ingest.ts`). */
-export interface IngestOptions {
-  /** The dataset (or its directory). */
-  data: DatasetRef;
-  /** Label stored on every run. */
-  label?: string;
-  /**
-   * Server name (redis, valkey, dragonfly, keydb, …) stored on every run.
-   * @default {"unknown"}
-   */
-  server?: string;
-  /** Server version stored on every run. */
-  serverVersion?: string;
-  /** Tool name, for outputs whose command is not known (otherwise taken from the file name). */
-  tool?: string;
-  /** Tool version. */
-  toolVersion?: string;
-  /** User tags stored as JSON on every run. */
-  tags?: Record<string, string>;
-  /**
-   * The clock, for `ingested_at` and run ids.
-   * @default {() => new Date()}
-   */
-  now?: () => Date;
-  /**
-   * Stops ingest between files (and abandons the file being read): what is complete is
-   * committed, the rest is left for a retry.
-   */
-  signal?: AbortSignal;
-}
-
-/** One run written from a file. */
-export interface IngestedRun {
-  runId: string;
-  status: "complete" | "incomplete" | "failed";
-  tool: string;
-  tests: number;
-  /** First line of the run's block in the file. */
-  line: number;
-  warnings: number;
-}
+export type { IngestedRun, IngestOptions };
 
 /** The file being ingested, open for reading its blocks' bytes. */
 export interface SourceFile {
@@ -89,25 +49,19 @@ export interface RunSink {
 /** A run written to tmp/ but not yet committed. */
 interface Pending {
   writer: RunWriter;
-  record: RunRecord;
-  info: IngestedRun;
+  run: FormatRun;
+  origin: RunOrigin;
   memory: MemoryRow[];
-  args: BenchmarkArgs | undefined;
 }
 
 /** A long block's run, written in Parquet parts as it is read. */
 interface Parts {
   writer: RunWriter;
-  /** Tests already written. */
-  written: number;
 }
-
-/** Bytes of a standalone capture kvlab reads whole (INFO, docker stats, DBSIZE, latency). */
-const SNAPSHOT_MAX_BYTES = 16 << 20;
 
 /**
  * Makes the runs of one file, block by block: {@link add} each finished block, {@link flush}
- * a long block's finished tests as it goes, {@link end} at the end, {@link abort} on an error.
+ * a long block's finished rows as it goes, {@link end} at the end, {@link abort} on an error.
  */
 export class RunAssembler {
   readonly #src: SourceFile;
@@ -144,14 +98,14 @@ export class RunAssembler {
     this.#sink = sink;
   }
 
-  /** Writes the tests the current (long) block has finished so far as a Parquet part. */
-  flush(b: ParsedBlock): void {
-    this.#parts ??= { writer: this.#dataset.run(newRunId(this.#now())), written: 0 };
-    const tests = b.parser.takeCompleted();
-    const rows = testRows(this.#parts.writer.runId, tests, this.#parts.written);
-    this.#parts.writer.writePart("results", rows.results);
-    this.#parts.writer.writePart("latency_distribution", rows.distribution);
-    this.#parts.written += tests.length;
+  /** Writes the rows the current (long) block's reader has finished so far as Parquet parts. */
+  flush(b: ReadBlock): void {
+    if (!b.reader) return;
+    this.#parts ??= { writer: this.#dataset.run(newRunId(this.#now())) };
+    const tables = b.reader.take(this.#parts.writer.runId);
+    for (const [table, rows] of Object.entries(tables)) {
+      this.#parts.writer.writePart(table as "results", rows as never[]);
+    }
   }
 
   /**
@@ -161,21 +115,33 @@ export class RunAssembler {
    * @param sawCommand Whether the file had a command at a prompt by the time the block ended.
    */
   add(b: Block, sawCommand: boolean): void {
-    const made = this.#toRun(b, sawCommand);
-    this.#parts = undefined;
-    if (made === undefined) return;
-    if ("skip" in made) {
-      this.#sink.skipped.push({ line: b.firstLine, reason: made.skip });
-    } else if (b.kind === "capture") {
-      if (this.#pending) this.#addMemoryFacts(this.#pending, b);
-      this.#sink.runs.push(commit(made));
-    } else {
-      this.#commitPending();
-      this.#pending = made;
+    if (b.kind === "skip") {
+      this.#parts = undefined;
+      if (b.reason) this.#sink.skipped.push({ line: b.firstLine, reason: redactText(b.reason) });
+      return;
     }
+    const format = blockFormat(b);
+    if (b.command && format.capture) {
+      // a capture typed after a run: its own raw run, and its facts for the run's memory row
+      this.#parts = undefined;
+      if (b.nonBlank === 0) return;
+      if (this.#pending) this.#addMemoryFacts(this.#pending, b);
+      this.#sink.runs.push(this.#commit(this.#prepare(b, rawRun())));
+      return;
+    }
+    const made = this.#read(b, sawCommand);
+    if (made === undefined || "skip" in made) {
+      this.#parts?.writer.abort();
+      this.#parts = undefined;
+      if (made) this.#sink.skipped.push({ line: b.firstLine, reason: made.skip });
+      return;
+    }
+    this.#commitPending();
+    this.#pending = this.#prepare(b, made);
+    this.#parts = undefined;
   }
 
-  /** Commits the last benchmark run, and stores the file's raw copy that every run points to. */
+  /** Commits the last run, and stores the file's raw copy that every run points to. */
   end(): void {
     this.#commitPending();
     if (this.#spans.length > 0) this.#storeRawCopy();
@@ -188,79 +154,89 @@ export class RunAssembler {
   }
 
   #commitPending(): void {
-    if (this.#pending) this.#sink.runs.push(commit(this.#pending));
+    if (this.#pending) this.#sink.runs.push(this.#commit(this.#pending));
     this.#pending = undefined;
   }
 
-  #toRun(b: Block, sawCommand: boolean): Pending | { skip: string } | undefined {
+  #commit(p: Pending): IngestedRun {
+    const record = formatRunRecord(p.run, { ...p.origin, memory: p.memory });
+    p.writer.commit(record);
+    return ingestedRun(p.run, {
+      runId: p.writer.runId,
+      tool: record.run.tool,
+      line: p.origin.source.firstLine ?? 1,
+    });
+  }
+
+  /** The run a format reads in a block, why it is skipped, or undefined for prose. */
+  #read(b: ReadBlock, sawCommand: boolean): FormatRun | { skip: string } | undefined {
     const path = this.#src.path;
-    if (b.kind === "skip") return b.reason ? { skip: redactText(b.reason) } : undefined;
-    if (b.kind === "capture") return b.nonBlank === 0 ? undefined : this.#prepare(b, undefined);
-    let parsed: RedisBenchmarkRun;
+    const format = blockFormat(b);
+    // the run's writer: its id is in every row the format makes
+    this.#parts ??= { writer: this.#dataset.run(newRunId(this.#now())) };
+    const runId = this.#parts.writer.runId;
     try {
-      parsed = b.parser.finish();
+      if (format.reading === "lines") return b.reader!.finish(runId);
+      if (b.byteEnd - b.byteStart > format.maxBytes) {
+        if (b.command) return { skip: `${path}:${b.firstLine}: output too long` };
+        throw new ParseError(`at most ${format.maxBytes} bytes of ${format.description}`, {
+          file: path,
+          line: b.firstLine,
+          column: 1,
+          text: "",
+        });
+      }
+      const { text, firstLine } = this.#output(b);
+      return format.read(redactText(text), {
+        file: path,
+        command: b.command?.parsed,
+        firstLine,
+        lastLine: b.lastLine,
+        runId,
+      });
     } catch (e) {
-      this.#parts?.writer.abort();
-      this.#parts = undefined;
       if (!(e instanceof ParseError)) throw e;
-      if (b.kind === "implicit") {
+      if (!b.command) {
         if (sawCommand) return undefined; // prose before the first command of a transcript
-        const kind = detectKind(b.sample.join("\n"));
-        const snapshot = this.#snapshot(b, kind);
-        if (snapshot) return snapshot;
-        throw new UnknownFormatError(
-          `expected ${KNOWN_FORMATS}; this looks like ${describeKind(kind)}` +
-            (kind === "memtier_benchmark" || kind === "memtier_benchmark-json"
-              ? ", which kvlab does not ingest yet"
-              : ""),
-          { file: path, line: e.line, column: 1, text: e.text },
-        );
+        const kind = describeText(detectText(b.sample.join("\n")));
+        throw new UnknownFormatError(`expected ${knownFormats()}; this looks like ${kind}`, {
+          file: path,
+          line: e.line,
+          column: 1,
+          text: e.text,
+        });
       }
       if (b.nonBlank === 0) return { skip: `${path}:${b.firstLine}: command printed no output` };
       return { skip: redactText(`${path}:${b.firstLine}: ${e.message}`) };
     }
-    return this.#prepare(b, parsed);
   }
 
-  /** The run of a block: its `runs` row, tables and redacted raw copy, written to tmp/. */
-  #prepare(b: Block, parsed: RedisBenchmarkRun | undefined): Pending {
+  /** The run of a block: its origin, memory rows and writer, written to tmp/. */
+  #prepare(b: ReadBlock, run: FormatRun): Pending {
     const { path, sha } = this.#src;
-    const options = this.#options;
     const writer = this.#parts?.writer ?? this.#dataset.run(newRunId(this.#now()));
     const runId = writer.runId;
-    const fromName = toolFromFileName(path);
     const cmd = b.command;
-    const tool = cmd?.parsed.tool ?? options.tool ?? fromName.tool ?? "unknown";
-    const args = b.kind === "benchmark" || b.kind === "implicit" ? b.args : undefined;
-    const status = runStatus(parsed);
-    const warnings = parsed?.warnings ?? [];
-    const run = runRow({
-      run_id: runId,
-      tool,
-      tool_version: options.toolVersion ?? (cmd ? null : fromName.version ?? null),
-      command: cmd ? redactCommandLine(cmd.text) : null,
-      server: options.server ?? "unknown",
-      server_version: options.serverVersion ?? null,
-      host: cmd?.host ?? null,
-      target: args ? targetOf(args) : null,
-      transport: args?.transport ?? "tcp",
-      label: options.label ?? null,
-      tags: options.tags,
-      started_at: b.startedAt,
-      ingested_at: this.#now(),
-      status,
-      output_format: parsed?.format ?? "raw",
-      error: parsed && parsed.errors.length > 0
-        ? redactText(parsed.errors.map((e) => e.text).join("\n"))
-        : null,
-      warning_count: warnings.length,
-      source_path: path,
-      source_sha256: sha,
-      source_line_start: b.firstLine,
-      source_line_end: b.lastLine,
-    });
-    const rows = testRows(runId, parsed?.tests ?? [], this.#parts?.written ?? 0);
-    run.raw_sha256 = hashRangeSync(this.#src.file, b.byteStart, b.byteEnd);
+    const origin: RunOrigin = {
+      runId,
+      options: this.#options,
+      now: this.#now(),
+      ...(cmd
+        ? {
+          command: {
+            text: cmd.text,
+            tool: cmd.parsed.tool,
+            host: cmd.host,
+            prompt: cmd.prompt,
+          },
+        }
+        : {}),
+      fromName: toolFromFileName(basename(path), blockFormat(b)),
+      source: { path, sha, firstLine: b.firstLine, lastLine: b.lastLine },
+      rawLineOffset: b.firstLine - 1,
+      rawSha256: hashRangeSync(this.#src.file, b.byteStart, b.byteEnd),
+      startedAt: b.startedAt,
+    };
     this.#spans.push({
       runId,
       start: b.byteStart,
@@ -268,25 +244,11 @@ export class RunAssembler {
       first: b.firstLine,
       last: b.lastLine,
     });
-    const record: RunRecord = {
-      run,
-      tables: { results: rows.results, latency_distribution: rows.distribution },
-      raw: [],
-      manifest: {
-        raw_line_offset: b.firstLine - 1,
-        prompt: cmd?.prompt ?? null,
-        tool_errors: (parsed?.errors ?? []).map((e) => ({ ...e, text: redactText(e.text) })),
-        progress_updates_skipped: parsed?.progressUpdates ?? 0,
-        warnings: warnings.map((w) => ({
-          ...w,
-          message: redactText(w.message),
-          text: redactText(w.text),
-        })),
-      },
-    };
-    const tests = parsed?.testCount ?? 0;
-    const info = { runId, status, tool, tests, line: b.firstLine, warnings: warnings.length };
-    return { writer, record, args, memory: [], info };
+    const server = run.facts?.server ?? this.#options.server ?? "unknown";
+    const memory = (run.memory ?? []).map((fields) =>
+      memoryRow(runId, { step: this.#memorySteps++, server }, fields)
+    );
+    return { writer, run, origin, memory };
   }
 
   /**
@@ -317,7 +279,6 @@ export class RunAssembler {
           return r.bytes;
         };
         copyRangeSync(file, dest, { start: points[i], end: points[i + 1], transform });
-
         at.set(points[i + 1], out);
       }
     } finally {
@@ -339,81 +300,49 @@ export class RunAssembler {
   }
 
   /**
-   * A file that is one capture of another tool (an INFO reply, a docker stats table, a DBSIZE
-   * reply, redis-cli --latency output) becomes a snapshot run (see {@link readCapture}): INFO
-   * also names the server and its real version. Returns undefined for anything else.
+   * Reads a capture printed after a run (DBSIZE, INFO memory, docker stats) into that run's
+   * memory row: one row per fill, made from what the fill wrote and filled in as captures come.
    */
-  #snapshot(b: ImplicitBlock, kind: DetectedKind): Pending | undefined {
-    if (b.byteEnd - b.byteStart > SNAPSHOT_MAX_BYTES) return undefined;
-    const snap = readCapture(this.#text(b), kind, { first: b.firstLine, last: b.lastLine });
-    if (snap === null) return undefined;
-    const p = this.#prepare(b, undefined);
-    const run = p.record.run;
-    run.tool = snap.tool;
-    run.output_format = snap.outputFormat;
-    // the INFO says which server this is; its own version wins over redis_version
-    if (snap.identity && snap.identity.server !== "unknown") run.server = snap.identity.server;
-    if (snap.identity?.version) run.server_version = snap.identity.version;
-    if (snap.outputFormat === "info") {
-      const snapshot = { info: snap.info, dbsize: null, config: [] };
-      p.record.tables.server_info = snapshotRows(p.writer.runId, [["snapshot", snapshot]]).info;
-    }
-    for (const fields of snap.memory) {
-      const at = { step: this.#memorySteps++, server: run.server };
-      p.memory.push(memoryRow(p.writer.runId, at, fields));
-    }
-    return p;
-  }
-
-  /**
-   * Reads DBSIZE, INFO (memory) and docker stats blocks printed after a fill run into its
-   * memory row: one row per fill, filled in as the blocks come.
-   */
-  #addMemoryFacts(p: Pending, b: CaptureBlock): void {
-    const cmd = b.command;
-    if (b.nonBlank === 0) return;
-    const text = this.#text(b).split("\n").slice(cmd.lastLine - cmd.line + 1).join("\n");
+  #addMemoryFacts(p: Pending, b: ReadBlock): void {
+    if (p.run.fill === undefined) return;
+    const format = blockFormat(b);
     let row = p.memory.at(-1);
     if (!row) {
-      const server = p.record.run.server;
-      row = memoryRow(p.writer.runId, { step: this.#memorySteps++, server }, fillMemory(p.args));
-
+      const server = p.origin.options.server ?? "unknown";
+      row = memoryRow(p.writer.runId, { step: this.#memorySteps++, server }, p.run.fill);
       p.memory.push(row);
     }
-    const facts = captureMemory(cmd.parsed.tool ?? "", cmd.parsed.args, text);
+    const facts: MemoryFields | null = format.capture!(this.#output(b).text, b.command!.parsed);
     if (facts === null) return;
     Object.assign(row, facts);
     row.source_line = b.lastLine;
   }
 
-  #text(b: Block): string {
-    return new TextDecoder().decode(readRangeSync(this.#src.file, b.byteStart, b.byteEnd));
+  /** A block's output: its text after the command's lines, and the line it starts at. */
+  #output(b: ReadBlock): { text: string; firstLine: number } {
+    const text = new TextDecoder().decode(readRangeSync(this.#src.file, b.byteStart, b.byteEnd));
+    const cmd = b.command;
+    if (!cmd) return { text, firstLine: b.firstLine };
+    const skip = cmd.lastLine - cmd.line + 1;
+    return { text: text.split("\n").slice(skip).join("\n"), firstLine: cmd.lastLine + 1 };
   }
 }
 
-function commit(p: Pending): IngestedRun {
-  if (p.memory.length > 0) p.record.tables.memory = p.memory;
-  p.writer.commit(p.record);
-  return p.info;
-}
-
-function runStatus(parsed: RedisBenchmarkRun | undefined): IngestedRun["status"] {
-  if (parsed === undefined) return "complete";
-  if (parsed.testCount === 0) return "failed";
-  return parsed.complete ? "complete" : "incomplete";
+/** The run a capture typed in a transcript makes of itself: its raw bytes, no rows. */
+function rawRun(): FormatRun {
+  return {
+    outputFormat: "raw",
+    status: "complete",
+    error: null,
+    tests: 0,
+    tables: {},
+    warnings: [],
+  };
 }
 
 function basename(p: string): string {
   const s = p.lastIndexOf("/");
   return s < 0 ? p : p.slice(s + 1);
-}
-
-/** Tool and version from a file name such as `valkey-benchmark_8.0.1_…` or `redis-benchmark-7.0.15-csv.txt`. */
-function toolFromFileName(path: string): { tool?: string; version?: string } {
-  const m = /(redis-benchmark|valkey-benchmark)(?:[_-]v?(\d+\.\d+(?:\.\d+)?))?/.exec(
-    basename(path),
-  );
-  return m ? { tool: m[1], version: m[2] } : {};
 }
 
 /** Redacts secrets in raw bytes; bytes with no secret are kept exactly as they were. */
@@ -425,9 +354,4 @@ function redactBytes(
   const red = redactText(text, state);
   if (red === text) return { bytes, redacted: false };
   return { bytes: new TextEncoder().encode(red), redacted: true };
-}
-
-function targetOf(args: BenchmarkArgs): string {
-  if (args.socket) return `unix:${args.socket}`;
-  return redactUrl(`${args.host ?? "127.0.0.1"}:${args.port ?? 6379}`);
 }

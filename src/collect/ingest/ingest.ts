@@ -12,25 +12,17 @@
  */
 
 import { ParseError } from "../../errors.ts";
-import { BlockSplitter, type MemtierBlock } from "./_blocks.ts";
-import {
-  findMemtierGroup,
-  ingestMemtierBlock,
-  ingestMemtierGroup,
-  MEMTIER_FILE_MAX_BYTES,
-  type MemtierContext,
-  type MemtierGroup,
-  singleMemtierGroup,
-} from "./_memtier.ts";
+import { BlockSplitter } from "./_blocks.ts";
+import { type FileGroup, findFileGroup, ingestFileGroup, singleFileGroup } from "./_file_set.ts";
 import { type IngestedRun, type IngestOptions, RunAssembler } from "./_run.ts";
 import { IngestInputError, type IngestSource, openSource } from "./_source.ts";
 import { type FileOutcome, IngestBatch } from "./_ingest_batch.ts";
-import { readLineBatches, readRangeSync, sha256File } from "../../text/read_lines.ts";
+import { readLineBatches, sha256File } from "../../text/read_lines.ts";
 import { Dataset } from "../../store/dataset.ts";
 import { folderNames, type WalkedInput, walkInputs } from "./_walk.ts";
 import { collectEvery } from "../../system/memory.ts";
 import { diskFullAt } from "../../system/disk.ts";
-import { ingestTool, KNOWN_FORMATS } from "./detect.ts";
+import { formatOfTool, ingestTool, knownFormats } from "../formats/registry.ts";
 import {
   claimKey,
   claimSource,
@@ -65,8 +57,9 @@ export async function* expandPaths(
  * Ingests every file under the paths. A file that fails does not stop the others. Runs are
  * written in batches: the runs of many files go into one batch, committed when it is large or
  * old enough, at the end, and when `options.signal` stops ingest; the runs of one file are
- * always in one batch, so they become visible together. The files of one memtier_benchmark run
- * (`X.json`, `X.txt`, `X.stderr.txt`, `X_hdr_*`) make one run, reported once. `-` (or
+ * always in one batch, so they become visible together. The files of one run of a tool that
+ * writes several (memtier_benchmark's `X.json`, `X.txt`, `X.stderr.txt`, `X_hdr_*`) make one
+ * run, reported once. `-` (or
  * `/dev/stdin`) reads standard input, and a pipe (`<(cmd)`) is read once, as a stream. Leftovers
  * in the dataset's `tmp/` of writers that are gone are removed first.
  *
@@ -87,7 +80,7 @@ export async function ingestPaths(
   const out: FileOutcome[] = [];
   const batch = new IngestBatch(options);
   const names = folderNames();
-  const read = new Set<string>(); // files already read into a memtier run
+  const read = new Set<string>(); // files already read into a run of several files
   try {
     for await (const input of walkInputs(paths, [Dataset.of(options.data).dir])) {
       if (options.signal?.aborted) break;
@@ -168,14 +161,14 @@ type Reader = (outcome: FileOutcome, dataset: DatasetWriter) => Promise<void>;
 
 /**
  * Ingests one input into the current batch (its claim is completed when the batch is): the
- * run of a memtier group, or the runs of a file's lines.
+ * run of a group of files, or the runs of a file's lines.
  */
 async function ingestInto(
   input: WalkedInput,
   { options, batch, names }: {
     options: IngestOptions;
     batch: IngestBatch;
-    /** The names in a folder (memtier groups are found among them). */
+    /** The names in a folder (groups of files are found among them). */
     names: (dir: string) => readonly string[];
   },
 ): Promise<FileOutcome> {
@@ -198,18 +191,18 @@ async function ingestInto(
     };
   }
   try {
-    const ctx: MemtierContext = { options, now, dataset: batch.writer };
-    const group = memtierGroupOf(src, { path, options, names });
+    const group = fileGroupOf(src, { path, options, names });
     let sha = src.sha256;
-    let read: Reader = (o, dataset) => ingestLines(src, { sha, outcome: o, dataset, ctx });
+    let read: Reader = (o, dataset) => ingestLines(src, { sha, outcome: o, dataset, options, now });
     if (group) {
-      const leader = group.members[0];
-      outcome.with = group.members.map((m) => m.path).filter((p) => p !== leader.path);
+      const leader = group.files[0];
+      outcome.with = group.files.map((m) => m.path).filter((p) => p !== leader.path);
       const leaderSha = leader.path === src.readPath ? src.sha256 : await sha256File(leader.path);
       sha = await groupSha(group, src);
       const source = { path: leader.path === src.readPath ? path : leader.path, sha: leaderSha };
       outcome.path = source.path;
-      read = async (o) => void o.runs.push(await ingestMemtierGroup(group, source, ctx));
+      read = async (o, dataset) =>
+        void o.runs.push(await ingestFileGroup(group, { source, options, now, dataset }));
     }
     return await claimAndRead(outcome, { sha, options, batch, now, read });
   } finally {
@@ -217,26 +210,28 @@ async function ingestInto(
   }
 }
 
-/** The memtier run a source belongs to, unless `--tool` names another tool. */
-function memtierGroupOf(
+/** The run of several files a source belongs to (as `--tool`, when given, says to read it). */
+function fileGroupOf(
   src: IngestSource,
   { path, options, names }: {
     path: string;
     options: IngestOptions;
     names: (dir: string) => readonly string[];
   },
-): MemtierGroup | null {
-  if (options.tool !== undefined && options.tool !== "memtier_benchmark") return null;
-  const forced = options.tool === "memtier_benchmark";
-  if (src.readPath !== src.path) return singleMemtierGroup(src.readPath, basename(path), forced);
-  return findMemtierGroup(src.path, names, forced);
+): FileGroup | null {
+  const forced = options.tool === undefined ? undefined : formatOfTool(options.tool);
+  if (options.tool !== undefined && !forced?.files) return null;
+  if (src.readPath !== src.path) {
+    return singleFileGroup(src.readPath, { name: basename(path), forced });
+  }
+  return findFileGroup(src.path, { names, forced });
 }
 
 /** One hash for a group's files: the same files again are a duplicate. */
-async function groupSha(group: MemtierGroup, src: IngestSource): Promise<string> {
-  if (group.members.length === 1) return src.sha256;
+async function groupSha(group: FileGroup, src: IngestSource): Promise<string> {
+  if (group.files.length === 1) return src.sha256;
   const shas: string[] = [];
-  for (const m of group.members) {
+  for (const m of group.files) {
     shas.push(m.path === src.readPath ? src.sha256 : await sha256File(m.path));
   }
   const bytes = new TextEncoder().encode(shas.join("\n"));
@@ -287,7 +282,7 @@ async function claimAndRead(
     if (outcome.status === "ingested") {
       outcome.status = "error";
       outcome.error ??= new ParseError(
-        `expected ${KNOWN_FORMATS}; no benchmark command made a run`,
+        `expected ${knownFormats()}; no benchmark command made a run`,
         { file: outcome.path, line: 1, column: 1, text: "" },
       );
     }
@@ -303,17 +298,17 @@ const PART_ROWS = 20_000;
 /** Bytes of a file read between two garbage collections (see `system/memory.ts`). */
 const COLLECT_EVERY_BYTES = 8 << 20;
 
-/** The runs of a file's lines; `ctx` holds the options and clock (and serves memtier blocks). */
+/** The runs of a file's lines. */
 async function ingestLines(
   src: IngestSource,
-  { sha, outcome, dataset, ctx }: {
+  { sha, outcome, dataset, options, now }: {
     sha: string;
     outcome: FileOutcome;
     dataset: DatasetWriter;
-    ctx: MemtierContext;
+    options: IngestOptions;
+    now: () => Date;
   },
 ): Promise<void> {
-  const { options, now } = ctx;
   const path = outcome.path;
   const splitter = new BlockSplitter(path);
   let blocks = 0;
@@ -325,17 +320,6 @@ async function ingestLines(
     sink: outcome,
     dataset,
   });
-  const memtier = (b: MemtierBlock) => {
-    if (b.byteEnd - b.byteStart > MEMTIER_FILE_MAX_BYTES) {
-      outcome.skipped.push({
-        line: b.firstLine,
-        reason: `${path}:${b.firstLine}: output too long`,
-      });
-      return;
-    }
-    const text = new TextDecoder().decode(readRangeSync(file, b.byteStart, b.byteEnd));
-    outcome.runs.push(ingestMemtierBlock(b, { text, source: { path, sha }, ctx }));
-  };
   // V8 lets the heap of a long read grow with its garbage: collected every few MiB read
   const read = collectEvery(COLLECT_EVERY_BYTES);
   try {
@@ -346,22 +330,18 @@ async function ingestLines(
         if (done) {
           if (options.signal?.aborted) throw new DOMException("ingest stopped", "AbortError");
           blocks++;
-          if (done.kind === "memtier") memtier(done);
-          else runs.add(done, splitter.sawCommand);
+          runs.add(done, splitter.sawCommand);
         }
       }
       const b = splitter.current;
-      if ((b?.kind === "benchmark" || b?.kind === "implicit") && b.parser.pendingRows > PART_ROWS) {
-        runs.flush(b);
-      }
+      if (b?.kind === "read" && b.reader && b.reader.pendingRows > PART_ROWS) runs.flush(b);
       // what the batch wrote as Parquet parts is native memory, freed here
       await dataset.batch.release();
     }
     const last = splitter.end();
     if (last) {
       blocks++;
-      if (last.kind === "memtier") memtier(last);
-      else runs.add(last, splitter.sawCommand);
+      runs.add(last, splitter.sawCommand);
     }
     runs.end();
   } catch (e) {
@@ -371,7 +351,7 @@ async function ingestLines(
     file.close();
   }
   if (blocks === 0 || size === 0) {
-    throw new ParseError(`expected ${KNOWN_FORMATS}, found an empty file`, {
+    throw new ParseError(`expected ${knownFormats()}, found an empty file`, {
       file: path,
       line: 1,
       column: 1,

@@ -10,7 +10,9 @@
 
 import type { MemoryRow } from "../../schema.ts";
 import type { Redis } from "ioredis";
-import { infoNumber, type MemoryFields, memoryRow, memoryViews } from "../_rows.ts";
+import { memoryRow } from "../_rows.ts";
+import type { MemoryFields } from "../formats/format.ts";
+import { infoNumber, memoryViews } from "../formats/info/info.ts";
 import { type CollectOptions, collectRun, type Measurement, snapshotAfter } from "../collector.ts";
 import { type DockerStatsRow, parseDockerStats } from "../formats/docker_stats/docker_stats.ts";
 import { parseInfo } from "../formats/info/info.ts";

@@ -11,7 +11,8 @@ import type { Document, LineCounter } from "yaml";
 import { ParseError } from "../../errors.ts";
 import type { HostFacts } from "../host.ts";
 import type { ProcessRunner } from "../process.ts";
-import type { CollectedRun, ProgressEvent } from "../collector.ts";
+import type { CollectedRun } from "../collector.ts";
+import type { ProgressEvent } from "../formats/format.ts";
 import type { ServerTarget } from "../target.ts";
 
 /** A server of a plan. */

@@ -17,7 +17,7 @@
 import type { ProcessRunner } from "../process.ts";
 import { connect } from "../server.ts";
 import { isLocal } from "../target.ts";
-import { infoNumber } from "../_rows.ts";
+import { infoNumber } from "../formats/info/info.ts";
 import { parseInfo } from "../formats/info/info.ts";
 import { readSystemFiles } from "../../system/proc.ts";
 import type { PlanServer } from "./kind.ts";

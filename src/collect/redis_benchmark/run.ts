@@ -12,11 +12,11 @@ import { ParseError } from "../../errors.ts";
 import { testRows } from "../formats/redis_benchmark/rows.ts";
 import { argvToCommand, collectRun, processFacts, runToolBetweenSnapshots } from "../collector.ts";
 import type { CollectedRun, Measurement, StoredRun, ToolRunOptions } from "../collector.ts";
-import { type BenchmarkArgs, benchmarkArgv } from "../formats/command.ts";
+import { type BenchmarkArgs, benchmarkArgv } from "../formats/redis_benchmark/flags.ts";
 import type { ProcessResult } from "../process.ts";
 import { redactArgv, REDACTED, redactRawText } from "../../text/redact.ts";
+import type { ProgressEvent } from "../formats/format.ts";
 import {
-  type ProgressEvent,
   ProgressReader,
   RedisBenchmarkParser,
   type RedisBenchmarkRun,

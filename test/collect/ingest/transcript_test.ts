@@ -10,7 +10,7 @@ import {
   splitTranscript,
   type TranscriptBlock,
 } from "../../../src/collect/mod.ts";
-import { BlockSplitter, type SplitBlock as Block } from "../../../src/collect/ingest/_blocks.ts";
+import { type Block, BlockSplitter } from "../../../src/collect/ingest/_blocks.ts";
 import { isScriptBanner, readScriptBanner, splitLines } from "../../../src/text/lines.ts";
 
 const SEEDS = new URL("../../testdata/seeds/", import.meta.url).pathname;
@@ -313,25 +313,31 @@ Deno.test("BlockSplitter splits lines into blocks by kind, with byte ranges", as
       "",
     ].join("\n");
     const blocks = split(text);
-    assert.deepEqual(blocks.map((b) => [b.kind, b.firstLine, b.lastLine, b.nonBlank]), [
-      ["implicit", 1, 1, 1],
-      ["capture", 2, 3, 1],
-      ["benchmark", 4, 6, 1],
-      ["memtier", 7, 8, 1],
+    // a block is read by a format (by its command, or by what its text is) or skipped
+    const kind = (b: Block) =>
+      b.kind === "skip" ? "skip" : b.command === undefined ? "text" : b.chosen?.name;
+    assert.deepEqual(blocks.map((b) => [kind(b), b.firstLine, b.lastLine, b.nonBlank]), [
+      ["text", 1, 1, 1],
+      ["redis-cli-dbsize", 2, 3, 1],
+      ["redis-benchmark", 4, 6, 1],
+      ["memtier-stdout", 7, 8, 1],
       ["skip", 9, 9, 0],
       ["skip", 10, 10, 0],
       ["skip", 11, 11, 0],
     ]);
-    const [, , bench, memtier, ls, bad, docker] = blocks;
-    // the continuation is part of the command, and its flags reach the parser
-    assert.equal(bench.kind === "benchmark" && bench.args.requests, 10);
+    const [, , bench, , ls, bad, docker] = blocks;
+    // the continuation is part of the command, and its flags reach the reader
     assert.equal(bench.command?.text, "redis-benchmark -q -t set -n 10");
-    assert.equal(bench.kind === "benchmark" && bench.parser.finish().tests[0].requests, 10);
-    // a memtier_benchmark command's output is its own block, read by ingest's memtier reader
-    assert.equal(memtier.kind, "memtier");
+    assert.equal(
+      bench.kind === "read" && bench.reader?.finish("r").tables.results?.[0].requests,
+      10,
+    );
     assert.equal(ls.kind === "skip" && ls.reason, "");
     assert.match(bad.kind === "skip" ? bad.reason : "", /^t\.txt:10: /);
-    assert.equal(docker.kind === "skip" && docker.reason, "docker command other than stats");
+    assert.equal(
+      docker.kind === "skip" && docker.reason,
+      "t.txt:11: docker command other than stats",
+    );
     // byte ranges cover the file without gaps
     assert.equal(blocks[0].byteStart, 0);
     for (let i = 1; i < blocks.length; i++) {
@@ -343,13 +349,13 @@ Deno.test("BlockSplitter splits lines into blocks by kind, with byte ranges", as
   await t.step("a script(1) capture names its command and start time", () => {
     const text = Deno.readTextFileSync(REAL + "redis-benchmark-7.0.15_script-q-requirepass.txt");
     const [b] = split(text);
-    assert.equal(b.kind, "implicit");
-    if (b.kind !== "implicit") return;
+    assert.equal(b.kind, "read");
+    if (b.kind !== "read") return;
     assert.equal(b.command?.prompt, "script");
     assert.equal(b.command?.parsed.tool, "redis-benchmark");
-    assert.equal(b.args?.requests, 5000);
     assert.equal(b.startedAt?.toISOString(), "2026-11-29T21:36:02.000Z");
-    assert.deepEqual(b.parser.finish().tests.map((x) => x.requests), [5000, 5000]);
+    const rows = b.reader?.finish("r").tables.results ?? [];
+    assert.deepEqual(rows.map((x) => x.requests), [5000, 5000]);
   });
 });
 

@@ -6,3 +6,4 @@
  */
 
 export * from "./docker_stats.ts";
+export * from "./format.ts";

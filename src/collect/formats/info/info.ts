@@ -9,6 +9,8 @@
 
 import { splitLines } from "../../../text/lines.ts";
 import { parseBytes } from "../../../text/units.ts";
+import type { MemoryRow, ServerInfoRow } from "../../../schema.ts";
+import { redactInfo } from "../../../text/redact.ts";
 
 /** One field of an INFO reply. */
 export interface InfoField {
@@ -111,4 +113,96 @@ export function serverIdentity(fields: readonly InfoField[]): ServerIdentity {
   }
   if (get("redis_version")) return { server: "redis", version: get("redis_version")! };
   return { server: "unknown", version: null };
+}
+
+/**
+ * A number from INFO fields: the first of `keys` that is present with a numeric value
+ * (`used_memory`, then `used_memory_human`, …), or null.
+ *
+ * @example
+ * ```ts
+ * import { infoNumber } from "./info.ts";
+ * import assert from "node:assert/strict";
+ * const info = [{ section: "Memory", key: "used_memory_human", value: "1.00K", valueNum: 1024 }];
+ * assert.equal(infoNumber(info, "used_memory", "used_memory_human"), 1024);
+ * assert.equal(infoNumber(info, "maxmemory"), null);
+ * ```
+ */
+export function infoNumber(
+  info: readonly InfoField[] | undefined,
+  ...keys: readonly string[]
+): number | null {
+  if (!info) return null;
+  for (const k of keys) {
+    const v = info.find((f) => f.key === k)?.valueNum;
+    if (v !== undefined && v !== null) return v;
+  }
+  return null;
+}
+
+/**
+ * The INFO memory views of a `memory` row (`used_memory`, `used_memory_rss`, `used_memory_peak`,
+ * each falling back to its `_human` form, as `INFO memory | grep human` excerpts have only those).
+ */
+export function memoryViews(
+  info: readonly InfoField[],
+): Pick<MemoryRow, "used_memory_bytes" | "used_memory_rss_bytes" | "used_memory_peak_bytes"> {
+  const num = (k: string) => infoNumber(info, k, `${k}_human`);
+  return {
+    used_memory_bytes: num("used_memory"),
+    used_memory_rss_bytes: num("used_memory_rss"),
+    used_memory_peak_bytes: num("used_memory_peak"),
+  };
+}
+
+/**
+ * The number of keys INFO's Keyspace section lists (the sum of `db*.keys`).
+ *
+ * @param info Parsed INFO fields.
+ * @returns The sum, or null when the reply has no Keyspace section.
+ *
+ * @example
+ * ```ts
+ * import { keyspaceKeys, parseInfo } from "./info.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(keyspaceKeys(parseInfo("# Keyspace\ndb0:keys=3,expires=0\ndb1:keys=2,expires=0\n")), 5);
+ * assert.equal(keyspaceKeys(parseInfo("# Memory\nused_memory:1\n")), null);
+ * ```
+ */
+export function keyspaceKeys(info: readonly InfoField[]): number | null {
+  if (!info.some((f) => f.section.toLowerCase() === "keyspace")) return null;
+  let keys = 0;
+  for (const f of info) if (/^db\d+\.keys$/.test(f.key)) keys += f.valueNum ?? 0;
+  return keys;
+}
+
+/**
+ * The `server_info` rows of INFO fields, secrets redacted.
+ *
+ * @param runId The run.
+ * @param phase When the reply was read (`before`, `after`, `snapshot`).
+ * @param info The fields.
+ * @returns One row per field.
+ *
+ * @example
+ * ```ts
+ * import { infoRows, parseInfo } from "./info.ts";
+ * import assert from "node:assert/strict";
+ * const rows = infoRows("r1", "snapshot", parseInfo("# Replication\nmasterauth:pw\n"));
+ * assert.deepEqual(rows.map((r) => [r.section, r.key, r.value]), [["Replication", "masterauth", "***"]]);
+ * ```
+ */
+export function infoRows(
+  runId: string,
+  phase: string,
+  info: readonly InfoField[],
+): ServerInfoRow[] {
+  return redactInfo(info).map((f) => ({
+    run_id: runId,
+    phase,
+    section: f.section,
+    key: f.key,
+    value: f.value,
+    value_num: f.valueNum,
+  }));
 }

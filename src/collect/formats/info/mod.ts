@@ -6,3 +6,4 @@
  */
 
 export * from "./info.ts";
+export * from "./format.ts";

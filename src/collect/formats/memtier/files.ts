@@ -6,8 +6,10 @@
  * @module
  */
 
-import type { MemtierFileKind } from "../../ingest/detect.ts";
 import { parseHdrFileName } from "./hdr.ts";
+
+/** Which of memtier_benchmark's files a text is. */
+export type MemtierFileKind = "json" | "stdout" | "stderr" | "hdr-log" | "hdr-percentiles";
 
 /** What a file name says of its place in a memtier run. */
 export interface MemtierName {

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Transport } from "../command.ts";
+import type { Transport } from "../format.ts";
 import type { MemtierSettings } from "./rows.ts";
 import { redactUrl } from "../../../text/redact.ts";
 

@@ -14,3 +14,6 @@ export * from "./report.ts";
 export * from "./progress.ts";
 export * from "./hdr.ts";
 export * from "./rows.ts";
+export * from "./files.ts";
+export * from "./flags.ts";
+export * from "./format.ts";

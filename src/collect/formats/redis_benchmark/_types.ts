@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { BenchmarkArgs } from "../command.ts";
+import type { BenchmarkArgs } from "./flags.ts";
 
 /** Which output variant a run was printed in. */
 export type RedisBenchmarkFormat =

@@ -9,3 +9,5 @@
 
 export * from "./parse.ts";
 export * from "./rows.ts";
+export * from "./flags.ts";
+export * from "./format.ts";

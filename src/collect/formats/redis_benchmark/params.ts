@@ -7,7 +7,7 @@
  * @module
  */
 
-import { BENCHMARK_DEFAULTS, type BenchmarkArgs } from "../command.ts";
+import { BENCHMARK_DEFAULTS, type BenchmarkArgs } from "./flags.ts";
 import { isBuiltinTitle } from "./_fields.ts";
 import type { ParseWarning, RedisBenchmarkTest } from "./_types.ts";
 

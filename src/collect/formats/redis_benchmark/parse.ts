@@ -20,7 +20,7 @@
  */
 
 import { ParseError } from "../../../errors.ts";
-import type { BenchmarkArgs } from "../command.ts";
+import type { BenchmarkArgs } from "./flags.ts";
 import { isScriptBanner, segments, splitLines } from "../../../text/lines.ts";
 import { dropImpossible, type Origin } from "./_checks.ts";
 import { emptyTest, num } from "./_fields.ts";
@@ -50,7 +50,7 @@ export type * from "./_types.ts";
 export { normalizeTestName } from "./_fields.ts";
 export { MAX_OPS_PER_SEC } from "./_checks.ts";
 export { applyBenchmarkArgs, BENCHMARK_TEST_NAMES, missingTests } from "./params.ts";
-export { type ProgressEvent, progressEvent, ProgressReader } from "./progress.ts";
+export { progressEvent, ProgressReader } from "./progress.ts";
 
 /**
  * Parses redis-benchmark / valkey-benchmark output.

@@ -7,13 +7,12 @@
  * @module
  */
 
-import type { ProgressEvent } from "../../collector.ts";
+import type { ProgressEvent } from "../format.ts";
 import { splitCsvLine } from "../../../text/csv.ts";
 import { normalizeTestName, num } from "./_fields.ts";
 import { RE_HEADER, RE_PROGRESS, RE_PROGRESS_LEGACY, RE_QUIET } from "./_lines.ts";
 
 /** A tool's live progress (the type every collector's progress shares). */
-export type { ProgressEvent } from "../../collector.ts";
 
 /**
  * Reads one drawn piece of live output (a segment between `\r`/`\n`) as progress. Pure.

@@ -5,3 +5,4 @@
  */
 
 export * from "./redis_cli.ts";
+export * from "./format.ts";

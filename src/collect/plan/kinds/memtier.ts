@@ -12,7 +12,8 @@ import { type Limit, limitProblem, LIMITS, MAX_CONNECTIONS } from "../../limits.
 import { toolVersion } from "../../host.ts";
 import { memtierArgv, type MemtierCall, runMemtier } from "../../memtier/run.ts";
 import { redactArgv } from "../../../text/redact.ts";
-import { argvToCommand, type ProgressEvent } from "../../collector.ts";
+import { argvToCommand } from "../../collector.ts";
+import type { ProgressEvent } from "../../formats/format.ts";
 import { findTool } from "../../tools.ts";
 import { parseRatio } from "../../loadgen/schedule.ts";
 import { cellRecord, interleavedCells, type PlanKind, type PlanReader } from "../kind.ts";

@@ -3,7 +3,7 @@
  * formats read from the tools' sources). Inputs are in `test/testdata/hostile-parser/`.
  */
 import assert from "node:assert/strict";
-import { parseBenchmarkArgs } from "../../../../src/collect/formats/command.ts";
+import { parseBenchmarkArgs } from "../../../../src/collect/formats/redis_benchmark/flags.ts";
 import {
   MAX_OPS_PER_SEC,
   parseRedisBenchmark,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseBenchmarkArgs } from "../../../../src/collect/formats/command.ts";
+import { parseBenchmarkArgs } from "../../../../src/collect/formats/redis_benchmark/flags.ts";
 import {
   applyBenchmarkArgs,
   missingTests,

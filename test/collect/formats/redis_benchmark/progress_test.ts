@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import {
   parseRedisBenchmark,
-  type ProgressEvent,
   progressEvent,
   ProgressReader,
 } from "../../../../src/collect/formats/redis_benchmark/parse.ts";
+import type { ProgressEvent } from "../../../../src/collect/formats/format.ts";
 
 const DATA = new URL("../../../testdata/", import.meta.url).pathname;
 

@@ -10,7 +10,8 @@
  */
 
 import { type Line, splitLines, stripAnsi } from "../../text/lines.ts";
-import { parseCommand, type ParsedCommand } from "../formats/command.ts";
+import { parseCommand, type ParsedCommand } from "./command.ts";
+import { programs } from "./registry.ts";
 
 /** A command typed at a prompt, as found in a transcript. */
 export interface TranscriptCommand {
@@ -44,9 +45,15 @@ const PROMPTS: RegExp[] = [
   // $ cmd
   /^\s*()()\$\s+(\S.*)$/,
 ];
-// A line that is just a tool invocation: ./src/redis-benchmark -q …, redis-benchmark -t set …
-const BARE =
-  /^\s*((?:\.{0,2}\/)?(?:[\w.-]+\/)*(?:redis-benchmark|valkey-benchmark|memtier_benchmark)|(?:\.{0,2}\/)?(?:[\w.-]+\/)*(?:redis-cli|valkey-cli))(\s+-[ -~]*)\s*$/;
+/**
+ * A line that is just a tool invocation with a flag (`./src/redis-benchmark -q …`,
+ * `memtier_benchmark -t 2 …`): a program a format reads, maybe with a path.
+ */
+const BARE = new RegExp(
+  String.raw`^\s*((?:\.{0,2}\/)?(?:[\w.-]+\/)*(?:` +
+    programs().map((p) => p.replace(/[.+]/g, "\\$&")).join("|") +
+    String.raw`))(\s+-[ -~]*)\s*$`,
+);
 
 /**
  * Reads a line as a command at a prompt, or returns `undefined`.
