@@ -12,6 +12,7 @@
 import type { OutputFormat, ParsedCommand } from "./format.ts";
 import { redisBenchmarkFormat } from "./redis_benchmark/format.ts";
 import { MEMTIER_FORMATS } from "./memtier/format.ts";
+import { memtier1xFormat } from "./memtier_1x/format.ts";
 import { infoFormat } from "./info/format.ts";
 import { dockerStatsFormat } from "./docker_stats/format.ts";
 import { cliLatencyFormat, cliReplyFormat, dbsizeFormat } from "./redis_cli/format.ts";
@@ -19,6 +20,7 @@ import { cliLatencyFormat, cliReplyFormat, dbsizeFormat } from "./redis_cli/form
 /** Every format kvlab reads, in the order they are asked. */
 export const FORMATS: readonly OutputFormat[] = [
   redisBenchmarkFormat,
+  memtier1xFormat,
   ...MEMTIER_FORMATS,
   infoFormat,
   dockerStatsFormat,
