@@ -16,7 +16,7 @@ import { loadResults, loadTable } from "../analyze/load.ts";
 import { latencyDistributionBy } from "../analyze/plots.ts";
 import type { VegaLiteSpec } from "../analyze/chart.ts";
 import { historyPage } from "../analyze/changes/summary.ts";
-import { summaryPage } from "../analyze/summary_page.ts";
+import { summaryPage } from "../analyze/summary_page/page.ts";
 import type { Output } from "./_exit.ts";
 import { notForSweeps } from "./_shows.ts";
 import { optionalString } from "./_options.ts";
