@@ -42,7 +42,7 @@ Deno.test("no folder under src/ but src/cli/ holds more than 20 files", () => {
 Deno.test("every folder under src/ has a mod.ts face", () => {
   const dirs = new Set(FILES.map((f) => dirname(f)));
   const faceless = [...dirs].filter((d) => !FILES.includes(join(d, "mod.ts")))
-    // the CLI is a program, not a library: src/cli.ts declares its commands
+    // the CLI is a program, not a library: src/cli.ts is its face (the registry of its commands)
     .filter((d) => relative(SRC, d) !== "cli" && d !== SRC)
     // the chart builders' face is analyze/chart.ts (their one public entry)
     .filter((d) => relative(SRC, d) !== "analyze/charts");
