@@ -17,12 +17,7 @@ import { VERDICT_DEFAULTS } from "../compare/verdict.ts";
 import type { EnvironmentSummary } from "../environment.ts";
 import { whatChangedSection } from "../changes/summary.ts";
 import { markdownText } from "../../text/safe.ts";
-import {
-  type Resolved,
-  type Section,
-  type SummaryFigure,
-  type SummaryPageOptions,
-} from "./_section.ts";
+import type { Resolved, Section, SummaryFigure, SummaryPageOptions } from "./_section.ts";
 import { countLines, environmentLines, intro } from "./_opening.ts";
 import { comparisonSections, deltaSections } from "./_comparisons.ts";
 import { latencySection, scalingSection } from "./_figures.ts";
