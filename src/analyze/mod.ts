@@ -23,4 +23,4 @@ export * from "./units.ts";
 export * from "./arms.ts";
 export * from "./environment.ts";
 export * from "./sweep/mod.ts";
-export * from "./summary_page.ts";
+export * from "./summary_page/mod.ts";

@@ -7,12 +7,12 @@
  */
 
 import type { Dataset } from "../store/dataset.ts";
-import type { OptionValues } from "commander";
+import type { Command, OptionValues } from "commander";
 import pl from "nodejs-polars";
 import { changes, changesForPeople, defaultOrder } from "../analyze/changes/changes.ts";
 import type { TableFormat } from "../analyze/format.ts";
 import { loadResults } from "../analyze/load.ts";
-import type { Output } from "./_exit.ts";
+import { type Output, readOptions } from "./_exit.ts";
 import { datasetOption, optionalFormat, optionalString } from "./_options.ts";
 import { peopleFormat, tableText } from "./_tables.ts";
 
@@ -131,4 +131,34 @@ export function changesCommand(o: ChangesCommandOptions, out: Output): void {
   if (missing > 0) out.printErr(`left out ${missing} results with no ${orderBy}\n`);
   if (c.height === 0) out.printErr(`no change point (p ≤ ${o.maxPValue}, by ${orderBy})\n`);
   out.print(tableText(c, peopleFormat(o.format, out.isTerminal), changesForPeople));
+}
+
+/**
+ * Declares `kvlab changes`: its arguments, options and help, for the registry of `src/cli.ts`;
+ * {@link changesCommand} does the work.
+ */
+export function declareChanges(program: Command, out: Output): void {
+  program.command("changes")
+    .description(
+      "Find the change points of every series of a run history (E-divisive with a t test, as " +
+        "Apache Otava): which night, version or commit moved a test, by how much, and what " +
+        "else differed between the runs either side.",
+    )
+    .requiredOption("--data <dir>", "dataset directory")
+    .option(
+      "--order-by <column>",
+      "run column that orders each series: started_at, source_path, server_version, " +
+        "tag:<key>, … (default: started_at, or source_path when no run has a start time)",
+    )
+    .option("--metric <column>", "metric: ops_per_sec, p50_latency_ms, …", "ops_per_sec")
+    .option("--max-pvalue <p>", "keep change points with a t test p at most this", "0.001")
+    .option("--min-change <r>", "keep changes of at least this (0.05 or 5%)", "0")
+    .option("--window <n>", "runs per window of the first pass", "50")
+    .option("--test <name>", "only this test (SET, GET, …)")
+    .option("--by <column>", "arm column: a series per value (default: label when it splits)")
+    .option(
+      "--format <format>",
+      "md, csv, json or text (default: text on a terminal, md in a pipe)",
+    )
+    .action((opts) => changesCommand(readOptions(() => changesOptions(opts)), out));
 }

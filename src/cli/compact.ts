@@ -6,9 +6,9 @@
  */
 
 import { datasetOption } from "./_options.ts";
-import type { OptionValues } from "commander";
+import type { Command, OptionValues } from "commander";
 import type { Dataset } from "../store/dataset.ts";
-import type { Output } from "./_exit.ts";
+import { type Output, readOptions } from "./_exit.ts";
 
 /** What `kvlab compact` does. */
 export interface CompactCommandOptions {
@@ -57,4 +57,16 @@ export function compactCommand(o: CompactCommandOptions, out: Output): void {
     `compacted ${o.data.dir}: ${r.batchesBefore} batches (${r.filesBefore} Parquet files) → ` +
       `${r.batchesAfter} batches (${r.filesAfter} files)\n`,
   );
+}
+
+/**
+ * Declares `kvlab compact`: its arguments, options and help, for the registry of `src/cli.ts`;
+ * {@link compactCommand} does the work.
+ */
+export function declareCompact(program: Command, out: Output): void {
+  program.command("compact")
+    .description("Merge a dataset's small batch files into few large ones (safe while in use).")
+    .requiredOption("--data <dir>", "dataset directory")
+    .option("--target-mb <n>", "size a merged batch aims at, MB", "128")
+    .action((opts) => compactCommand(readOptions(() => compactOptions(opts)), out));
 }

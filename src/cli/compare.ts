@@ -9,14 +9,14 @@
  */
 
 import type { Dataset } from "../store/dataset.ts";
-import type { OptionValues } from "commander";
+import type { Command, OptionValues } from "commander";
 import type pl from "nodejs-polars";
 import { resolveArms } from "../analyze/arms.ts";
 import { compare, verdictSummary } from "../analyze/compare/compare.ts";
 import { cellCounts, fewRunsWarning } from "../analyze/environment.ts";
 import type { TableFormat } from "../analyze/format.ts";
 import { loadResults } from "../analyze/load.ts";
-import type { Output } from "./_exit.ts";
+import { type Output, readOptions } from "./_exit.ts";
 import { notForSweeps } from "./_shows.ts";
 import { datasetOption, optionalFormat, optionalString } from "./_options.ts";
 import { peopleFormat, tableText } from "./_tables.ts";
@@ -103,4 +103,36 @@ export function compareCommand(o: CompareCommandOptions, out: Output): void {
   const warning = fewRunsWarning(cellCounts(results, arms.by));
   if (warning) out.printErr(`${warning}\n`);
   if (c.height > 0) out.printErr(`${verdictSummary(c)}\n`);
+}
+
+/**
+ * Declares `kvlab compare`: its arguments, options and help, for the registry of `src/cli.ts`;
+ * {@link compareCommand} does the work.
+ */
+export function declareCompare(program: Command, out: Output): void {
+  program.command("compare")
+    .description(
+      "Compare each arm with a baseline per test: medians over repetitions, ratio with a 95% " +
+        "interval, and a verdict (better / worse at 5% by an exact rank-sum test with 4+ runs " +
+        "per arm; no difference when the interval is within ±5%; else inconclusive), with " +
+        "Benjamini–Hochberg q-values across the table. CSV and JSON carry every column at full " +
+        "precision.",
+    )
+    .requiredOption("--data <dir>", "dataset directory")
+    .option(
+      "--by <column>",
+      "column whose values are the arms: label, server, server_version, … (default: label when " +
+        "the runs' labels split the data, else the run column that differs)",
+    )
+    .option("--baseline <value>", "the baseline arm (default: the arm measured first)")
+    .option(
+      "--metric <column>",
+      "metric: ops_per_sec, p50_latency_ms, p99_latency_ms, …",
+      "ops_per_sec",
+    )
+    .option(
+      "--format <format>",
+      "md, csv, json or text (default: text on a terminal, md in a pipe)",
+    )
+    .action((opts) => compareCommand(readOptions(() => compareOptions(opts)), out));
 }

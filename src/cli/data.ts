@@ -4,9 +4,10 @@
  * @module
  */
 
-import type { OptionValues } from "commander";
+import type { Command, OptionValues } from "commander";
 import { buildStudies } from "../collect/ingest/studies.ts";
-import type { Output } from "./_exit.ts";
+import { type Output, readOptions } from "./_exit.ts";
+import { REPO } from "./_options.ts";
 
 /** Where `kvlab data` reads and writes. */
 export interface DataCommandOptions {
@@ -42,4 +43,19 @@ export function dataOptions(raw: OptionValues): DataCommandOptions {
 export async function dataCommand(o: DataCommandOptions, out: Output): Promise<void> {
   const built = await buildStudies(o.raw, o.out);
   for (const b of built) out.print(`${b.study}: ${b.runs} runs, ${b.tests} tests → ${b.data}\n`);
+}
+
+/**
+ * Declares `kvlab data`: its arguments, options and help, for the registry of `src/cli.ts`;
+ * {@link dataCommand} does the work.
+ */
+export function declareData(program: Command, out: Output): void {
+  program.command("data")
+    .description(
+      "Rebuild the bundled study datasets (data/studies/<study>/) from the raw outputs in " +
+        "data/raw/<study>/, as each folder's ingest.json says (server, version, label per file).",
+    )
+    .option("--raw <dir>", "raw folder", REPO + "data/raw")
+    .option("--out <dir>", "where the datasets go", REPO + "data/studies")
+    .action((opts) => dataCommand(readOptions(() => dataOptions(opts)), out));
 }

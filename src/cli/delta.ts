@@ -6,14 +6,14 @@
  */
 
 import type { Dataset } from "../store/dataset.ts";
-import type { OptionValues } from "commander";
+import type { Command, OptionValues } from "commander";
 import type pl from "nodejs-polars";
 import { deltaSides } from "../analyze/arms.ts";
 import { delta } from "../analyze/compare/compare.ts";
 import { cellCounts, fewRunsWarning } from "../analyze/environment.ts";
 import type { TableFormat } from "../analyze/format.ts";
 import { loadResults } from "../analyze/load.ts";
-import type { Output } from "./_exit.ts";
+import { type Output, readOptions } from "./_exit.ts";
 import { datasetOption, optionalFormat } from "./_options.ts";
 import { peopleFormat, tableText } from "./_tables.ts";
 
@@ -89,4 +89,29 @@ export function deltaCommand(o: DeltaCommandOptions, out: Output): void {
   out.print(tableText(d, peopleFormat(o.format, out.isTerminal), compactDelta));
   const warning = fewRunsWarning(cellCounts(results, o.dimension));
   if (warning) out.printErr(`${warning}\n`);
+}
+
+/**
+ * Declares `kvlab delta`: its arguments, options and help, for the registry of `src/cli.ts`;
+ * {@link deltaCommand} does the work.
+ */
+export function declareDelta(program: Command, out: Output): void {
+  program.command("delta")
+    .description(
+      "The change along one dimension per test: throughput factor and avg/p50/p95/p99 latency " +
+        "change in %, each with its interval and verdict as compare gives them (e.g. " +
+        "--dimension transport --from tcp --to rdma).",
+    )
+    .requiredOption("--data <dir>", "dataset directory")
+    .requiredOption(
+      "--dimension <column>",
+      "transport, server_io_threads, server_version, data_size_bytes, label, …",
+    )
+    .requiredOption("--from <value>", "value before")
+    .requiredOption("--to <value>", "value after")
+    .option(
+      "--format <format>",
+      "md, csv, json or text (default: text on a terminal, md in a pipe)",
+    )
+    .action((opts) => deltaCommand(readOptions(() => deltaOptions(opts)), out));
 }

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { OptionValues } from "commander";
+import type { Command, OptionValues } from "commander";
 import { loadResults } from "../analyze/load.ts";
 import { formatForPeople } from "../analyze/present.ts";
 import { ingestPaths } from "../collect/ingest/ingest.ts";
@@ -19,7 +19,7 @@ import { parseServerUrl } from "../collect/target.ts";
 import { findTool } from "../collect/tools.ts";
 import { compare, verdictSummary } from "../analyze/compare/compare.ts";
 import { cellCounts, fewRunsWarning } from "../analyze/environment.ts";
-import { exitForStudy, type Output } from "./_exit.ts";
+import { exitForStudy, type Output, readOptions } from "./_exit.ts";
 import { REPO } from "./_options.ts";
 import { describeOutcome } from "./ingest.ts";
 import { runStudy } from "./run.ts";
@@ -224,4 +224,21 @@ export async function demoCommand(o: DemoCommandOptions, out: Output): Promise<v
   if (servers.length === 2 && complete) await printComparison(data, out);
   else printResults(data, out);
   exitForStudy(result, "demo");
+}
+
+/**
+ * Declares `kvlab demo`: its arguments, options and help, for the registry of `src/cli.ts`;
+ * {@link demoCommand} does the work.
+ */
+export function declareDemo(program: Command, out: Output): void {
+  program.command("demo")
+    .description(
+      "Start throwaway redis-server and, when installed, valkey-server on free loopback ports, " +
+        "run the bundled small plan (data/plans/demo.yaml), stop them, print Valkey against " +
+        "Redis and write the summary page (Redis alone: the results table). Without " +
+        "redis-server, ingest the bundled sample outputs instead.",
+    )
+    .option("--data <dir>", "dataset directory", REPO + "data/demo")
+    .option("--samples <dir>", "folder of <server>-<version>/ folders", REPO + "data/samples")
+    .action((opts) => demoCommand(readOptions(() => demoOptions(opts)), out));
 }

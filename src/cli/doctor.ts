@@ -7,7 +7,7 @@
  */
 
 import { readSystemFiles } from "../system/proc.ts";
-import type { OptionValues } from "commander";
+import type { Command, OptionValues } from "commander";
 import {
   disturbance,
   type NoiseFacts,
@@ -16,7 +16,7 @@ import {
   readNoiseSnapshot,
 } from "../collect/noise.ts";
 import { findTool } from "../collect/tools.ts";
-import type { Output } from "./_exit.ts";
+import { type Output, readOptions } from "./_exit.ts";
 import { seconds } from "./_options.ts";
 
 /** What `kvlab doctor` samples. */
@@ -173,4 +173,18 @@ export async function doctorCommand(o: DoctorCommandOptions, out: Output): Promi
     }).join("\n") +
       "\n",
   );
+}
+
+/**
+ * Declares `kvlab doctor`: its arguments, options and help, for the registry of `src/cli.ts`;
+ * {@link doctorCommand} does the work.
+ */
+export function declareDoctor(program: Command, out: Output): void {
+  program.command("doctor")
+    .description(
+      "Check whether this machine is quiet enough to benchmark on (CPUs, load, other processes' " +
+        "CPU, steal, iowait, CPU governor and turbo, the tools kvlab drives) and say what to change.",
+    )
+    .option("--sample-s <s>", "how long to watch the machine, seconds", "1")
+    .action((opts) => doctorCommand(readOptions(() => doctorOptions(opts)), out));
 }

@@ -4,11 +4,11 @@
  * @module
  */
 
-import type { OptionValues } from "commander";
+import type { Command, OptionValues } from "commander";
 import { type FileOutcome, type IngestOptions, ingestPaths } from "../collect/ingest/ingest.ts";
-import { exitWith, type Output, withStopSignals } from "./_exit.ts";
+import { exitWith, type Output, readOptions, withStopSignals } from "./_exit.ts";
 import { DiskFullError } from "../system/disk.ts";
-import { datasetOption, optionalString } from "./_options.ts";
+import { collectTag, datasetOption, optionalString } from "./_options.ts";
 
 /** What `kvlab ingest` does. */
 export interface IngestCommandOptions {
@@ -144,4 +144,27 @@ export async function ingestCommand(o: IngestCommandOptions, out: Output): Promi
     out.printErr("interrupted: the files listed above are ingested; run again for the rest\n");
     exitWith(130, "ingest");
   }
+}
+
+/** Declares `kvlab ingest` and its options; the work is in `cli/ingest.ts`. */
+export function declareIngest(program: Command, out: Output): void {
+  program.command("ingest")
+    .description(
+      "Parse raw redis-benchmark / valkey-benchmark / memtier_benchmark outputs and shell " +
+        "transcripts into a dataset.",
+    )
+    .argument("<paths...>", "files or folders (walked recursively)")
+    .requiredOption("--data <dir>", "dataset directory (created if missing)")
+    .option("--label <label>", "label stored on every run")
+    .option("--server <name>", "server benchmarked: redis, valkey, dragonfly, keydb, …")
+    .option("--server-version <v>", "server version")
+    .option(
+      "--tool <name>",
+      "tool, when the files do not say (redis-benchmark, valkey-benchmark, memtier_benchmark)",
+    )
+    .option("--tool-version <v>", "tool version")
+    .option("--tag <k=v>", "tag stored on every run (repeatable)", collectTag)
+    .action((paths: string[], opts) =>
+      ingestCommand(readOptions(() => ingestOptions(paths, opts)), out)
+    );
 }

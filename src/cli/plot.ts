@@ -9,14 +9,21 @@
 
 import type { DatasetRef } from "../store/dataset.ts";
 import type { Dataset } from "../store/dataset.ts";
-import type { OptionValues } from "commander";
+import type { Command, OptionValues } from "commander";
 import { defaultArmColumn, deltaSides, resolveArms } from "../analyze/arms.ts";
 import { chartFormat, saveChart } from "../analyze/export.ts";
 import { loadResults } from "../analyze/load.ts";
 import { latencySteps } from "../analyze/latency.ts";
-import { plotData, type PlotKind, plotKind, type PlotOptions, PLOTS } from "../analyze/plots.ts";
+import {
+  plotData,
+  type PlotKind,
+  plotKind,
+  plotKindList,
+  type PlotOptions,
+  PLOTS,
+} from "../analyze/plots.ts";
 import { sweepTable } from "../analyze/sweep/sweep.ts";
-import type { Output } from "./_exit.ts";
+import { type Output, readOptions } from "./_exit.ts";
 import { datasetOption, optionalString } from "./_options.ts";
 import { notForSweeps, nothingToDraw, onlyForSweeps } from "./_shows.ts";
 
@@ -142,4 +149,37 @@ export async function plotCommand(o: PlotCommandOptions, out: Output): Promise<v
   // the folder of -o is made only when its parent exists (a typo is an error, not a new tree)
   await saveChart(kind.build(frame, plot), o.output, { folders: "parent" });
   out.print(`wrote ${o.output}\n`);
+}
+
+/**
+ * Declares `kvlab plot`: its arguments, options and help, for the registry of `src/cli.ts`;
+ * {@link plotCommand} does the work.
+ */
+export function declarePlot(program: Command, out: Output): void {
+  program.command("plot")
+    .description("Draw a chart of a dataset and save it (.svg, .png, .html or .vl.json).")
+    .argument("<kind>", plotKindList())
+    .requiredOption("--data <dir>", "dataset directory")
+    .requiredOption("-o, --output <file>", "output file; the extension picks the format")
+    .option(
+      "--by <column>",
+      "arms (default: label when the runs' labels split the data, else the run column that differs)",
+    )
+    .option(
+      "--baseline <value>",
+      "the baseline arm (default: the arm measured first); ratio, delta, scaling crossovers",
+    )
+    .option("--candidate <value>", "arm that may overtake the baseline (scaling)")
+    .option("--metric <column>", "metric", "ops_per_sec")
+    .option("--x <column>", "x of a scaling curve", "clients")
+    .option(
+      "--dimension <column>",
+      "delta: the column that changes (default: the arm column, when it has two arms)",
+    )
+    .option("--from <value>", "delta: value before (default: the baseline arm)")
+    .option("--to <value>", "delta: value after (default: the other arm)")
+    .option("--order-by <column>", "changes: run column that orders the history")
+    .option("--test <name>", "changes: only this test")
+    .option("--title <text>", "chart title")
+    .action((kind: string, opts) => plotCommand(readOptions(() => plotOptions(kind, opts)), out));
 }

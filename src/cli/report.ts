@@ -4,9 +4,9 @@
  * @module
  */
 
-import type { OptionValues } from "commander";
+import type { Command, OptionValues } from "commander";
 import { NotebookError, runReport } from "../report/report.ts";
-import { exitWith, type Output } from "./_exit.ts";
+import { exitWith, type Output, readOptions } from "./_exit.ts";
 import { limited } from "../collect/limits.ts";
 
 /** Which notebooks `kvlab report` executes. */
@@ -73,4 +73,24 @@ export async function reportCommand(o: ReportCommandOptions, out: Output): Promi
     }
     throw e;
   }
+}
+
+/**
+ * Declares `kvlab report`: its arguments, options and help, for the registry of `src/cli.ts`;
+ * {@link reportCommand} does the work.
+ */
+export function declareReport(program: Command, out: Output): void {
+  program.command("report")
+    .description(
+      "Rebuild the study datasets, execute every notebook headless with Jupyter and the Deno " +
+        "kernel, and write executed notebooks, HTML and figures to out/. KVLAB_DATA=DIR points " +
+        "the notebooks at your own dataset (KVLAB_BY, KVLAB_BASELINE, KVLAB_CANDIDATE and " +
+        "KVLAB_LABELS name its arms; see README.md).",
+    )
+    .option("--only <names>", "comma-separated notebook names (without .ipynb)")
+    .option(
+      "--jobs <n>",
+      "notebooks executed at once (default 1; more is faster, but live parts then share the CPUs)",
+    )
+    .action((opts) => reportCommand(readOptions(() => reportOptions(opts)), out));
 }

@@ -5,10 +5,10 @@
  */
 
 import type { Dataset } from "../store/dataset.ts";
-import type { OptionValues } from "commander";
+import type { Command, OptionValues } from "commander";
 import { runMemorySampler } from "../collect/memory/sweep.ts";
 import { parseServerUrl, type ServerTarget } from "../collect/target.ts";
-import { exitWith, type Output, withStopSignals } from "./_exit.ts";
+import { exitWith, type Output, readOptions, withStopSignals } from "./_exit.ts";
 import { datasetOption, optionalString } from "./_options.ts";
 import { limited, LIMITS } from "../collect/limits.ts";
 
@@ -97,4 +97,26 @@ export async function sampleCommand(o: SampleCommandOptions, out: Output): Promi
     }\n`,
   );
   if (r.status === "failed") exitWith(1, "sample");
+}
+
+/**
+ * Declares `kvlab sample`: its arguments, options and help, for the registry of `src/cli.ts`;
+ * {@link sampleCommand} does the work.
+ */
+export function declareSample(program: Command, out: Output): void {
+  program.command("sample")
+    .description(
+      "Sample a server's memory (INFO memory, DBSIZE, process RSS, docker stats of --container) " +
+        "every --interval seconds for --duration seconds, as one run of memory rows.",
+    )
+    .requiredOption(
+      "--url <url>",
+      "redis://[user:password@]host[:port][/db], rediss://…, unix:///path",
+    )
+    .requiredOption("--data <dir>", "dataset directory")
+    .option("--interval <s>", "seconds between samples", "1")
+    .requiredOption("--duration <s>", "seconds to sample for (at most 86400)")
+    .option("--container <name>", "docker container of the server")
+    .option("--label <label>", "label stored on the run")
+    .action((opts) => sampleCommand(readOptions(() => sampleOptions(opts)), out));
 }

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { OptionValues } from "commander";
+import type { Command, OptionValues } from "commander";
 import type pl from "nodejs-polars";
 import { resolveArms } from "../analyze/arms.ts";
 import { environmentSummary } from "../analyze/environment.ts";
@@ -16,8 +16,8 @@ import { loadResults, loadTable } from "../analyze/load.ts";
 import { latencyDistributionBy } from "../analyze/plots.ts";
 import type { VegaLiteSpec } from "../analyze/chart.ts";
 import { historyPage } from "../analyze/changes/summary.ts";
-import { summaryPage } from "../analyze/summary_page.ts";
-import type { Output } from "./_exit.ts";
+import { summaryPage } from "../analyze/summary_page/page.ts";
+import { type Output, readOptions } from "./_exit.ts";
 import { notForSweeps } from "./_shows.ts";
 import { optionalString } from "./_options.ts";
 
@@ -143,4 +143,28 @@ async function writePage(
     `wrote ${path} and ${page.figures.length} figures (SVG and PNG) in ${o.output}/figures\n`,
   );
   return { page: path, figures };
+}
+
+/**
+ * Declares `kvlab summary`: its arguments, options and help, for the registry of `src/cli.ts`;
+ * {@link summaryCommand} does the work.
+ */
+export function declareSummary(program: Command, out: Output): void {
+  program.command("summary")
+    .description(
+      "Write a study's summary page (summary.md: environment, config differences, runs per " +
+        "cell, medians with intervals and verdicts, changes, memory) and its figures (SVG and " +
+        "PNG, in figures/): the page to paste into a blog post.",
+    )
+    .argument("<dir>", "dataset directory")
+    .option(
+      "--by <column>",
+      "arms (default: label when the runs' labels split the data, else the run column that differs)",
+    )
+    .option("--baseline <value>", "the baseline arm (default: the arm measured first)")
+    .option("-o, --output <dir>", "folder for summary.md and figures/ (default: <dir>/summary)")
+    .option("--title <text>", "the page's title (default: the dataset folder's name)")
+    .action(async (dir: string, opts) => {
+      await summaryCommand(readOptions(() => summaryOptions(dir, opts)), out);
+    });
 }

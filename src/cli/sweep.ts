@@ -7,10 +7,10 @@
 
 import type { Dataset } from "../store/dataset.ts";
 import { datasetOption } from "./_options.ts";
-import type { OptionValues } from "commander";
+import type { Command, OptionValues } from "commander";
 import { type TableFormat, tableFormat } from "../analyze/format.ts";
 import { formatSweep, sweepTable } from "../analyze/sweep/sweep.ts";
-import type { Output } from "./_exit.ts";
+import { type Output, readOptions } from "./_exit.ts";
 import { checkSustainedRule, DEFAULT_SUSTAINED_RULE, type SustainedRule } from "../fixed_rate.ts";
 import { onlyForSweeps } from "./_shows.ts";
 
@@ -73,4 +73,29 @@ export function sweepCommand(o: SweepCommandOptions, out: Output): void {
   const table = sweepTable(o.data.dir, { by: o.by, sustained: o.sustained });
   onlyForSweeps("kvlab sweep", o.data, table.height);
   out.print(formatSweep(table, o.format, { by: o.by }));
+}
+
+/**
+ * Declares `kvlab sweep`: its arguments, options and help, for the registry of `src/cli.ts`;
+ * {@link sweepCommand} does the work.
+ */
+export function declareSweep(program: Command, out: Output): void {
+  program.command("sweep")
+    .description(
+      "Print a fixed-rate sweep: rows = requested rate, columns = arms, cells p50 / p99 (ms), " +
+        "NS (achieved) below the sustained bounds, - for steps not run after a first NS.",
+    )
+    .requiredOption("--data <dir>", "dataset directory")
+    .option(
+      "--format <format>",
+      "md (the tables), text, csv or json (one row per arm × step)",
+      "md",
+    )
+    .option("--by <column>", "runs column naming the arms", "label")
+    .option(
+      "--sustained <min:max>",
+      "sustained bounds on achieved / requested",
+      `${DEFAULT_SUSTAINED_RULE.min}:${DEFAULT_SUSTAINED_RULE.max}`,
+    )
+    .action((opts) => sweepCommand(readOptions(() => sweepOptions(opts)), out));
 }

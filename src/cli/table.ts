@@ -8,15 +8,16 @@
 
 import type { DatasetRef } from "../store/dataset.ts";
 import type { Dataset } from "../store/dataset.ts";
-import type { OptionValues } from "commander";
+import type { Command, OptionValues } from "commander";
 import type pl from "nodejs-polars";
 import { ARM_COLUMNS } from "../analyze/arms.ts";
 import { formatTable, type TableFormat } from "../analyze/format.ts";
 import { loadTable } from "../analyze/load.ts";
 import { formatForPeople } from "../analyze/present.ts";
-import type { Output } from "./_exit.ts";
+import { type Output, readOptions } from "./_exit.ts";
 import { datasetOption, optionalFormat } from "./_options.ts";
 import { peopleFormat } from "./_tables.ts";
+import { TABLES } from "../schema.ts";
 
 /** What `kvlab table` prints. */
 export interface TableCommandOptions {
@@ -131,3 +132,20 @@ export const TERMINAL_RESULTS = [
   "p99_latency_ms",
   "complete",
 ];
+
+/**
+ * Declares `kvlab table`: its arguments, options and help, for the registry of `src/cli.ts`;
+ * {@link tableCommand} does the work.
+ */
+export function declareTable(program: Command, out: Output): void {
+  program.command("table")
+    .description("Print a table of a dataset.")
+    .argument("<name>", `table: ${Object.keys(TABLES).join(", ")}`)
+    .requiredOption("--data <dir>", "dataset directory")
+    .option(
+      "--format <format>",
+      "md, csv, json or text (default: text on a terminal, md in a pipe)",
+    )
+    .option("--columns <list>", "comma-separated columns to show")
+    .action((name: string, opts) => tableCommand(readOptions(() => tableOptions(name, opts)), out));
+}

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import pl from "nodejs-polars";
-import { summaryPage } from "../../src/analyze/summary_page.ts";
+import { summaryPage } from "../../src/analyze/summary_page/page.ts";
 
 const environment = {
   by: "label",

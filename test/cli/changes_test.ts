@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import pl from "nodejs-polars";
 import { cli } from "./_cli.ts";
-import { summaryPage } from "../../src/analyze/summary_page.ts";
+import { summaryPage } from "../../src/analyze/summary_page/page.ts";
 import { nightlyHistory, writeNightlyHistory } from "../_support/history.ts";
 
 /** The `test` kvlab stores for a redis-benchmark title. */

@@ -47,109 +47,22 @@ const tableOf = (r: Rec) => `${r.test}, ${r.clients ?? "?"} connections`;
 export function sweepChart(table: pl.DataFrame, options: SweepChartOptions = {}): VegaLiteSpec {
   const by = options.by ?? "label";
   const recs = table.toRecords() as Rec[];
-  const arms = recs.map((r) => String(r[by]));
-  const points = recs.filter((r) => r.p50_latency_ms !== null && r.verdict !== "skipped")
-    .flatMap((r) =>
-      (["p50", "p99"] as const).map((p): Rec => ({
-        ...r,
-        table: tableOf(r),
-        percentile: p,
-        latency_ms: r[`${p}_latency_ms`],
-        series: `${r[by]} ${p}`,
-        layer: "point",
-      }))
-    );
-  // the NS rule stands at the rate the step reached: two arms NS at one step stay apart
-  const ns = recs.filter((r) => r.verdict === "NS").map((r) => ({
-    ...r,
-    table: tableOf(r),
-    layer: "ns",
-    ns_at_ops_per_sec: typeof r.achieved_ops_per_sec === "number" && r.achieved_ops_per_sec > 0
-      ? r.achieved_ops_per_sec
-      : r.requested_ops_per_sec,
-  }));
-  const values = [...points, ...ns];
-  const x = {
-    field: "requested_ops_per_sec",
-    type: "quantitative",
-    title: "requested rate (ops/s)",
-    scale: { type: "log" },
+  const points = latencyPoints(recs, by);
+  const encodings: SweepEncodings = {
+    by,
+    x: {
+      field: "requested_ops_per_sec",
+      type: "quantitative",
+      title: "requested rate (ops/s)",
+      scale: { type: "log" },
+    },
+    color: colorEncoding(by, recs.map((r) => String(r[by]))),
   };
-  const color = colorEncoding(by, arms);
-  const layers: VegaLiteSpec[] = [
-    {
-      transform: [{ filter: "datum.layer == 'point' && datum.verdict != 'NS'" }],
-      mark: { type: "line" },
-      encoding: {
-        x,
-        y: {
-          field: "latency_ms",
-          type: "quantitative",
-          title: "latency (ms)",
-          scale: { type: "log" },
-        },
-        color,
-        detail: { field: "series" },
-        // said in the subtitle: one legend (the arms) keeps the figure as wide as its plot
-        strokeDash: { field: "percentile", type: "nominal", title: "percentile", legend: null },
-      },
-    },
-    {
-      transform: [{ filter: "datum.layer == 'point'" }],
-      mark: { type: "point", filled: true, size: 60 },
-      encoding: {
-        x,
-        y: { field: "latency_ms", type: "quantitative" },
-        color,
-        shape: {
-          field: "verdict",
-          type: "nominal",
-          scale: { domain: ["sustained", "over", "NS"], range: ["circle", "triangle-up", "cross"] },
-          legend: null,
-        },
-        tooltip: [
-          { field: by },
-          { field: "requested_ops_per_sec", format: "," },
-          {
-            field: "achieved_ops_per_sec",
-            format: ",.0f",
-          },
-          { field: "percentile" },
-          { field: "latency_ms", format: ".3f" },
-          { field: "verdict" },
-        ],
-      },
-    },
-    {
-      transform: [{ filter: "datum.layer == 'ns'" }],
-      mark: { type: "rule", strokeDash: [2, 3] },
-      encoding: {
-        x: { ...x, field: "ns_at_ops_per_sec" },
-        color,
-        tooltip: [{ field: by }, { field: "achieved_ops_per_sec", format: ",.0f" }],
-      },
-    },
-  ];
+  const layers = [lineLayer(encodings), pointLayer(encodings), nsLayer(encodings)];
   // steps whose generator delay dominates (sweepTable's generator_bound): a grey ring around
   // both points, only when there is one (charts without them stay as they were)
   const genBound = points.some((r) => r.generator_bound === true);
-  if (genBound) {
-    layers.push({
-      transform: [{ filter: "datum.layer == 'point' && datum.generator_bound == true" }],
-      mark: { type: "point", filled: false, size: 220, strokeWidth: 1.5, color: "#555" },
-      encoding: {
-        x,
-        y: { field: "latency_ms", type: "quantitative" },
-        tooltip: [
-          { field: by },
-          { field: "requested_ops_per_sec", format: "," },
-          { field: "percentile" },
-          { field: "latency_ms", format: ".3f" },
-          { field: "generator_delay_p99_ms", title: "generator delay p99 (ms)", format: ".3f" },
-        ],
-      },
-    });
-  }
+  if (genBound) layers.push(generatorBoundLayer(encodings));
   const head = base(
     options.title ?? "latency against offered load",
     options.subtitle ??
@@ -161,6 +74,7 @@ export function sweepChart(table: pl.DataFrame, options: SweepChartOptions = {})
           : []),
       ],
   );
+  const values = [...points, ...nsRules(recs)];
   const tables = [...new Set(recs.map(tableOf))];
   if (tables.length <= 1) {
     return { ...head, width: WIDTH, height: 340, data: { values }, layer: layers };
@@ -171,6 +85,126 @@ export function sweepChart(table: pl.DataFrame, options: SweepChartOptions = {})
     facet: { field: "table", type: "nominal", title: null, sort: tables },
     columns: 1,
     spec: { width: WIDTH, height: 260, layer: layers },
+  };
+}
+
+/** The arm column and the encodings every layer of {@link sweepChart} shares. */
+interface SweepEncodings {
+  by: string;
+  /** The requested rate, on a log axis. */
+  x: Rec;
+  /** One colour per arm. */
+  color: VegaLiteSpec;
+}
+
+/** Each measured step as two points, p50 and p99 (`layer: "point"`). */
+function latencyPoints(recs: Rec[], by: string): Rec[] {
+  return recs.filter((r) => r.p50_latency_ms !== null && r.verdict !== "skipped")
+    .flatMap((r) =>
+      (["p50", "p99"] as const).map((p): Rec => ({
+        ...r,
+        table: tableOf(r),
+        percentile: p,
+        latency_ms: r[`${p}_latency_ms`],
+        series: `${r[by]} ${p}`,
+        layer: "point",
+      }))
+    );
+}
+
+/** Each NS step as a rule (`layer: "ns"`) at the rate it reached, else at the requested rate. */
+function nsRules(recs: Rec[]): Rec[] {
+  // the NS rule stands at the rate the step reached: two arms NS at one step stay apart
+  return recs.filter((r) => r.verdict === "NS").map((r) => ({
+    ...r,
+    table: tableOf(r),
+    layer: "ns",
+    ns_at_ops_per_sec: typeof r.achieved_ops_per_sec === "number" && r.achieved_ops_per_sec > 0
+      ? r.achieved_ops_per_sec
+      : r.requested_ops_per_sec,
+  }));
+}
+
+/** p50 (solid) and p99 (dashed) lines through the sustained and `over` steps of each arm. */
+function lineLayer({ x, color }: SweepEncodings): VegaLiteSpec {
+  return {
+    transform: [{ filter: "datum.layer == 'point' && datum.verdict != 'NS'" }],
+    mark: { type: "line" },
+    encoding: {
+      x,
+      y: {
+        field: "latency_ms",
+        type: "quantitative",
+        title: "latency (ms)",
+        scale: { type: "log" },
+      },
+      color,
+      detail: { field: "series" },
+      // said in the subtitle: one legend (the arms) keeps the figure as wide as its plot
+      strokeDash: { field: "percentile", type: "nominal", title: "percentile", legend: null },
+    },
+  };
+}
+
+/** A point per step and percentile, its shape the verdict (circle, triangle for over, `+` NS). */
+function pointLayer({ by, x, color }: SweepEncodings): VegaLiteSpec {
+  return {
+    transform: [{ filter: "datum.layer == 'point'" }],
+    mark: { type: "point", filled: true, size: 60 },
+    encoding: {
+      x,
+      y: { field: "latency_ms", type: "quantitative" },
+      color,
+      shape: {
+        field: "verdict",
+        type: "nominal",
+        scale: { domain: ["sustained", "over", "NS"], range: ["circle", "triangle-up", "cross"] },
+        legend: null,
+      },
+      tooltip: [
+        { field: by },
+        { field: "requested_ops_per_sec", format: "," },
+        {
+          field: "achieved_ops_per_sec",
+          format: ",.0f",
+        },
+        { field: "percentile" },
+        { field: "latency_ms", format: ".3f" },
+        { field: "verdict" },
+      ],
+    },
+  };
+}
+
+/** A dotted rule at the rate each NS step reached. */
+function nsLayer({ by, x, color }: SweepEncodings): VegaLiteSpec {
+  return {
+    transform: [{ filter: "datum.layer == 'ns'" }],
+    mark: { type: "rule", strokeDash: [2, 3] },
+    encoding: {
+      x: { ...x, field: "ns_at_ops_per_sec" },
+      color,
+      tooltip: [{ field: by }, { field: "achieved_ops_per_sec", format: ",.0f" }],
+    },
+  };
+}
+
+/** A grey ring around both points of a generator-bound step, with the generator's delay. */
+function generatorBoundLayer({ by, x }: SweepEncodings): VegaLiteSpec {
+  return {
+    transform: [{ filter: "datum.layer == 'point' && datum.generator_bound == true" }],
+    mark: { type: "point", filled: false, size: 220, strokeWidth: 1.5, color: "#555" },
+    encoding: {
+      x,
+      y: { field: "latency_ms", type: "quantitative" },
+      tooltip: [
+        { field: by },
+        { field: "requested_ops_per_sec", format: "," },
+        { field: "percentile" },
+        { field: "latency_ms", format: ".3f" },
+        { field: "generator_delay_p99_ms", title: "generator delay p99 (ms)", format: ".3f" },
+      ],
+    },
   };
 }
 

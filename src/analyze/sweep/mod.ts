@@ -1,6 +1,7 @@
 /**
  * Fixed-rate sweeps: per arm and requested rate, achieved rate and merged p50/p99 with the
- * sustained verdict; the latency spectrum of a step; seed 000's published tables as rows.
+ * sustained verdict; the latency spectrum of a step; seed 000's published tables, read from the
+ * dataset ingest wrote.
  *
  * @module
  */

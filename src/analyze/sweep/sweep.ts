@@ -114,7 +114,7 @@ export function sweepTable(source: string | SweepFrames, options: SweepOptions =
     const k = JSON.stringify([s.workload, s.clients, s.arm, s.requestedOpsPerSec]);
     groups.set(k, [...(groups.get(k) ?? []), s]);
   }
-  const rows: Rec[] = [...groups.values()].map((g) => stepSummary(g, hist, by, rule));
+  const rows: Rec[] = [...groups.values()].map((g) => stepSummary(g, { hist, by, rule }));
   rows.push(...skippedRows(rows, by, planned(steps)));
   // tables in order of appearance; arms in order of appearance; rates ascending
   const order = (k: (r: Rec) => string) => {
@@ -154,13 +154,18 @@ const EMPTY = (by: string): Rec => ({
   generator_bound: null,
 });
 
+/** What {@link stepSummary} merges a step's repetitions with. */
+interface StepContext {
+  /** The HDR histograms of each step row (`rowHistograms`), by `rowKey`. */
+  hist: Map<string, string[]>;
+  /** The arm column. */
+  by: string;
+  /** The sustained rule the step is judged by. */
+  rule: SustainedRule;
+}
+
 /** One step's row: its repetitions merged. */
-function stepSummary(
-  g: StepRow[],
-  hist: Map<string, string[]>,
-  by: string,
-  rule: SustainedRule,
-): Rec {
+function stepSummary(g: StepRow[], { hist, by, rule }: StepContext): Rec {
   const s = g[0];
   const achieved = present(g.map((x) => x.achievedOpsPerSec));
   const p50s = present(g.map((x) => x.p50));

@@ -1,0 +1,197 @@
+/**
+ * The sections of the summary page that judge each arm against the baseline: per metric, the
+ * verdict counts and the comparison table (`compare`), with the throughput and ratio figures;
+ * and per candidate arm, the change from the baseline (`delta`) with its figure. Private to
+ * `summary_page/`.
+ *
+ * @module
+ */
+
+import pl from "nodejs-polars";
+import { compare, delta, verdictSummary } from "../compare/compare.ts";
+import { comparisonKeys } from "../grouping.ts";
+import { PLOTS } from "../plots.ts";
+import { formatForPeople } from "../present.ts";
+import { metricName } from "../units.ts";
+import {
+  dropEmpty,
+  fileSafe,
+  md,
+  type Resolved,
+  type Section,
+  type SummaryFigure,
+} from "./_section.ts";
+
+/** The metrics compared, when the results hold values for the baseline and another arm. */
+export const SUMMARY_METRICS = ["ops_per_sec", "p50_latency_ms", "p99_latency_ms"] as const;
+
+/**
+ * Per metric of {@link SUMMARY_METRICS} that has values for the baseline and another arm, its
+ * section and the comparison its table shows.
+ */
+export function comparisonSections(
+  results: pl.DataFrame,
+  o: Resolved,
+): { sections: Section[]; comparisons: Record<string, pl.DataFrame> } {
+  const sections: Section[] = [];
+  const comparisons: Record<string, pl.DataFrame> = {};
+  for (const metric of SUMMARY_METRICS) {
+    if (!hasArms(results, metric, o)) continue;
+    comparisons[metric] = compare(results, { by: o.by, baseline: o.baseline, metric });
+    sections.push(
+      comparisons[metric].height === 0
+        ? nothingToCompare(results, metric, o)
+        : compareSection(comparisons[metric], { results, metric, options: o }),
+    );
+  }
+  return { sections, comparisons };
+}
+
+/** Whether the metric has values for the baseline and at least one other arm. */
+function hasArms(results: pl.DataFrame, metric: string, o: Resolved): boolean {
+  if (!results.columns.includes(metric)) return false;
+  const arms = new Set(
+    (results.filter(pl.col(metric).isNotNull().and(pl.col(metric).isNan().not()))
+      .getColumn(o.by).toArray() as unknown[]).map(String),
+  );
+  return arms.has(o.baseline) && arms.size >= 2;
+}
+
+/** A metric no group has for the baseline and another arm (say, memtier --run-count arms). */
+function nothingToCompare(results: pl.DataFrame, metric: string, o: Resolved): Section {
+  // e.g. memtier --run-count arms (best / worst / average) beside single runs
+  const keys = comparisonKeys(results, o.by).keys.join(", ");
+  const name = metricName(metric);
+  return {
+    lines: [
+      `## ${name[0].toUpperCase()}${name.slice(1)}: nothing to compare`,
+      "",
+      `No group (${keys}) has ${name} for ${o.baseline} and another arm.`,
+      "",
+    ],
+    figures: [],
+  };
+}
+
+/**
+ * The columns of a comparison the page shows: keys, arm, n, medians, ratio and its interval,
+ * verdict, and what else differs between the arms.
+ */
+function comparisonColumns(c: pl.DataFrame, metric: string, by: string): pl.DataFrame {
+  const keys = c.columns.slice(0, c.columns.indexOf(by));
+  const cols = [
+    ...keys,
+    by,
+    "baseline_n",
+    "candidate_n",
+    `baseline_median_${metric}`,
+    `candidate_median_${metric}`,
+    "ratio",
+    "ratio_ci_low",
+    "ratio_ci_high",
+    "verdict",
+    "q_value",
+    "unstable",
+    "also_differs",
+  ];
+  // no interval columns when no cell has one, no also_differs when nothing else differs
+  return dropEmpty(c.select(...cols));
+}
+
+/** How many groups each candidate arm is better, worse, no different or inconclusive in. */
+function verdictCounts(c: pl.DataFrame, by: string): string[] {
+  const rows = c.select(pl.col(by).cast(pl.Utf8).alias("arm"), "verdict").toRecords() as {
+    arm: string;
+    verdict: string;
+  }[];
+  const arms = [...new Set(rows.map((r) => r.arm))];
+  return arms.map((arm) => {
+    const mine = rows.filter((r) => r.arm === arm);
+    const n = (v: string) => mine.filter((r) => r.verdict === v).length;
+    return `- ${md(arm)}: better in ${n("better")}, worse in ${n("worse")}, no difference in ` +
+      `${n("no difference")}, inconclusive in ${n("inconclusive")} of ${mine.length} groups.`;
+  });
+}
+
+/** One metric's comparison: the verdict counts, the table, and its figures (throughput only). */
+function compareSection(
+  c: pl.DataFrame,
+  { results, metric, options: o }: { results: pl.DataFrame; metric: string; options: Resolved },
+): Section {
+  const name = metricName(metric);
+  const lines = [
+    `## ${name[0].toUpperCase()}${name.slice(1)}: each arm against ${md(o.baseline)}`,
+    "",
+    `Medians over the runs of each cell; ratio = candidate median / ${md(o.baseline)} median; ` +
+    "the interval is Moses' 95 % interval of the Hodges–Lehmann ratio (none with 3 or fewer runs " +
+    "on a side). Better or worse: an exact rank-sum test at 5 % with at least 4 runs per arm " +
+    "and a difference above the tool's latency resolution; no difference: the interval within " +
+    "±5 %; else inconclusive. q: Benjamini–Hochberg across this table. Unstable: an arm's " +
+    "runs vary by more than 10 % (CV), drift monotonically, or were disturbed (noise guard).",
+    "",
+    `${verdictSummary(c)}`,
+    "",
+    ...verdictCounts(c, o.by),
+    "",
+    formatForPeople(comparisonColumns(c, metric, o.by), "md"),
+  ];
+  const figures: SummaryFigure[] = [];
+  if (metric === "ops_per_sec") {
+    const options = { by: o.by, metric, baseline: o.baseline };
+    figures.push(
+      {
+        name: "throughput",
+        caption: "Throughput per arm (median of runs, whiskers min–max)",
+        spec: PLOTS.throughput.build(results, options),
+      },
+      {
+        name: "ratio",
+        caption: `Throughput against ${o.baseline} (ratio with its 95 % interval)`,
+        spec: PLOTS.ratio.build(results, options),
+      },
+    );
+  }
+  return { lines, figures };
+}
+
+/** For each candidate arm, the change from the baseline (`delta`), when latencies are known. */
+export function deltaSections(results: pl.DataFrame, o: Resolved): Section[] {
+  const latencies = ["avg", "p50", "p95", "p99"].map((p) => `${p}_latency_ms`)
+    .filter((c) =>
+      results.columns.includes(c) && results.getColumn(c).nullCount() < results.height
+    );
+  if (latencies.length === 0) return [];
+  return o.arms.filter((a) => a !== o.baseline).flatMap((arm) => {
+    const sides = { dimension: o.by, from: o.baseline, to: arm };
+    const d = delta(results, sides);
+    if (d.height === 0 || !d.columns.includes("from_n")) return []; // no group both sides ran
+    const keys = d.columns.slice(0, d.columns.indexOf("from"));
+    const shown = dropEmpty(d.select(
+      ...keys,
+      "from_n",
+      "to_n",
+      "throughput_factor",
+      "throughput_verdict",
+      ...d.columns.filter((c) =>
+        c.endsWith("_latency_change_pct") || /^p\d+_latency_verdict$/.test(c)
+      ),
+      "also_differs",
+    ));
+    return [{
+      lines: [
+        `## From ${md(o.baseline)} to ${md(arm)}`,
+        "",
+        "Throughput factor (medians, to / from) and the change of median latencies in % " +
+        "(negative: faster), each with the verdict of the comparison above (inconclusive with " +
+        "fewer than 4 runs per side or a change within the tool's latency resolution).",
+        "",
+        formatForPeople(shown, "md"),
+      ],
+      figures: [{
+        name: `delta-${fileSafe(arm)}`,
+        caption: `From ${o.baseline} to ${arm}: throughput factor and latency change`,
+        spec: PLOTS.delta.build(results, sides),
+      }],
+    }];
+  });
+}

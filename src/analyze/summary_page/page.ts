@@ -1,0 +1,140 @@
+/**
+ * A study's summary page: the Markdown a user pastes into a blog post and the charts it shows.
+ * The page is a list of sections, each its lines and figures, in this order: the opening
+ * (`_opening.ts`: title and what the dataset holds, environment and config differences between
+ * arms, runs per cell with a plain warning when there are few); the judgements of each arm
+ * against the baseline (`_comparisons.ts`: medians with intervals and verdicts from `compare`
+ * per metric, the change along the arms from `delta`); the figures (`_figures.ts`: the latency
+ * spectrum, scaling with clients); what changed over a history (`changes/summary.ts`); memory
+ * (`_memory.ts`). Charts are built through the plot registry with the groups `compare` prints.
+ * Pure: frames in, Markdown and chart specs out; `kvlab summary` loads, renders and writes.
+ *
+ * @module
+ */
+
+import pl from "nodejs-polars";
+import { VERDICT_DEFAULTS } from "../compare/verdict.ts";
+import type { EnvironmentSummary } from "../environment.ts";
+import { whatChangedSection } from "../changes/summary.ts";
+import { markdownText } from "../../text/safe.ts";
+import type { Resolved, Section, SummaryFigure, SummaryPageOptions } from "./_section.ts";
+import { countLines, environmentLines, intro } from "./_opening.ts";
+import { comparisonSections, deltaSections } from "./_comparisons.ts";
+import { latencySection, scalingSection } from "./_figures.ts";
+import { memorySection } from "./_memory.ts";
+
+export type { SummaryFigure, SummaryPageOptions };
+export { SUMMARY_METRICS } from "./_comparisons.ts";
+
+/** The data a summary page is built from (see {@link summaryPage}). */
+export interface SummaryData {
+  /** Results joined with their runs (`loadResults`). */
+  results: pl.DataFrame;
+  /** The dataset's environment per arm (`environmentSummary`). */
+  environment: EnvironmentSummary;
+  /** The `runs` table: how many runs, of which tools, and when. */
+  runs?: pl.DataFrame;
+  /** `latency_distribution` with the arm column (`latencyDistributionBy`); none: no figure. */
+  latency?: pl.DataFrame;
+  /** Rows of the `memory` table with the arm column; none: no memory section. */
+  memory?: pl.DataFrame;
+}
+
+/** A summary page: the Markdown, its figures, and the comparisons its tables show. */
+export interface SummaryPage {
+  /** The page, ending with a newline. */
+  markdown: string;
+  /** The figures the page references, in page order. */
+  figures: SummaryFigure[];
+  /** Per metric, the frame from `compare` whose rows the page's table shows. */
+  comparisons: Record<string, pl.DataFrame>;
+}
+
+/**
+ * Builds a study's summary page.
+ *
+ * @param data Results, environment and, when the dataset holds them, latency and memory rows.
+ * @param options Title, arms and baseline (resolve them with `resolveArms`).
+ * @returns The Markdown, the figures it references and the comparisons it shows.
+ * @throws {TypeError} When fewer than two arms are given or the baseline is not one of them.
+ *
+ * @example
+ * ```ts
+ * import pl from "nodejs-polars";
+ * import { summaryPage } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * const results = pl.DataFrame({
+ *   test: ["SET", "SET", "SET", "SET"], label: ["a", "a", "b", "b"],
+ *   ops_per_sec: [100, 102, 120, 121],
+ * });
+ * const environment = {
+ *   by: "label", arms: ["a", "b"], table: pl.DataFrame({ arm: ["a", "b"], runs: [2, 2] }),
+ *   config: pl.DataFrame({ key: [] }), configOnlyIn: {}, configMissing: ["a", "b"],
+ * };
+ * const page = summaryPage({ results, environment }, {
+ *   title: "demo", by: "label", arms: ["a", "b"], baseline: "a",
+ * });
+ * assert.match(page.markdown, /^# demo\n/);
+ * assert.match(page.markdown, /\| SET \| b \| 2 \| 2 \| 101\.00 \| 120\.50 \| 1\.19 \|/);
+ * assert.match(page.markdown, /fewer than 4 runs per arm/);
+ * assert.deepEqual(page.figures.map((f) => f.name), ["throughput", "ratio"]);
+ * assert.match(page.markdown, /!\[.*\]\(figures\/ratio\.png\)/);
+ * ```
+ */
+export function summaryPage(data: SummaryData, options: SummaryPageOptions): SummaryPage {
+  if (options.arms.length < 2) {
+    throw new TypeError(`fewer than two arms: ${options.by} has ${options.arms.join(", ")}`);
+  }
+  if (!options.arms.includes(options.baseline)) {
+    throw new TypeError(`invalid baseline: ${options.baseline} (arms: ${options.arms.join(", ")})`);
+  }
+  const o: Resolved = {
+    ...options,
+    figures: options.figures ?? "figures",
+    minRuns: VERDICT_DEFAULTS.minRuns,
+  };
+  if (options.minRuns !== undefined) o.minRuns = options.minRuns;
+  const results = data.results.filter(pl.col(o.by).cast(pl.Utf8).isIn([...o.arms]));
+  let comparisons: Record<string, pl.DataFrame> = {};
+  const sections: Section[] = [
+    { lines: intro(data.runs, o), figures: [] },
+    { lines: environmentLines(data.environment, o.arms), figures: [] },
+  ];
+  if (results.height > 0) {
+    const compared = comparisonSections(results, o);
+    comparisons = compared.comparisons;
+    sections.push({ lines: countLines(results, o), figures: [] }, ...compared.sections);
+    if (data.latency && data.latency.height > 0) sections.push(latencySection(data.latency, o));
+    sections.push(...deltaSections(results, o), scalingSection(results, o));
+    const history = whatChangedSection(results); // a dataset with a history: its change points
+    if (history) sections.push(history);
+  }
+  if (data.memory && data.memory.height > 0) sections.push(memorySection(data.memory, o));
+  if (results.height === 0 && !(data.memory && data.memory.height > 0)) {
+    sections.push({
+      lines: ["The dataset holds no results and no memory samples.", ""],
+      figures: [],
+    });
+  }
+  const figures = sections.flatMap((s) => s.figures);
+  const body = sections.flatMap((s) => [
+    ...s.lines,
+    ...s.figures.flatMap((f) => figureLines(f, o.figures)),
+  ]);
+  return {
+    markdown: body.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd() + "\n",
+    figures,
+    comparisons,
+  };
+}
+
+/** The lines that show a figure: the PNG inline, the SVG linked. */
+function figureLines(f: SummaryFigure, dir: string): string[] {
+  const caption = markdownText(f.caption);
+  return [
+    `![${caption}](${dir}/${f.name}.png)`,
+    "",
+    `*${caption}* ([SVG](${dir}/${f.name}.svg))`,
+    "",
+  ];
+}
