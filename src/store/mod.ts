@@ -9,3 +9,4 @@ export * from "./dataset.ts";
 export * from "./writer.ts";
 export * from "./compact.ts";
 export * from "./layout.ts";
+export * from "./reads.ts";
