@@ -43,6 +43,7 @@ Deno.test("studyProgress() in a pipe: warm-up apart, known rates only, every 10 
       reason: null,
       command: "",
       interrupted: false,
+      results: [],
     },
   });
   assert.equal(
@@ -74,6 +75,7 @@ Deno.test("a sweep step not run after a first NS is not counted as complete", ()
       reason: "skipped: redis did not sustain 60,000/s",
       command: "",
       interrupted: false,
+      results: [],
     },
   };
   on(end);
