@@ -19,6 +19,7 @@ import {
   PUBSUB_CONNECTIONS,
 } from "../collect/limits.ts";
 import { engineOption, serverRoom } from "./load.ts";
+import { engineLine, stepLines } from "./_step_line.ts";
 
 /** What `kvlab pubsub` runs. */
 export interface PubSubCommandOptions {
@@ -112,7 +113,8 @@ function checkStepTopology(call: PubSubCommandOptions["call"], raw: OptionValues
 }
 
 /**
- * Runs the step (Ctrl-C ends it, keeping what was counted), stores it, prints a summary.
+ * Runs the step (Ctrl-C ends it, keeping what was counted), stores it, prints a summary (from
+ * the rows it stored, without reading the dataset).
  *
  * @param o The step, the dataset.
  * @param out Where to print.
@@ -132,26 +134,12 @@ export async function pubSubCommand(o: PubSubCommandOptions, out: Output): Promi
   });
   const r = run.result;
   if (r) {
-    const f = (n: number) => Math.round(n).toLocaleString("en");
+    // from the rows the step stored, as they were committed (never read back); the unsent
+    // count and the error texts only the engine knows
     out.print(
-      `${r.mode}: target ${f(r.requestedOpsPerSec)} deliveries/s, achieved ` +
-        `${f(r.achievedOpsPerSec)} (${run.verdict}); ` +
-        // no latency without a delivery
-        (r.delivered > 0
-          ? `delivery latency p50 ${r.summary.p50Ms.toFixed(3)} ms, p99 ` +
-            `${r.summary.p99Ms.toFixed(3)} ms (from the intended publish time)\n`
-          : "nothing delivered, no latency\n") +
-        `  published ${f(r.published)}, delivered ${f(r.delivered)} (fan-out ${r.fanOut}), lost ` +
-        `${f(r.lost)}, duplicated ${f(r.duplicated)}, unsent ${f(r.unsent)}, errors ${r.errors}` +
-        `${r.errorSamples.length ? ` (${r.errorSamples.join("; ")})` : ""}\n` +
-        `  client CPU ${r.clientCpuS.toFixed(2)} s, publisher lateness p99 ` +
-        `${r.lateness.p99Ms.toFixed(3)} ms\n` +
-        `engine ${r.engine === "ffi" ? "ffi (epoll by FFI)" : "deno (Deno TCP)"}` +
-        (r.engine === "deno" && r.engineNote !== "asked for"
-          ? ` (the epoll engine cannot run: ${r.engineNote})`
-          : "") +
-        "\n",
+      stepLines(run.results, { detail: true, unsent: r.unsent, errorSamples: r.errorSamples }),
     );
+    out.print(engineLine({ engine: r.engine, note: r.engineNote }));
   }
   out.print(`${run.status}: run ${run.runId}${run.reason ? ` (${run.reason})` : ""}\n`);
   // Ctrl-C / SIGTERM: what was counted is stored (incomplete); 130 (129 for SIGHUP), as `kvlab
