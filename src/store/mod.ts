@@ -10,3 +10,4 @@ export * from "./writer.ts";
 export * from "./compact.ts";
 export * from "./layout.ts";
 export * from "./reads.ts";
+export * from "./runs_follower.ts";
