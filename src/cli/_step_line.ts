@@ -65,8 +65,8 @@ const num = (v: unknown) => (typeof v === "number" ? v : null);
  * const get = { run_id: "r", test_index: 0, test: "GET", test_title: "GET", complete: true,
  *   source_line: 0, requested_ops_per_sec: 2000, ops_per_sec: 1998.2, p50_latency_ms: 0.1312,
  *   p99_latency_ms: 0.402, latency_basis: "intended", p50_send_latency_ms: 0.1,
- *   p99_send_latency_ms: 0.3, send_delay_p99_ms: 0.2, send_queue_p99_ms: 0.15,
- *   send_lateness_p99_ms: 0.05, client_cpu_s: 0.4, client_cpu_us_per_request: 20,
+ *   p99_send_latency_ms: 0.3, send_delay_p99_ms: 0.03, send_queue_p99_ms: 0.01,
+ *   send_lateness_p99_ms: 0.02, client_cpu_s: 0.4, client_cpu_us_per_request: 20,
  *   error_count: 0 };
  * assert.equal(stepLines([get]),
  *   "GET: 1,998/s of 2,000/s requested (sustained); p50 0.131 ms, p99 0.402 ms from the " +
@@ -74,7 +74,7 @@ const num = (v: unknown) => (typeof v === "number" ? v : null);
  * assert.equal(stepLines([get], { rule: { min: 1.01, max: 2 }, indent: "  " }).slice(0, 44),
  *   "  GET: 1,998/s of 2,000/s requested (NS); p5");
  * assert.match(stepLines([get], { detail: true }),
- *   /; from send p50 0\.100 ms, p99 0\.300 ms; send delay p99 0\.200 ms \(waiting for a busy connection 0\.150, timer lateness 0\.050\); client CPU 0\.40 s \(20\.0 µs per request\); errors 0\n$/);
+ *   /; from send p50 0\.100 ms, p99 0\.300 ms; send delay p99 0\.030 ms \(waiting for a busy connection 0\.010, timer lateness 0\.020\); client CPU 0\.40 s \(20\.0 µs per request\); errors 0\n$/);
  * // a delay above 10 % of p99: generator-bound
  * assert.match(stepLines([{ ...get, send_delay_p99_ms: 0.3 }], { detail: true }),
  *   /\nGET: generator-bound: send delay p99 0\.300 ms is above 10 % of the p99 latency/);
@@ -84,7 +84,7 @@ const num = (v: unknown) => (typeof v === "number" ? v : null);
  * assert.equal(stepLines([pubsub], { detail: true, unsent: 3, errorSamples: ["ERR x"] }),
  *   "PUBSUB_FAN_OUT: 0/s of 2,000/s requested (NS); nothing delivered, no latency\n" +
  *   "  published 0, delivered 0 (fan-out 4), lost 0, duplicated 0, unsent 3, errors 0 (ERR x)\n" +
- *   "  client CPU 0.40 s, publisher lateness p99 0.050 ms\n");
+ *   "  client CPU 0.40 s, publisher lateness p99 0.020 ms\n");
  * assert.equal(stepLines([{ ...get, requested_ops_per_sec: null }]), "");
  * ```
  */
