@@ -7,6 +7,7 @@ import pl from "nodejs-polars";
 import { loadResults, loadTable } from "../../src/analyze/load.ts";
 import { findTool } from "../../src/collect/tools.ts";
 import { datasetReads } from "../../src/store/reads.ts";
+import type { ResultsRow } from "../../src/schema.ts";
 import { withServers } from "../_support/servers.ts";
 import { cli } from "./_cli.ts";
 
@@ -42,6 +43,7 @@ Deno.test({
           /^PUBSUB_ONE_TO_ONE: [\d,]+\/s of 200\/s requested \((sustained|NS|over)\); p50 [\d.]+ ms, p99 [\d.]+ ms from the intended publish time\n {2}published [\d,]+, delivered [\d,]+ \(fan-out 1\), lost \d+, duplicated \d+, unsent \d+, errors \d+\n {2}client CPU [\d.]+ s, publisher lateness p99 [\d.]+ ms\n/m,
         );
         assert.deepEqual(reads(), before, "kvlab pubsub read the dataset");
+        let printed = load.stdout + pubsub.stdout;
 
         // the counter moves when the dataset is read (so the checks above can fail)
         const stored = loadResults(data);
@@ -69,7 +71,7 @@ pubsub: { modes: [one-to-one, fan-out], publishers: 2, subscribers: 2, rates: [2
 `,
         };
         for (const [kind, yaml] of Object.entries(plans)) {
-          const file = `${data}/../${kind}-plan.yaml`;
+          const file = Deno.makeTempFileSync({ prefix: `kvlab-${kind}-`, suffix: ".yaml" });
           Deno.writeTextFileSync(file, yaml);
           before = reads();
           let atFirstCell: ReturnType<typeof reads> | undefined;
@@ -78,6 +80,7 @@ pubsub: { modes: [one-to-one, fan-out], publishers: 2, subscribers: 2, rates: [2
           });
           Deno.removeSync(file);
           assert.equal(run.code, 0, run.stderr);
+          printed += run.stdout;
           assert.ok(atFirstCell, run.stdout);
           // the resume reads: the runs stored before, never their results
           assert.ok(atFirstCell.all > before.all, `${kind}: no resume read counted`);
@@ -99,9 +102,22 @@ pubsub: { modes: [one-to-one, fan-out], publishers: 2, subscribers: 2, rates: [2
           );
         }
 
-        // what was printed is what was stored: the step rows, as committed
-        const rows = loadTable(data, "results").filter(pl.col("requested_ops_per_sec").isNotNull());
-        assert.equal(rows.height, 6);
+        // what was printed is what was stored: each step row, as committed
+        const rows = loadTable(data, "results").filter(pl.col("requested_ops_per_sec").isNotNull())
+          .toRecords() as unknown as ResultsRow[];
+        assert.equal(rows.length, 6);
+        const rate = (v: number | null | undefined) => Math.round(v!).toLocaleString("en-US");
+        for (const r of rows) {
+          const line =
+            `${r.test}: ${rate(r.ops_per_sec)}/s of ${rate(r.requested_ops_per_sec)}/s ` +
+            `requested (`;
+          const latency = `p50 ${r.p50_latency_ms!.toFixed(3)} ms, p99 ` +
+            `${r.p99_latency_ms!.toFixed(3)} ms from the intended`;
+          const said = printed.split("\n").some((l) =>
+            l.trimStart().startsWith(line) && l.includes(latency)
+          );
+          assert.ok(said, `no line ${line}…; ${latency} in\n${printed}`);
+        }
       } finally {
         Deno.removeSync(data, { recursive: true });
       }
