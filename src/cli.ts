@@ -4,9 +4,7 @@
  * command, its arguments, options and help; `xOptions()` reads commander's values into a typed
  * `XCommandOptions`; `xCommand()` does the work. {@link COMMANDS} lists the declarations in the
  * order `kvlab --help` shows them, as `PLOTS` lists the plot kinds and `PLAN_KINDS` the plan
- * kinds: a new command is a handler module and one line there. (`run`, `pubsub` and `load` are
- * declared below until their handler modules, being reworked, take their declarations.)
- * Run `deno task kvlab --help`.
+ * kinds: a new command is a handler module and one line there. Run `deno task kvlab --help`.
  *
  * @module
  */
@@ -16,7 +14,7 @@ import pl from "nodejs-polars";
 import { KVLAB_VERSION } from "./version.ts";
 import { redactText } from "./text/redact.ts";
 import { terminalText } from "./text/safe.ts";
-import { exitCodeFor, type Output, readOptions } from "./cli/_exit.ts";
+import { exitCodeFor, type Output } from "./cli/_exit.ts";
 import { declareChanges } from "./cli/changes.ts";
 import { declareCompact } from "./cli/compact.ts";
 import { declareCompare } from "./cli/compare.ts";
@@ -25,11 +23,11 @@ import { declareDelta } from "./cli/delta.ts";
 import { declareDemo } from "./cli/demo.ts";
 import { declareDoctor } from "./cli/doctor.ts";
 import { declareIngest } from "./cli/ingest.ts";
-import { loadCommand, loadOptions } from "./cli/load.ts";
+import { declareLoad } from "./cli/load.ts";
 import { declarePlot } from "./cli/plot.ts";
-import { pubSubCommand, pubSubCommandOptions } from "./cli/pubsub.ts";
+import { declarePubSub } from "./cli/pubsub.ts";
 import { declareReport } from "./cli/report.ts";
-import { runCommand, runOptions } from "./cli/run.ts";
+import { declareRun } from "./cli/run.ts";
 import { declareSample } from "./cli/sample.ts";
 import { declareSummary } from "./cli/summary.ts";
 import { declareSweep } from "./cli/sweep.ts";
@@ -55,68 +53,6 @@ const COMMANDS: ((program: Command, out: Output) => void)[] = [
   declareSweep,
   declareLoad,
 ];
-
-/** Declares `kvlab run` for {@link COMMANDS}; `runCommand` (`cli/run.ts`) does the work. */
-function declareRun(program: Command, out: Output): void {
-  program.command("run")
-    .description(
-      "Run a study plan (YAML or JSON) against live servers, storing one run per cell. Its " +
-        "kind: redis-benchmark (the default; examples/plan.yaml), memtier " +
-        "(examples/memtier-plan.yaml), latency-sweep (examples/latency-sweep.yaml), pubsub " +
-        "(examples/pubsub.yaml) or memory (examples/memory-plan.yaml). Re-running skips " +
-        "complete cells and redoes incomplete or failed ones.",
-    )
-    .argument("<plan>", "plan file")
-    .requiredOption("--data <dir>", "dataset directory (created if missing)")
-    .option("--dry-run", "print every command, run nothing")
-    .action((plan: string, opts) => runCommand(readOptions(() => runOptions(plan, opts)), out));
-}
-
-/**
- * Declares `kvlab pubsub` for {@link COMMANDS}; `pubSubCommand` (`cli/pubsub.ts`) does the work.
- */
-function declarePubSub(program: Command, out: Output): void {
-  program.command("pubsub")
-    .description("One pub/sub delivery-latency step (open-loop publishing at --rate deliveries/s).")
-    .requiredOption("--url <url>", "redis://[:password@]host[:port] (plain TCP)")
-    .requiredOption("--data <dir>", "dataset directory")
-    .requiredOption("--rate <n>", "target delivery rate: messages × subscribers reached per second")
-    .option("--mode <mode>", "one-to-one, fan-out or sharded", "one-to-one")
-    .option("--publishers <n>", "publisher connections", "64")
-    .option("--subscribers <n>", "subscriber connections", "100")
-    .option("--channels <n>", "channels (default: subscribers ÷ fan-out)")
-    .option("--fan-out <n>", "subscribers per channel (fan-out: all; else 1)")
-    .option("--payload <bytes>", "payload size, at least 16", "128")
-    .option("--duration <s>", "publishing window, seconds", "10")
-    .option("--grace <s>", "seconds deliveries may still arrive after it", "2")
-    .option("--engine <engine>", "auto (epoll by FFI where it can run), ffi or deno", "auto")
-    .option("--label <label>", "label stored on the run")
-    .action((opts) => pubSubCommand(readOptions(() => pubSubCommandOptions(opts)), out));
-}
-
-/** Declares `kvlab load` for {@link COMMANDS}; `loadCommand` (`cli/load.ts`) does the work. */
-function declareLoad(program: Command, out: Output): void {
-  program.command("load")
-    .description(
-      "Run one open-loop step with kvlab's generator (latency from the intended send time, " +
-        "phases spread) and store it as a run.",
-    )
-    .requiredOption("--url <url>", "redis://[:password@]host[:port]")
-    .requiredOption("--rate <r>", "requested total rate, requests per second")
-    .requiredOption("--connections <n>", "connections")
-    .requiredOption("--duration <s>", "measured seconds")
-    .requiredOption("--data <dir>", "dataset directory (created if missing)")
-    .option("--warmup <s>", "seconds of load before, not measured", "0")
-    .option("--ratio <set:get>", "SET:GET mix (0:1 = GET only)", "0:1")
-    .option("--data-size <bytes>", "value size of SETs", "256")
-    .option("--keys <n>", "key space (key:0 … key:n-1)", "1000")
-    .option("--pipeline <n>", "requests in flight per connection", "1")
-    .option("--arrivals <mode>", "uniform (spread phases) or poisson", "uniform")
-    .option("--threads <n>", "Worker threads sharing the connections", "1")
-    .option("--engine <engine>", "auto (epoll by FFI where it can run), ffi or deno", "auto")
-    .option("--label <label>", "label stored on the run")
-    .action((opts) => loadCommand(readOptions(() => loadOptions(opts)), out));
-}
 
 /** Options of {@link buildCli}. */
 export interface BuildCliOptions {

@@ -205,10 +205,6 @@ function longOffenders(sites: FunctionSite[]): string[] {
     .map((s) => `${s.at} (${s.lines} lines)`);
 }
 
-// To be converted with their rooms (src/collect/loadgen/, src/collect/pubsub/: the load
-// generators' issue changes them).
-const POSITIONAL_LATER = [/^src\/collect\/loadgen\//, /^src\/collect\/pubsub\//];
-
 const SITES = FILES.flatMap((f) => functionSites(f, Deno.readTextFileSync(f)));
 
 Deno.test("no function has more than three positional parameters without a comment why", async (t) => {
@@ -230,11 +226,8 @@ Deno.test("no function has more than three positional parameters without a comme
       "src/x.ts:3 (4 parameters)",
     ]);
   });
-  await t.step("under src/ (but the rooms converted later)", () => {
-    const bad = positionalOffenders(SITES).filter((s) =>
-      !POSITIONAL_LATER.some((re) => re.test(s))
-    );
-    assert.deepEqual(bad, []);
+  await t.step("under src/", () => {
+    assert.deepEqual(positionalOffenders(SITES), []);
   });
 });
 

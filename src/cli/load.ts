@@ -7,19 +7,11 @@
 
 import type { Dataset } from "../store/dataset.ts";
 import { datasetOption } from "./_options.ts";
-import type { OptionValues } from "commander";
+import type { Command, OptionValues } from "commander";
 import { type OpenLoopCall, runOpenLoopStep } from "../collect/loadgen/step.ts";
 import type { LoadgenEngine } from "../collect/loadgen/open_loop.ts";
-import { P99_MIN_SLEEPS, type SleepCost } from "../system/timer.ts";
 import { parseServerUrl } from "../collect/target.ts";
-import { loadResults } from "../analyze/load.ts";
-import pl from "nodejs-polars";
-import {
-  DEFAULT_GENERATOR_RULE,
-  generatorBound,
-  generatorDelayMs,
-  sustainedVerdict,
-} from "../fixed_rate.ts";
+import { engineLine, stepLines } from "./_step_line.ts";
 import {
   checkOpenFiles,
   checkServerConnections,
@@ -27,7 +19,14 @@ import {
   LIMITS,
   openFilesLimit,
 } from "../collect/limits.ts";
-import { exitWith, type Output, stopSignalOf, UsageError, withStopSignals } from "./_exit.ts";
+import {
+  exitWith,
+  type Output,
+  readOptions,
+  stopSignalOf,
+  UsageError,
+  withStopSignals,
+} from "./_exit.ts";
 import type { ServerTarget } from "../collect/target.ts";
 import { CommanderError } from "commander";
 
@@ -103,21 +102,9 @@ export function engineOption(raw: unknown): LoadgenEngine {
   return e;
 }
 
-/** What this machine's timer allows, said beside a generator-bound step ("" when unknown). */
-function timerNote(t: SleepCost | null): string {
-  if (t === null) return "";
-  const us = (v: number) => (v >= 999.5 ? `${(v / 1000).toFixed(2)} ms` : `${v.toFixed(0)} µs`);
-  const tail = (v: number, n: number, what: string) =>
-    n >= P99_MIN_SLEEPS ? `${us(v)} at p99` : `up to ${us(v)} in ${n} ${what}`;
-  return `; on this machine a ${us(t.gapUs)} sleep wakes ${us(t.overshootUs)} late on ` +
-    `average and ${tail(t.overshootP99Us, t.sleeps, "sleeps")}, and costs ` +
-    `${t.cpuUsPerSleep.toFixed(0)} µs of CPU; sends paced every ${us(t.gapUs)} by such sleeps ` +
-    `alone are late by ${tail(t.scheduleLatenessP99Us, t.dueTimes, "sends")}: a generator ` +
-    "that sleeps between sends cannot be more punctual than that";
-}
-
 /**
- * Runs the step, stores it, and prints achieved rate and latencies.
+ * Runs the step, stores it, and prints achieved rate and latencies (from the rows it stored,
+ * without reading the dataset).
  *
  * @param o The step and the dataset.
  * @param out Where to print.
@@ -143,74 +130,11 @@ export async function loadCommand(o: LoadCommandOptions, out: Output): Promise<v
     stopped();
     throw new CommanderError(1, "kvlab.load", run.reason ?? "failed");
   }
-  const rows = loadResults(o.data).filter(pl.col("run_id").eq(pl.lit(run.runId)));
-  const f = (v: unknown, d = 3) => (typeof v === "number" ? v.toFixed(d) : "-");
-  for (const r of rows.toRecords()) {
-    if (r.p50_latency_ms === null && !r.requests) {
-      // no reply: no latency to print
-      out.print(
-        `${r.test}: ${f(r.ops_per_sec, 0)}/s of ${f(r.requested_ops_per_sec, 0)}/s ` +
-          `requested; no reply, no latency${r.error_count ? `; ${r.error_count} errors` : ""}\n`,
-      );
-      continue;
-    }
-    // the sustained rule's verdict, as kvlab sweep and kvlab pubsub say it
-    const verdict = typeof r.requested_ops_per_sec === "number" && r.requested_ops_per_sec > 0
-      ? ` (${
-        sustainedVerdict({
-          requestedOpsPerSec: r.requested_ops_per_sec,
-          achievedOpsPerSec: typeof r.ops_per_sec === "number" ? r.ops_per_sec : null,
-        })
-      })`
-      : "";
-    out.print(
-      `${r.test}: ${f(r.ops_per_sec, 0)}/s of ${f(r.requested_ops_per_sec, 0)}/s requested` +
-        `${verdict}; ` +
-        `from intended send p50 ${f(r.p50_latency_ms)} ms, p99 ${f(r.p99_latency_ms)} ms; ` +
-        `from send p50 ${f(r.p50_send_latency_ms)} ms, p99 ${f(r.p99_send_latency_ms)} ms` +
-        (r.send_delay_p99_ms !== null
-          ? `; send delay p99 ${f(r.send_delay_p99_ms)} ms (waiting for a busy connection ` +
-            `${f(r.send_queue_p99_ms)}, timer lateness ${f(r.send_lateness_p99_ms)})`
-          : r.send_lateness_p99_ms !== null
-          ? `; send lateness p99 ${f(r.send_lateness_p99_ms)} ms`
-          : "") +
-        (r.client_cpu_s !== null
-          ? `; client CPU ${f(r.client_cpu_s, 2)} s` +
-            (typeof r.client_cpu_us_per_request === "number"
-              ? ` (${f(r.client_cpu_us_per_request, 1)} µs per request)`
-              : "") +
-            (typeof r.client_run_queue_s === "number"
-              ? `, ${f(r.client_run_queue_s, 2)} s waiting for a CPU`
-              : "")
-          : "") +
-        `; errors ${typeof r.error_count === "number" ? r.error_count : 0}` + "\n",
-    );
-    // fixed_rate.ts's rule, as kvlab sweep and plot sweep apply it
-    const num = (v: unknown) => (typeof v === "number" ? v : null);
-    const facts = {
-      p99LatencyMs: num(r.p99_latency_ms),
-      sendDelayP99Ms: num(r.send_delay_p99_ms),
-      sendLatenessP99Ms: num(r.send_lateness_p99_ms),
-    };
-    if (generatorBound(facts)) {
-      out.print(
-        `${r.test}: generator-bound: send delay p99 ${f(generatorDelayMs(facts))} ms is above ` +
-          `${DEFAULT_GENERATOR_RULE.maxShare * 100} % of the p99 latency: requests left later ` +
-          "than scheduled (timer lateness: the " +
-          "client was late; waiting for a busy connection: too few connections for the rate, " +
-          "or a stall), so this latency is not the server's alone" + timerNote(run.timer) + "\n",
-      );
-    }
-  }
+  // from the rows the step stored, as they were committed (never read back)
+  out.print(stepLines(run.results, { detail: true, timer: run.timer }));
   if (run.engine !== null) {
-    const threads = o.call.threads ?? 1;
     out.print(
-      `engine ${run.engine === "ffi" ? "ffi (epoll by FFI)" : "deno (Deno TCP)"}, ` +
-        `${threads} thread${threads === 1 ? "" : "s"}` +
-        (run.engine === "deno" && run.engineNote !== "asked for"
-          ? ` (the epoll engine cannot run: ${run.engineNote})`
-          : "") +
-        "\n",
+      engineLine({ engine: run.engine, note: run.engineNote, threads: o.call.threads ?? 1 }),
     );
   }
   out.print(`stored run ${run.runId} in ${o.data.dir}\n`);
@@ -240,4 +164,28 @@ export async function serverRoom(
   } catch (e) {
     throw e instanceof RangeError ? new UsageError(e.message) : e;
   }
+}
+
+/** Declares `kvlab load` for `COMMANDS` (`src/cli.ts`); {@link loadCommand} does the work. */
+export function declareLoad(program: Command, out: Output): void {
+  program.command("load")
+    .description(
+      "Run one open-loop step with kvlab's generator (latency from the intended send time, " +
+        "phases spread) and store it as a run.",
+    )
+    .requiredOption("--url <url>", "redis://[:password@]host[:port]")
+    .requiredOption("--rate <r>", "requested total rate, requests per second")
+    .requiredOption("--connections <n>", "connections")
+    .requiredOption("--duration <s>", "measured seconds")
+    .requiredOption("--data <dir>", "dataset directory (created if missing)")
+    .option("--warmup <s>", "seconds of load before, not measured", "0")
+    .option("--ratio <set:get>", "SET:GET mix (0:1 = GET only)", "0:1")
+    .option("--data-size <bytes>", "value size of SETs", "256")
+    .option("--keys <n>", "key space (key:0 … key:n-1)", "1000")
+    .option("--pipeline <n>", "requests in flight per connection", "1")
+    .option("--arrivals <mode>", "uniform (spread phases) or poisson", "uniform")
+    .option("--threads <n>", "Worker threads sharing the connections", "1")
+    .option("--engine <engine>", "auto (epoll by FFI where it can run), ffi or deno", "auto")
+    .option("--label <label>", "label stored on the run")
+    .action((opts) => loadCommand(readOptions(() => loadOptions(opts)), out));
 }

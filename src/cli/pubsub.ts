@@ -6,10 +6,10 @@
  */
 
 import type { Dataset } from "../store/dataset.ts";
-import type { OptionValues } from "commander";
+import type { Command, OptionValues } from "commander";
 import { type PubSubCall, pubSubMode, pubSubPlan, runPubSubStep } from "../collect/pubsub/mod.ts";
 import { parseServerUrl } from "../collect/target.ts";
-import { exitWith, type Output, stopSignalOf, withStopSignals } from "./_exit.ts";
+import { exitWith, type Output, readOptions, stopSignalOf, withStopSignals } from "./_exit.ts";
 import { datasetOption, optionalString } from "./_options.ts";
 import {
   checkOpenFiles,
@@ -19,6 +19,7 @@ import {
   PUBSUB_CONNECTIONS,
 } from "../collect/limits.ts";
 import { engineOption, serverRoom } from "./load.ts";
+import { engineLine, stepLines } from "./_step_line.ts";
 
 /** What `kvlab pubsub` runs. */
 export interface PubSubCommandOptions {
@@ -112,7 +113,8 @@ function checkStepTopology(call: PubSubCommandOptions["call"], raw: OptionValues
 }
 
 /**
- * Runs the step (Ctrl-C ends it, keeping what was counted), stores it, prints a summary.
+ * Runs the step (Ctrl-C ends it, keeping what was counted), stores it, prints a summary (from
+ * the rows it stored, without reading the dataset).
  *
  * @param o The step, the dataset.
  * @param out Where to print.
@@ -132,26 +134,12 @@ export async function pubSubCommand(o: PubSubCommandOptions, out: Output): Promi
   });
   const r = run.result;
   if (r) {
-    const f = (n: number) => Math.round(n).toLocaleString("en");
+    // from the rows the step stored, as they were committed (never read back); the unsent
+    // count and the error texts only the engine knows
     out.print(
-      `${r.mode}: target ${f(r.requestedOpsPerSec)} deliveries/s, achieved ` +
-        `${f(r.achievedOpsPerSec)} (${run.verdict}); ` +
-        // no latency without a delivery
-        (r.delivered > 0
-          ? `delivery latency p50 ${r.summary.p50Ms.toFixed(3)} ms, p99 ` +
-            `${r.summary.p99Ms.toFixed(3)} ms (from the intended publish time)\n`
-          : "nothing delivered, no latency\n") +
-        `  published ${f(r.published)}, delivered ${f(r.delivered)} (fan-out ${r.fanOut}), lost ` +
-        `${f(r.lost)}, duplicated ${f(r.duplicated)}, unsent ${f(r.unsent)}, errors ${r.errors}` +
-        `${r.errorSamples.length ? ` (${r.errorSamples.join("; ")})` : ""}\n` +
-        `  client CPU ${r.clientCpuS.toFixed(2)} s, publisher lateness p99 ` +
-        `${r.lateness.p99Ms.toFixed(3)} ms\n` +
-        `engine ${r.engine === "ffi" ? "ffi (epoll by FFI)" : "deno (Deno TCP)"}` +
-        (r.engine === "deno" && r.engineNote !== "asked for"
-          ? ` (the epoll engine cannot run: ${r.engineNote})`
-          : "") +
-        "\n",
+      stepLines(run.results, { detail: true, unsent: r.unsent, errorSamples: r.errorSamples }),
     );
+    out.print(engineLine({ engine: r.engine, note: r.engineNote }));
   }
   out.print(`${run.status}: run ${run.runId}${run.reason ? ` (${run.reason})` : ""}\n`);
   // Ctrl-C / SIGTERM: what was counted is stored (incomplete); 130 (129 for SIGHUP), as `kvlab
@@ -166,4 +154,26 @@ export async function pubSubCommand(o: PubSubCommandOptions, out: Output): Promi
     out.printErr(`kvlab pubsub: incomplete: ${run.reason}\n`);
     exitWith(1, "pubsub");
   }
+}
+
+/**
+ * Declares `kvlab pubsub` for `COMMANDS` (`src/cli.ts`); {@link pubSubCommand} does the work.
+ */
+export function declarePubSub(program: Command, out: Output): void {
+  program.command("pubsub")
+    .description("One pub/sub delivery-latency step (open-loop publishing at --rate deliveries/s).")
+    .requiredOption("--url <url>", "redis://[:password@]host[:port] (plain TCP)")
+    .requiredOption("--data <dir>", "dataset directory")
+    .requiredOption("--rate <n>", "target delivery rate: messages × subscribers reached per second")
+    .option("--mode <mode>", "one-to-one, fan-out or sharded", "one-to-one")
+    .option("--publishers <n>", "publisher connections", "64")
+    .option("--subscribers <n>", "subscriber connections", "100")
+    .option("--channels <n>", "channels (default: subscribers ÷ fan-out)")
+    .option("--fan-out <n>", "subscribers per channel (fan-out: all; else 1)")
+    .option("--payload <bytes>", "payload size, at least 16", "128")
+    .option("--duration <s>", "publishing window, seconds", "10")
+    .option("--grace <s>", "seconds deliveries may still arrive after it", "2")
+    .option("--engine <engine>", "auto (epoll by FFI where it can run), ffi or deno", "auto")
+    .option("--label <label>", "label stored on the run")
+    .action((opts) => pubSubCommand(readOptions(() => pubSubCommandOptions(opts)), out));
 }

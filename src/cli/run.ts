@@ -8,14 +8,15 @@
 import type { DatasetRef } from "../store/dataset.ts";
 import type { Dataset } from "../store/dataset.ts";
 import { datasetOption } from "./_options.ts";
-import type { OptionValues } from "commander";
+import type { Command, OptionValues } from "commander";
 import pl from "nodejs-polars";
-import { loadTable } from "../analyze/load.ts";
+import { scanTable } from "../analyze/load.ts";
+import type { ResultsRow } from "../schema.ts";
 import { formatForPeople } from "../analyze/present.ts";
 import { resultsFrame } from "../analyze/units.ts";
 import { parsePlan, type StudyPlan } from "../collect/plan/plan.ts";
 import { type Orphan, runPlan, type StudyEvent, type StudyResult } from "../collect/plan/study.ts";
-import { exitForStudy, type Output, stopSignalOf, withStopSignals } from "./_exit.ts";
+import { exitForStudy, type Output, readOptions, stopSignalOf, withStopSignals } from "./_exit.ts";
 import { studyProgress } from "./progress.ts";
 import { stepLines } from "./_step_line.ts";
 
@@ -61,6 +62,11 @@ export interface CellOutcome {
   runId: string;
   /** Why the run failed or is incomplete. */
   reason: string | null;
+  /**
+   * The `results` rows the cell's run stored, as its collector returned them; absent for a
+   * cell skipped because an earlier run of it is complete (those rows are in the dataset).
+   */
+  results?: readonly ResultsRow[];
 }
 
 /**
@@ -92,6 +98,7 @@ export function cellOutcome(e: StudyEvent): CellOutcome | undefined {
       status: notRun ? "skipped" : e.run.status,
       runId: e.run.runId,
       reason: e.run.reason,
+      results: e.run.results,
     };
   }
   return undefined;
@@ -99,18 +106,48 @@ export function cellOutcome(e: StudyEvent): CellOutcome | undefined {
 
 /**
  * The per-cell summary of a study: each cell's status, its complete tests and their median
- * ops/s (grouped in polars from the dataset's results), and the reason when it has one.
+ * ops/s (grouped in polars), and the reason when it has one. The rows are those the cells'
+ * runs returned; only cells skipped as complete before (a resumed plan) have theirs read from
+ * the dataset, in one scan narrowed to those runs (none when no cell was skipped).
  *
- * @param data The dataset, or its directory.
  * @param outcomes The cells' outcomes, in plan order.
+ * @param data The dataset, or its directory, for the cells skipped as complete before.
  * @returns Columns `cell`, `status`, `tests`, `median_ops_per_sec`, and `reason` when a cell has
  * one.
+ *
+ * @example
+ * ```ts
+ * import { cellSummary } from "./run.ts";
+ * import assert from "node:assert/strict";
+ * const row = (test: string, ops: number, complete = true) => ({ run_id: "r1", test_index: 0,
+ *   test, test_title: test, ops_per_sec: ops, complete, source_line: 0 });
+ * const df = cellSummary([
+ *   { cell: "p/a/c1/rep1", status: "complete", runId: "r1", reason: null,
+ *     results: [row("SET", 100), row("GET", 300), row("LPUSH", 1, false)] },
+ *   { cell: "p/a/c5/rep1", status: "failed", runId: "r2", reason: "down", results: [] },
+ * ], Deno.makeTempDirSync());
+ * assert.deepEqual(df.toRecords(), [
+ *   { cell: "p/a/c1/rep1", status: "complete", tests: 2, median_ops_per_sec: 200, reason: null },
+ *   { cell: "p/a/c5/rep1", status: "failed", tests: 0, median_ops_per_sec: null, reason: "down" },
+ * ]);
+ * ```
  */
-export function cellSummary(data: DatasetRef, outcomes: readonly CellOutcome[]): pl.DataFrame {
-  const ids = outcomes.map((o) => o.runId);
-  const perRun = loadTable(data, "results")
-    .filter(pl.col("run_id").isIn(ids).and(pl.col("complete")))
-    .groupBy("run_id")
+export function cellSummary(outcomes: readonly CellOutcome[], data: DatasetRef): pl.DataFrame {
+  const mine = outcomes.flatMap((o) => o.results ?? []).filter((r) => r.complete);
+  let rows = pl.DataFrame({
+    run_id: pl.Series("run_id", mine.map((r) => r.run_id), pl.String),
+    ops_per_sec: pl.Series("ops_per_sec", mine.map((r) => r.ops_per_sec ?? null), pl.Float64),
+  });
+  const before = outcomes.filter((o) => o.results === undefined && o.runId !== "").map((o) =>
+    o.runId
+  );
+  if (before.length > 0) {
+    const stored = scanTable(data, "results")
+      .filter(pl.col("run_id").isIn(before).and(pl.col("complete")))
+      .select(pl.col("run_id"), pl.col("ops_per_sec").cast(pl.Float64)).collectSync();
+    rows = pl.concat([rows, stored], { how: "vertical" });
+  }
+  const perRun = rows.groupBy("run_id")
     .agg(pl.len().alias("tests"), pl.col("ops_per_sec").median().alias("median_ops_per_sec"));
   const byRun = new Map(
     (perRun.toRecords() as { run_id: string; tests: number; median_ops_per_sec: number }[])
@@ -215,9 +252,10 @@ export async function runStudy(
         if (line) print(line);
         progress(e);
         // a fixed-rate step says what it reached, not only "1 test"
+        // (from the rows the step's runner returned: nothing is read back)
         if (e.kind === "end" && e.run.runId && FIXED_RATE_KINDS.has(plan.kind)) {
           const rule = plan.kind === "latency-sweep" ? plan.sustained : undefined;
-          print(stepLines(data, e.run.runId, rule));
+          print(stepLines(e.run.results, { rule, indent: "  " }));
         }
         const o = cellOutcome(e);
         if (o) outcomes.push(o);
@@ -238,7 +276,7 @@ export async function runStudy(
       (result.interrupted ? ", interrupted" : "") + "\n",
   );
   if (outcomes.length) {
-    print("\n" + formatForPeople(cellSummary(data, outcomes), out.isTerminal ? "text" : "md"));
+    print("\n" + formatForPeople(cellSummary(outcomes, data), out.isTerminal ? "text" : "md"));
   }
   return result;
 }
@@ -255,4 +293,20 @@ export async function runStudy(
 export async function runCommand(o: RunCommandOptions, out: Output): Promise<void> {
   const plan = parsePlan(Deno.readTextFileSync(o.plan), o.plan);
   exitForStudy(await runStudy(plan, { data: o.data, dryRun: o.dryRun }, out), "run");
+}
+
+/** Declares `kvlab run` for `COMMANDS` (`src/cli.ts`); {@link runCommand} does the work. */
+export function declareRun(program: Command, out: Output): void {
+  program.command("run")
+    .description(
+      "Run a study plan (YAML or JSON) against live servers, storing one run per cell. Its " +
+        "kind: redis-benchmark (the default; examples/plan.yaml), memtier " +
+        "(examples/memtier-plan.yaml), latency-sweep (examples/latency-sweep.yaml), pubsub " +
+        "(examples/pubsub.yaml) or memory (examples/memory-plan.yaml). Re-running skips " +
+        "complete cells and redoes incomplete or failed ones.",
+    )
+    .argument("<plan>", "plan file")
+    .requiredOption("--data <dir>", "dataset directory (created if missing)")
+    .option("--dry-run", "print every command, run nothing")
+    .action((plan: string, opts) => runCommand(readOptions(() => runOptions(plan, opts)), out));
 }

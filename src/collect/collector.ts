@@ -33,6 +33,7 @@ import { Dataset, type DatasetRef } from "../store/dataset.ts";
 import { newRunId, type RawFile, type RunTables, type RunWriter } from "../store/writer.ts";
 import { isLocal, type ServerTarget, transportOf } from "./target.ts";
 import { redactText } from "../text/redact.ts";
+import type { ResultsRow } from "../schema.ts";
 
 /** Where a collected run comes from: what a plan or the CLI tells every live collector. */
 export interface CollectedRunLabels {
@@ -115,6 +116,11 @@ export interface CollectedRun {
   /** The stored (redacted) command. */
   command: string;
   interrupted: boolean;
+  /**
+   * The `results` rows the run stored, exactly as committed (none for a run without results),
+   * so a caller says what the run reached from memory instead of reading the dataset back.
+   */
+  results: readonly ResultsRow[];
 }
 
 /** What a measurement saw of the server: INFO/CONFIG snapshots before and after. */
@@ -136,7 +142,10 @@ export interface StoredRun {
   tests: number;
   interrupted: boolean;
   columns: CollectorColumns;
-  /** The collector's tables; `server_info` and `server_config` are added by the skeleton. */
+  /**
+   * The collector's tables; `server_info` and `server_config` are added by the skeleton. Its
+   * `results` are all the run's results (never written as parts): the run returns them.
+   */
   tables: RunTables;
   raw?: RawFile[];
   /** The collector's manifest fields; `host` and `server_config_error` are added. */
@@ -237,6 +246,7 @@ export async function collectRun<M extends Measurement>(
     reason: s.reason,
     command: collector.command,
     interrupted: s.interrupted,
+    results: s.tables.results ?? [],
     measured,
   };
 }

@@ -34,6 +34,7 @@ import {
   scanDatasetTable,
 } from "./layout.ts";
 import { storeRaw } from "./_batch.ts";
+import { RunsFollower } from "./runs_follower.ts";
 import { autoCompact } from "./auto_compact.ts";
 import { CellLocks, type CellLocksOptions } from "./locks.ts";
 import { sweepTmp } from "./tmp.ts";
@@ -154,6 +155,11 @@ export class Dataset {
   /** Some columns of every run. */
   runFacts(columns: readonly string[]): Record<string, unknown>[] {
     return runFacts(this.dir, columns);
+  }
+
+  /** Some columns of the runs stored since the last look, this process's own left out. */
+  followRuns(columns: readonly string[]): RunsFollower {
+    return new RunsFollower(this.dir, columns);
   }
 
   /** Where a run's raw bytes are. */

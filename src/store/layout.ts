@@ -11,6 +11,7 @@ import pl from "nodejs-polars";
 import { DatasetError } from "../errors.ts";
 import { schemaOf } from "../frame.ts";
 import { type TableName, TABLES } from "../schema.ts";
+import { countRead } from "./reads.ts";
 
 /** Folder of the batches: `batches/<batch_id>/<table>.parquet`. */
 export const BATCHES = "batches";
@@ -70,6 +71,7 @@ export function scanFiles(
   files: readonly string[],
 ): pl.LazyDataFrame {
   const schema = columnTypes(table);
+  if (files.length > 0) countRead(table); // every reader scans here (`reads.ts`)
   const options = { schema, missingColumns: "insert", extraColumns: "ignore" } as never;
   const old = `${dataDir}/${OLD_RUNS}/`;
   const scans: pl.LazyDataFrame[] = [];

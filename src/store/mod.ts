@@ -9,3 +9,5 @@ export * from "./dataset.ts";
 export * from "./writer.ts";
 export * from "./compact.ts";
 export * from "./layout.ts";
+export * from "./reads.ts";
+export * from "./runs_follower.ts";

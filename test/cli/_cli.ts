@@ -16,14 +16,28 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `kvlab ...args` in-process; `isTerminal` stands for stdout being a terminal. */
-export async function cli(args: string[], isTerminal = false): Promise<CliResult> {
+/**
+ * Runs `kvlab ...args` in-process; `isTerminal` stands for stdout being a terminal; `onPrint`
+ * sees each piece of stdout as it is printed.
+ */
+export async function cli(
+  args: string[],
+  isTerminal = false,
+  onPrint?: (s: string) => void,
+): Promise<CliResult> {
   let stdout = "";
   let stderr = "";
   const printErr = (s: string) => void (stderr += s);
   let code = 0;
   try {
-    await buildCli((s) => void (stdout += s), printErr, { isTerminal })
+    await buildCli(
+      (s) => {
+        onPrint?.(s);
+        stdout += s;
+      },
+      printErr,
+      { isTerminal },
+    )
       .parseAsync(args, { from: "user" });
   } catch (e) {
     code = exitCodeFor(e, printErr);

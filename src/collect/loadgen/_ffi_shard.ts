@@ -78,14 +78,22 @@ class Conn {
   readonly random: () => number;
   readonly reader: RespReplyReader;
   readonly out: Uint8Array;
+  /** Its socket. */
+  readonly fd: number;
+  /** Its place in the shard (the epoll data of its events). */
+  readonly slot: number;
+  /** Its global connection index (across workers). */
+  readonly index: number;
 
   constructor(
-    readonly fd: number,
-    readonly slot: number,
-    readonly index: number,
+    at: { fd: number; slot: number; index: number },
     o: ShardOptions,
     onReply: (c: Conn, error: boolean) => void,
   ) {
+    this.fd = at.fd;
+    this.slot = at.slot;
+    this.index = at.index;
+    const index = at.index;
     this.intended = new Float64Array(o.pipeline);
     this.sentAt = new Float64Array(o.pipeline);
     this.flags = new Uint8Array(o.pipeline);
@@ -156,7 +164,7 @@ export class FfiShard {
       for (let n = 0; n <= most; n++) this.#sizes.push(BigInt(n));
       for (const index of o.indices) {
         const fd = connectFd(this.#lib, o, o.connectTimeoutMs);
-        const c = new Conn(fd, this.#conns.length, index, o, onReply);
+        const c = new Conn({ fd, slot: this.#conns.length, index }, o, onReply);
         c.feed = this.#feeder(c);
         this.#conns.push(c);
         if (o.kernelTimestamps) this.#rx.enable(fd);
@@ -213,8 +221,9 @@ export class FfiShard {
       return this.#out;
     }
     const waited0 = runQueueWaitS();
+    const schedule = { connections: o.connections, intervalMs: this.#interval, arrival: o.arrival };
     for (const c of this.#conns) {
-      c.next = firstSendMs(c.index, o.connections, this.#interval, o.arrival, c.random);
+      c.next = firstSendMs(c, schedule);
       if (c.next < o.durationMs) this.#heap.push(c);
     }
     this.#sending = true;
@@ -375,7 +384,7 @@ export class FfiShard {
     if (c.closed) return;
     c.closed = true;
     sampleError(this.#out, text);
-    this.#outstanding -= bookLost(this.#out, c, this.#o.pipeline, this.#now);
+    this.#outstanding -= bookLost(this.#out, { conn: c, depth: this.#o.pipeline, atMs: this.#now });
     this.#lib.symbols.epoll_ctl(this.#ep, K.EPOLL_CTL_DEL, c.fd, new Uint8Array(16));
     this.#lib.symbols.close(c.fd);
   }

@@ -314,8 +314,15 @@ export function bookReply(
   }
 }
 
-/** Books a lost connection's requests in flight as errors, at `t`; returns how many. */
-export function bookLost(out: ShardOutcome, c: SlotRing, depth: number, t: number): number {
+/**
+ * Books a lost connection's requests in flight as errors, at `lost.atMs`; returns how many.
+ * (Once per connection lost: not a hot path.)
+ */
+export function bookLost(
+  out: ShardOutcome,
+  lost: { conn: SlotRing; depth: number; atMs: number },
+): number {
+  const { conn: c, depth, atMs: t } = lost;
   const n = c.outstanding;
   out.disconnects++;
   for (let i = 0; i < n; i++) {

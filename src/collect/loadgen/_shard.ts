@@ -53,17 +53,25 @@ class Conn {
   readonly random: () => number;
   readonly reader: RespReplyReader;
 
+  /** Its global connection index (across workers). */
+  readonly index: number;
+
+  /**
+   * @param sock Its connection.
+   * @param o Its global index, the pipeline depth and the run's seed.
+   * @param onReply Each reply.
+   */
   constructor(
     readonly sock: Deno.TcpConn,
-    readonly index: number,
-    depth: number,
-    seed: number,
+    o: { index: number; depth: number; seed: number },
     onReply: (c: Conn, kind: RespReplyKind) => void,
   ) {
+    const { index, depth } = o;
+    this.index = index;
     this.intended = new Float64Array(depth);
     this.sentAt = new Float64Array(depth);
     this.flags = new Uint8Array(depth);
-    this.random = seededRandom(Math.imul(seed, 1_000_003) + index);
+    this.random = seededRandom(Math.imul(o.seed, 1_000_003) + index);
     this.reader = new RespReplyReader((kind) => onReply(this, kind));
   }
 }
@@ -127,7 +135,9 @@ export class Shard {
     this.#value = new Uint8Array(o.valueSize).fill(120);
     this.#budget = o.maxRequests;
     const onReply = (c: Conn, kind: RespReplyKind) => this.#reply(c, kind);
-    this.#conns = socks.map((s, i) => new Conn(s, o.indices[i], o.pipeline, o.seed, onReply));
+    this.#conns = socks.map((s, i) =>
+      new Conn(s, { index: o.indices[i], depth: o.pipeline, seed: o.seed }, onReply)
+    );
     this.#waker = new Waker(this.#pump);
   }
 
@@ -155,8 +165,9 @@ export class Shard {
     this.#t0 = startAtEpochMs - performance.timeOrigin;
     this.#epoch0 = startAtEpochMs;
     this.#waited0 = runQueueWaitS();
+    const schedule = { connections: o.connections, intervalMs: this.#interval, arrival: o.arrival };
     for (const c of this.#conns) {
-      c.next = firstSendMs(c.index, o.connections, this.#interval, o.arrival, c.random);
+      c.next = firstSendMs(c, schedule);
       if (c.next < o.durationMs) this.#heap.push(c);
       this.#readLoop(c);
     }
@@ -285,7 +296,11 @@ export class Shard {
     if (c.closed || this.#finished) return;
     c.closed = true;
     sampleError(this.#out, e instanceof Error ? `${e.name}: ${e.message}` : String(e));
-    this.#outstanding -= bookLost(this.#out, c, this.#o.pipeline, this.#now());
+    this.#outstanding -= bookLost(this.#out, {
+      conn: c,
+      depth: this.#o.pipeline,
+      atMs: this.#now(),
+    });
     try {
       c.sock.close();
     } catch { /* already closed */ }

@@ -158,8 +158,9 @@ export function chooseFfiEngine(
   }
 }
 
-/** Waits until `fd` is ready for `events` (poll), up to `timeoutMs`; false on timeout. */
-function waitFd(lib: Libc, fd: number, events: number, timeoutMs: number): boolean {
+/** Waits until `fd` is ready for `w.events` (poll), up to `w.timeoutMs`; false on timeout. */
+function waitFd(lib: Libc, fd: number, w: { events: number; timeoutMs: number }): boolean {
+  const { events, timeoutMs } = w;
   const pfd = new Int32Array(2);
   pfd[0] = fd;
   pfd[1] = events; // short events, short revents (little-endian: revents is the high half)
@@ -190,7 +191,7 @@ export function connectFd(lib: Libc, endpoint: Endpoint, timeoutMs: number): num
     if (C.connect(fd, addr, 16) !== 0) {
       const e = errno(lib);
       if (e !== K.EINPROGRESS) throw refused(where, e);
-      if (!waitFd(lib, fd, K.EPOLLOUT, timeoutMs)) {
+      if (!waitFd(lib, fd, { events: K.EPOLLOUT, timeoutMs })) {
         throw new Deno.errors.TimedOut(`connect to port ${endpoint.port} timed out`);
       }
       const err = new Int32Array(1);
@@ -198,7 +199,7 @@ export function connectFd(lib: Libc, endpoint: Endpoint, timeoutMs: number): num
       if (err[0] !== 0) throw refused(where, err[0]);
     }
     C.setsockopt(fd, K.IPPROTO_TCP, K.TCP_NODELAY, new Int32Array([1]), 4);
-    if (endpoint.password !== undefined) auth(lib, fd, endpoint.password, timeoutMs);
+    if (endpoint.password !== undefined) auth(lib, fd, { password: endpoint.password, timeoutMs });
     return fd;
   } catch (e) {
     C.close(fd);
@@ -212,8 +213,9 @@ function refused(where: string, e: number): Error {
     : new Deno.errors.ConnectionRefused(`connect to ${where} failed (os error ${e})`);
 }
 
-/** Sends AUTH and reads its reply (blocking, up to `timeoutMs`). */
-function auth(lib: Libc, fd: number, password: string, timeoutMs: number): void {
+/** Sends AUTH and reads its reply (blocking, up to `a.timeoutMs`). */
+function auth(lib: Libc, fd: number, a: { password: string; timeoutMs: number }): void {
+  const { password, timeoutMs } = a;
   const C = lib.symbols;
   const bytes = encodeCommand(["AUTH", password]);
   const end = performance.now() + timeoutMs;
@@ -222,7 +224,9 @@ function auth(lib: Libc, fd: number, password: string, timeoutMs: number): void 
     const n = C.send(fd, bytes.subarray(at), BigInt(bytes.length - at), K.MSG_NOSIGNAL);
     if (n > 0) at += n;
     else if (errno(lib) !== K.EAGAIN) throw new Deno.errors.ConnectionReset("AUTH not sent");
-    else if (!waitFd(lib, fd, K.EPOLLOUT, end - performance.now())) throw late();
+    else if (!waitFd(lib, fd, { events: K.EPOLLOUT, timeoutMs: end - performance.now() })) {
+      throw late();
+    }
   }
   let errors = 0;
   let replies = 0;
@@ -232,7 +236,7 @@ function auth(lib: Libc, fd: number, password: string, timeoutMs: number): void 
   });
   const buf = new Uint8Array(4096);
   while (replies === 0) {
-    if (!waitFd(lib, fd, K.EPOLLIN, end - performance.now())) throw late();
+    if (!waitFd(lib, fd, { events: K.EPOLLIN, timeoutMs: end - performance.now() })) throw late();
     const n = C.recv(fd, buf, BigInt(buf.length), 0);
     if (n === 0) throw new Deno.errors.ConnectionReset("server closed the connection");
     if (n > 0) reader.feed(buf, n);
@@ -308,8 +312,8 @@ export class StampedReceiver {
  * @returns What is left for EPOLLOUT (null: all sent), or the text of why the connection is
  *   lost.
  */
-// positional: the hot path of both engines' sends (no object per call); `size` is `len` as a
-// BigInt, made once by the caller (V8's fast FFI path takes a size_t only so)
+// `size` is `len` as a BigInt, made once by the caller (V8's fast FFI path takes a size_t only
+// so); positional: the hot path of both engines' sends (no object per call)
 export function sendAfter(
   lib: Libc,
   fd: number,

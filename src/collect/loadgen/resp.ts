@@ -155,6 +155,7 @@ function putInt(buf: Uint8Array, at: number, v: number): number {
  * assert.deepEqual(buf.subarray(n, m), encodeSet("key:0", v));
  * ```
  */
+// positional: the per-request hot path of the epoll engine (written in place, no object per call)
 export function encodeKeyCommandInto(
   buf: Uint8Array,
   at: number,

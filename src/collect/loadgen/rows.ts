@@ -119,7 +119,8 @@ export function openLoopRows(r: OpenLoopResult, runId: string, w: OpenLoopWorklo
     const completed = c?.completed ?? r.completed;
     // the step's row also counts the connections lost (a run error, issue 21)
     const errors = (c?.errors ?? r.errors) + (isStep ? r.unanswered + r.disconnects : 0);
-    out.results.push(resultRow(r, runId, i, c?.test ?? "TOTALS", w, {
+    const at: RowAt = { runId, index: i, test: c?.test ?? "TOTALS", w };
+    out.results.push(resultRow(r, at, {
       requested: r.requestedOpsPerSec * share,
       completed,
       errors,
@@ -128,7 +129,7 @@ export function openLoopRows(r: OpenLoopResult, runId: string, w: OpenLoopWorklo
       isStep,
     }));
     for (const [basis, h] of [["intended", intended], ["send", send]] as const) {
-      out.hdr_histograms.push(histogramRow(r, runId, i, c?.test ?? "TOTALS", basis, h, w));
+      out.hdr_histograms.push(histogramRow(r, at, { basis, ns: h }));
     }
   });
   const test = out.results[step].test;
@@ -151,6 +152,14 @@ export function openLoopRows(r: OpenLoopResult, runId: string, w: OpenLoopWorklo
   return out;
 }
 
+/** Where a row goes: its run, its test's index and name, and the step's workload. */
+interface RowAt {
+  runId: string;
+  index: number;
+  test: string;
+  w: OpenLoopWorkload;
+}
+
 interface RowFacts {
   requested: number;
   completed: number;
@@ -161,14 +170,8 @@ interface RowFacts {
   isStep: boolean;
 }
 
-function resultRow(
-  r: OpenLoopResult,
-  runId: string,
-  index: number,
-  test: string,
-  w: OpenLoopWorkload,
-  f: RowFacts,
-): ResultsRow {
+function resultRow(r: OpenLoopResult, at: RowAt, f: RowFacts): ResultsRow {
+  const { runId, index, test, w } = at;
   const i = latencySummary(f.intended);
   const s = latencySummary(f.send);
   const any = f.intended.totalCount > 0;
@@ -213,13 +216,11 @@ function resultRow(
 
 function histogramRow(
   r: OpenLoopResult,
-  runId: string,
-  index: number,
-  test: string,
-  basis: "intended" | "send",
-  ns: Histogram,
-  w: OpenLoopWorkload,
+  at: RowAt,
+  h: { basis: "intended" | "send"; ns: Histogram },
 ): HdrHistogramsRow {
+  const { runId, index, test, w } = at;
+  const { basis, ns } = h;
   const us = histogramInMicroseconds(ns);
   const start = w.startedAt ?? null;
   return {

@@ -44,40 +44,46 @@ export function connectionIntervalMs(requestedOpsPerSec: number, connections: nu
   return (connections * 1000) / requestedOpsPerSec;
 }
 
+/** The schedule a connection's first request is placed in (see {@link firstSendMs}). */
+export interface FirstSendOptions {
+  /** Total connections (across workers). */
+  connections: number;
+  /** Per-connection interval, ms ({@link connectionIntervalMs}). */
+  intervalMs: number;
+  /** Arrival mode. */
+  arrival: ArrivalMode;
+}
+
 /**
  * Intended time of a connection's first request. Uniform: connection `index` of `connections`
  * starts at `index / connections` of an interval, so the merged stream is evenly spaced.
  * Poisson: an exponential wait from 0 (the process is memoryless).
  *
- * @param index Global connection index (0-based, across workers).
- * @param connections Total connections.
- * @param intervalMs Per-connection interval ({@link connectionIntervalMs}).
- * @param mode Arrival mode.
- * @param random Random source for `poisson`.
+ * @param conn The connection: its global index (0-based, across workers) and its random
+ * source (for `poisson`).
+ * @param o The connections, their interval and the arrival mode.
  * @returns Milliseconds from the start of the run.
  *
  * @example
  * ```ts
  * import { firstSendMs } from "./schedule.ts";
  * import assert from "node:assert/strict";
- * assert.deepEqual([0, 1, 2, 3].map((i) => firstSendMs(i, 4, 10, "uniform", Math.random)),
+ * const o = { connections: 4, intervalMs: 10, arrival: "uniform" as const };
+ * assert.deepEqual([0, 1, 2, 3].map((index) => firstSendMs({ index, random: Math.random }, o)),
  *   [0, 2.5, 5, 7.5]);
  * ```
  */
 export function firstSendMs(
-  index: number,
-  connections: number,
-  intervalMs: number,
-  mode: ArrivalMode,
-  random: () => number,
+  conn: { index: number; random: () => number },
+  o: FirstSendOptions,
 ): number {
-  switch (mode) {
+  switch (o.arrival) {
     case "uniform":
-      return (index * intervalMs) / connections;
+      return (conn.index * o.intervalMs) / o.connections;
     case "poisson":
-      return -Math.log(1 - random()) * intervalMs;
+      return -Math.log(1 - conn.random()) * o.intervalMs;
     default:
-      throw new TypeError(`invalid arrival mode: ${mode}`);
+      throw new TypeError(`invalid arrival mode: ${o.arrival}`);
   }
 }
 
@@ -98,6 +104,7 @@ export function firstSendMs(
  * assert.ok(nextSendMs(5, 10, "poisson", Math.random) >= 5);
  * ```
  */
+// positional: called once per request (and per pub/sub message) on the engines' hot paths
 export function nextSendMs(
   previousMs: number,
   intervalMs: number,
@@ -146,16 +153,26 @@ export function unsentBefore(
   return n;
 }
 
+/** The run a connection's whole schedule is made for (see {@link connectionSchedule}). */
+export interface ConnectionScheduleOptions {
+  /** Total connections. */
+  connections: number;
+  /** Requested total rate, requests per second. */
+  requestedOpsPerSec: number;
+  /** Length of the run, ms. */
+  durationMs: number;
+  /** Arrival mode. */
+  arrival: ArrivalMode;
+  /** Seed of the connection's random source. */
+  seed: number;
+}
+
 /**
  * All intended send times of one connection in `[0, durationMs)`: the whole schedule, for
  * tests and plots (the generator computes them one at a time).
  *
  * @param index Global connection index.
- * @param connections Total connections.
- * @param requestedOpsPerSec Requested total rate.
- * @param durationMs Length of the run.
- * @param mode Arrival mode.
- * @param seed Seed of the connection's random source.
+ * @param o The connections, the rate, the run's length, the arrival mode and the seed.
  * @returns Increasing times in milliseconds.
  *
  * @example
@@ -163,24 +180,22 @@ export function unsentBefore(
  * import { connectionSchedule } from "./schedule.ts";
  * import assert from "node:assert/strict";
  * // 1,000/s over 10 connections: connection 3 sends at 3, 13, 23, … ms
- * assert.deepEqual(connectionSchedule(3, 10, 1000, 40, "uniform", 1), [3, 13, 23, 33]);
+ * assert.deepEqual(
+ *   connectionSchedule(3, {
+ *     connections: 10, requestedOpsPerSec: 1000, durationMs: 40, arrival: "uniform", seed: 1,
+ *   }),
+ *   [3, 13, 23, 33],
+ * );
  * ```
  */
-export function connectionSchedule(
-  index: number,
-  connections: number,
-  requestedOpsPerSec: number,
-  durationMs: number,
-  mode: ArrivalMode,
-  seed: number,
-): number[] {
-  const interval = connectionIntervalMs(requestedOpsPerSec, connections);
-  const random = seededRandom(seed);
+export function connectionSchedule(index: number, o: ConnectionScheduleOptions): number[] {
+  const intervalMs = connectionIntervalMs(o.requestedOpsPerSec, o.connections);
+  const random = seededRandom(o.seed);
   const out: number[] = [];
   for (
-    let t = firstSendMs(index, connections, interval, mode, random);
-    t < durationMs;
-    t = nextSendMs(t, interval, mode, random)
+    let t = firstSendMs({ index, random }, { ...o, intervalMs });
+    t < o.durationMs;
+    t = nextSendMs(t, intervalMs, o.arrival, random)
   ) out.push(t);
   return out;
 }

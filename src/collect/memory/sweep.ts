@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { MemoryRow } from "../../schema.ts";
+import type { MemoryRow, ResultsRow } from "../../schema.ts";
 import type { Redis } from "ioredis";
 import { memoryRow } from "../_rows.ts";
 import type { MemoryFields } from "../formats/format.ts";
@@ -131,6 +131,10 @@ export interface MemorySweepResult {
   reason: string | null;
   /** Set when container memory was asked for and docker could not give it. */
   dockerError: string | null;
+  /** The `memory` rows the run stored, as committed. */
+  memory: readonly MemoryRow[];
+  /** The `results` rows the run stored (a memory run stores none). */
+  results: readonly ResultsRow[];
 }
 
 /**
@@ -303,6 +307,8 @@ async function memoryRun(o: MemoryRunOptions, kind: MemoryRunKind): Promise<Memo
     steps: m.memory.length,
     reason: m.reason,
     dockerError: m.dockerError,
+    memory: m.memory,
+    results: run.results,
   };
 }
 

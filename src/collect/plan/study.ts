@@ -13,7 +13,7 @@
  * @module
  */
 
-import { runFacts } from "../../store/layout.ts";
+import type { RunsFollower } from "../../store/runs_follower.ts";
 import { diskFullAt, DiskFullError } from "../../system/disk.ts";
 import { Dataset, type DatasetRef } from "../../store/dataset.ts";
 import {
@@ -99,30 +99,47 @@ export function storedCells(
   dataDir: string,
   planName: string,
 ): Map<string, { runId: string; status: string }> {
-  return new StoredCells(dataDir, planName).cells;
+  return new StoredCells(Dataset.of(dataDir), planName).cells;
 }
 
-/** The stored runs of a plan's cells, read again on {@link StoredCells.refresh}. */
+/**
+ * The stored runs of a plan's cells: read once, then, on {@link StoredCells.refresh}, only the
+ * runs other runners stored meanwhile (this runner's own are noted from memory).
+ */
 class StoredCells {
   readonly cells = new Map<string, { runId: string; status: string }>();
+  readonly #runs: RunsFollower;
 
-  constructor(readonly dataDir: string, readonly planName: string) {
+  constructor(dataset: Dataset, readonly planName: string) {
+    this.#runs = dataset.followRuns(["run_id", "plan_name", "plan_cell", "status"]);
     this.refresh();
   }
 
-  /** Reads the dataset's runs again (another runner may have added some). */
+  /** Reads the runs stored since the last look (another runner may have added some). */
   refresh(): this {
-    this.cells.clear();
-    for (const m of runFacts(this.dataDir, ["run_id", "plan_name", "plan_cell", "status"])) {
+    for (const m of this.#runs.read()) {
       if (m.plan_name !== this.planName || !m.plan_cell) continue;
-      const cell = String(m.plan_cell);
-      const prev = this.cells.get(cell);
-      // a complete run of the cell wins; otherwise the latest one
-      if (!prev || prev.status !== "complete") {
-        this.cells.set(cell, { runId: String(m.run_id), status: String(m.status) });
-      }
+      this.#note(String(m.plan_cell), String(m.run_id), String(m.status));
     }
     return this;
+  }
+
+  /** Notes a run this runner stored (never read back). */
+  wrote(cell: string, run: CollectedRun): void {
+    if (run.runId === "") return; // a step not run stores nothing
+    this.#runs.wrote(run.runId);
+    this.#note(cell, run.runId, run.status);
+  }
+
+  /** A complete run of a cell wins; otherwise the latest one (run ids sort by time). */
+  #note(cell: string, runId: string, status: string): void {
+    const prev = this.cells.get(cell);
+    if (
+      !prev ||
+      (prev.status !== "complete" && (status === "complete" || runId >= prev.runId))
+    ) {
+      this.cells.set(cell, { runId, status });
+    }
   }
 
   /** The complete run of a cell, if there is one. */
@@ -191,7 +208,7 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
     for (const orphan of await reapOrphans(children)) options.onOrphan?.(orphan);
     dataset.sweepTmp(); // runs left half-written by a kvlab that is gone
   }
-  const stored = options.dryRun ? undefined : new StoredCells(data, plan.name);
+  const stored = options.dryRun ? undefined : new StoredCells(dataset, plan.name);
   const locks = dataset.cellLocks({ now });
   const host = hostFacts();
   const runCell = options.dryRun
@@ -247,6 +264,7 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
         const run = await runCell(cell, (e) => onEvent?.({ ...e, cell })).catch((e) => {
           throw planDiskFull(e, data);
         });
+        stored.wrote(cell.id, run);
         result[run.status]++;
         onEvent?.({ kind: "end", ...at, run });
         if (run.interrupted) {

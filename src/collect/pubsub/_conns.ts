@@ -140,24 +140,25 @@ export class Publisher {
   readonly writer: BatchWriter;
   readonly #frames: PublishFrames;
 
+  /** Publisher index. */
+  readonly index: number;
+
   /**
    * @param sock Its connection.
-   * @param index Publisher index.
-   * @param frames The run's command bytes.
-   * @param seed Seed of its arrival randomness.
+   * @param o Its index, the run's command bytes (`frames`) and the seed of its arrivals.
    * @param on Each reply (`error`: an error reply), and a failed write.
    */
   constructor(
     readonly sock: Deno.TcpConn,
-    readonly index: number,
-    frames: PublishFrames,
-    seed: number,
+    o: { index: number; frames: PublishFrames; seed: number },
     on: {
       reply: (p: Publisher, error: boolean) => void;
       error: (p: Publisher, e: unknown) => void;
     },
   ) {
-    this.random = seededRandom(Math.imul(seed, 1_000_003) + index);
+    const { index, frames } = o;
+    this.index = index;
+    this.random = seededRandom(Math.imul(o.seed, 1_000_003) + index);
     this.replies = new RespReplyReader((kind) => on.reply(this, kind === "error"));
     this.writer = new BatchWriter(sock, (e) => on.error(this, e));
     this.#frames = frames;
@@ -189,20 +190,28 @@ export class Subscriber {
   closed = false;
   readonly reader: PushReader;
 
+  /** Subscriber index. */
+  readonly index: number;
+  /** Names of its channels. */
+  readonly channels: readonly string[];
+
   /**
    * @param sock Its connection.
-   * @param index Subscriber index.
-   * @param channels Names of its channels.
-   * @param onMessage Each message push, with its payload header's fields (`NaN` stamp: none).
-   * @param onOther An error reply (its text) or another reply.
+   * @param o Its index and the names of its channels.
+   * @param on Each message push (`message`), with its payload header's fields (`NaN` stamp:
+   * none); an error reply (its text) or another reply (`other`).
    */
   constructor(
     readonly sock: Deno.TcpConn,
-    readonly index: number,
-    readonly channels: readonly string[],
-    onMessage: (s: Subscriber, stampNs: number, publisher: number, sequence: number) => void,
-    onOther: (s: Subscriber, error: string) => void,
+    o: { index: number; channels: readonly string[] },
+    on: {
+      message: (s: Subscriber, stampNs: number, publisher: number, sequence: number) => void;
+      other: (s: Subscriber, error: string) => void;
+    },
   ) {
+    this.index = o.index;
+    this.channels = o.channels;
+    const { message: onMessage, other: onOther } = on;
     this.reader = new PushReader({
       message: (stampNs, publisher, sequence) => onMessage(this, stampNs, publisher, sequence),
       subscribed: () => this.confirmed++,

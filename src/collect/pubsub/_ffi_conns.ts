@@ -31,12 +31,15 @@ export class EpollSet {
     if (this.fd < 0) throw new Deno.errors.NotSupported(osError("epoll_create1", errno(lib)));
   }
 
-  /** Adds (`K.EPOLL_CTL_ADD`) or changes (`K.EPOLL_CTL_MOD`) what `fd` is watched for. */
-  watch(op: number, fd: number, events: number, slot: number): void {
+  /**
+   * Adds (`K.EPOLL_CTL_ADD`) or changes (`K.EPOLL_CTL_MOD`) what a connection's `fd` is watched
+   * for; its `index` is the slot its events carry.
+   */
+  watch(c: { fd: number; index: number }, op: number, events: number): void {
     const ev = this.#ev;
     ev[0] = events;
-    ev[EV_DATA] = slot;
-    this.#lib.symbols.epoll_ctl(this.fd, op, fd, new Uint8Array(ev.buffer));
+    ev[EV_DATA] = c.index;
+    this.#lib.symbols.epoll_ctl(this.fd, op, c.fd, new Uint8Array(ev.buffer));
   }
 
   /** Stops watching `fd` and closes it. */
@@ -91,15 +94,28 @@ export class FfiPublisher {
   readonly random: () => number;
   readonly replies: RespReplyReader;
 
+  /** Its socket. */
+  readonly fd: number;
+  /** Publisher index (the slot of its epoll events). */
+  readonly index: number;
+
+  /**
+   * A publisher, watched for replies in the publishers' epoll set from the start.
+   *
+   * @param io What the publishers share.
+   * @param o Its socket, its index and the seed of its arrivals.
+   * @param onReply Each reply (`error`: an error reply).
+   */
   constructor(
     readonly io: PublisherIo,
-    readonly fd: number,
-    readonly index: number,
-    seed: number,
+    o: { fd: number; index: number; seed: number },
     onReply: (p: FfiPublisher, error: boolean) => void,
   ) {
-    this.random = seededRandom(Math.imul(seed, 1_000_003) + index);
+    this.fd = o.fd;
+    this.index = o.index;
+    this.random = seededRandom(Math.imul(o.seed, 1_000_003) + o.index);
     this.replies = new RespReplyReader((kind) => onReply(this, kind === "error"));
+    io.set.watch(this, K.EPOLL_CTL_ADD, K.EPOLLIN);
   }
 
   /**
@@ -116,7 +132,7 @@ export class FfiPublisher {
     this.pending = left;
     if (left !== null && was === null) {
       io.pending++;
-      io.set.watch(K.EPOLL_CTL_MOD, this.fd, K.EPOLLIN | K.EPOLLOUT, this.index);
+      io.set.watch(this, K.EPOLL_CTL_MOD, K.EPOLLIN | K.EPOLLOUT);
     }
     return null;
   }
@@ -129,7 +145,7 @@ export class FfiPublisher {
     this.io.pending--;
     const failed = this.write(p, p.length);
     if (this.pending === null && failed === null) {
-      this.io.set.watch(K.EPOLL_CTL_MOD, this.fd, K.EPOLLIN, this.index);
+      this.io.set.watch(this, K.EPOLL_CTL_MOD, K.EPOLLIN);
     }
     return failed;
   }

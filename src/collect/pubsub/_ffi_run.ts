@@ -127,17 +127,17 @@ export class FfiPubSub {
       s.feed = this.#feeder(s);
       this.#subs.push(s);
       if (this.#stampOn) this.#rx.enable(fd);
-      this.#subSet.watch(K.EPOLL_CTL_ADD, fd, K.EPOLLIN, i);
+      this.#subSet.watch(s, K.EPOLL_CTL_ADD, K.EPOLLIN);
       const bytes = encodeCommand([command, ...names]);
       const n = C.send(fd, bytes, BigInt(bytes.length), K.MSG_NOSIGNAL | K.MSG_DONTWAIT);
       if (n !== bytes.length) this.#lostSubscriber(s, osError("send", errno(lib)));
     }
     this.#awaitSubscribed();
+    const reply = (p: FfiPublisher, error: boolean) => this.#reply(p, error);
     for (let i = 0; i < o.publishers; i++) {
       this.#checkStop("connecting the publishers");
       const fd = connectFd(lib, o, o.connectTimeoutMs);
-      this.#pubs.push(new FfiPublisher(this.#pubIo, fd, i, o.seed, (p, e) => this.#reply(p, e)));
-      this.#pubIo.set.watch(K.EPOLL_CTL_ADD, fd, K.EPOLLIN, i);
+      this.#pubs.push(new FfiPublisher(this.#pubIo, { fd, index: i, seed: o.seed }, reply));
     }
   }
 
@@ -194,8 +194,9 @@ export class FfiPubSub {
     const clock = this.#clock;
     clock.setOrigin(startAtEpochMs);
     this.#running = true;
+    const schedule = { connections: o.publishers, intervalMs: this.#interval, arrival: o.arrival };
     for (const p of this.#pubs) {
-      p.next = firstSendMs(p.index, o.publishers, this.#interval, o.arrival, p.random);
+      p.next = firstSendMs(p, schedule);
       if (p.next < this.#windowMs) this.#heap.push(p);
     }
     this.#sending = true;
@@ -271,7 +272,7 @@ export class FfiPubSub {
         if (s.readAt === Infinity) {
           s.readAt = this.#clock.now() + this.#o.readDelayMs;
           this.#delayed++;
-          set.watch(K.EPOLL_CTL_MOD, s.fd, 0, s.index);
+          set.watch(s, K.EPOLL_CTL_MOD, 0);
         }
       } else this.#readSubscriber(s);
     }
@@ -285,7 +286,7 @@ export class FfiPubSub {
       this.#delayed--;
       if (s.closed || s.stalled) continue;
       this.#readSubscriber(s);
-      if (!s.closed) this.#subSet.watch(K.EPOLL_CTL_MOD, s.fd, K.EPOLLIN, s.index);
+      if (!s.closed) this.#subSet.watch(s, K.EPOLL_CTL_MOD, K.EPOLLIN);
     }
   }
 
@@ -339,7 +340,7 @@ export class FfiPubSub {
         continue;
       }
       const sequence = p.sequence++;
-      const head = frames.heads[messageChannel(p.index, sequence, o.publishers, o.channels)];
+      const head = frames.heads[messageChannel(p.index, sequence, o)];
       if (len + head.length + frames.payload.length > out.length) {
         this.#write(p, len);
         len = 0;
@@ -419,7 +420,7 @@ export class FfiPubSub {
     for (const s of this.#subs.slice(0, this.#o.stallSubscribers)) {
       if (s.stalled || s.closed) continue;
       s.stalled = true;
-      this.#subSet.watch(K.EPOLL_CTL_MOD, s.fd, 0, s.index);
+      this.#subSet.watch(s, K.EPOLL_CTL_MOD, 0);
     }
   }
 

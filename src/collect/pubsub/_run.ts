@@ -86,7 +86,10 @@ export class PubSubRun {
     for (let s = 0; s < o.subscribers; s++) {
       const sock = await connectResp(o, o.connectTimeoutMs);
       const names = subscriberChannels(topology, s).map((c) => this.#names[c]);
-      const sub = new Subscriber(sock, s, names, this.#onMessage, this.#onSubscriberReply);
+      const sub = new Subscriber(sock, { index: s, channels: names }, {
+        message: this.#onMessage,
+        other: this.#onSubscriberReply,
+      });
       this.#subs.push(sub);
       this.#readSubscriber(sub);
       sock.write(sub.subscribeCommand(sharded)).catch((e) => this.#lost(sub, e));
@@ -104,7 +107,7 @@ export class PubSubRun {
     const frames = new PublishFrames(sharded ? "SPUBLISH" : "PUBLISH", this.#names, o.payloadBytes);
     for (let p = 0; p < o.publishers; p++) {
       const sock = await connectResp(o, o.connectTimeoutMs);
-      const pub = new Publisher(sock, p, frames, o.seed, {
+      const pub = new Publisher(sock, { index: p, frames, seed: o.seed }, {
         reply: this.#onReply,
         error: this.#lost,
       });
@@ -123,8 +126,9 @@ export class PubSubRun {
   run(): Promise<void> {
     const o = this.#o;
     this.#t0 = performance.now() + 20;
+    const schedule = { connections: o.publishers, intervalMs: this.#interval, arrival: o.arrival };
     for (const p of this.#pubs) {
-      p.next = firstSendMs(p.index, o.publishers, this.#interval, o.arrival, p.random);
+      p.next = firstSendMs(p, schedule);
       if (p.next < this.#windowMs) this.#heap.push(p);
     }
     this.#sending = true;
@@ -198,7 +202,7 @@ export class PubSubRun {
         continue;
       }
       const sequence = p.sequence++;
-      const channel = messageChannel(p.index, sequence, o.publishers, o.channels);
+      const channel = messageChannel(p.index, sequence, o);
       p.append(channel, Math.round(p.next * 1e6), sequence);
       sent++;
       this.#c.sent(t, p.next);
@@ -220,6 +224,7 @@ export class PubSubRun {
     this.#maybeFinish();
   };
 
+  // positional: called once per delivery on the hot path, where an options object would allocate
   readonly #onMessage = (s: Subscriber, stampNs: number, publisher: number, sequence: number) => {
     if (this.#finished) return;
     const sentBy = this.#pubs[publisher]?.sequence;

@@ -186,26 +186,26 @@ export function subscriberChannels(t: PubSubTopology, subscriber: number): numbe
 /**
  * The channel of a publisher's message: messages are numbered across publishers in send order
  * (`sequence × publishers + publisher`) and dealt to channels in turn, so every channel gets the
- * same share.
+ * same share. Called once per message: `step` is the run's options, as they are (no object is
+ * made per call).
  *
  * @param publisher Index of the publisher.
  * @param sequence The message's number on its publisher.
- * @param publishers Number of publishers.
- * @param channels Number of channels.
+ * @param step The numbers of publishers and channels.
  * @returns The channel index.
  *
  * @example
  * ```ts
  * import { messageChannel } from "./payload.ts";
  * import assert from "node:assert/strict";
- * assert.deepEqual([0, 1, 2, 3].map((n) => messageChannel(1, n, 2, 3)), [1, 0, 2, 1]);
+ * const step = { publishers: 2, channels: 3 };
+ * assert.deepEqual([0, 1, 2, 3].map((n) => messageChannel(1, n, step)), [1, 0, 2, 1]);
  * ```
  */
 export function messageChannel(
   publisher: number,
   sequence: number,
-  publishers: number,
-  channels: number,
+  step: { publishers: number; channels: number },
 ): number {
-  return (sequence * publishers + publisher) % channels;
+  return (sequence * step.publishers + publisher) % step.channels;
 }

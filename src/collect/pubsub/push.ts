@@ -171,6 +171,7 @@ export class PushReader {
   }
 
   /** The index after a bulk body of `n` bytes at `j` and its CRLF, or -1. */
+  // positional: called several times per push decoded (the per-message hot path), as #bulkAt
   #bodyEnd(c: Uint8Array, j: number, n: number, end: number): number {
     if (j < 0) return -1;
     const e = j + n;

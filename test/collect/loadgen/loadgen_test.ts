@@ -79,7 +79,14 @@ Deno.test("open-loop schedule", async (t) => {
   await t.step("uniform phases spread connections evenly over one interval", () => {
     const all = Array.from(
       { length: 8 },
-      (_, i) => connectionSchedule(i, 8, 800, 1000, "uniform", 1),
+      (_, i) =>
+        connectionSchedule(i, {
+          connections: 8,
+          requestedOpsPerSec: 800,
+          durationMs: 1000,
+          arrival: "uniform",
+          seed: 1,
+        }),
     )
       .flat().sort((a, b) => a - b);
     assert.equal(all.length, 800);
@@ -90,20 +97,46 @@ Deno.test("open-loop schedule", async (t) => {
   await t.step("poisson arrivals keep the mean rate and are not synchronized", () => {
     const all = Array.from(
       { length: 10 },
-      (_, i) => connectionSchedule(i, 10, 2000, 5000, "poisson", 1000 + i),
+      (_, i) =>
+        connectionSchedule(i, {
+          connections: 10,
+          requestedOpsPerSec: 2000,
+          durationMs: 5000,
+          arrival: "poisson",
+          seed: 1000 + i,
+        }),
     ).flat();
     assert.ok(Math.abs(all.length - 10_000) < 400, `${all.length} ≈ 10,000 (4 σ = 400)`);
     const firsts = Array.from(
       { length: 10 },
-      (_, i) => connectionSchedule(i, 10, 2000, 5000, "poisson", 1000 + i)[0],
+      (_, i) =>
+        connectionSchedule(i, {
+          connections: 10,
+          requestedOpsPerSec: 2000,
+          durationMs: 5000,
+          arrival: "poisson",
+          seed: 1000 + i,
+        })[0],
     );
     assert.equal(new Set(firsts).size, 10);
   });
 
   await t.step("the same seed gives the same schedule", () => {
     assert.deepEqual(
-      connectionSchedule(2, 4, 100, 500, "poisson", 9),
-      connectionSchedule(2, 4, 100, 500, "poisson", 9),
+      connectionSchedule(2, {
+        connections: 4,
+        requestedOpsPerSec: 100,
+        durationMs: 500,
+        arrival: "poisson",
+        seed: 9,
+      }),
+      connectionSchedule(2, {
+        connections: 4,
+        requestedOpsPerSec: 100,
+        durationMs: 500,
+        arrival: "poisson",
+        seed: 9,
+      }),
     );
   });
 

@@ -20,7 +20,15 @@ import type { CollectedRun } from "../../collector.ts";
  * @returns The cell's outcome.
  */
 export function skippedStep(reason: string): CollectedRun {
-  return { runId: "", status: "complete", tests: 0, reason, command: "", interrupted: false };
+  return {
+    runId: "",
+    status: "complete",
+    tests: 0,
+    reason,
+    command: "",
+    interrupted: false,
+    results: [],
+  };
 }
 
 /** One stored step. */

@@ -120,6 +120,7 @@ function openMemory(plan: MemoryStudyPlan, ctx: KindContext): Promise<CellRunner
       reason: sweep.reason ?? sweep.dockerError,
       command: memoryKind.describe(plan, cell).command,
       interrupted: ctx.signal?.aborted ?? false,
+      results: sweep.results,
     };
   });
 }
