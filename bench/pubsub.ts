@@ -49,7 +49,7 @@
 
 import process from "node:process";
 import { type LocalServer, startLocalServer } from "../src/collect/redis_server.ts";
-import { findTool } from "../src/collect/tools.ts";
+import { findTool } from "../src/collect/tools/find.ts";
 import {
   PUBSUB_MODES,
   pubSubMode,

@@ -102,6 +102,24 @@ Deno.test("layers: neutral rooms and the store reach no room above them", () => 
   assert.deepEqual(reaches("collect", ["analyze", "cli"]), []);
 });
 
+Deno.test("plan kinds start no tool themselves: they ask the registry of tools", () => {
+  // a value import (not `import type`) of a module that runs a tool or engine, or of a tool
+  // room's face (which re-exports its runner)
+  const runs =
+    /\/collect\/(redis_benchmark|memtier|loadgen|pubsub|memory)\/(run|step|sweep|open_loop|tool|mod)\.ts$/;
+  const bad: string[] = [];
+  for (const f of FILES.filter((f) => f.includes("/collect/plan/kinds/"))) {
+    const text = Deno.readTextFileSync(f).replace(/\/\*\*[\s\S]*?\*\//g, "");
+    for (
+      const m of text.matchAll(/^import (?!type\b)[^;]*?from\s*["'](\.{1,2}\/[^"']+\.ts)["']/gm)
+    ) {
+      const dep = normalize(join(dirname(f), m[1]));
+      if (runs.test(dep)) bad.push(`${relative(SRC, f)} → ${relative(SRC, dep)}`);
+    }
+  }
+  assert.deepEqual(bad, []);
+});
+
 Deno.test("the plan-kind contract imports no tool module", () => {
   const contract = join(SRC, "collect/plan/kind.ts");
   const tools = GRAPH.get(contract)!.filter((d) =>

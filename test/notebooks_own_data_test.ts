@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { findTool } from "../src/collect/tools.ts";
+import { findTool } from "../src/collect/tools/find.ts";
 import { runReport } from "../src/report/report.ts";
 import { type LocalServer, startLocalServer } from "../src/collect/redis_server.ts";
 import { checkHtmlReport } from "./_support/html_report.ts";

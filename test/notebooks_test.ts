@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { runReport } from "../src/report/report.ts";
-import { findTool } from "../src/collect/tools.ts";
+import { findTool } from "../src/collect/tools/find.ts";
 import { checkHtmlReport } from "./_support/html_report.ts";
 import { type Cell, executeResults, notesOf, shown, tables } from "./_support/notebooks.ts";
 

@@ -16,7 +16,7 @@ import { ToolNotFoundError } from "../collect/process.ts";
 import { type LocalServer, startLocalServer } from "../collect/redis_server.ts";
 import type { StudyResult } from "../collect/plan/study.ts";
 import { parseServerUrl } from "../collect/target.ts";
-import { findTool } from "../collect/tools.ts";
+import { findTool } from "../collect/tools/find.ts";
 import { compare, verdictSummary } from "../analyze/compare/compare.ts";
 import { cellCounts, fewRunsWarning } from "../analyze/environment.ts";
 import { exitForStudy, type Output, readOptions } from "./_exit.ts";

@@ -15,7 +15,7 @@ import {
   parseCpusAllowed,
   readNoiseSnapshot,
 } from "../collect/noise.ts";
-import { findTool } from "../collect/tools.ts";
+import { findTool } from "../collect/tools/find.ts";
 import { type Output, readOptions } from "./_exit.ts";
 import { seconds } from "./_options.ts";
 

@@ -14,7 +14,7 @@ export * from "./process.ts";
 export * from "./redis_server.ts";
 export * from "./server.ts";
 export * from "./target.ts";
-export * from "./tools.ts";
+export * from "./tools/mod.ts";
 export * from "./redis_benchmark/mod.ts";
 export * from "./memtier/mod.ts";
 export * from "./loadgen/mod.ts";

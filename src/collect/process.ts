@@ -17,7 +17,7 @@
  */
 
 import { diskFullAt } from "../system/disk.ts";
-import { isExecutableFile } from "./tools.ts";
+import { isExecutableFile } from "./tools/find.ts";
 import { type ChildPidFile, hostName, killGroup, processStart } from "../system/pids.ts";
 
 export type { ChildPidFile };

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { findTool } from "../../src/collect/tools.ts";
+import { findTool } from "../../src/collect/tools/find.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 

@@ -1,7 +1,7 @@
 // `kvlab load --engine`: each engine runs, says so, and the stored run keeps which one ran
 // (real redis-server on a free loopback port, stopped by PID; short, low-rate steps).
 import assert from "node:assert/strict";
-import { findTool } from "../../src/collect/tools.ts";
+import { findTool } from "../../src/collect/tools/find.ts";
 import { walk, withServers } from "../_support/servers.ts";
 import { cli } from "./_cli.ts";
 

@@ -1,7 +1,7 @@
 // `kvlab load` says what `kvlab pubsub` says: the sustained rule's verdict and the error count
 // (real redis-server on a free loopback port, stopped by PID; a short, low-rate step).
 import assert from "node:assert/strict";
-import { findTool } from "../../src/collect/tools.ts";
+import { findTool } from "../../src/collect/tools/find.ts";
 import { withServers } from "../_support/servers.ts";
 import { cli } from "./_cli.ts";
 

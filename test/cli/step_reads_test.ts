@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import pl from "nodejs-polars";
 import { loadResults, loadTable } from "../../src/analyze/load.ts";
-import { findTool } from "../../src/collect/tools.ts";
+import { findTool } from "../../src/collect/tools/find.ts";
 import { datasetReads } from "../../src/store/reads.ts";
 import type { ResultsRow } from "../../src/schema.ts";
 import { withServers } from "../_support/servers.ts";

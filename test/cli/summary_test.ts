@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { findTool } from "../../src/collect/tools.ts";
+import { findTool } from "../../src/collect/tools/find.ts";
 import type { LocalServerOptions } from "../../src/collect/redis_server.ts";
 import { withServers } from "../_support/servers.ts";
 import { cli, labelledDataset } from "./_cli.ts";

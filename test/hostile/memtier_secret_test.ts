@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { DenoProcessRunner } from "../../src/collect/process.ts";
 import { runMemtier } from "../../src/collect/memtier/run.ts";
 import { parseServerUrl } from "../../src/collect/target.ts";
-import { findTool } from "../../src/collect/tools.ts";
+import { findTool } from "../../src/collect/tools/find.ts";
 import { withServers } from "../_support/servers.ts";
 import { allBytes } from "./_cli.ts";
 

@@ -11,6 +11,6 @@ export * from "./schedule.ts";
 export * from "./histogram.ts";
 export * from "./series.ts";
 export * from "./open_loop.ts";
-export * from "./preload.ts";
 export * from "./step.ts";
 export * from "./rows.ts";
+export * from "./tool.ts";

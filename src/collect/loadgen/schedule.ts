@@ -11,11 +11,10 @@ import { seededRandom } from "../../random.ts";
 /** How requests arrive: evenly spaced per connection, or a Poisson process. */
 export type ArrivalMode = "uniform" | "poisson";
 
-/** A SET:GET mix, e.g. `{ set: 1, get: 10 }`; GET-only is `{ set: 0, get: 1 }`. */
-export interface RatioMix {
-  set: number;
-  get: number;
-}
+import { parseRatio, type RatioMix } from "../tools/workload.ts";
+
+/** SET:GET (see `../tools/workload.ts`). */
+export { parseRatio, type RatioMix };
 
 /** A seeded generator in [0, 1) (mulberry32; see `src/random.ts`). */
 export { seededRandom };
@@ -198,31 +197,6 @@ export function connectionSchedule(index: number, o: ConnectionScheduleOptions):
     t = nextSendMs(t, intervalMs, o.arrival, random)
   ) out.push(t);
   return out;
-}
-
-/**
- * Reads a SET:GET ratio written like memtier's `--ratio` (`1:10`; `0:1` is GET only).
- *
- * @param text `S:G` with non-negative integers, not both 0.
- * @returns The mix.
- * @throws {RangeError} On anything else.
- *
- * @example
- * ```ts
- * import { parseRatio } from "./schedule.ts";
- * import assert from "node:assert/strict";
- * assert.deepEqual(parseRatio("1:10"), { set: 1, get: 10 });
- * assert.throws(() => parseRatio("0:0"), RangeError);
- * ```
- */
-export function parseRatio(text: string): RatioMix {
-  const m = /^(\d+):(\d+)$/.exec(text.trim());
-  const set = m ? Number(m[1]) : NaN;
-  const get = m ? Number(m[2]) : NaN;
-  if (!m || set + get === 0) {
-    throw new RangeError(`invalid SET:GET ratio: ${JSON.stringify(text)} (expected e.g. 1:10)`);
-  }
-  return { set, get };
 }
 
 /**

@@ -102,7 +102,28 @@ export interface CollectedStep extends CollectedRun {
  * ```
  */
 export function openLoopCommand(c: OpenLoopCall): string {
-  return argvToCommand([
+  return argvToCommand(openLoopArgv(c));
+}
+
+/**
+ * The `kvlab load` argv of a step, credentials redacted (the engine runs inside kvlab: this is
+ * what a user types to run the same step).
+ *
+ * @param c The step.
+ * @returns The program and its arguments.
+ *
+ * @example
+ * ```ts
+ * import { openLoopArgv, parseServerUrl } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * const argv = openLoopArgv({ target: parseServerUrl("redis://h:1"), requestedOpsPerSec: 10,
+ *   connections: 1, durationS: 1, engine: "deno" });
+ * assert.deepEqual(argv.slice(0, 4), ["kvlab", "load", "--url", "redis://h:1"]);
+ * assert.deepEqual(argv.slice(-2), ["--engine", "deno"]);
+ * ```
+ */
+export function openLoopArgv(c: OpenLoopCall): string[] {
+  return [
     "kvlab",
     "load",
     "--url",
@@ -120,7 +141,7 @@ export function openLoopCommand(c: OpenLoopCall): string {
       ["--threads", c.threads ?? 1],
       ...(c.engine && c.engine !== "auto" ? [["--engine", c.engine]] : []),
     ].flatMap(([k, v]) => [String(k), String(v)]),
-  ]);
+  ];
 }
 
 /** Why the generator cannot drive a target, or null when it can. */

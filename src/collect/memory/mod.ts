@@ -6,3 +6,4 @@
  */
 
 export * from "./sweep.ts";
+export * from "./tool.ts";

@@ -7,3 +7,4 @@
  */
 
 export * from "./run.ts";
+export * from "./tool.ts";

@@ -9,7 +9,7 @@
 
 import { parseCpuList } from "../../system/cpu_list.ts";
 import { readSystemFiles } from "../../system/proc.ts";
-import { findTool } from "../tools.ts";
+import { findTool } from "../tools/find.ts";
 
 export { parseCpuList };
 

@@ -13,6 +13,7 @@ import type { HostFacts } from "../host.ts";
 import type { ProcessRunner } from "../process.ts";
 import type { CollectedRun } from "../collector.ts";
 import type { ProgressEvent } from "../formats/format.ts";
+import type { ToolProgress } from "../tools/tool.ts";
 import type { ServerTarget } from "../target.ts";
 
 /** A server of a plan. */
@@ -282,6 +283,25 @@ export type CellEvent =
   | { kind: "progress"; event: ProgressEvent }
   /** A memory fill reached `keys` of `target`. */
   | { kind: "fill"; keys: number; target: number };
+
+/**
+ * The cell event of a tool's progress: a fill as it is, anything else as the tool's progress.
+ *
+ * @param e What the tool reported.
+ * @returns The event a cell emits.
+ *
+ * @example
+ * ```ts
+ * import { toolEvent } from "./kind.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(toolEvent({ kind: "fill", keys: 1, target: 2 }), { kind: "fill", keys: 1, target: 2 });
+ * const p = { kind: "done" as const, test: "SET", opsPerSec: 1 };
+ * assert.deepEqual(toolEvent(p), { kind: "progress", event: p });
+ * ```
+ */
+export function toolEvent(e: ToolProgress): CellEvent {
+  return e.kind === "fill" ? e : { kind: "progress", event: e };
+}
 
 /** What the cells of a plan run with. */
 export interface KindContext {

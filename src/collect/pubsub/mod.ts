@@ -10,3 +10,4 @@ export * from "./push.ts";
 export * from "./engine.ts";
 export * from "./step.ts";
 export * from "./rows.ts";
+export * from "./tool.ts";

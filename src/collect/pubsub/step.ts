@@ -67,6 +67,27 @@ export interface PubSubStepRun extends CollectedRun {
  * ```
  */
 export function pubSubCommand(call: PubSubCall): string {
+  return argvToCommand(redactArgv(pubSubArgv(call)));
+}
+
+/**
+ * The `kvlab pubsub` argv of a step, credentials redacted (the engine runs inside kvlab: this is
+ * what a user types to run the same step).
+ *
+ * @param call The step.
+ * @returns The program and its arguments.
+ *
+ * @example
+ * ```ts
+ * import { parseServerUrl, pubSubArgv } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * const argv = pubSubArgv({ target: parseServerUrl("redis://h:1"), mode: "sharded",
+ *   publishers: 2, subscribers: 4, requestedOpsPerSec: 100, durationS: 1 });
+ * assert.deepEqual(argv.slice(0, 6), ["kvlab", "pubsub", "--url", "redis://h:1", "--mode", "sharded"]);
+ * assert.deepEqual(argv.slice(-2), ["--duration", "1"]);
+ * ```
+ */
+export function pubSubArgv(call: PubSubCall): string[] {
   const argv = ["kvlab", "pubsub", "--url", call.target.display, "--mode", call.mode];
   const opt = (flag: string, v: number | undefined) => {
     if (v !== undefined) argv.push(flag, String(v));
@@ -80,7 +101,7 @@ export function pubSubCommand(call: PubSubCall): string {
   opt("--duration", call.durationS);
   opt("--grace", call.graceS);
   if (call.engine !== undefined && call.engine !== "auto") argv.push("--engine", call.engine);
-  return argvToCommand(redactArgv(argv));
+  return argv;
 }
 
 /** Why a target cannot be driven by the engine (raw RESP over plain TCP), or null. */

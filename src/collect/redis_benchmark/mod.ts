@@ -6,3 +6,4 @@
  */
 
 export * from "./run.ts";
+export * from "./tool.ts";

@@ -7,7 +7,7 @@ import pl from "nodejs-polars";
 import { loadResults } from "../../../src/analyze/load.ts";
 import { sweepTable } from "../../../src/analyze/sweep/sweep.ts";
 import { sweepChart } from "../../../src/analyze/charts/sweep.ts";
-import { findTool } from "../../../src/collect/tools.ts";
+import { findTool } from "../../../src/collect/tools/find.ts";
 import { withServers } from "../../_support/servers.ts";
 import { cli } from "../../cli/_cli.ts";
 

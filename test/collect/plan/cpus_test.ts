@@ -13,7 +13,7 @@ import {
   type StudyEvent,
   ToolNotFoundError,
 } from "../../../src/collect/mod.ts";
-import { findTool } from "../../../src/collect/tools.ts";
+import { findTool } from "../../../src/collect/tools/find.ts";
 import { withServers } from "../../_support/servers.ts";
 
 const plan = (url: string, extra: string) =>

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readSystemFiles } from "../../../src/system/proc.ts";
 import { loadTable } from "../../../src/analyze/mod.ts";
 import { parsePlan, PlanError, runPlan } from "../../../src/collect/mod.ts";
-import { findTool } from "../../../src/collect/tools.ts";
+import { findTool } from "../../../src/collect/tools/find.ts";
 import { affinityList, localServerPid } from "../../../src/collect/plan/pin.ts";
 import { withServers } from "../../_support/servers.ts";
 

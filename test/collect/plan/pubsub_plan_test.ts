@@ -6,7 +6,7 @@ import { loadTable } from "../../../src/analyze/load.ts";
 import { sweepTable } from "../../../src/analyze/sweep/sweep.ts";
 import { type CollectedRun, parsePlan, runPlan } from "../../../src/collect/mod.ts";
 import { type LocalServer, startLocalServer } from "../../../src/collect/redis_server.ts";
-import { findTool } from "../../../src/collect/tools.ts";
+import { findTool } from "../../../src/collect/tools/find.ts";
 
 const PLAN = (servers: string) => `
 name: ps

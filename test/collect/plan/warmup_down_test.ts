@@ -9,7 +9,7 @@ import {
   runPlan,
   type StudyEvent,
 } from "../../../src/collect/mod.ts";
-import { findTool } from "../../../src/collect/tools.ts";
+import { findTool } from "../../../src/collect/tools/find.ts";
 import { closedPort } from "../../_support/servers.ts";
 
 Deno.test({

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { Redis } from "ioredis";
 import { type PubSubResult, runPubSub } from "../../../src/collect/pubsub/mod.ts";
 import { type LocalServer, startLocalServer } from "../../../src/collect/redis_server.ts";
-import { findTool } from "../../../src/collect/tools.ts";
+import { findTool } from "../../../src/collect/tools/find.ts";
 import { runWithoutFfi } from "../../_support/no_ffi.ts";
 import { runOpenLoop } from "../../../src/collect/loadgen/mod.ts";
 

@@ -1,7 +1,8 @@
 /**
  * Plan kind `latency-sweep` (seed 000's study): hold the request rate fixed, raise it step by
- * step, and record p50 and p99 at each step, per server. The load comes from memtier_benchmark
- * (`engine: memtier`, `--rate-limiting`, closed loop) or from kvlab's open-loop generator
+ * step, and record p50 and p99 at each step, per server. The load comes from any tool of the
+ * registry that runs fixed-rate steps (`../tools.ts`), named by `engine:`: memtier_benchmark
+ * (`engine: memtier`, `--rate-limiting`, closed loop) or kvlab's open-loop generator
  * (`engine: kvlab`, latency from the intended send time). Each step is judged by the sustained
  * rule of `fixed_rate.ts` (the plan's bounds, default 97 %–103 %), from the rates its runner
  * returned; after a server's first step below them (NS), its later steps are not run and
@@ -11,23 +12,11 @@
  */
 
 import { limitProblem, LIMITS, MAX_CONNECTIONS } from "../../limits.ts";
-import { toolVersion } from "../../host.ts";
-import { memtierArgv, type MemtierCall, type MemtierRun, runMemtier } from "../../memtier/run.ts";
-import { preloadKeys } from "../../loadgen/preload.ts";
-import { parseRatio } from "../../loadgen/schedule.ts";
-import { type OpenLoopCall, openLoopCommand, runOpenLoopStep } from "../../loadgen/step.ts";
-import { redactArgv } from "../../../text/redact.ts";
-import { argvToCommand } from "../../collector.ts";
-import { findTool } from "../../tools.ts";
+import { parseRatio } from "../../tools/workload.ts";
+import type { FixedRateRun, FixedRateStep } from "../../tools/tool.ts";
+import { type FixedRateTool, fixedRateTools } from "../tools.ts";
 import { cellRecord, interleavedCells, type PlanKind, type PlanReader } from "../kind.ts";
-import type {
-  CellEvent,
-  CellRunner,
-  KindContext,
-  PlanBase,
-  PlanCellBase,
-  PlanCommon,
-} from "../kind.ts";
+import type { CellRunner, KindContext, PlanBase, PlanCellBase, PlanCommon } from "../kind.ts";
 import { skippedStep, storedSteps } from "./_sweep_steps.ts";
 import {
   checkSustainedRule,
@@ -36,8 +25,8 @@ import {
   type SustainedRule,
 } from "../../../fixed_rate.ts";
 
-/** Which load generator drives the steps. */
-export type SweepEngine = "kvlab" | "memtier";
+/** Which load generator drives the steps: a fixed-rate tool's `engine` word (`kvlab`, `memtier`). */
+export type SweepEngine = string;
 
 export type { SustainedRule } from "../../../fixed_rate.ts";
 
@@ -45,7 +34,7 @@ export type { SustainedRule } from "../../../fixed_rate.ts";
 export interface LatencySweepPlan extends PlanBase {
   kind: "latency-sweep";
   engine: SweepEngine;
-  /** memtier_benchmark (engine memtier). */
+  /** The engine's program (memtier_benchmark or a path, for engine memtier). */
   tool: string;
   /** memtier `-t`; kvlab: Worker threads. */
   threads: number;
@@ -101,17 +90,16 @@ const SECTION_FIELDS = [
 ];
 
 /**
- * The memtier run of a step: the plan's workload at the cell's rate (per connection, rounded to
- * a whole number as `--rate-limiting` takes it).
+ * The fixed-rate step of a cell: the plan's workload at the cell's rate, as any engine is given
+ * it.
  *
  * @param plan The plan.
  * @param cell One of its cells.
- * @param testTimeS Seconds to run (default: the step's).
- * @returns The run, for {@link runMemtier}.
+ * @returns The step.
  *
  * @example
  * ```ts
- * import { memtierArgv, parsePlan, planCells, sweepMemtierCall } from "@kvlab/kvlab/collect";
+ * import { memtierArgv, memtierStepCall, parsePlan, planCells, sweepStep } from "@kvlab/kvlab/collect";
  * import assert from "node:assert/strict";
  * const plan = parsePlan(
  *   "name: s\nkind: latency-sweep\nservers: [{name: a, url: 'redis://h:1'}]\n" +
@@ -120,50 +108,37 @@ const SECTION_FIELDS = [
  * );
  * assert.ok(plan.kind === "latency-sweep");
  * assert.equal(
- *   memtierArgv(sweepMemtierCall(plan, planCells(plan)[0])).join(" "),
+ *   memtierArgv(memtierStepCall(sweepStep(plan, planCells(plan)[0]), "memtier_benchmark")).join(" "),
  *   "memtier_benchmark -s h -p 1 --protocol=redis -t 4 -c 12 --ratio=0:1 -d 256 --key-pattern=R:R " +
  *     "--key-minimum=1 --key-maximum=100000 --pipeline=1 --test-time=5 --rate-limiting=208 " +
  *     "--print-percentiles=50,99,99.9",
  * );
  * ```
  */
-export function sweepMemtierCall(
-  plan: LatencySweepPlan,
-  cell: LatencySweepCell,
-  testTimeS = plan.stepS,
-): MemtierCall {
-  return {
-    tool: plan.tool,
-    target: cell.server.target,
-    threads: plan.threads,
-    clients: plan.clients,
-    ratio: plan.ratio,
-    dataSizeBytes: plan.dataSizeBytes,
-    keyPattern: "R:R",
-    keyMinimum: 1, // memtier refuses 0
-    keyMaximum: plan.keys,
-    pipeline: plan.pipeline,
-    testTimeS,
-    rateLimit: Math.round(cell.requestedOpsPerSec / (plan.threads * plan.clients)),
-    printPercentiles: [50, 99, 99.9],
-  };
-}
-
-/** The open-loop run of a step. */
-function openLoopCall(plan: LatencySweepPlan, cell: LatencySweepCell): OpenLoopCall {
+export function sweepStep(plan: LatencySweepPlan, cell: LatencySweepCell): FixedRateStep {
   return {
     target: cell.server.target,
     requestedOpsPerSec: cell.requestedOpsPerSec,
-    connections: plan.threads * plan.clients,
+    threads: plan.threads,
+    clients: plan.clients,
     durationS: plan.stepS,
     warmupS: plan.warmupS,
     ratio: plan.ratio,
-    valueSize: plan.dataSizeBytes,
+    dataSizeBytes: plan.dataSizeBytes,
     keys: plan.keys,
     pipeline: plan.pipeline,
-    arrival: plan.arrivals,
-    threads: plan.threads,
+    arrivals: plan.arrivals,
   };
+}
+
+/** The engine a plan names (checked when it was read). */
+function engineOf(plan: LatencySweepPlan): FixedRateTool {
+  return fixedRateTools().find((t) => t.fixedRate.engine === plan.engine)!;
+}
+
+/** The program an engine runs: the plan's `tool:`, or none for an engine inside kvlab. */
+function programOf(plan: LatencySweepPlan, tool: FixedRateTool): string {
+  return tool.fixedRate.program === null ? tool.name : plan.tool;
 }
 
 /** The `latency-sweep` plan kind. */
@@ -172,8 +147,8 @@ export const latencySweepKind: PlanKind<LatencySweepPlan, LatencySweepCell> = {
   parse: parseLatencySweepPlan,
   tags: ["engine", "connections", "requested_ops_per_sec", "sweep_rates"],
   count: (plan) => plan.repetitions * plan.rates.length * plan.servers.length,
-  // engine kvlab is kvlab's own generator, inside kvlab
-  pinnable: (plan) => plan.engine === "memtier",
+  // an engine inside kvlab (kvlab's own generator) is no process to pin
+  pinnable: (plan) => engineOf(plan).external,
   cells: latencySweepCells,
   describe: describeLatencySweepCell,
   open: openLatencySweep,
@@ -184,9 +159,10 @@ function parseLatencySweepPlan(read: PlanReader, common: PlanCommon): LatencySwe
   read.section([S], SECTION_FIELDS, "expected { engine, threads, clients, rates, step_s, … }");
 
   const engine = read.string([S, "engine"], "kvlab");
-  if (engine !== "kvlab" && engine !== "memtier") {
-    read.fail([S, "engine"], "expected kvlab or memtier");
-  }
+  const engines = fixedRateTools();
+  const words = engines.map((t) => t.fixedRate.engine).sort();
+  const tool = engines.find((t) => t.fixedRate.engine === engine) ??
+    read.fail([S, "engine"], `expected ${words.slice(0, -1).join(", ")} or ${words.at(-1)}`);
   const threads = read.integer([S, "threads"], 1);
   const clients = read.integer([S, "clients"], 10);
   const ratio = read.string([S, "ratio"], "0:1");
@@ -199,10 +175,14 @@ function parseLatencySweepPlan(read: PlanReader, common: PlanCommon): LatencySwe
   if (arrivals !== "uniform" && arrivals !== "poisson") {
     read.fail([S, "arrivals"], "expected uniform or poisson");
   }
-  if (engine === "memtier" && read.value([S, "arrivals"]) !== undefined) {
-    read.fail([S, "arrivals"], "only for engine: kvlab (memtier fires all connections together)");
+  if (!tool.fixedRate.poisson && read.value([S, "arrivals"]) !== undefined) {
+    const poisson = engines.filter((t) => t.fixedRate.poisson).map((t) => t.fixedRate.engine);
+    read.fail(
+      [S, "arrivals"],
+      `only for engine: ${poisson.join(", ")} (${engine} fires all connections together)`,
+    );
   }
-  const stepS = engine === "memtier"
+  const stepS = tool.fixedRate.wholeNumbers
     ? read.integer([S, "step_s"], 20)
     : read.number([S, "step_s"], 20, { max: 3600, positive: true });
   // sizes, keys and pipeline depth within the limits of `../../limits.ts`, checked now
@@ -220,10 +200,10 @@ function parseLatencySweepPlan(read: PlanReader, common: PlanCommon): LatencySwe
     ...common,
     kind: "latency-sweep",
     engine,
-    tool: read.string([S, "tool"], "memtier_benchmark"),
+    tool: read.string([S, "tool"], tool.fixedRate.program ?? tool.name),
     threads,
     clients,
-    rates: readRates(read, engine, threads * clients),
+    rates: readRates(read, tool, threads * clients),
     stepS,
     warmupS: read.number([S, "warmup_s"], 0, { max: 600 }),
     ratio,
@@ -245,12 +225,8 @@ function latencySweepCells(plan: LatencySweepPlan): LatencySweepCell[] {
 
 /** The command a cell runs, as `--dry-run` and progress show it (secrets redacted). */
 function describeLatencySweepCell(plan: LatencySweepPlan, cell: LatencySweepCell) {
-  const command = plan.engine === "kvlab"
-    ? openLoopCommand(openLoopCall(plan, cell))
-    : argvToCommand(redactArgv(memtierArgv(sweepMemtierCall(plan, cell), {
-      json: "memtier.json",
-      hdrPrefix: "hdr",
-    })));
+  const tool = engineOf(plan);
+  const command = tool.command(tool.fixedRate.call(sweepStep(plan, cell), programOf(plan, tool)));
   return { command, requests: Math.round(cell.requestedOpsPerSec * plan.stepS) };
 }
 
@@ -259,9 +235,11 @@ async function openLatencySweep(
   plan: LatencySweepPlan,
   ctx: KindContext,
 ): Promise<CellRunner<LatencySweepCell>> {
-  const tool = plan.engine === "memtier" ? await checkMemtier(plan, ctx) : null;
-  const version = tool ? await toolVersion(ctx.runner, tool) : null;
-  const runs = { ...plan, tool: tool ?? plan.tool };
+  const tool = engineOf(plan);
+  // found and its version asked once; ToolNotFoundError before any cell when it is missing
+  const prepared = await tool.prepare(programOf(plan, tool), ctx.runner);
+  const program = prepared.command;
+  const timeoutMs = plan.timeoutS * 1000;
   // each server's first NS: this session's steps, and the stored ones of a resumed sweep
   const sweeps = new SkipAfterNs(plan.sustained);
   for (const s of storedSteps(ctx.data, plan.name)) sweeps.note(s.label, s);
@@ -271,28 +249,35 @@ async function openLatencySweep(
       ? null
       : sweeps.skipReason(cell.label, cell.requestedOpsPerSec, { label: cell.label });
     if (skip !== null) return skippedStep(skip);
+    const step = sweepStep(plan, cell);
+    const unrecorded = { runner: ctx.runner, timeoutMs, signal: ctx.signal };
     if (!preloaded.has(cell.label) && plan.preload) {
       emit({ kind: "warmup", what: "preload" });
-      await preload(runs, cell, ctx);
+      await tool.fixedRate.preload(step, { ...unrecorded, program });
       preloaded.add(cell.label);
     }
-    const record = cellRecord(plan, cell, {
-      engine: plan.engine,
-      connections: String(plan.threads * plan.clients),
-      requested_ops_per_sec: String(cell.requestedOpsPerSec),
-      // every rate of the sweep, so the analysis shows steps not run after an NS as `-`
-      sweep_rates: plan.rates.join(","),
+    const warmup = tool.fixedRate.warmup(step, program);
+    if (warmup !== null && tool.unrecorded) {
+      emit({ kind: "warmup" });
+      await tool.unrecorded(warmup, unrecorded);
+    }
+    const run: FixedRateRun = await tool.run(tool.fixedRate.call(step, program), {
+      data: ctx.data,
+      runner: ctx.runner,
+      label: cell.label,
+      ...cellRecord(plan, cell, {
+        engine: plan.engine,
+        connections: String(plan.threads * plan.clients),
+        requested_ops_per_sec: String(cell.requestedOpsPerSec),
+        // every rate of the sweep, so the analysis shows steps not run after an NS as `-`
+        sweep_rates: plan.rates.join(","),
+      }),
+      timeoutMs,
+      signal: ctx.signal,
+      toolVersion: prepared.version,
+      host: ctx.host,
+      now: ctx.now,
     });
-    const run = plan.engine === "kvlab"
-      ? await runOpenLoopStep(openLoopCall(plan, cell), {
-        data: ctx.data,
-        label: cell.label,
-        ...record,
-        host: ctx.host,
-        now: ctx.now,
-        signal: ctx.signal,
-      })
-      : await memtierStep(runs, cell, { ctx, version, record, emit });
     // the runner's own rates (no read-back); the requested rate is the cell's, as typed
     if (run.status !== "failed") {
       sweeps.note(cell.label, {
@@ -304,77 +289,8 @@ async function openLatencySweep(
   };
 }
 
-/** Checks memtier once (throwing ToolNotFoundError) and returns its path. */
-async function checkMemtier(plan: LatencySweepPlan, ctx: KindContext): Promise<string> {
-  const tool = plan.tool.includes("/") ? plan.tool : findTool(plan.tool) ?? plan.tool;
-  await ctx.runner.run({ argv: [tool, "--version"], timeoutMs: 10_000, capture: true });
-  return tool;
-}
-
-/** Writes every key of the plan's key space once (memtier's keys or kvlab's). */
-async function preload(plan: LatencySweepPlan, cell: LatencySweepCell, ctx: KindContext) {
-  const t = cell.server.target;
-  if (plan.engine === "kvlab") {
-    await preloadKeys({
-      hostname: t.host,
-      port: t.port,
-      password: t.password,
-      keys: plan.keys,
-      valueSize: plan.dataSizeBytes,
-    }).catch(() => {/* the step reports problems */});
-    return;
-  }
-  const call: MemtierCall = {
-    ...sweepMemtierCall(plan, cell),
-    ratio: "1:0",
-    keyPattern: "P:P",
-    pipeline: 16,
-    testTimeS: undefined,
-    rateLimit: undefined,
-    requests: "allkeys",
-    printPercentiles: undefined,
-    hideHistogram: true,
-  };
-  const timeoutMs = plan.timeoutS * 1000;
-  await ctx.runner.run({ argv: memtierArgv(call), timeoutMs, signal: ctx.signal })
-    .catch(() => {/* the step reports problems */});
-}
-
-/** A memtier step: an unrecorded warm-up run at the step's rate, then the measured run. */
-async function memtierStep(
-  plan: LatencySweepPlan,
-  cell: LatencySweepCell,
-  { ctx, version, record, emit }: {
-    ctx: KindContext;
-    /** memtier's version, asked once. */
-    version: string | null;
-    /** The cell's plan columns and tags. */
-    record: ReturnType<typeof cellRecord>;
-    emit: (e: CellEvent) => void;
-  },
-): Promise<MemtierRun> {
-  const timeoutMs = plan.timeoutS * 1000;
-  if (plan.warmupS > 0) {
-    emit({ kind: "warmup" });
-    const warm = sweepMemtierCall(plan, cell, Math.max(1, Math.ceil(plan.warmupS)));
-    await ctx.runner.run({ argv: memtierArgv({ ...warm, hideHistogram: true }), timeoutMs })
-      .catch(() => {/* the measured run reports problems */});
-  }
-  return runMemtier(sweepMemtierCall(plan, cell), {
-    data: ctx.data,
-    runner: ctx.runner,
-    label: cell.label,
-    ...record,
-    timeoutMs,
-    signal: ctx.signal,
-    toolVersion: version,
-    host: ctx.host,
-    now: ctx.now,
-  });
-}
-
 /** `rates` (totals) or `rates_per_connection`, one of them, ascending. */
-function readRates(read: PlanReader, engine: string, connections: number): number[] {
+function readRates(read: PlanReader, tool: FixedRateTool, connections: number): number[] {
   const total = read.value([S, "rates"]) !== undefined;
   const perConn = read.value([S, "rates_per_connection"]) !== undefined;
   if (total === perConn) read.fail([S, "rates"], "give rates (totals) or rates_per_connection");
@@ -382,17 +298,17 @@ function readRates(read: PlanReader, engine: string, connections: number): numbe
   const list = read.list([S, k], "expected a list of requests per second, ascending");
   const rates = list.map((_, i) => {
     const path = [S, k, i];
-    const v = engine === "memtier" || !total
+    const v = tool.fixedRate.wholeNumbers || !total
       ? read.integer(path)
       : read.number(path, 0, { max: 1e9, positive: true });
-    // memtier's --rate-limiting is a whole number per connection: the requested total is that
-    // rate × connections
     if (!total) return v * connections;
-    return engine === "memtier" ? Math.max(1, Math.round(v / connections)) * connections : v;
+    // the total the engine can be asked for (memtier's --rate-limiting is a whole number per
+    // connection: the requested total is that rate × connections)
+    return tool.fixedRate.rate(v, connections);
   });
   // checked once, before any load (`../../limits.ts`): memtier's per-connection rate overflowed
   // above the tool's limit, kvlab's engine cannot send above its own
-  const limit = engine === "memtier" ? LIMITS.toolRate : LIMITS.kvlabRate;
+  const limit = tool.fixedRate.limit;
   rates.forEach((r, i) => {
     const why = limitProblem(r, limit);
     if (why) read.fail([S, k, i], `${r} requests per second in total: ${why}`);

@@ -6,9 +6,17 @@
  * @module
  */
 
-import { runMemorySweep } from "../../memory/sweep.ts";
+import type { MemorySweepCall } from "../../memory/tool.ts";
+import type { Tool } from "../../tools/tool.ts";
+import { toolFor } from "../tools.ts";
 import { limitProblem, LIMITS } from "../../limits.ts";
-import { cellRecord, interleavedCells, type PlanKind, type PlanReader } from "../kind.ts";
+import {
+  cellRecord,
+  interleavedCells,
+  type PlanKind,
+  type PlanReader,
+  toolEvent,
+} from "../kind.ts";
 import type { CellRunner, KindContext, PlanBase, PlanCellBase, PlanCommon } from "../kind.ts";
 
 /** The `memory:` section of a memory plan. */
@@ -82,12 +90,28 @@ function parseMemoryPlan(read: PlanReader, common: PlanCommon): MemoryStudyPlan 
   };
 }
 
+/** The memory sweep, from the registry. */
+function sweeper(): Tool<MemorySweepCall> {
+  return toolFor("kvlab-memory-sweep", "kvlab-memory-sweep");
+}
+
+/** The sweep of a cell. */
+function sweepCall(plan: MemoryStudyPlan, cell: MemoryCell): MemorySweepCall {
+  const m = plan.memory;
+  return {
+    target: cell.server.target,
+    keyCounts: m.keyCounts,
+    valueSizeBytes: m.valueSizeBytes,
+    flush: m.flush,
+    container: cell.server.container,
+  };
+}
+
 /** The command a cell runs, as `--dry-run` and progress show it (secrets redacted). */
 function describeMemoryCell(plan: MemoryStudyPlan, cell: MemoryCell) {
   const m = plan.memory;
   return {
-    command: `memory sweep of ${cell.server.url}: ${m.keyCounts.join(", ")} keys, ` +
-      `${m.valueSizeBytes}-byte values` + (m.flush ? " (FLUSHDB first)" : ""),
+    command: sweeper().command(sweepCall(plan, cell)),
     // the SETs of the largest fill
     requests: m.keyCounts[m.keyCounts.length - 1],
   };
@@ -95,32 +119,18 @@ function describeMemoryCell(plan: MemoryStudyPlan, cell: MemoryCell) {
 
 /** Prepares the plan's runs once; returns the function that runs one cell. */
 function openMemory(plan: MemoryStudyPlan, ctx: KindContext): Promise<CellRunner<MemoryCell>> {
-  return Promise.resolve(async (cell, emit) => {
-    const m = plan.memory;
-    const sweep = await runMemorySweep({
+  return Promise.resolve((cell, emit) =>
+    sweeper().run(sweepCall(plan, cell), {
       data: ctx.data,
-      target: cell.server.target,
-      label: cell.label,
-      keyCounts: m.keyCounts,
-      valueSizeBytes: m.valueSizeBytes,
-      flush: m.flush,
-      container: cell.server.container,
       runner: ctx.runner,
-      maxDurationS: plan.timeoutS,
+      label: cell.label,
       ...cellRecord(plan, cell),
+      timeoutMs: plan.timeoutS * 1000,
       signal: ctx.signal,
-      onProgress: (p) => emit({ kind: "fill", keys: p.keys, target: p.target }),
+      toolVersion: null,
+      onProgress: (e) => emit(toolEvent(e)),
       host: ctx.host,
       now: ctx.now,
-    });
-    return {
-      runId: sweep.runId,
-      status: sweep.status,
-      tests: sweep.steps,
-      reason: sweep.reason ?? sweep.dockerError,
-      command: memoryKind.describe(plan, cell).command,
-      interrupted: ctx.signal?.aborted ?? false,
-      results: sweep.results,
-    };
-  });
+    })
+  );
 }

@@ -9,14 +9,17 @@
  */
 
 import { type Limit, limitProblem, LIMITS, MAX_CONNECTIONS } from "../../limits.ts";
-import { toolVersion } from "../../host.ts";
-import { memtierArgv, type MemtierCall, runMemtier } from "../../memtier/run.ts";
-import { redactArgv } from "../../../text/redact.ts";
-import { argvToCommand } from "../../collector.ts";
-import type { ProgressEvent } from "../../formats/format.ts";
-import { findTool } from "../../tools.ts";
-import { parseRatio } from "../../loadgen/schedule.ts";
-import { cellRecord, interleavedCells, type PlanKind, type PlanReader } from "../kind.ts";
+import type { MemtierCall, MemtierRun } from "../../memtier/run.ts";
+import type { Tool } from "../../tools/tool.ts";
+import { toolFor } from "../tools.ts";
+import { parseRatio } from "../../tools/workload.ts";
+import {
+  cellRecord,
+  interleavedCells,
+  type PlanKind,
+  type PlanReader,
+  toolEvent,
+} from "../kind.ts";
 import type { CellRunner, KindContext, PlanBase, PlanCellBase, PlanCommon } from "../kind.ts";
 
 /** When to write the key space before measuring. */
@@ -96,7 +99,7 @@ const DEFAULTS = { threads: 4, clients: 50, pipeline: 1, dataSizeBytes: 32 };
  *
  * @param plan The plan.
  * @param cell One of its cells.
- * @returns The run, ready for {@link memtierArgv} or {@link runMemtier}.
+ * @returns The run, ready for the memtier tool (`memtierArgv`, `runMemtier`).
  *
  * @example
  * ```ts
@@ -249,20 +252,25 @@ function memtierCells(plan: MemtierPlan): MemtierCell[] {
   );
 }
 
+/** The tool a plan runs: memtier_benchmark, whatever its `tool:` path. */
+function memtierToolOf(plan: MemtierPlan): Tool<MemtierCall, MemtierRun> {
+  return toolFor(plan.tool, "memtier_benchmark");
+}
+
 /** The command a cell runs, as `--dry-run` and progress show it (secrets redacted). */
 function describeMemtierCell(plan: MemtierPlan, cell: MemtierCell) {
-  const argv = memtierArgv(memtierCall(plan, cell), { json: "memtier.json", hdrPrefix: "hdr" });
+  const tool = memtierToolOf(plan);
   const preload = plan.preload === "each" || plan.preload === "once"
     ? [{
       what: plan.preload === "once"
         ? "preload, once per server, not stored"
         : "preload, not stored",
-      command: argvToCommand(redactArgv(memtierArgv(memtierPreloadCall(plan, cell)))),
+      command: tool.command(memtierPreloadCall(plan, cell), false),
     }]
     : [];
   return {
     ...(preload.length ? { before: preload } : {}),
-    command: argvToCommand(redactArgv(argv)),
+    command: tool.command(memtierCall(plan, cell)),
     // a timed run's total is unknown beforehand: its progress events carry their percent
     requests: (plan.requests ?? 0) * cell.threads * cell.clients * plan.runCount,
   };
@@ -270,23 +278,23 @@ function describeMemtierCell(plan: MemtierPlan, cell: MemtierCell) {
 
 /** Prepares the plan's runs once; returns the function that runs one cell. */
 async function openMemtier(plan: MemtierPlan, ctx: KindContext): Promise<CellRunner<MemtierCell>> {
-  const tool = plan.tool.includes("/") ? plan.tool : findTool(plan.tool) ?? plan.tool;
-  // Fails with ToolNotFoundError before any cell when the tool is missing.
-  await ctx.runner.run({ argv: [tool, "--version"], timeoutMs: 10_000, capture: true });
-  const version = await toolVersion(ctx.runner, tool);
+  const tool = memtierToolOf(plan);
+  // found and its version asked once; ToolNotFoundError before any cell when it is missing
+  const prepared = await tool.prepare(plan.tool, ctx.runner);
   const preloaded = new Set<string>();
-  const runs = { ...plan, tool };
+  const runs = { ...plan, tool: prepared.command };
+  const timeoutMs = plan.timeoutS * 1000;
   return async (cell, emit) => {
     if (plan.preload === "each" || (plan.preload === "once" && !preloaded.has(cell.label))) {
       emit({ kind: "warmup", what: "preload" });
-      await ctx.runner.run({
-        argv: memtierArgv(memtierPreloadCall(runs, cell)),
-        timeoutMs: plan.timeoutS * 1000,
+      await tool.unrecorded!(memtierPreloadCall(runs, cell), {
+        runner: ctx.runner,
+        timeoutMs,
         signal: ctx.signal,
-      }).catch(() => {/* the measured run reports problems */});
+      });
       preloaded.add(cell.label);
     }
-    return runMemtier(memtierCall(runs, cell), {
+    return tool.run(memtierCall(runs, cell), {
       data: ctx.data,
       runner: ctx.runner,
       label: cell.label,
@@ -296,19 +304,10 @@ async function openMemtier(plan: MemtierPlan, ctx: KindContext): Promise<CellRun
         pipeline: String(cell.pipeline),
         data_size_bytes: String(cell.dataSizeBytes),
       }),
-      timeoutMs: plan.timeoutS * 1000,
+      timeoutMs,
       signal: ctx.signal,
-      onProgress: (p) => {
-        const event: ProgressEvent & { percent: number } = {
-          kind: "progress",
-          test: plan.runCount > 1 ? `run ${p.runIndex}` : "memtier",
-          opsPerSec: p.opsPerSec,
-          overallOpsPerSec: p.avgOpsPerSec,
-          percent: p.percent,
-        };
-        emit({ kind: "progress", event });
-      },
-      toolVersion: version,
+      onProgress: (e) => emit(toolEvent(e)),
+      toolVersion: prepared.version,
       host: ctx.host,
       now: ctx.now,
     });

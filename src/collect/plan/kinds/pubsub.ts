@@ -14,8 +14,11 @@ import { limitProblem, LIMITS } from "../../limits.ts";
 import { runFacts, runManifest } from "../../../store/layout.ts";
 import type { CollectedRun } from "../../collector.ts";
 import { skippedStep } from "./_sweep_steps.ts";
-import { PUBSUB_MODES, type PubSubMode, pubSubMode, pubSubPlan } from "../../pubsub/mod.ts";
-import { type PubSubCall, pubSubCommand, runPubSubStep } from "../../pubsub/step.ts";
+import { PUBSUB_MODES, type PubSubMode, pubSubMode } from "../../pubsub/payload.ts";
+import { pubSubPlan } from "../../pubsub/engine.ts";
+import type { PubSubCall, PubSubStepRun } from "../../pubsub/step.ts";
+import type { Tool } from "../../tools/tool.ts";
+import { toolFor } from "../tools.ts";
 import { cellRecord, interleavedCells, type PlanKind, type PlanReader } from "../kind.ts";
 import type { CellRunner, KindContext, PlanBase, PlanCellBase, PlanCommon } from "../kind.ts";
 
@@ -189,7 +192,7 @@ function pubSubCells(plan: PubSubPlan): PubSubCell[] {
 /** The command a cell runs, as `--dry-run` and progress show it (secrets redacted). */
 function describePubSubCell(plan: PubSubPlan, cell: PubSubCell) {
   return {
-    command: pubSubCommand(pubSubCall(plan, cell)),
+    command: engine().command(pubSubCall(plan, cell)),
     requests: Math.ceil(cell.requestedOpsPerSec * plan.stepS),
   };
 }
@@ -222,7 +225,13 @@ function openPubSub(plan: PubSubPlan, ctx: KindContext): Promise<CellRunner<PubS
       host: ctx.host,
       now: ctx.now,
     };
-    const run = await runPubSubStep({ ...call, signal: ctx.signal }, record);
+    const run = await engine().run(call, {
+      ...record,
+      runner: ctx.runner,
+      timeoutMs: plan.timeoutS * 1000,
+      signal: ctx.signal,
+      toolVersion: null,
+    });
     // the rule on the runner's rates, as typed (no read-back); a failed step is not judged
     if (run.result) {
       sweeps.note(key, {
@@ -233,6 +242,11 @@ function openPubSub(plan: PubSubPlan, ctx: KindContext): Promise<CellRunner<PubS
     return run;
   };
   return Promise.resolve(runCell);
+}
+
+/** kvlab's pub/sub engine, from the registry. */
+function engine(): Tool<PubSubCall, PubSubStepRun> {
+  return toolFor("kvlab-pubsub", "kvlab-pubsub");
 }
 
 /** Steps of one sweep: a server, a mode, a repetition. */

@@ -7,25 +7,20 @@
  * @module
  */
 
-import { toolVersion } from "../../host.ts";
 import { type Limit, limitProblem, LIMITS } from "../../limits.ts";
-import { redactArgv } from "../../../text/redact.ts";
-import { argvToCommand } from "../../collector.ts";
-import {
-  type BenchmarkCall,
-  redisBenchmarkArgv,
-  runRedisBenchmark,
-} from "../../redis_benchmark/run.ts";
+import type { BenchmarkCall } from "../../redis_benchmark/run.ts";
 import { BENCHMARK_TEST_NAMES } from "../../formats/redis_benchmark/params.ts";
 import { connect, ServerUnreachableError } from "../../server.ts";
 import type { ServerTarget } from "../../target.ts";
-import { toolCommand } from "../../tools.ts";
+import type { Tool } from "../../tools/tool.ts";
+import { toolFor } from "../tools.ts";
 import {
   cellRecord,
   interleavedCells,
   MAX_PLAN_CELLS,
   type PlanKind,
   type PlanReader,
+  toolEvent,
 } from "../kind.ts";
 import type { CellRunner, KindContext, PlanBase, PlanCellBase, PlanCommon } from "../kind.ts";
 
@@ -71,7 +66,7 @@ type MatrixPoint = Omit<RedisBenchmarkCell, keyof PlanCellBase>;
  * @param plan The plan.
  * @param cell One of its cells.
  * @param requests `-n` (the warm-up run gives its own).
- * @returns The run, ready for {@link redisBenchmarkArgv} or {@link runRedisBenchmark}.
+ * @returns The run, ready for the redis-benchmark tool (`redisBenchmarkArgv`, `runRedisBenchmark`).
  *
  * @example
  * ```ts
@@ -164,18 +159,22 @@ function redisBenchmarkCells(plan: RedisBenchmarkPlan): RedisBenchmarkCell[] {
   );
 }
 
+/** The tool a plan runs: redis-benchmark or valkey-benchmark, whatever its `tool:` path. */
+function benchmarkToolOf(plan: RedisBenchmarkPlan): Tool<BenchmarkCall> {
+  return toolFor(plan.tool, "redis-benchmark");
+}
+
 /** The command a cell runs, as `--dry-run` and progress show it (secrets redacted). */
 function describeRedisBenchmarkCell(plan: RedisBenchmarkPlan, cell: RedisBenchmarkCell) {
+  const tool = benchmarkToolOf(plan);
   const warmup = plan.warmupRequests > 0
     ? [{
       what: "warm-up, not stored",
-      command: argvToCommand(
-        redactArgv(redisBenchmarkArgv(cellParams(plan, cell, plan.warmupRequests))),
-      ),
+      command: tool.command(cellParams(plan, cell, plan.warmupRequests), false),
     }]
     : [];
   return {
-    command: argvToCommand(redactArgv(redisBenchmarkArgv(cellParams(plan, cell)))),
+    command: tool.command(cellParams(plan, cell)),
     requests: plan.requests,
     ...(warmup.length ? { before: warmup } : {}),
   };
@@ -186,27 +185,26 @@ async function openRedisBenchmark(
   given: RedisBenchmarkPlan,
   ctx: KindContext,
 ): Promise<CellRunner<RedisBenchmarkCell>> {
-  // PATH first, then the tools cache (where .ci/install builds valkey-benchmark)
-  const tool = toolCommand(given.tool);
-  const plan = { ...given, tool };
-  // Fails with ToolNotFoundError before any cell when the tool is missing.
-  await ctx.runner.run({ argv: [plan.tool, "--version"], timeoutMs: 10_000, capture: true });
-  const version = await toolVersion(ctx.runner, plan.tool);
+  const tool = benchmarkToolOf(given);
+  // PATH first, then the tools cache (where .ci/install builds valkey-benchmark); fails with
+  // ToolNotFoundError before any cell when the tool is missing
+  const prepared = await tool.prepare(given.tool, ctx.runner);
+  const plan = { ...given, tool: prepared.command };
+  const timeoutMs = plan.timeoutS * 1000;
   return async (cell, emit) => {
     // a warm-up against a server that is down would wait out the whole timeout_s: skip it,
     // and let the measured run fail at once with the connection error
     if (plan.warmupRequests > 0 && await answers(cell.server.target)) {
       emit({ kind: "warmup" });
-      await ctx.runner.run({
-        argv: redisBenchmarkArgv(cellParams(plan, cell, plan.warmupRequests)),
-        timeoutMs: plan.timeoutS * 1000,
+      await tool.unrecorded!(cellParams(plan, cell, plan.warmupRequests), {
+        runner: ctx.runner,
+        timeoutMs,
         signal: ctx.signal,
-      }).catch(() => {/* the measured run reports problems */});
+      });
     }
-    return runRedisBenchmark({
+    return tool.run(cellParams(plan, cell), {
       data: ctx.data,
       runner: ctx.runner,
-      params: cellParams(plan, cell),
       label: cell.label,
       ...cellRecord(plan, cell, {
         clients: String(cell.clients),
@@ -215,10 +213,10 @@ async function openRedisBenchmark(
         threads: String(cell.threads),
         keyspace: String(cell.keyspace ?? ""),
       }),
-      timeoutMs: plan.timeoutS * 1000,
+      timeoutMs,
       signal: ctx.signal,
-      onProgress: (event) => emit({ kind: "progress", event }),
-      toolVersion: version,
+      onProgress: (e) => emit(toolEvent(e)),
+      toolVersion: prepared.version,
       host: ctx.host,
       now: ctx.now,
     });

@@ -25,7 +25,7 @@ export interface ToolEnv {
  *
  * @example
  * ```ts
- * import { toolsDir } from "./tools.ts";
+ * import { toolsDir } from "./find.ts";
  * import assert from "node:assert/strict";
  * assert.equal(toolsDir({ HOME: "/home/a" }), "/home/a/.cache/kvlab/tools");
  * assert.equal(toolsDir({ HOME: "/home/a", XDG_CACHE_HOME: "/c" }), "/c/kvlab/tools");
@@ -53,7 +53,7 @@ export function toolsDir(env: ToolEnv): string | null {
  *
  * @example
  * ```ts
- * import { toolCandidates } from "./tools.ts";
+ * import { toolCandidates } from "./find.ts";
  * import assert from "node:assert/strict";
  * assert.deepEqual(
  *   toolCandidates("valkey-server", { PATH: "/usr/bin:", HOME: "/h" }, [
@@ -114,7 +114,7 @@ export interface FindToolOptions {
  *
  * @example
  * ```ts
- * import { findTool } from "./tools.ts";
+ * import { findTool } from "./find.ts";
  * import assert from "node:assert/strict";
  * const found = findTool("memtier_benchmark", {
  *   env: { PATH: "/usr/bin", HOME: "/h" },
@@ -177,7 +177,7 @@ function byVersionDescending(a: string, b: string): number {
  *
  * @example
  * ```ts
- * import { toolCommand } from "./tools.ts";
+ * import { toolCommand } from "./find.ts";
  * import assert from "node:assert/strict";
  * const isExecutable = (p: string) => p === "/cache/valkey-8.0.1/valkey-benchmark" || p === "/usr/bin/redis-benchmark";
  * const o = { env: { PATH: "/usr/bin", KVLAB_TOOLS_DIR: "/cache" }, listDir: () => ["valkey-8.0.1"], isExecutable };

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { findTool, toolCandidates, toolsDir } from "../../src/collect/tools.ts";
+import { findTool, toolCandidates, toolsDir } from "../../../src/collect/tools/find.ts";
 
 Deno.test("toolsDir() follows KVLAB_TOOLS_DIR, then XDG_CACHE_HOME, then HOME", () => {
   assert.equal(toolsDir({ HOME: "/h", XDG_CACHE_HOME: "/x", KVLAB_TOOLS_DIR: "/k" }), "/k");

@@ -1,12 +1,112 @@
 /**
- * Fills the generator's key space before a run: `SET keyPrefix<n> <value>` for every key, in
- * pipelined batches over a few connections, bounded in time.
+ * kvlab's open-loop generator as a {@link Tool}: an engine inside kvlab (nothing to find, kvlab's
+ * version), its calls shown as the `kvlab load` command that runs the same step, each call one
+ * stored run ({@link runOpenLoopStep}); and how it runs a latency sweep's fixed-rate steps (open
+ * loop, latency from the intended send, warm-up inside the step, any rate), its key space
+ * written first ({@link preloadKeys}: `SET key:<n> <value>` for every key, in pipelined batches
+ * over a few connections, bounded in time).
  *
  * @module
  */
 
+import { LIMITS } from "../limits.ts";
+import { type FixedRateStep, prepareEngine, type Tool } from "../tools/tool.ts";
 import { encodeSet } from "./resp.ts";
 import { connectResp, type Endpoint, roundTrip } from "./wire.ts";
+import {
+  type CollectedStep,
+  openLoopArgv,
+  type OpenLoopCall,
+  openLoopCommand,
+  runOpenLoopStep,
+} from "./step.ts";
+
+/**
+ * The open-loop call of a fixed-rate step.
+ *
+ * @param step The step.
+ * @returns The call.
+ *
+ * @example
+ * ```ts
+ * import { openLoopStepCall, parseServerUrl } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * const call = openLoopStepCall({
+ *   target: parseServerUrl("redis://h:1"), requestedOpsPerSec: 500, threads: 2, clients: 5,
+ *   durationS: 1.5, warmupS: 1, ratio: "1:10", dataSizeBytes: 64, keys: 10, pipeline: 1,
+ *   arrivals: "poisson",
+ * });
+ * assert.deepEqual([call.connections, call.threads, call.arrival], [10, 2, "poisson"]);
+ * ```
+ */
+export function openLoopStepCall(step: FixedRateStep): OpenLoopCall {
+  return {
+    target: step.target,
+    requestedOpsPerSec: step.requestedOpsPerSec,
+    connections: step.threads * step.clients,
+    durationS: step.durationS,
+    warmupS: step.warmupS,
+    ratio: step.ratio,
+    valueSize: step.dataSizeBytes,
+    keys: step.keys,
+    pipeline: step.pipeline,
+    arrival: step.arrivals,
+    threads: step.threads,
+  };
+}
+
+/**
+ * kvlab's open-loop generator (`kvlab load`, a latency sweep's `engine: kvlab`).
+ *
+ * @example
+ * ```ts
+ * import { kvlabLoadTool, parseServerUrl } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * assert.equal(kvlabLoadTool.external, false);
+ * const call = { target: parseServerUrl("redis://h:1"), requestedOpsPerSec: 10, connections: 1, durationS: 1 };
+ * assert.match(kvlabLoadTool.command(call), /^kvlab load --url redis:\/\/h:1 --rate 10 /);
+ * ```
+ */
+export const kvlabLoadTool: Tool<OpenLoopCall, CollectedStep> = {
+  name: "kvlab-loadgen",
+  programs: ["kvlab"],
+  external: false,
+  formats: [],
+  prepare: () => prepareEngine("kvlab"),
+  argv: openLoopArgv,
+  command: openLoopCommand,
+  run: (call, ctx) =>
+    runOpenLoopStep(call, {
+      data: ctx.data,
+      label: ctx.label,
+      tags: ctx.tags,
+      plan: ctx.plan,
+      host: ctx.host,
+      now: ctx.now,
+      signal: ctx.signal,
+    }),
+  fixedRate: {
+    engine: "kvlab",
+    program: null,
+    call: openLoopStepCall,
+    // the engine warms up inside the step (its warm-up seconds are left out of every figure)
+    warmup: () => null,
+    preload: async (step) => {
+      const t = step.target;
+      await preloadKeys({
+        hostname: t.host,
+        port: t.port,
+        password: t.password,
+        keys: step.keys,
+        valueSize: step.dataSizeBytes,
+      }).catch(() => {/* the step reports problems */});
+    },
+    rate: (total) => total,
+    limit: LIMITS.kvlabRate,
+    wholeNumbers: false,
+    poisson: true,
+  },
+};
 
 /** Options of {@link preloadKeys}. */
 export interface PreloadOptions extends Endpoint {
@@ -43,7 +143,7 @@ export interface PreloadResult {
  *
  * @example
  * ```ts
- * import { preloadBatches } from "./preload.ts";
+ * import { preloadBatches } from "./tool.ts";
  * import assert from "node:assert/strict";
  * assert.deepEqual(preloadBatches(5, 2), [[0, 2], [2, 4], [4, 5]]);
  * ```
