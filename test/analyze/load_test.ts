@@ -4,7 +4,7 @@ import pl from "nodejs-polars";
 import { loadResults, loadTable, scanTable } from "../../src/analyze/mod.ts";
 import { ingestFile, newRunId, writeRun } from "../../src/collect/mod.ts";
 import { DatasetError } from "../../src/errors.ts";
-import { runRaw } from "../../src/store/layout.ts";
+import { Dataset } from "../../src/store/dataset.ts";
 
 const DATA = new URL("../testdata/", import.meta.url).pathname;
 
@@ -65,7 +65,7 @@ Deno.test("writeRun() never overwrites a run", async () => {
     }),
     DatasetError,
   );
-  const [raw] = runRaw(dir, run.run_id);
+  const [raw] = Dataset.open(dir).runRaw(run.run_id);
   assert.equal(new TextDecoder().decode(raw.bytes), "one");
   assert.deepEqual([...Deno.readDirSync(`${dir}/tmp`)], []);
   await assert.rejects(

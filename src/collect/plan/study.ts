@@ -13,7 +13,7 @@
  * @module
  */
 
-import { runFacts } from "../../store/layout.ts";
+import pl from "nodejs-polars";
 import { diskFullAt, DiskFullError } from "../../system/disk.ts";
 import { Dataset, type DatasetRef } from "../../store/dataset.ts";
 import {
@@ -113,7 +113,9 @@ class StoredCells {
   /** Reads the dataset's runs again (another runner may have added some). */
   refresh(): this {
     this.cells.clear();
-    for (const m of runFacts(this.dataDir, ["run_id", "plan_name", "plan_cell", "status"])) {
+    const columns = ["run_id", "plan_name", "plan_cell", "status"];
+    const ofPlan = { where: pl.col("plan_name").eq(pl.lit(this.planName)) };
+    for (const m of Dataset.of(this.dataDir).runFacts(columns, ofPlan)) {
       if (m.plan_name !== this.planName || !m.plan_cell) continue;
       const cell = String(m.plan_cell);
       const prev = this.cells.get(cell);
