@@ -1,10 +1,14 @@
 // deno-lint-ignore-file no-console
 /**
- * One measurement in its own process (so peak memory is its own): `ingest FILE DATA`,
+ * One measurement in its own process (so peak memory is its own): `ingest FILE DATA [LABEL]`,
  * `read FILE` (plain chunked read), `lines FILE` (kvlab's line reader), `load DATA`,
  * `table DATA` (`kvlab table results --format csv`, output counted), `polarscsv DATA` (the same
  * table written as CSV by polars), `compact DATA`, `files DATA` (files and bytes), `rows DATA`
- * (rows of the results, distribution, series and histogram tables).
+ * (rows of the results, distribution, series and histogram tables), and `bench/reads.ts`'s pairs,
+ * each read narrowly and eagerly (the whole tables, then filtered in memory): `one DATA ID` /
+ * `one-eager DATA ID` (one run's results), `test DATA` / `test-eager DATA` (SET's label and
+ * throughput over every run), `columns DATA` / `columns-eager DATA` (`kvlab table results
+ * --columns run_id,test,ops_per_sec --format csv`, and the same columns of the whole table view).
  * Prints one JSON line: { seconds, peakRssBytes, ... }.
  *
  * @module
@@ -13,8 +17,10 @@
 import { Dataset } from "../src/store/dataset.ts";
 import { ingestPaths } from "../src/collect/ingest/ingest.ts";
 import { readLines } from "../src/text/read_lines.ts";
+import pl from "nodejs-polars";
 import { loadResults, loadTable } from "../src/analyze/load.ts";
-import { tableCommand } from "../src/cli/table.ts";
+import { formatTable } from "../src/analyze/format.ts";
+import { tableCommand, tableView } from "../src/cli/table.ts";
 import { compactDataset } from "../src/store/compact.ts";
 
 function peakRss(): number {
@@ -23,7 +29,10 @@ function peakRss(): number {
   return m ? Number(m[1]) * 1024 : NaN;
 }
 
-const [mode, a, b] = Deno.args;
+const [mode, a, b, c] = Deno.args;
+/** `bench/reads.ts`'s one test's columns, and `kvlab table --columns`'s. */
+const SET_COLUMNS = ["label", "test", "ops_per_sec"];
+const TABLE_COLUMNS = ["run_id", "test", "ops_per_sec"];
 const t0 = performance.now();
 const extra: Record<string, unknown> = {};
 switch (mode) {
@@ -56,7 +65,7 @@ switch (mode) {
     break;
   }
   case "ingest": {
-    const out = await ingestPaths([a], { data: b });
+    const out = await ingestPaths([a], { data: b, label: c });
     extra.runs = out.reduce((n, o) => n + o.runs.length, 0);
     extra.files = out.length;
     extra.errors = out.filter((o) => o.status === "error").map((o) => o.error?.message);
@@ -88,6 +97,40 @@ switch (mode) {
   case "polarscsv": {
     const df = loadTable(a, "results");
     extra.bytes = df.writeCSV().length;
+    break;
+  }
+  case "one": {
+    extra.rows = loadResults(a, { runIds: [b] }).height;
+    break;
+  }
+  case "one-eager": {
+    extra.rows = loadResults(a).filter(pl.col("run_id").eq(pl.lit(b))).height;
+    break;
+  }
+  case "test": {
+    extra.rows = loadResults(a, { tests: ["SET"], columns: SET_COLUMNS }).height;
+    break;
+  }
+  case "test-eager": {
+    extra.rows = loadResults(a).filter(pl.col("test").eq(pl.lit("SET"))).select(...SET_COLUMNS)
+      .height;
+    break;
+  }
+  case "columns": {
+    let bytes = 0;
+    tableCommand(
+      { name: "results", data: Dataset.open(a), format: "csv", columns: TABLE_COLUMNS },
+      {
+        print: (s) => void (bytes += s.length),
+        printErr: () => {},
+      },
+    );
+    extra.bytes = bytes;
+    break;
+  }
+  case "columns-eager": {
+    const { frame } = tableView(a, "results");
+    extra.bytes = formatTable(frame.select(...TABLE_COLUMNS), "csv").length;
     break;
   }
   case "compact": {

@@ -120,6 +120,35 @@ Deno.test("plan kinds start no tool themselves: they ask the registry of tools",
   assert.deepEqual(bad, []);
 });
 
+const LAYOUT = join(SRC, "store/layout.ts");
+
+/** Whether a file imports `src/store/layout.ts`, in its code or its JSDoc examples. */
+function importsLayout(file: string, text: string): boolean {
+  const re = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)["'`]([^"'`]+\.ts)["'`]/g;
+  return [...text.matchAll(re)].some(([, spec]) =>
+    (spec.startsWith(".") && normalize(join(dirname(file), spec)) === LAYOUT) ||
+    /(^|[/}])src\/store\/layout\.ts$/.test(spec)
+  );
+}
+
+Deno.test("no file outside src/store/ imports store/layout.ts: it asks a Dataset", async (t) => {
+  await t.step("the check finds an import, a dynamic one and one in an example", () => {
+    const f = join(ROOT, "test/analyze/x_test.ts");
+    assert.ok(importsLayout(f, `import { runRaw } from "../../src/store/layout.ts";`));
+    assert.ok(importsLayout(f, ` * import { x } from "../../src/store/layout.ts";`));
+    assert.ok(importsLayout(f, "await import(`${ROOT}src/store/layout.ts`)"));
+    assert.ok(!importsLayout(f, `import { Dataset } from "../../src/store/dataset.ts";`));
+    assert.ok(!importsLayout(f, `// store/layout.ts owns the paths`));
+  });
+  await t.step("under src/, test/ and bench/", () => {
+    const files = ["src", "test", "bench"].flatMap((d) => walk(join(ROOT, d)))
+      .filter((f) => f.endsWith(".ts") && !f.startsWith(join(SRC, "store") + "/"))
+      .filter((f) => f !== new URL(import.meta.url).pathname); // this file's samples above
+    const bad = files.filter((f) => importsLayout(f, Deno.readTextFileSync(f)));
+    assert.deepEqual(bad.map((f) => relative(ROOT, f)), []);
+  });
+});
+
 Deno.test("the plan-kind contract imports no tool module", () => {
   const contract = join(SRC, "collect/plan/kind.ts");
   const tools = GRAPH.get(contract)!.filter((d) =>

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { DatasetRef } from "../store/dataset.ts";
+import { Dataset, type DatasetRef } from "../store/dataset.ts";
 import { VERDICT_DEFAULTS } from "./compare/verdict.ts";
 import { ARM_COLUMNS, armValues, measuredOrder } from "./arms.ts";
 
@@ -50,6 +50,14 @@ export interface EnvironmentSummary {
   configMissing: string[];
 }
 
+/** The tables {@link environmentSummary} reads, when the caller read them already. */
+export interface EnvironmentFrames {
+  /** The `runs` table. */
+  runs: pl.DataFrame;
+  /** The `server_config` table. */
+  serverConfig: pl.DataFrame;
+}
+
 /** Text of one arm's column: "a" + " " + "b" per run, distinct, joined. */
 function joined(...cols: string[]): pl.Expr {
   const text = pl.concatString(cols.map((c) => pl.col(c).cast(pl.Utf8).fillNull(pl.lit(""))), " ")
@@ -60,7 +68,7 @@ function joined(...cols: string[]): pl.Expr {
 /**
  * Summarises the environment of a dataset per arm of `by`.
  *
- * @param dataDir The dataset, or its directory.
+ * @param source The dataset (or its directory), or its `runs` and `server_config` read already.
  * @param by The column whose values are the arms (`server`, `label`, `transport`, …).
  * @returns The arms, a table per arm and the config differences (see {@link EnvironmentSummary}).
  * @throws {TypeError} When `by` is not a column of the runs.
@@ -76,8 +84,14 @@ function joined(...cols: string[]): pl.Expr {
  * assert.deepEqual(env.configMissing.sort(), ["redis", "valkey"]); // ingested: no CONFIG GET
  * ```
  */
-export function environmentSummary(dataDir: DatasetRef, by: string): EnvironmentSummary {
-  const runs = loadTable(dataDir, "runs").sort("run_id");
+export function environmentSummary(
+  source: DatasetRef | EnvironmentFrames,
+  by: string,
+): EnvironmentSummary {
+  const frames = typeof source === "string" || source instanceof Dataset
+    ? environmentFrames(source)
+    : source;
+  const runs = frames.runs.sort("run_id");
   if (!runs.columns.includes(by)) {
     throw new TypeError(`invalid column: ${by} (not a column of runs)`);
   }
@@ -104,17 +118,23 @@ export function environmentSummary(dataDir: DatasetRef, by: string): Environment
     by,
     arms,
     table: table.select(...known),
-    ...configDifferences(dataDir, withArm.select("run_id", "__arm"), arms),
+    ...configDifferences(frames.serverConfig, withArm.select("run_id", "__arm"), arms),
   };
+}
+
+/** Reads `runs` and `server_config`, each once. */
+function environmentFrames(data: DatasetRef): EnvironmentFrames {
+  const runs = loadTable(data, "runs");
+  return { runs, serverConfig: loadTable(data, "server_config", { runs }) };
 }
 
 /** The config part of {@link EnvironmentSummary}, from CONFIG GET before each run. */
 function configDifferences(
-  dataDir: DatasetRef,
+  serverConfig: pl.DataFrame,
   runArms: pl.DataFrame,
   arms: string[],
 ): Pick<EnvironmentSummary, "config" | "configOnlyIn" | "configMissing"> {
-  const cfg = loadTable(dataDir, "server_config")
+  const cfg = serverConfig
     .filter(pl.col("phase").eq(pl.lit("before")))
     .join(runArms, { on: "run_id" })
     .filter(pl.col("key").isIn([...INSTANCE_KEYS]).not());

@@ -1,15 +1,16 @@
 /**
- * Loading a kvlab dataset into nodejs-polars: each table is scanned lazily over an explicit
- * list of its Parquet files (the batches in place, and the per-run folders of older datasets),
- * and results come joined with their runs. Analysis code reads datasets only through here
- * (never through the parsers). A damaged file is named, never skipped.
+ * Loading a kvlab dataset into nodejs-polars, narrowly: the rows and columns asked for (run ids,
+ * tests, labels, servers, a predicate, the columns) go on the dataset's lazy Parquet scan
+ * (`Dataset.read`), so polars reads only those; results come joined with their runs. A command
+ * reads each table once and hands the frames down: the `runs` it loaded, given to the next load,
+ * spare that load its own read of `runs` for the schema check. Analysis code reads datasets only
+ * through here (never through the parsers). A damaged file is named, never skipped.
  *
  * @module
  */
 
 import pl from "nodejs-polars";
-import { Dataset, type DatasetRef } from "../store/dataset.ts";
-import { damaged, datasetFiles, scanFiles } from "../store/layout.ts";
+import { Dataset, type DatasetRef, type TableFilter } from "../store/dataset.ts";
 import { DatasetError } from "../errors.ts";
 import { SCHEMA_MAJOR, type TableName, tableSpec } from "../schema.ts";
 
@@ -21,71 +22,60 @@ import { SCHEMA_MAJOR, type TableName, tableSpec } from "../schema.ts";
  * @throws {DatasetError} When the directory is not a dataset.
  */
 export function listRuns(data: DatasetRef): string[] {
-  const dataDir = Dataset.of(data).dir;
-  const ids = collectChecked(
-    dataDir,
-    "runs",
-    (files) => scanFiles(dataDir, "runs", files).select("run_id").collectSync(),
-  );
+  const ids = Dataset.of(data).read("runs", { columns: ["run_id"] });
   return [...new Set(ids.getColumn("run_id").toArray() as string[])].sort();
 }
 
 /**
- * Scans one table of a dataset lazily. A dataset with no rows for the table gives an empty
- * frame with the table's columns.
+ * Scans one table of a dataset lazily, the filter on the scan. A dataset with no rows for the
+ * table gives an empty frame with the table's columns.
  *
  * @param data The dataset, or its directory.
  * @param table Any table of the schema (`runs`, `results`, `time_series`, `hdr_histograms`, …).
- * @throws {TypeError} For an unknown table.
+ * @param filter Run ids, tests, a predicate, the columns wanted.
+ * @returns The lazy frame; nothing is read until it is collected.
+ * @throws {TypeError} For an unknown table or column.
  * @throws {DatasetError} When the directory is not a dataset, or a file of it is damaged.
- */
-export function scanTable(data: DatasetRef, table: TableName | string): pl.LazyDataFrame {
-  const dataDir = Dataset.of(data).dir;
-  tableSpec(table);
-  return scanFiles(dataDir, table, datasetFiles(dataDir).tables.get(table) ?? []);
-}
-
-/**
- * Collects a table, naming the file when polars fails on one (a changed column type, a
- * damaged footer), and listing the files again when one went away meanwhile (a compaction
- * replaced it).
- */
-function collectChecked(
-  dataDir: string,
-  table: string,
-  collect: (files: readonly string[]) => pl.DataFrame,
-): pl.DataFrame {
-  for (let attempt = 0;; attempt++) {
-    const files = datasetFiles(dataDir).tables.get(table) ?? [];
-    try {
-      return collect(files);
-    } catch (e) {
-      if (/No such file|os error 2|not found/i.test(String(e)) && attempt < 3) continue;
-      throw blame(e, { dataDir, table, files });
-    }
-  }
-}
-
-/** The error naming the file that polars failed on, found by reading the files one by one. */
-function blame(
-  e: unknown,
-  at: { dataDir: string; table: string; files: readonly string[] },
-): Error {
-  const { dataDir, table, files } = at;
-  if (e instanceof DatasetError) return e;
-  for (const f of files) {
-    try {
-      scanFiles(dataDir, table, [f]).collectSync();
-    } catch (one) {
-      return damaged(f, String((one as Error).message ?? one).split("\n")[0]);
-    }
-  }
-  return e as Error;
-}
-
-/**
- * Loads one table into memory, checking the runs' schema version.
  *
+ * @example
+ * ```ts
+ * import { scanTable } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * const scan = scanTable(Deno.makeTempDirSync(), "results", { tests: ["SET"], columns: ["ops_per_sec"] });
+ * assert.deepEqual(scan.collectSync().columns, ["ops_per_sec"]);
+ * ```
+ */
+export function scanTable(
+  data: DatasetRef,
+  table: TableName | string,
+  filter: TableFilter = {},
+): pl.LazyDataFrame {
+  tableSpec(table);
+  return Dataset.of(data).scan(table, filter);
+}
+
+/** Options of {@link loadTable}: which rows and columns, read in the scan. */
+export interface LoadTableOptions extends TableFilter {
+  /**
+   * The runs this command loaded already (`loadTable(data, "runs")`, with `run_id` and
+   * `schema_version`): their schema versions are checked in memory instead of reading `runs`
+   * again.
+   * @default {the runs of the rows loaded, read for the check}
+   */
+  runs?: pl.DataFrame;
+}
+
+/** The columns {@link checkVersions} reads of `runs`. */
+const VERSION_COLUMNS = ["run_id", "schema_version"];
+
+/**
+ * Loads one table into memory, narrowed in the scan, checking the runs' schema version.
+ *
+ * @param data The dataset, or its directory.
+ * @param table Any table of the schema.
+ * @param options The rows and columns wanted; the runs already loaded.
+ * @returns The frame.
+ * @throws {TypeError} For an unknown table or column.
  * @throws {DatasetError} When a run was written by a newer, incompatible kvlab, or a file is
  * damaged (the message names it).
  *
@@ -96,20 +86,31 @@ function blame(
  * const dir = Deno.makeTempDirSync();
  * assert.equal(loadTable(dir, "results").height, 0);
  * assert.ok(loadTable(dir, "results").columns.includes("ops_per_sec"));
+ * const runs = loadTable(dir, "runs", { columns: ["label"] });
+ * assert.deepEqual(runs.columns, ["label"]);
+ * assert.equal(loadTable(dir, "memory", { runIds: ["r1"], runs }).height, 0);
  * ```
  */
-export function loadTable(data: DatasetRef, table: TableName | string): pl.DataFrame {
-  const dataDir = Dataset.of(data).dir;
+export function loadTable(
+  data: DatasetRef,
+  table: TableName | string,
+  options: LoadTableOptions = {},
+): pl.DataFrame {
+  const ds = Dataset.of(data);
   tableSpec(table);
-  const df = collectChecked(dataDir, table, (f) => scanFiles(dataDir, table, f).collectSync());
-  if (table === "runs") checkVersions(df);
-  else if (df.height > 0) {
+  const { runs, ...filter } = options;
+  if (table === "runs") {
+    const asked = filter.columns;
+    const narrowed = asked !== undefined && !VERSION_COLUMNS.every((c) => asked.includes(c));
+    const columns = narrowed ? [...new Set([...asked, ...VERSION_COLUMNS])] : asked;
+    const df = ds.read("runs", { ...filter, columns });
+    checkVersions(df);
+    return narrowed ? df.select(...asked) : df;
+  }
+  const df = ds.read(table, filter);
+  if (df.height > 0) {
     checkVersions(
-      collectChecked(
-        dataDir,
-        "runs",
-        (f) => scanFiles(dataDir, "runs", f).select("run_id", "schema_version").collectSync(),
-      ),
+      runs ?? ds.read("runs", { runIds: filter.runIds, columns: VERSION_COLUMNS }),
     );
   }
   return df;
@@ -117,6 +118,9 @@ export function loadTable(data: DatasetRef, table: TableName | string): pl.DataF
 
 function checkVersions(runs: pl.DataFrame): void {
   if (runs.height === 0) return;
+  if (!VERSION_COLUMNS.every((c) => runs.columns.includes(c))) {
+    throw new TypeError("invalid runs: the frame needs run_id and schema_version");
+  }
   const versions = runs.getColumn("schema_version").unique().toArray() as string[];
   for (const v of versions) {
     const major = Number(String(v).split(".")[0]);
@@ -130,18 +134,74 @@ function checkVersions(runs: pl.DataFrame): void {
   }
 }
 
-/** Options of {@link loadResults}. */
+/** Options of {@link loadResults}: which results, read in the scan. */
 export interface LoadResultsOptions {
   /**
    * Keep only tests the tool finished (`complete`), so that cut tests never count as results.
    * @default {true}
    */
   completeOnly?: boolean;
+  /** Only the results of these runs. @default {every run} */
+  runIds?: readonly string[];
+  /** Only these tests (`SET`, `GET`, …). @default {every test} */
+  tests?: readonly string[];
+  /** Only the results of runs with these labels. @default {every label} */
+  labels?: readonly string[];
+  /** Only the results of runs on these servers (`redis`, `valkey`, …). @default {every server} */
+  servers?: readonly string[];
+  /** Only the results for which this predicate on `results`' columns holds. @default {every one} */
+  where?: pl.Expr;
+  /**
+   * Only these columns (of `results` or of `runs`), in this order.
+   * @default {every column of results, then those of runs}
+   */
+  columns?: readonly string[];
+  /**
+   * The runs this command loaded already (`loadTable(data, "runs")`): joined on instead of
+   * reading `runs` again.
+   * @default {read}
+   */
+  runs?: pl.DataFrame;
+}
+
+/** The columns of `results` and of `runs` to read for the joined columns asked for. */
+function splitColumns(asked: readonly string[]): { results: string[]; runs: string[] } {
+  const inResults = tableSpec("results").map((c) => c.name);
+  const inRuns = tableSpec("runs").map((c) => c.name).filter((c) => !inResults.includes(c));
+  const unknown = asked.filter((c) => !inResults.includes(c) && !inRuns.includes(c));
+  if (unknown.length > 0) {
+    throw new TypeError(
+      `invalid column: ${unknown.join(", ")} (results and runs have: ${
+        [...inResults, ...inRuns].join(", ")
+      })`,
+    );
+  }
+  return {
+    results: [...new Set(["run_id", "test_index", ...asked.filter((c) => inResults.includes(c))])],
+    runs: ["run_id", ...asked.filter((c) => inRuns.includes(c))],
+  };
+}
+
+/** Predicates on `runs` from the labels and servers asked for (none: null). */
+function runsWhere(options: LoadResultsOptions): pl.Expr | null {
+  const keep: pl.Expr[] = [];
+  if (options.labels) keep.push(pl.col("label").isIn([...options.labels]));
+  if (options.servers) keep.push(pl.col("server").isIn([...options.servers]));
+  if (options.runIds && options.runs) keep.push(pl.col("run_id").isIn([...options.runIds]));
+  return keep.length === 0 ? null : keep.reduce((a, b) => a.and(b));
 }
 
 /**
  * Loads the results of a dataset joined with their runs (server, label, tool, transport, …):
- * one row per test per run.
+ * one row per test per run. The runs, tests, labels, servers and columns asked for are read in
+ * the scans, so one run's results out of a large dataset cost what that run holds.
+ *
+ * @param data The dataset, or its directory.
+ * @param options Which results and columns; the runs already loaded.
+ * @returns The results, by run id, then as the tool printed the tests.
+ * @throws {TypeError} For a column of neither `results` nor `runs`.
+ * @throws {DatasetError} When a run was written by a newer, incompatible kvlab, or a file is
+ * damaged (the message names it).
  *
  * @example
  * ```ts
@@ -150,18 +210,71 @@ export interface LoadResultsOptions {
  * const df = loadResults(Deno.makeTempDirSync());
  * assert.equal(df.height, 0);
  * assert.ok(df.columns.includes("server") && df.columns.includes("ops_per_sec"));
+ * const one = loadResults(Deno.makeTempDirSync(), {
+ *   labels: ["after"], tests: ["SET"], columns: ["label", "ops_per_sec"],
+ * });
+ * assert.deepEqual(one.columns, ["label", "ops_per_sec"]);
  * ```
  */
 export function loadResults(data: DatasetRef, options: LoadResultsOptions = {}): pl.DataFrame {
-  const dataDir = Dataset.of(data).dir;
-  const runs = loadTable(dataDir, "runs");
-  const results = collectChecked(dataDir, "results", (files) => {
-    const scan = scanFiles(dataDir, "results", files);
-    return (options.completeOnly ?? true ? scan.filter(pl.col("complete")) : scan).collectSync();
+  const ds = Dataset.of(data);
+  const split = options.columns ? splitColumns(options.columns) : undefined;
+  const ofRuns = runsWhere(options);
+  let runs: pl.DataFrame;
+  if (options.runs) {
+    checkVersions(options.runs);
+    runs = ofRuns ? options.runs.filter(ofRuns) : options.runs;
+  } else {
+    runs = loadTable(ds, "runs", {
+      runIds: options.runIds,
+      where: ofRuns ?? undefined,
+      columns: split?.runs,
+    });
+  }
+  // runs picked by their own columns: their results are those of the runs kept
+  const runIds = ofRuns ? runs.getColumn("run_id").toArray() as string[] : options.runIds;
+  const keep = [
+    ...(options.completeOnly ?? true ? [COMPLETE] : []),
+    ...(options.where ? [options.where] : []),
+  ];
+  const results = ds.read("results", {
+    runIds,
+    tests: options.tests,
+    where: keep.length > 0 ? keep.reduce((a, b) => a.and(b)) : undefined,
+    columns: split?.results,
   });
-  // A stable order: runs by id (time first), tests as printed. Joining the results onto the
-  // runs sorted by id, keeping the order of both sides, moves every row once; the plain join
-  // followed by a sort moves the whole wide frame twice (most of the time of a large load).
+  const joined = joinRuns(results, runs);
+  return options.columns ? joined.select(...options.columns) : joined;
+}
+
+/** A finished test: what `loadResults` keeps by default. */
+const COMPLETE = pl.col("complete");
+
+/**
+ * The results of tests the tool finished (`complete`), as {@link loadResults} keeps them by
+ * default: for a command that loaded every result once and needs both.
+ *
+ * @param results Results with their `complete` column.
+ * @returns The rows of finished tests, in their order.
+ *
+ * @example
+ * ```ts
+ * import { onlyComplete } from "@kvlab/kvlab/analyze";
+ * import pl from "nodejs-polars";
+ * import assert from "node:assert/strict";
+ * const df = pl.DataFrame({ test: ["SET", "GET", "PING"], complete: [true, false, null] });
+ * assert.deepEqual(onlyComplete(df).getColumn("test").toArray(), ["SET"]);
+ * ```
+ */
+export function onlyComplete(results: pl.DataFrame): pl.DataFrame {
+  return results.filter(COMPLETE);
+}
+
+/** Results joined with their runs, in a stable order: runs by id, tests as printed. */
+function joinRuns(results: pl.DataFrame, runs: pl.DataFrame): pl.DataFrame {
+  // Joining the results onto the runs sorted by id, keeping the order of both sides, moves
+  // every row once; the plain join followed by a sort moves the whole wide frame twice (most
+  // of the time of a large load).
   const columns = [...results.columns, ...runs.columns.filter((c) => !results.columns.includes(c))];
   if (runs.getColumn("run_id").nUnique() === runs.height) {
     const joined = runs.sort("run_id").join(results, {

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { DatasetRef } from "../store/dataset.ts";
+import { Dataset, type DatasetRef } from "../store/dataset.ts";
 import pl from "nodejs-polars";
 import {
   deltaChart,
@@ -263,12 +263,50 @@ export function plotKind(name: string): PlotKind {
   return name as PlotKind;
 }
 
+/** The tables a latency figure is drawn from, each read once (see {@link latencyFrames}). */
+export interface LatencyFrames {
+  /** Every result joined with its runs, finished or not (`loadResults`, `completeOnly: false`). */
+  results: pl.DataFrame;
+  /** The `latency_distribution` table. */
+  distribution: pl.DataFrame;
+  /** The `hdr_histograms` table. */
+  hdr: pl.DataFrame;
+}
+
+/**
+ * Reads the tables a latency figure is drawn from, each once (`runs` too: its schema check
+ * uses the runs the results were joined with).
+ *
+ * @param data The dataset, or its directory.
+ * @param runs The dataset's runs, when the caller loaded them already (not read again).
+ * @returns The frames.
+ * @throws {DatasetError} When the directory is not a dataset, or a file of it is damaged.
+ *
+ * @example
+ * ```ts
+ * import { latencyFrames, onlyComplete } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * const f = latencyFrames(Deno.makeTempDirSync());
+ * assert.deepEqual([f.results.height, f.distribution.height, f.hdr.height], [0, 0, 0]);
+ * assert.equal(onlyComplete(f.results).height, 0); // the results a compare would use
+ * ```
+ */
+export function latencyFrames(data: DatasetRef, runs?: pl.DataFrame): LatencyFrames {
+  const ds = Dataset.of(data);
+  const known = runs ?? loadTable(ds, "runs");
+  return {
+    results: loadResults(ds, { completeOnly: false, runs: known }),
+    distribution: loadTable(ds, "latency_distribution", { runs: known }),
+    hdr: loadTable(ds, "hdr_histograms", { runs: known }),
+  };
+}
+
 /**
  * The `latency_distribution` rows of a dataset with each test's arm column and run parameters
  * (`clients`, `pipeline`, … as far as the results hold them) joined on, as
  * {@link latencySteps} takes them.
  *
- * @param dataDir The dataset, or its directory.
+ * @param source The dataset (or its directory), or its frames read already.
  * @param by The column that names the arms: `server`, `label`, …
  * @returns `latency_distribution`'s columns, `by` and the parameter columns.
  * @throws {DatasetError} When the directory is not a dataset.
@@ -282,8 +320,14 @@ export function plotKind(name: string): PlotKind {
  * assert.ok(["latency_ms", "label", "clients"].every((c) => df.columns.includes(c)));
  * ```
  */
-export function latencyDistributionBy(dataDir: DatasetRef, by: string): pl.DataFrame {
-  const all = loadResults(dataDir, { completeOnly: false });
+export function latencyDistributionBy(
+  source: DatasetRef | LatencyFrames,
+  by: string,
+): pl.DataFrame {
+  const frames = typeof source === "string" || source instanceof Dataset
+    ? latencyFrames(source)
+    : source;
+  const all = frames.results;
   // memtier --run-count: the `average` block merges the runs; best and worst repeat one run
   const results = all.columns.includes("aggregate")
     ? all.filter(pl.col("aggregate").isNull().or(pl.col("aggregate").eq(pl.lit("average"))))
@@ -294,7 +338,7 @@ export function latencyDistributionBy(dataDir: DatasetRef, by: string): pl.DataF
     ? ["requests"]
     : [];
   const tests = results.select("run_id", "test_index", by, ...params, ...requests);
-  const dist = loadTable(dataDir, "latency_distribution");
+  const dist = frames.distribution;
   // memtier prints percentiles without counts, kvlab's engines none: their histograms stand in
   const counted = new Set(
     (dist.filter(pl.col("count").isNotNull()).select("run_id", "test_index").toRecords() as {
@@ -302,9 +346,7 @@ export function latencyDistributionBy(dataDir: DatasetRef, by: string): pl.DataF
       test_index: number;
     }[]).map((r) => rowKey(r.run_id, Number(r.test_index))),
   );
-  const fromHdr = hdrDistributionFrame(
-    hdrDistribution(results, loadTable(dataDir, "hdr_histograms"), counted),
-  );
+  const fromHdr = hdrDistributionFrame(hdrDistribution(results, frames.hdr, counted));
   const rows = fromHdr
     ? pl.concat([dist, fromHdr], { how: "diagonalRelaxed" } as never) as pl.DataFrame
     : dist;

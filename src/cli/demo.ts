@@ -25,7 +25,7 @@ import { describeOutcome } from "./ingest.ts";
 import { runStudy } from "./run.ts";
 import { peopleFormat, tableText } from "./_tables.ts";
 import { compactCompare } from "./compare.ts";
-import { summaryCommand } from "./summary.ts";
+import { summaryCommand, summaryTables } from "./summary.ts";
 
 /** Where `kvlab demo` writes and what it falls back to. */
 export interface DemoCommandOptions {
@@ -159,7 +159,8 @@ function demoPlan(servers: readonly DemoServer[]): StudyPlan {
  * under the dataset.
  */
 async function printComparison(data: string, out: Output): Promise<void> {
-  const results = loadResults(data);
+  const tables = summaryTables(data); // read once: the comparison, then the summary page
+  const results = tables.results;
   const c = compare(results, { by: "label", baseline: "redis" });
   out.print(`\nvalkey against redis, per test and client count (compare --by label):\n\n`);
   out.print(tableText(c, peopleFormat(undefined, out.isTerminal), compactCompare));
@@ -167,13 +168,17 @@ async function printComparison(data: string, out: Output): Promise<void> {
   const warning = fewRunsWarning(cellCounts(results, "label"));
   if (warning) out.print(`\n${warning}\n`);
   out.print("\n");
-  await summaryCommand({
-    data,
-    by: "label",
-    baseline: "redis",
-    output: `${data}/summary`,
-    title: "kvlab demo: Valkey against Redis on this machine",
-  }, out);
+  await summaryCommand(
+    {
+      data,
+      by: "label",
+      baseline: "redis",
+      output: `${data}/summary`,
+      title: "kvlab demo: Valkey against Redis on this machine",
+    },
+    out,
+    tables,
+  );
 }
 
 /** Prints the results of a one-server demo, one row per test. */

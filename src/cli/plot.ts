@@ -10,12 +10,14 @@
 import type { DatasetRef } from "../store/dataset.ts";
 import type { Dataset } from "../store/dataset.ts";
 import type { Command, OptionValues } from "commander";
+import type pl from "nodejs-polars";
 import { defaultArmColumn, deltaSides, resolveArms } from "../analyze/arms.ts";
 import { chartFormat, saveChart } from "../analyze/export.ts";
-import { loadResults } from "../analyze/load.ts";
+import { loadResults, onlyComplete } from "../analyze/load.ts";
 import { latencySteps } from "../analyze/latency.ts";
 import {
-  plotData,
+  latencyDistributionBy,
+  latencyFrames,
   type PlotKind,
   plotKind,
   plotKindList,
@@ -83,12 +85,20 @@ export function plotOptions(kind: string, raw: OptionValues): PlotCommandOptions
   };
 }
 
+/** A dataset and its finished results (read once by the command). */
+export interface PlotSource {
+  /** The dataset, or its directory (named in messages). */
+  data: DatasetRef;
+  /** Its results joined with their runs, finished tests only (`loadResults`). */
+  results: pl.DataFrame;
+}
+
 /**
  * The kind's options with the arms filled in from the data: `by` defaults to the column that
  * splits it (`server` when none does), `ratio`'s baseline to the first arm, and a `delta`
  * without `--dimension/--from/--to` over two arms goes from the baseline to the other.
  *
- * @param data The dataset, or its directory.
+ * @param source The dataset and its results.
  * @param kind The kind.
  * @param plot The options given.
  * @returns The options to build the chart with.
@@ -97,8 +107,8 @@ export function plotOptions(kind: string, raw: OptionValues): PlotCommandOptions
  * @throws {NothingToShowError} For fixed-rate steps only (`sweep` shows them), or `sweep` on
  * data without them.
  */
-export function plotArms(data: DatasetRef, kind: PlotKind, plot: PlotOptions): PlotOptions {
-  const results = loadResults(data);
+export function plotArms(source: PlotSource, kind: PlotKind, plot: PlotOptions): PlotOptions {
+  const { data, results } = source;
   if (kind === "sweep") {
     onlyForSweeps("kvlab plot sweep", data, sweepTable({ results }, { by: "run_id" }).height);
   } else if (kind !== "latency") notForSweeps(`kvlab plot ${kind}`, data, results);
@@ -128,15 +138,19 @@ export function plotArms(data: DatasetRef, kind: PlotKind, plot: PlotOptions): P
 }
 
 /**
- * Builds the chart, saves it and prints `wrote <file>`.
+ * Builds the chart, saves it and prints `wrote <file>`. Each table is read once: a latency
+ * figure reads every result (finished or not), its distribution and histograms, and takes the
+ * finished results for the arms from the same frame.
  *
  * @param o The kind, the dataset, the output file and the kind's options.
  * @param out Where to print.
  */
 export async function plotCommand(o: PlotCommandOptions, out: Output): Promise<void> {
-  const plot = plotArms(o.data, o.kind, o.plot);
   const kind = PLOTS[o.kind];
-  const frame = plotData(o.data, kind.needs, plot);
+  const latency = kind.needs === "latency" ? latencyFrames(o.data) : undefined;
+  const results = latency ? onlyComplete(latency.results) : loadResults(o.data);
+  const plot = plotArms({ data: o.data, results }, o.kind, o.plot);
+  const frame = latency ? latencyDistributionBy(latency, plot.by ?? "server") : results;
   if (
     frame.height === 0 ||
     (o.kind === "latency" && latencySteps(frame, { by: [plot.by ?? "server"] }).height === 0)
@@ -144,7 +158,7 @@ export async function plotCommand(o: PlotCommandOptions, out: Output): Promise<v
     const what = kind.needs === "latency"
       ? "latency distribution (redis-benchmark's latency blocks, memtier's or kvlab's histograms)"
       : "complete results";
-    nothingToDraw(`kvlab plot ${o.kind}`, o.data, { what, results: loadResults(o.data) });
+    nothingToDraw(`kvlab plot ${o.kind}`, o.data, { what, results });
   }
   // the folder of -o is made only when its parent exists (a typo is an error, not a new tree)
   await saveChart(kind.build(frame, plot), o.output, { folders: "parent" });

@@ -9,10 +9,11 @@
 
 import type { Command, OptionValues } from "commander";
 import type pl from "nodejs-polars";
+import { Dataset, type DatasetRef } from "../store/dataset.ts";
 import { resolveArms } from "../analyze/arms.ts";
 import { environmentSummary } from "../analyze/environment.ts";
 import { saveChart } from "../analyze/export.ts";
-import { loadResults, loadTable } from "../analyze/load.ts";
+import { loadResults, loadTable, onlyComplete } from "../analyze/load.ts";
 import { latencyDistributionBy } from "../analyze/plots.ts";
 import type { VegaLiteSpec } from "../analyze/chart.ts";
 import { historyPage } from "../analyze/changes/summary.ts";
@@ -70,10 +71,45 @@ export function summaryOptions(data: string, raw: OptionValues): SummaryCommandO
 }
 
 /** The memory rows of a dataset with the arm column of their runs. */
-function memoryBy(data: string, runs: pl.DataFrame, by: string): pl.DataFrame {
-  const memory = loadTable(data, "memory");
+function memoryBy(memory: pl.DataFrame, runs: pl.DataFrame, by: string): pl.DataFrame {
   if (memory.height === 0 || memory.columns.includes(by)) return memory;
   return memory.join(runs.select("run_id", by), { on: "run_id" });
+}
+
+/** The tables a summary starts from, read once: what `kvlab demo` compares, too. */
+export interface SummaryTables {
+  /** The dataset. */
+  dataset: Dataset;
+  /** The `runs` table. */
+  runs: pl.DataFrame;
+  /** Every result joined with its runs, finished or not (the latency figure's). */
+  all: pl.DataFrame;
+  /** The finished results (`onlyComplete(all)`): the tables and charts compare these. */
+  results: pl.DataFrame;
+}
+
+/**
+ * Reads the runs and results of a dataset once, for {@link summaryCommand} and whoever prints
+ * from them before it.
+ *
+ * @param data The dataset, or its directory.
+ * @returns The frames.
+ * @throws {DatasetError} When the directory is not a dataset, or a file of it is damaged.
+ *
+ * @example
+ * ```ts
+ * import { summaryTables } from "./summary.ts";
+ * import assert from "node:assert/strict";
+ * const t = summaryTables(Deno.makeTempDirSync());
+ * assert.deepEqual([t.runs.height, t.all.height, t.results.height], [0, 0, 0]);
+ * assert.ok(t.all.columns.includes("complete") && t.all.columns.includes("label"));
+ * ```
+ */
+export function summaryTables(data: DatasetRef): SummaryTables {
+  const dataset = Dataset.of(data);
+  const runs = loadTable(dataset, "runs");
+  const all = loadResults(dataset, { completeOnly: false, runs });
+  return { dataset, runs, all, results: onlyComplete(all) };
 }
 
 /** What {@link summaryCommand} wrote. */
@@ -85,10 +121,11 @@ export interface SummaryWritten {
 }
 
 /**
- * Writes the summary page and its figures, and says where.
+ * Writes the summary page and its figures, and says where. Each table is read once.
  *
  * @param o The dataset, the arms and the output folder.
  * @param out Where to print.
+ * @param tables The runs and results, when the caller read them already.
  * @returns The files written.
  * @throws {TypeError} For fewer than two arms (naming the arms found) or a baseline not in
  * the data.
@@ -96,10 +133,10 @@ export interface SummaryWritten {
 export async function summaryCommand(
   o: SummaryCommandOptions,
   out: Output,
+  tables: SummaryTables = summaryTables(o.data),
 ): Promise<SummaryWritten> {
-  const results = loadResults(o.data);
+  const { dataset, runs, all, results } = tables;
   notForSweeps("kvlab summary", o.data, results);
-  const runs = loadTable(o.data, "runs");
   let arms;
   try {
     arms = resolveArms(results.height > 0 ? results : runs, { by: o.by, baseline: o.baseline });
@@ -112,12 +149,16 @@ export async function summaryCommand(
   out.printErr(
     `summarizing by ${arms.by} (${arms.values.join(", ")}), baseline ${arms.baseline}\n`,
   );
+  const table = (name: string) => loadTable(dataset, name, { runs });
   const page = summaryPage({
     results,
     runs,
-    environment: environmentSummary(o.data, arms.by),
-    latency: latencyDistributionBy(o.data, arms.by),
-    memory: memoryBy(o.data, runs, arms.by),
+    environment: environmentSummary({ runs, serverConfig: table("server_config") }, arms.by),
+    latency: latencyDistributionBy(
+      { results: all, distribution: table("latency_distribution"), hdr: table("hdr_histograms") },
+      arms.by,
+    ),
+    memory: memoryBy(table("memory"), runs, arms.by),
   }, { title: o.title ?? o.data, by: arms.by, arms: arms.values, baseline: arms.baseline });
   return await writePage(page, o, out);
 }

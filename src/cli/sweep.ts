@@ -70,7 +70,7 @@ export function sweepOptions(raw: OptionValues): SweepCommandOptions {
  * @throws {NothingToShowError} When the dataset holds no fixed-rate step.
  */
 export function sweepCommand(o: SweepCommandOptions, out: Output): void {
-  const table = sweepTable(o.data.dir, { by: o.by, sustained: o.sustained });
+  const table = sweepTable(o.data, { by: o.by, sustained: o.sustained });
   onlyForSweeps("kvlab sweep", o.data, table.height);
   out.print(formatSweep(table, o.format, { by: o.by }));
 }

@@ -6,14 +6,14 @@
  * @module
  */
 
-import type { DatasetRef } from "../store/dataset.ts";
-import type { Dataset } from "../store/dataset.ts";
+import { Dataset, type DatasetRef } from "../store/dataset.ts";
 import type { Command, OptionValues } from "commander";
 import type pl from "nodejs-polars";
 import { ARM_COLUMNS } from "../analyze/arms.ts";
 import { formatTable, type TableFormat } from "../analyze/format.ts";
 import { loadTable } from "../analyze/load.ts";
 import { formatForPeople } from "../analyze/present.ts";
+import { tableSpec } from "../schema.ts";
 import { type Output, readOptions } from "./_exit.ts";
 import { datasetOption, optionalFormat } from "./_options.ts";
 import { peopleFormat } from "./_tables.ts";
@@ -59,25 +59,53 @@ export function tableOptions(name: string, raw: OptionValues): TableCommandOptio
   };
 }
 
+/** The columns asked for, checked against those the table offers (before anything is read). */
+function checkColumns(name: string, asked: readonly string[], offered: readonly string[]): void {
+  const unknown = asked.filter((c) => !offered.includes(c));
+  if (unknown.length) {
+    throw new TypeError(
+      `invalid column: ${unknown.join(", ")} (table ${name} has: ${offered.join(", ")})`,
+    );
+  }
+}
+
 /**
  * A table of a dataset as `kvlab table` shows it: `results` joined with every column of its
  * runs, the columns that can name arms (`ARM_COLUMNS`: label, server, server_version, tool,
  * tool_version, transport, server_io_threads) shown after `run_id`; other tables as stored.
+ * With `columns`, only those are read (and `run_id`, to join the runs on).
  *
  * @param data The dataset, or its directory.
  * @param name The table.
- * @returns The frame with every selectable column, and the columns shown by default.
+ * @param columns Only these columns. @default {every column}
+ * @returns The frame with every selectable column (or those asked for), and the columns shown
+ * by default.
+ * @throws {TypeError} For an unknown table, or a column it does not have (the message lists
+ * its columns).
  */
 export function tableView(
   data: DatasetRef,
   name: string,
+  columns?: readonly string[],
 ): { frame: pl.DataFrame; shown: string[] } {
-  const table = loadTable(data, name);
-  if (name !== "results") return { frame: table, shown: table.columns };
-  const runs = loadTable(data, "runs");
-  const extra = runs.columns.filter((c) => c === "run_id" || !table.columns.includes(c));
+  const ds = Dataset.of(data);
+  const own = tableSpec(name).map((c) => c.name);
+  if (name !== "results") {
+    if (columns) checkColumns(name, columns, own);
+    const table = loadTable(ds, name, { columns: columns && [...new Set(columns)] });
+    return { frame: table, shown: table.columns };
+  }
+  const fromRuns = tableSpec("runs").map((c) => c.name).filter((c) => !own.includes(c));
+  if (columns) checkColumns(name, columns, [...own, ...fromRuns]);
+  const pick = (offered: readonly string[], always: string[]) =>
+    columns && [...new Set([...always, ...columns.filter((c) => offered.includes(c))])];
+  // runs first, read once: the results' schema check uses them
+  const runs = loadTable(ds, "runs", { columns: pick(fromRuns, ["run_id", "schema_version"]) });
+  const table = loadTable(ds, "results", { runs, columns: pick(own, ["run_id"]) });
+  const extra = runs.columns.filter((c) => c === "run_id" || fromRuns.includes(c))
+    .filter((c) => c === "run_id" || !columns || columns.includes(c));
   const frame = table.join(runs.select(...extra), { on: "run_id", how: "left" });
-  const rest = table.columns.filter((c) => c !== "run_id");
+  const rest = own.filter((c) => c !== "run_id");
   return { frame, shown: ["run_id", ...ARM_COLUMNS, ...rest] };
 }
 
@@ -89,7 +117,7 @@ export function tableView(
  * @throws {TypeError} For a column the table does not have (the message lists its columns).
  */
 export function tableCommand(o: TableCommandOptions, out: Output): void {
-  const { frame, shown } = tableView(o.data, o.name);
+  const { frame, shown } = tableView(o.data, o.name, o.columns);
   const format = peopleFormat(o.format, out.isTerminal);
   // on a terminal, results' ~60 columns would be hundreds of characters wide: the main ones
   const narrow = format === "text" && o.columns === undefined && o.name === "results";
@@ -99,12 +127,6 @@ export function tableCommand(o: TableCommandOptions, out: Output): void {
     out.printErr(
       `showing ${columns.length} of ${frame.columns.length} columns: --columns a,b,c picks ` +
         `others, --format csv or json gives all\n`,
-    );
-  }
-  const unknown = columns.filter((c) => !frame.columns.includes(c));
-  if (unknown.length) {
-    throw new TypeError(
-      `invalid column: ${unknown.join(", ")} (table ${o.name} has: ${frame.columns.join(", ")})`,
     );
   }
   const picked = frame.select(...columns);

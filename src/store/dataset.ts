@@ -1,7 +1,7 @@
 /**
  * One handle on one dataset: the only owner of its layout. {@link Dataset.open} gives writers
- * (a batch of many runs, or one run), readers (its Parquet files, one table scanned lazily, run
- * facts, raw bytes, manifests), its claims' tmp sweeping, its per-cell locks, compaction, and the
+ * (a batch of many runs, or one run), readers (its Parquet files, one table scanned lazily or
+ * read with the filter pushed into the scan, run facts, raw bytes, manifests), its claims' tmp sweeping, its per-cell locks, compaction, and the
  * few places inside it other code needs a path to (a stream copy, the pid files of children,
  * a run's folder). Code outside `src/store/` never builds a path inside a dataset: it opens a
  * `Dataset` and asks it.
@@ -24,21 +24,24 @@
 
 import type pl from "nodejs-polars";
 import { compactDataset, type CompactOptions, type CompactResult } from "./compact.ts";
+import { type DatasetFiles, datasetFiles } from "./layout.ts";
 import {
-  type DatasetFiles,
-  datasetFiles,
+  readDatasetTable,
   runFacts,
   runManifest,
   type RunRaw,
   runRaw,
   scanDatasetTable,
-} from "./layout.ts";
+  type TableFilter,
+} from "./read.ts";
 import { storeRaw } from "./_batch.ts";
 import { RunsFollower } from "./runs_follower.ts";
 import { autoCompact } from "./auto_compact.ts";
 import { CellLocks, type CellLocksOptions } from "./locks.ts";
 import { sweepTmp } from "./tmp.ts";
 import { DatasetWriter, type DatasetWriterOptions, RunWriter } from "./writer.ts";
+
+export type { DatasetFiles, RunRaw, TableFilter };
 
 /** A dataset, or its directory (opened on use). */
 export type DatasetRef = Dataset | string;
@@ -147,14 +150,57 @@ export class Dataset {
     return datasetFiles(this.dir);
   }
 
-  /** One table, scanned lazily with its schema's columns. */
-  scan(table: string): pl.LazyDataFrame {
-    return scanDatasetTable(this.dir, table);
+  /**
+   * One table, scanned lazily with its columns, the filter on the scan (polars reads only the
+   * columns asked for and keeps only the rows that pass while it reads).
+   *
+   * @param table A schema table (`runs`, `results`, …) or a layout table.
+   * @param filter Run ids, tests, a predicate, the columns wanted.
+   * @returns The lazy frame; nothing is read until it is collected.
+   * @throws {TypeError} For an unknown table or column.
+   * @throws {DatasetError} When the directory is not a dataset, or a file of it is damaged.
+   */
+  scan(table: string, filter: TableFilter = {}): pl.LazyDataFrame {
+    return scanDatasetTable(this.dir, table, filter);
   }
 
-  /** Some columns of every run. */
-  runFacts(columns: readonly string[]): Record<string, unknown>[] {
-    return runFacts(this.dir, columns);
+  /**
+   * One table read into memory, narrowed in the scan (see {@link Dataset.scan}); a file polars
+   * fails on is named, and files a concurrent compaction removed are listed again.
+   *
+   * @param table A schema table or a layout table.
+   * @param filter Run ids, tests, a predicate, the columns wanted.
+   * @returns The frame.
+   * @throws {TypeError} For an unknown table or column.
+   * @throws {DatasetError} When the directory is not a dataset, or a file of it is damaged.
+   *
+   * @example
+   * ```ts
+   * import { Dataset } from "./dataset.ts";
+   * import pl from "nodejs-polars";
+   * import assert from "node:assert/strict";
+   * const ds = Dataset.open(Deno.makeTempDirSync());
+   * const df = ds.read("results", { tests: ["SET"], where: pl.col("complete"), columns: ["run_id"] });
+   * assert.deepEqual([df.height, df.columns], [0, ["run_id"]]);
+   * assert.throws(() => ds.read("results", { columns: ["opsPerSec"] }), /invalid column: opsPerSec/);
+   * ```
+   */
+  read(table: string, filter: TableFilter = {}): pl.DataFrame {
+    return readDatasetTable(this.dir, table, filter);
+  }
+
+  /**
+   * Some columns of the runs, as records in run id order (none for a missing directory).
+   *
+   * @param columns Columns of `runs`.
+   * @param filter Which runs (a predicate, run ids), pushed into the scan.
+   * @returns One record per run.
+   */
+  runFacts(
+    columns: readonly string[],
+    filter: Omit<TableFilter, "columns"> = {},
+  ): Record<string, unknown>[] {
+    return runFacts(this.dir, columns, filter);
   }
 
   /** Some columns of the runs stored since the last look, this process's own left out. */

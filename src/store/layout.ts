@@ -1,8 +1,10 @@
 /**
- * The on-disk layout of a kvlab dataset, shared by the writers (`store/writer.ts`) and the
- * readers (`analyze/load.ts`): where batches, raw files and claims live, which Parquet files
- * hold a table (batches, and the per-run folders of schema 1.0–1.2 datasets), and a cheap check
- * that names a damaged file. See SCHEMA.md, "Layout".
+ * The on-disk layout of a kvlab dataset, shared by the writers (`writer.ts`, `_batch.ts`), the
+ * readers (`read.ts`) and compaction: where batches, raw files and claims live, which Parquet
+ * files hold a table (batches, and the per-run folders of schema 1.0–1.2 datasets), the one
+ * place they are scanned ({@link scanFiles}, which counts each scan: `reads.ts`), and a cheap
+ * check that names a damaged file. Only `src/store/` imports it (`test/architecture_test.ts`):
+ * code outside asks a `Dataset`. See SCHEMA.md, "Layout".
  *
  * @module
  */
@@ -58,7 +60,8 @@ export function columnTypes(table: string): Record<string, pl.DataType> {
 /**
  * Scans Parquet files of one table lazily, with the table's columns and types: columns a file
  * lacks (written by an older 1.x) read as nulls, columns this kvlab does not know are left out.
- * Files of the old per-run layout are scanned by one glob (there may be many thousands).
+ * Files of the old per-run layout are scanned by one glob (there may be many thousands). Every
+ * scan of a dataset's Parquet files is built here, and counted (`reads.ts`).
  *
  * @param dataDir The dataset directory.
  * @param table The table.
@@ -299,128 +302,4 @@ export function damaged(path: string, problem: string): DatasetError {
 export function rawPathOf(dataDir: string, sha256: string): string {
   if (!/^[0-9a-f]{64}$/.test(sha256)) throw new TypeError(`invalid raw hash: ${sha256}`);
   return `${dataDir}/${RAW}/${sha256.slice(0, 2)}/${sha256}`;
-}
-
-/**
- * Rows of the `runs` table, a few columns, as plain records in run id order: what a writer
- * needs to know about the runs already in place (e.g. the plan cells done, for a resume).
- *
- * @param dataDir The dataset directory (a missing one has no runs).
- * @param columns Columns of `runs`.
- * @returns One record per run.
- * @throws {DatasetError} When a file of the dataset is damaged.
- *
- * @example
- * ```ts
- * import { runFacts } from "./layout.ts";
- * import assert from "node:assert/strict";
- * assert.deepEqual(runFacts(Deno.makeTempDirSync(), ["run_id", "plan_cell"]), []);
- * ```
- */
-export function runFacts(dataDir: string, columns: readonly string[]): Record<string, unknown>[] {
-  try {
-    Deno.statSync(dataDir);
-  } catch {
-    return [];
-  }
-  const files = datasetFiles(dataDir).tables.get("runs") ?? [];
-  return scanFiles(dataDir, "runs", files).select(...columns).sort("run_id").collectSync()
-    .toRecords();
-}
-
-/**
- * A table of a dataset, scanned lazily over every batch (and old per-run folder) that holds it.
- *
- * @param dataDir The dataset directory.
- * @param table The table.
- * @returns The lazy frame (empty, with the columns, for a dataset without the table).
- */
-export function scanDatasetTable(dataDir: string, table: string): pl.LazyDataFrame {
-  try {
-    Deno.statSync(dataDir);
-  } catch {
-    return scanFiles(dataDir, table, []);
-  }
-  return scanFiles(dataDir, table, datasetFiles(dataDir).tables.get(table) ?? []);
-}
-
-/** One raw file of a run, as stored (secrets redacted). */
-export interface RunRaw {
-  /** The file's name as the run knew it (`stdout.txt`, the source file's name). */
-  name: string;
-  /** The run's bytes in it (a transcript's block, or the whole file). */
-  bytes: Uint8Array;
-  /** Line of the stored file the bytes start at (1-based). */
-  firstLine: number;
-}
-
-/**
- * The raw bytes of a run: its range of each stored raw file (new layout), or the files of
- * `runs/<id>/raw/` (old layout).
- *
- * @param dataDir The dataset directory.
- * @param runId The run.
- * @returns Its raw files (none for an unknown run).
- */
-export function runRaw(dataDir: string, runId: string): RunRaw[] {
-  const old = `${dataDir}/${OLD_RUNS}/${runId}/raw`;
-  const oldFiles = listOrEmpty(old);
-  if (oldFiles.length > 0) {
-    return oldFiles.map((f) => {
-      const m = /\.L(\d+)-L\d+$/.exec(f.name);
-      const bytes = Deno.readFileSync(`${old}/${f.name}`);
-      return { name: f.name, bytes, firstLine: m ? Number(m[1]) : 1 };
-    });
-  }
-  const files = datasetFiles(dataDir).tables.get(RAW_REFS) ?? [];
-  const refs = scanFiles(dataDir, RAW_REFS, files).filter(pl.col("run_id").eq(pl.lit(runId)))
-    .collectSync().toRecords();
-  return refs.map((r) => {
-    const f = Deno.openSync(rawPathOf(dataDir, String(r.raw_sha256)), { read: true });
-    try {
-      const start = Number(r.byte_start);
-      const bytes = new Uint8Array(Number(r.byte_end) - start);
-      f.seekSync(start, Deno.SeekMode.Start);
-      for (let off = 0; off < bytes.length;) {
-        const n = f.readSync(bytes.subarray(off));
-        if (n === null) throw damaged(rawPathOf(dataDir, String(r.raw_sha256)), "truncated");
-        off += n;
-      }
-      return { name: String(r.name), bytes, firstLine: Number(r.line_start ?? 1) };
-    } finally {
-      f.close();
-    }
-  });
-}
-
-/**
- * The manifest of a run: its `runs` row with what the writer added (raw files, tables, parse
- * warnings, the tool's errors, …), as `run.json` held in the old layout.
- *
- * @param dataDir The dataset directory.
- * @param runId The run.
- * @returns The manifest, or null for an unknown run.
- */
-export function runManifest(dataDir: string, runId: string): Record<string, unknown> | null {
-  try {
-    return JSON.parse(Deno.readTextFileSync(`${dataDir}/${OLD_RUNS}/${runId}/run.json`));
-  } catch { /* not an old-layout run */ }
-  const { tables } = datasetFiles(dataDir);
-  const one = (table: string) =>
-    scanFiles(dataDir, table, tables.get(table) ?? []).filter(pl.col("run_id").eq(pl.lit(runId)))
-      .collectSync().toRecords()[0];
-  const run = one("runs");
-  if (!run) return null;
-  const extra = one(MANIFESTS);
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(run)) {
-    out[k] = (v as unknown) instanceof Date ? (v as unknown as Date).toISOString() : v;
-  }
-  const refs = scanFiles(dataDir, RAW_REFS, tables.get(RAW_REFS) ?? [])
-    .filter(pl.col("run_id").eq(pl.lit(runId))).collectSync().toRecords();
-  return {
-    ...out,
-    raw_redacted: refs.some((r) => r.redacted === true),
-    ...(extra ? JSON.parse(String(extra.manifest)) : {}),
-  };
 }

@@ -1,6 +1,6 @@
 /**
  * The dataset: one {@link Dataset} handle owns its layout (batches, raw files, claims, locks, `tmp/`);
- * writers in batches, lazy readers, compaction.
+ * writers in batches, narrow lazy readers, compaction, and the count of Parquet reads.
  *
  * @module
  */
@@ -8,6 +8,5 @@
 export * from "./dataset.ts";
 export * from "./writer.ts";
 export * from "./compact.ts";
-export * from "./layout.ts";
 export * from "./reads.ts";
 export * from "./runs_follower.ts";

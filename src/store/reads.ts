@@ -1,8 +1,8 @@
 /**
- * A per-process count of dataset reads: each scan of a table's Parquet files (see
- * `layout.ts`'s `scanFiles`, the one place every reader goes through) counts one for that table.
- * A scan of a table with no file reads nothing and is not counted. Tests use it to show that a
- * command prints from memory what it has just stored instead of reading it back.
+ * A per-process count of the Parquet reads of datasets, by table: `scanFiles` (`layout.ts`),
+ * the one place where a table's Parquet files are scanned, counts each scan it builds (a scan of
+ * a table with no file reads nothing and is not counted), so a test can show what a command reads:
+ * each table at most once, or, for a command that prints what it has just stored, none at all.
  *
  * @module
  */
@@ -10,9 +10,9 @@
 const counts = new Map<string, number>();
 
 /**
- * Counts one read of a table's Parquet files.
+ * Counts one scan of a table's Parquet files (called by `scanFiles` only).
  *
- * @param table The table read.
+ * @param table The table scanned.
  *
  * @example
  * ```ts
@@ -48,4 +48,23 @@ export function datasetReads(table?: string): number {
   let n = 0;
   for (const c of counts.values()) n += c;
   return n;
+}
+
+/**
+ * The scans counted so far in this process, by table (a copy: take one before and one after
+ * what you measure).
+ *
+ * @returns Table → scans.
+ *
+ * @example
+ * ```ts
+ * import { countRead, readsByTable } from "./reads.ts";
+ * import assert from "node:assert/strict";
+ * const before = readsByTable().memory ?? 0;
+ * countRead("memory");
+ * assert.equal(readsByTable().memory, before + 1);
+ * ```
+ */
+export function readsByTable(): Record<string, number> {
+  return Object.fromEntries(counts);
 }

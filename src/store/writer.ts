@@ -293,6 +293,16 @@ export class DatasetWriter {
     return this.#batch;
   }
 
+  /**
+   * Adds where runs' raw bytes are in a stored raw file (ingest stores one redacted copy of a
+   * whole source file, then points each of its runs at its byte and line range) to the batch.
+   *
+   * @param refs One per run and raw file.
+   */
+  addRawRefs(refs: readonly RawRef[]): void {
+    this.batch.add(RAW_REFS, refs as never[]);
+  }
+
   /** A writer for one run of the current batch. */
   run(runId: string): RunWriter {
     return new RunWriter(this.dataDir, runId, this.batch);

@@ -4,7 +4,7 @@ import pl from "nodejs-polars";
 import { loadResults, loadTable, scanTable } from "../../src/analyze/mod.ts";
 import { ingestFile, newRunId, writeRun } from "../../src/collect/mod.ts";
 import { DatasetError } from "../../src/errors.ts";
-import { runRaw } from "../../src/store/layout.ts";
+import { Dataset } from "../../src/store/dataset.ts";
 
 const DATA = new URL("../testdata/", import.meta.url).pathname;
 
@@ -65,7 +65,7 @@ Deno.test("writeRun() never overwrites a run", async () => {
     }),
     DatasetError,
   );
-  const [raw] = runRaw(dir, run.run_id);
+  const [raw] = Dataset.open(dir).runRaw(run.run_id);
   assert.equal(new TextDecoder().decode(raw.bytes), "one");
   assert.deepEqual([...Deno.readDirSync(`${dir}/tmp`)], []);
   await assert.rejects(
@@ -89,6 +89,70 @@ Deno.test("loadResults() is lazy over many runs and keeps Parquet types", async 
   assert.ok(df.getColumn("ingested_at").dtype.equals(pl.Datetime("ms", "UTC")));
   const byLabel = df.groupBy("label").agg(pl.col("ops_per_sec").count().alias("n")).sort("label");
   assert.deepEqual(byLabel.getColumn("n").toArray(), [6, 6, 6]);
+});
+
+Deno.test("loadResults() reads only the runs, tests, labels, servers and columns asked for", async (t) => {
+  const dir = Deno.makeTempDirSync();
+  for (
+    const [f, server] of [["csv.csv", "redis"], ["full.txt", "valkey"], ["quiet.txt", "redis"]]
+  ) {
+    await ingestFile(`${DATA}corpus/redis-benchmark_7.0.15_redis-7.0.15_${f}`, {
+      data: dir,
+      label: f,
+      server,
+    });
+  }
+  const all = loadResults(dir);
+  const same = (narrow: pl.DataFrame, eager: pl.DataFrame) => {
+    assert.ok(narrow.height > 0 && narrow.height < all.height, `${narrow.height} rows`);
+    assert.ok(narrow.frameEqual(eager, true));
+  };
+  const oneRun = String(all.getColumn("run_id").get(0));
+  await t.step("one run, some tests: the rows the eager filter keeps, in its order", () => {
+    same(
+      loadResults(dir, { runIds: [oneRun], tests: ["SET", "GET"] }),
+      all.filter(pl.col("run_id").eq(pl.lit(oneRun)).and(pl.col("test").isIn(["SET", "GET"]))),
+    );
+    assert.equal(loadResults(dir, { runIds: [] }).height, 0);
+  });
+  await t.step("labels and servers pick runs by their own columns", () => {
+    const mid = all.getColumn("ops_per_sec").median();
+    same(
+      loadResults(dir, { labels: ["full.txt"] }),
+      all.filter(pl.col("label").eq(pl.lit("full.txt"))),
+    );
+    same(
+      loadResults(dir, { servers: ["redis"] }),
+      all.filter(pl.col("server").eq(pl.lit("redis"))),
+    );
+    same(
+      loadResults(dir, { servers: ["redis"], where: pl.col("ops_per_sec").gt(mid) }),
+      all.filter(pl.col("server").eq(pl.lit("redis")).and(pl.col("ops_per_sec").gt(mid))),
+    );
+  });
+  await t.step("columns of results and of runs, in the order asked", () => {
+    const df = loadResults(dir, { columns: ["label", "test", "ops_per_sec"] });
+    assert.deepEqual(df.columns, ["label", "test", "ops_per_sec"]);
+    assert.ok(df.frameEqual(all.select("label", "test", "ops_per_sec"), true));
+    assert.throws(() => loadResults(dir, { columns: ["opsPerSec"] }), /invalid column: opsPerSec/);
+  });
+  await t.step("the runs loaded already are joined on, not read again", () => {
+    const runs = loadTable(dir, "runs");
+    assert.ok(loadResults(dir, { runs }).frameEqual(all, true));
+    same(
+      loadResults(dir, { runs, labels: ["quiet.txt"] }),
+      all.filter(pl.col("label").eq(pl.lit("quiet.txt"))),
+    );
+  });
+  await t.step("the filter is on the Parquet scan, before anything is collected", () => {
+    const plan = scanTable(dir, "results", { runIds: [oneRun], columns: ["test"] })
+      .describeOptimizedPlan();
+    const scans = plan.split("Parquet SCAN").slice(1);
+    assert.equal(scans.length, 3); // one batch per ingest
+    for (const scan of scans) {
+      assert.match(scan, /^[^\n]*\n\s*PROJECT 2\/\d+ COLUMNS\n\s*SELECTION: .*run_id.*is_in/);
+    }
+  });
 });
 
 Deno.test("tableFrame() gives every table the schema's exact types, nulls included", async () => {

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { loadTable } from "../../src/analyze/load.ts";
-import { runFacts } from "../../src/store/layout.ts";
+import { Dataset } from "../../src/store/dataset.ts";
 import { allBytes, HOSTILE, kvlab, leaked } from "./_cli.ts";
 import { utf16 } from "../_support/utf16.ts";
 
@@ -28,7 +28,7 @@ const CASES: [string, string][] = [
 
 /** The ops/s of each test of the run ingested from `file`, in order. */
 function opsOf(data: string, file: string): string[] {
-  const run = runFacts(data, ["run_id", "source_path", "status"])
+  const run = Dataset.open(data).runFacts(["run_id", "source_path", "status"])
     .find((r) => String(r.source_path).endsWith(file));
   assert.ok(run, `a run of ${file}`);
   assert.equal(run.status, "complete", file);
@@ -65,7 +65,7 @@ Deno.test("hostile: UTF-16 memtier stdout and JSON ingest like UTF-8", async (t)
 
 /** The tests, rates, latencies and stored command of each run in `data`, in order. */
 function runsOf(data: string): string[] {
-  const runs = runFacts(data, ["run_id", "status", "command"]);
+  const runs = Dataset.open(data).runFacts(["run_id", "status", "command"]);
   const results = loadTable(data, "results").toRecords();
   return runs.map((run) =>
     [

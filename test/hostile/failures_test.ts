@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { runFacts } from "../../src/store/layout.ts";
+import { Dataset } from "../../src/store/dataset.ts";
 import { kvlab } from "./_cli.ts";
 import { bulk, hostileServer } from "./_resp_server.ts";
 
@@ -32,7 +32,7 @@ Deno.test("hostile: kvlab load whose connections all die is failed, and says so"
     assert.notEqual(r.code, 0, r.printed);
     assert.match(r.stderr, /4 of 4 connections lost/);
     assert.doesNotMatch(r.printed, /p50 0\.000|p50 -/);
-    const runs = runFacts(`${dir}/d`, ["run_id", "status", "error"]);
+    const runs = Dataset.open(`${dir}/d`).runFacts(["run_id", "status", "error"]);
     assert.equal(runs.length, 1);
     assert.notEqual(runs[0].status, "complete");
     assert.match(String(runs[0].error), /connections lost/);
@@ -121,7 +121,7 @@ Deno.test("hostile: kvlab pubsub whose connections die, or that is pushed messag
           ]);
           assert.equal(r.code, 1, r.printed);
           assert.match(r.stderr, reason);
-          const runs = runFacts(`${dir}/d`, ["run_id", "status", "error"]);
+          const runs = Dataset.open(`${dir}/d`).runFacts(["run_id", "status", "error"]);
           assert.equal(runs.length, 1);
           assert.equal(runs[0].status, "failed", String(runs[0].error));
           assert.match(String(runs[0].error), reason);

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { TABLES } from "../../src/schema.ts";
-import { runFacts, runRaw } from "../../src/store/layout.ts";
+import { Dataset } from "../../src/store/dataset.ts";
 import { allBytes, HOSTILE, kvlab, leaked } from "./_cli.ts";
 
 /** Each fixture and the secrets in it. */
@@ -80,10 +80,10 @@ Deno.test("hostile: no secret of an ingested file is written or printed", async 
     const file = "continued-redis-benchmark-7.0.15.txt";
     ingested(file, /1 run \(1 complete\), 2 tests/);
     check(file);
-    const run = runFacts(data, ["run_id", "source_path"])
+    const run = Dataset.open(data).runFacts(["run_id", "source_path"])
       .find((r) => String(r.source_path).endsWith(file));
     assert.ok(run, "a run of the file");
-    const copy = runRaw(data, String(run.run_id)).find((r) => r.name === file);
+    const copy = Dataset.open(data).runRaw(String(run.run_id)).find((r) => r.name === file);
     assert.ok(copy, "a raw copy");
     const lines = new TextDecoder().decode(copy.bytes).split("\n");
     assert.equal(lines[0], "$ redis-benchmark -h 127.0.0.1 -p 6379 \\");
@@ -123,7 +123,7 @@ Deno.test("hostile: no secret of an ingested file is written or printed", async 
     const file = "glued-short-options-7.0.15.txt";
     ingested(file, /4 runs/);
     check(file);
-    const commands = runFacts(data, ["run_id", "command", "source_path"])
+    const commands = Dataset.open(data).runFacts(["run_id", "command", "source_path"])
       .filter((r) => String(r.source_path).endsWith(file)).map((r) => String(r.command));
     assert.ok(commands.some((c) => c.includes("memtier_benchmark") && c.includes("-a***")));
     assert.ok(commands.some((c) => c.includes("redis-benchmark") && c.includes("-a***")));
@@ -132,7 +132,7 @@ Deno.test("hostile: no secret of an ingested file is written or printed", async 
     const file = "bundled-options-memtier-2.3.0.txt";
     ingested(file, /4 runs \(4 complete\)/);
     check(file);
-    const commands = runFacts(data, ["run_id", "command", "source_path"])
+    const commands = Dataset.open(data).runFacts(["run_id", "command", "source_path"])
       .filter((r) => String(r.source_path).endsWith(file)).map((r) => String(r.command));
     assert.deepEqual(commands.map((c) => c.split(" ").slice(5, 7).join(" ")).sort(), [
       "--auth=*** --test-time=3",

@@ -1,12 +1,14 @@
 /**
- * The step rows of a results frame (what a sweep is made of). Private to `sweep.ts` and
- * `spectrum.ts`.
+ * The step rows of a results frame (what a sweep is made of), and the frames a sweep reads.
+ * Private to `sweep.ts` and `spectrum.ts`.
  *
  * @module
  */
 
 import type pl from "nodejs-polars";
+import { Dataset, type DatasetRef } from "../../store/dataset.ts";
 import { type FixedRateStep, generatorDelayMs } from "../../fixed_rate.ts";
+import { loadResults, loadTable } from "../load.ts";
 
 /** A record of a frame. */
 export type Rec = Record<string, unknown>;
@@ -140,4 +142,29 @@ export interface SweepFrames {
   results: pl.DataFrame;
   /** `hdr_histograms`; without it, repetitions are merged by their median. */
   hdr?: pl.DataFrame;
+}
+
+/**
+ * The frames of a sweep: a dataset's are read (each table once), frames given are kept.
+ *
+ * @param source The dataset (or its directory), or its frames.
+ * @returns The frames.
+ *
+ * @example
+ * ```ts
+ * import { sweepFrames } from "./_steps.ts";
+ * import pl from "nodejs-polars";
+ * import assert from "node:assert/strict";
+ * const given = { results: pl.DataFrame({ run_id: ["r1"] }) };
+ * assert.equal(sweepFrames(given), given);
+ * assert.equal(sweepFrames(Deno.makeTempDirSync()).hdr?.height, 0);
+ * ```
+ */
+export function sweepFrames(source: DatasetRef | SweepFrames): SweepFrames {
+  if (typeof source !== "string" && !(source instanceof Dataset)) return source;
+  const runs = loadTable(source, "runs");
+  return {
+    results: loadResults(source, { runs }),
+    hdr: loadTable(source, "hdr_histograms", { runs }),
+  };
 }

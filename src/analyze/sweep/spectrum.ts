@@ -9,16 +9,16 @@
 import pl from "nodejs-polars";
 import { hdrValueAtPercentile } from "../../hdr.ts";
 import { rowHistograms, rowKey, sumOf } from "../histograms/rows.ts";
-import { type Rec, stepRows } from "./_steps.ts";
+import type { DatasetRef } from "../../store/dataset.ts";
+import { type Rec, stepRows, sweepFrames } from "./_steps.ts";
 import { SPECTRUM_PERCENTILES } from "../latency.ts";
-import { loadResults, loadTable } from "../load.ts";
 import type { SweepFrames } from "./_steps.ts";
 import { resultsFrame } from "../units.ts";
 
 /**
  * Percentile → latency of each step (workload × connections × arm × requested rate).
  *
- * @param source A dataset directory, or the frames (`results` joined with `runs`, and
+ * @param source A dataset (or its directory), or the frames (`results` joined with `runs`, and
  * `hdr_histograms`).
  * @param options The arm column (default `label`) and the percentiles (default
  * {@link SPECTRUM_PERCENTILES}; those the request count does not resolve are left out).
@@ -33,13 +33,11 @@ import { resultsFrame } from "../units.ts";
  * ```
  */
 export function sweepSpectrum(
-  source: string | SweepFrames,
+  source: DatasetRef | SweepFrames,
   options: { by?: string; percentiles?: number[] } = {},
 ): pl.DataFrame {
   const by = options.by ?? "label";
-  const frames = typeof source === "string"
-    ? { results: loadResults(source), hdr: loadTable(source, "hdr_histograms") }
-    : source;
+  const frames = sweepFrames(source);
   if (frames.results.height === 0) return resultsFrame([]);
   const steps = stepRows(frames.results, by);
   const hist = rowHistograms(

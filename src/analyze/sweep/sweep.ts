@@ -13,7 +13,8 @@
 import pl from "nodejs-polars";
 import { median as medianOf } from "../_stats.ts";
 import { mergedPercentiles, rowHistograms, rowKey } from "../histograms/rows.ts";
-import { type Rec, type StepRow, stepRows, type SweepFrames } from "./_steps.ts";
+import type { DatasetRef } from "../../store/dataset.ts";
+import { type Rec, type StepRow, stepRows, type SweepFrames, sweepFrames } from "./_steps.ts";
 import { formatForPeople } from "../present.ts";
 
 export type { SweepFrames };
@@ -27,7 +28,6 @@ import {
   sustainedVerdict,
   type SweepVerdict,
 } from "../../fixed_rate.ts";
-import { loadResults, loadTable } from "../load.ts";
 import { resultsFrame } from "../units.ts";
 
 export { sweepSpectrum } from "./spectrum.ts";
@@ -58,7 +58,7 @@ const present = (xs: (number | null)[]): number[] => xs.filter((x): x is number 
  * sustained, as its source judged it; a step with neither is `NS` (the rule: no rate measured
  * is no rate sustained).
  *
- * @param source A dataset directory, or the frames ({@link SweepFrames}).
+ * @param source A dataset (or its directory), or the frames ({@link SweepFrames}).
  * @param options The arm column and the sustained rule.
  * @returns `test`, `clients`, the arm column, `requested_ops_per_sec`, `achieved_ops_per_sec`,
  * `p50_latency_ms`, `p99_latency_ms`, `verdict`, `repetitions`, the spread
@@ -98,12 +98,13 @@ const present = (xs: (number | null)[]): number[] => xs.filter((x): x is number 
  * assert.deepEqual(t.row(0).slice(8, 10), [2, 9990]); // repetitions, achieved min
  * ```
  */
-export function sweepTable(source: string | SweepFrames, options: SweepOptions = {}): pl.DataFrame {
+export function sweepTable(
+  source: DatasetRef | SweepFrames,
+  options: SweepOptions = {},
+): pl.DataFrame {
   const by = options.by ?? "label";
   const rule = options.sustained ?? DEFAULT_SUSTAINED_RULE;
-  const frames = typeof source === "string"
-    ? { results: loadResults(source), hdr: loadTable(source, "hdr_histograms") }
-    : source;
+  const frames = sweepFrames(source);
   const steps = stepRows(frames.results, by);
   const hist = rowHistograms(
     frames.hdr ?? pl.DataFrame({}),

@@ -13,7 +13,6 @@ import { createHash } from "node:crypto";
 import { ParseError, UnknownFormatError } from "../../errors.ts";
 import type { MemoryRow } from "../../schema.ts";
 import { type Block, blockFormat, type ReadBlock } from "./_blocks.ts";
-import { RAW_REFS } from "../../store/layout.ts";
 import { copyRangeSync, hashRangeSync, readRangeSync } from "../../text/read_lines.ts";
 import { memoryRow } from "../_rows.ts";
 import { describeText, detectText } from "../formats/detect.ts";
@@ -296,7 +295,7 @@ export class RunAssembler {
       line_end: s.last,
       redacted: points.some((p) => p >= s.start && p < s.end && redactedFrom.has(p)),
     }));
-    this.#dataset.batch.add(RAW_REFS, refs as never[]);
+    this.#dataset.addRawRefs(refs);
   }
 
   /**

@@ -45,7 +45,7 @@ export interface BuiltStudy {
  * @example
  * ```ts
  * import { buildStudies } from "@kvlab/kvlab/collect";
- * import { runFacts } from "../../store/layout.ts";
+ * import { Dataset } from "../../store/dataset.ts";
  * import assert from "node:assert/strict";
  * const out = Deno.makeTempDirSync();
  * const built = await buildStudies(new URL("../../../data/raw", import.meta.url).pathname, out);
@@ -56,7 +56,7 @@ export interface BuiltStudy {
  * Deno.mkdirSync(`${bad}/rdma-vs-tcp`);
  * Deno.writeTextFileSync(`${bad}/rdma-vs-tcp/ingest.json`, '[{"file": "gone", "server": "x"}]');
  * await assert.rejects(buildStudies(bad, out), Deno.errors.NotFound);
- * assert.equal(runFacts(`${out}/rdma-vs-tcp`, ["run_id"]).length, 2);
+ * assert.equal(Dataset.open(`${out}/rdma-vs-tcp`).runFacts(["run_id"]).length, 2);
  * const left = [...Deno.readDirSync(out)].map((e) => e.name).sort();
  * assert.deepEqual(left, built.map((b) => b.study));
  * ```

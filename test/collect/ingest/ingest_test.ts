@@ -4,7 +4,7 @@ import pl from "nodejs-polars";
 import { ingestFile, ingestPaths, parseRedisBenchmark } from "../../../src/collect/mod.ts";
 import { loadResults, loadTable } from "../../../src/analyze/mod.ts";
 import { walk } from "../../_support/servers.ts";
-import { runManifest, runRaw } from "../../../src/store/layout.ts";
+import { Dataset } from "../../../src/store/dataset.ts";
 
 const DATA = new URL("../../testdata/", import.meta.url).pathname;
 
@@ -30,10 +30,10 @@ Deno.test("ingestFile() writes a run that loads back with every number", async (
       assert.equal(o.runs.length, 1);
       const runId = o.runs[0].runId;
       // the raw file, byte for byte
-      const raw = runRaw(data, runId);
+      const raw = Dataset.open(data).runRaw(runId);
       assert.deepEqual(raw.map((r) => r.name), [name]);
       assert.deepEqual(raw[0].bytes, Deno.readFileSync(path));
-      const manifest = runManifest(data, runId)!;
+      const manifest = Dataset.open(data).runManifest(runId)!;
       assert.equal(manifest.status, "complete");
       assert.equal(
         manifest.tool,
@@ -109,7 +109,7 @@ Deno.test("ingestPaths() reads seed transcripts into one run per benchmark comma
   const r0 = bench.filter(pl.col("source_path").str.contains("seed-001")).sort("source_line_start")
     .row(0);
   const runId = r0[bench.columns.indexOf("run_id")];
-  const [block] = runRaw(data, runId);
+  const [block] = Dataset.open(data).runRaw(runId);
   assert.deepEqual([block.name, block.firstLine], ["seed-001.txt", 104]);
   const raw = new TextDecoder().decode(block.bytes).split("\n");
   const src = Deno.readTextFileSync(DATA + "seeds/seed-001.txt").split("\n");
@@ -310,7 +310,7 @@ Deno.test("a very long output (-l loop) is written in Parquet parts and loads wh
   assert.equal(o.runs[0].tests, 25_000);
   // the raw copy is the whole file, byte for byte
   assert.deepEqual(
-    runRaw(`${dir}/data`, o.runs[0].runId)[0].bytes,
+    Dataset.open(`${dir}/data`).runRaw(o.runs[0].runId)[0].bytes,
     Deno.readFileSync(`${dir}/loop.txt`),
   );
 });

@@ -19,7 +19,7 @@ import { tableFrame } from "../../../src/frame.ts";
 import { decodeText } from "../../../src/text/decode.ts";
 import { redactText } from "../../../src/text/redact.ts";
 import { utf16 } from "../../_support/utf16.ts";
-import { runManifest, runRaw } from "../../../src/store/layout.ts";
+import { Dataset } from "../../../src/store/dataset.ts";
 
 const DATA = new URL("../../testdata/", import.meta.url).pathname;
 const FIXTURES = [
@@ -141,7 +141,7 @@ Deno.test("ingest of a UTF-16 memtier JSON (LE with a BOM, BE without) in chunks
         assert.equal(other.out.status, "ingested", other.out.error?.message);
         assert.deepEqual(TABLES.map((t) => lines(loadTable(other.data, t))), want);
         // the raw copy is kept as UTF-8 text, as for a whole-text read
-        const raw = runRaw(other.data, other.out.runs[0].runId)[0];
+        const raw = Dataset.open(other.data).runRaw(other.out.runs[0].runId)[0];
         assert.equal(new TextDecoder().decode(raw.bytes), text);
       } finally {
         Deno.removeSync(other.dir, { recursive: true });
@@ -156,11 +156,11 @@ Deno.test("ingest of a memtier JSON redacts authenticate in the raw copy written
   const bytes = Deno.readFileSync(DATA + "hostile/memtier-2.3.0_authenticate.json");
   const { dir, data, out } = await ingestAlone(bytes);
   try {
-    const raw = runRaw(data, out.runs[0].runId)[0];
+    const raw = Dataset.open(data).runRaw(out.runs[0].runId)[0];
     const stored = new TextDecoder().decode(raw.bytes);
     assert.equal(stored, redactText(decodeText(bytes)));
     assert.notEqual(stored, new TextDecoder().decode(bytes));
-    assert.equal(runManifest(data, out.runs[0].runId)?.raw_redacted, true);
+    assert.equal(Dataset.open(data).runManifest(out.runs[0].runId)?.raw_redacted, true);
   } finally {
     Deno.removeSync(dir, { recursive: true });
   }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import pl from "nodejs-polars";
 import { ingestFile, ingestPaths } from "../../../src/collect/mod.ts";
 import { loadTable } from "../../../src/analyze/mod.ts";
-import { runManifest, runRaw } from "../../../src/store/layout.ts";
+import { Dataset } from "../../../src/store/dataset.ts";
 
 const DATA = new URL("../../testdata/", import.meta.url).pathname;
 
@@ -91,14 +91,14 @@ Deno.test("ingestPaths() reads every memtier run of the fixtures as one run", as
       const o = outcomes.find((x) => x.path.includes(`/${r.base}.`))!;
       assert.equal(o.runs.length, 1);
       const id = o.runs[0].runId;
-      const m = runManifest(data, id)!;
+      const m = Dataset.open(data).runManifest(id)!;
       assert.equal(m.tool, "memtier_benchmark");
       assert.equal(m.tool_version, "2.3.0");
       const json = r.files.some((f) => f.endsWith(".json"));
       const format = r.base.includes("sigkill") ? "progress" : json ? "json" : "stdout";
       assert.equal(m.output_format, format);
       // every file of the run, byte for byte (none holds a secret)
-      const raw = runRaw(data, id);
+      const raw = Dataset.open(data).runRaw(id);
       assert.deepEqual(raw.map((x) => x.name).sort(), [...r.files].sort());
       for (const x of raw) assert.deepEqual(x.bytes, Deno.readFileSync(`${dir}/${x.name}`));
       // one hdr_histograms row per interval log
@@ -161,7 +161,7 @@ Deno.test("ingestFile() reads memtier files alone", async (t) => {
   await t.step("stdout: the table's numbers, complete", async () => {
     const o = await ingestFile(one(`${base}.txt`), { data });
     assert.equal(o.status, "ingested", o.error?.message);
-    const m = runManifest(data, o.runs[0].runId)!;
+    const m = Dataset.open(data).runManifest(o.runs[0].runId)!;
     assert.deepEqual([m.status, m.output_format, m.tool], [
       "complete",
       "stdout",
@@ -185,7 +185,7 @@ Deno.test("ingestFile() reads memtier files alone", async (t) => {
     const o = await ingestFile(`${dir}/cut/cut.txt`, { data });
     assert.equal(o.status, "ingested", o.error?.message);
     assert.equal(o.runs[0].status, "incomplete");
-    assert.match(String(runManifest(data, o.runs[0].runId)!.error), /cut short/);
+    assert.match(String(Dataset.open(data).runManifest(o.runs[0].runId)!.error), /cut short/);
   });
   await t.step(".hgrm alone: hdr_histograms rows only, status from the log", async () => {
     const o = await ingestFile(one(`${base}_hdr_SET_command_run_1.hgrm`), { data });
@@ -227,7 +227,7 @@ Deno.test("ingestFile() reads a memtier_benchmark command in a transcript", asyn
     ["redis-benchmark", "complete"],
   ]);
   const id = o.runs.find((r) => r.tool === "memtier_benchmark")!.runId;
-  const m = runManifest(data, id)!;
+  const m = Dataset.open(data).runManifest(id)!;
   assert.match(String(m.command), /^memtier_benchmark -s 127\.0\.0\.1 -p 6379 -a \*\*\* -t 2/);
   assert.equal(m.target, "127.0.0.1:6379");
   assert.equal(m.source_line_start, 3);
@@ -248,7 +248,7 @@ Deno.test("ingestFile() reads a memtier_benchmark command in a transcript", asyn
   // the per-second progress from stderr
   assert.ok(loadTable(data, "time_series").filter(pl.col("run_id").eq(pl.lit(id))).height > 5);
   // the password is in no stored byte
-  for (const r of runRaw(data, id)) {
+  for (const r of Dataset.open(data).runRaw(id)) {
     assert.ok(!new TextDecoder().decode(r.bytes).includes("s3cretPW"));
   }
   Deno.removeSync(dir, { recursive: true });

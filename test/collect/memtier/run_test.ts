@@ -19,7 +19,7 @@ import {
 } from "../../../src/collect/mod.ts";
 import type { LocalServer } from "../../../src/collect/redis_server.ts";
 import { closedPort } from "../../_support/servers.ts";
-import { runRaw } from "../../../src/store/layout.ts";
+import { Dataset } from "../../../src/store/dataset.ts";
 
 const ROOT = new URL("../../../", import.meta.url).pathname;
 
@@ -255,7 +255,7 @@ Deno.test("a live memtier plan runs Redis and Valkey interleaved, with server CP
     assert.equal(hdr.getColumn("test_index").nullCount(), 0);
     // raw files kept byte for byte with the run
     const id = runs.getColumn("run_id").get(0);
-    const raw = runRaw(data, id).map((r) => r.name).sort();
+    const raw = Dataset.open(data).runRaw(id).map((r) => r.name).sort();
     assert.ok(
       ["memtier.json", "stderr.txt", "stdout.txt", "hdr_FULL_RUN_1.hgrm"].every((f) =>
         raw.includes(f)
@@ -313,10 +313,8 @@ Deno.test("a live memtier plan killed in the middle resumes without doing a cell
     assert.deepEqual(runs.getColumn("status").toArray(), ["complete", "incomplete"]);
     assert.match(runs.getColumn("error").get(1), /interrupted/);
     const cut = runs.getColumn("run_id").get(1);
-    assert.ok(
-      runRaw(`${dir}/data`, cut).find((r) => r.name === "stderr.txt")!.bytes.length > 0,
-      "partial output kept",
-    );
+    const raw = Dataset.open(`${dir}/data`).runRaw(cut);
+    assert.ok(raw.find((r) => r.name === "stderr.txt")!.bytes.length > 0, "partial output kept");
 
     const second = await cli(run);
     assert.equal(second.code, 0, second.out + second.err);

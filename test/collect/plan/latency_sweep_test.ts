@@ -20,7 +20,7 @@ import {
 } from "../../../src/collect/mod.ts";
 import { runRow } from "../../../src/collect/_rows.ts";
 import { withServers } from "../../_support/servers.ts";
-import { runRaw } from "../../../src/store/layout.ts";
+import { Dataset } from "../../../src/store/dataset.ts";
 
 const ROOT = new URL("../../../", import.meta.url).pathname;
 
@@ -204,7 +204,7 @@ Deno.test("a live memtier sweep, and its memtier JSON files alone, label every s
     for (const id of loadTable(data, "runs").getColumn("run_id").toArray()) {
       storeMemtierJson(
         new TextDecoder().decode(
-          runRaw(data, String(id)).find((r) => r.name === "memtier.json")!.bytes,
+          Dataset.open(data).runRaw(String(id)).find((r) => r.name === "memtier.json")!.bytes,
         ),
         alone,
       );

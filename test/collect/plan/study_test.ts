@@ -12,7 +12,7 @@ import {
   ToolNotFoundError,
 } from "../../../src/collect/mod.ts";
 import { loadResults, loadTable } from "../../../src/analyze/mod.ts";
-import { runRaw } from "../../../src/store/layout.ts";
+import { Dataset } from "../../../src/store/dataset.ts";
 import { closedPort, fakeTool, walk, withServers } from "../../_support/servers.ts";
 
 const ROOT = new URL("../../../", import.meta.url).pathname;
@@ -110,7 +110,9 @@ Deno.test("runPlan() runs a plan against two live servers, interleaved, with sna
     // the raw output of each run is kept
     const runId = runs.getColumn("run_id").get(0);
     assert.match(
-      new TextDecoder().decode(runRaw(data, runId).find((r) => r.name === "stdout.txt")!.bytes),
+      new TextDecoder().decode(
+        Dataset.open(data).runRaw(runId).find((r) => r.name === "stdout.txt")!.bytes,
+      ),
       /====== SET ======/,
     );
   });
@@ -155,10 +157,8 @@ Deno.test("a plan killed in the middle keeps the partial run and completes on re
     let runs = loadTable(`${dir}/data`, "runs").sort("started_at");
     assert.deepEqual(runs.getColumn("status").toArray(), ["complete", "incomplete"]);
     const cut = runs.getColumn("run_id").get(1);
-    assert.ok(
-      runRaw(`${dir}/data`, cut).find((r) => r.name === "stdout.txt")!.bytes.length > 0,
-      "partial output kept",
-    );
+    const raw = Dataset.open(`${dir}/data`).runRaw(cut);
+    assert.ok(raw.find((r) => r.name === "stdout.txt")!.bytes.length > 0, "partial output kept");
     assert.match(runs.getColumn("error").get(1), /interrupted/);
 
     const second = await cli();

@@ -9,7 +9,7 @@
 
 import pl from "nodejs-polars";
 import type { FixedRateStep } from "../../../fixed_rate.ts";
-import { runFacts, scanDatasetTable } from "../../../store/layout.ts";
+import { Dataset } from "../../../store/dataset.ts";
 import type { CollectedRun } from "../../collector.ts";
 
 /**
@@ -48,20 +48,23 @@ export interface StoredStep extends FixedRateStep {
  * @returns One entry per stored run with a step row.
  */
 export function storedSteps(data: string, planName: string): StoredStep[] {
-  const runs = runFacts(data, ["run_id", "plan_name", "label", "status"])
-    .filter((m) => m.plan_name === planName && m.status !== "failed");
+  const ds = Dataset.of(data);
+  const runs = ds.runFacts(["run_id", "plan_name", "label", "status"], {
+    where: pl.col("plan_name").eq(pl.lit(planName)),
+  }).filter((m) => m.plan_name === planName && m.status !== "failed");
   const runIds = runs.map((m) => String(m.run_id));
   if (runIds.length === 0) return [];
   const steps = new Map<string, FixedRateStep>();
-  const rows = scanDatasetTable(data, "results")
-    .filter(pl.col("run_id").isIn(runIds).and(pl.col("requested_ops_per_sec").isNotNull()))
-    .select("run_id", "test_index", "test", "requested_ops_per_sec", "ops_per_sec")
-    .sort(["run_id", "test_index"]).collectSync().toRecords() as {
-      run_id: string;
-      test: string;
-      requested_ops_per_sec: number;
-      ops_per_sec: number | null;
-    }[];
+  const rows = ds.read("results", {
+    runIds,
+    where: pl.col("requested_ops_per_sec").isNotNull(),
+    columns: ["run_id", "test_index", "test", "requested_ops_per_sec", "ops_per_sec"],
+  }).sort(["run_id", "test_index"]).toRecords() as {
+    run_id: string;
+    test: string;
+    requested_ops_per_sec: number;
+    ops_per_sec: number | null;
+  }[];
   for (const r of rows) {
     if (steps.has(r.run_id) && r.test !== "TOTALS") continue;
     steps.set(r.run_id, {

@@ -11,7 +11,8 @@
 
 import { SkipAfterNs } from "../../../fixed_rate.ts";
 import { limitProblem, LIMITS } from "../../limits.ts";
-import { runFacts, runManifest } from "../../../store/layout.ts";
+import pl from "nodejs-polars";
+import { Dataset } from "../../../store/dataset.ts";
 import type { CollectedRun } from "../../collector.ts";
 import { skippedStep } from "./_sweep_steps.ts";
 import { PUBSUB_MODES, type PubSubMode, pubSubMode } from "../../pubsub/payload.ts";
@@ -261,10 +262,12 @@ function sweepKey(cell: PubSubCell): string {
 function storedSweeps(plan: PubSubPlan, data: string): SkipAfterNs {
   const out = new SkipAfterNs();
   const cells = new Map(pubSubKind.cells(plan).map((c) => [c.id, c]));
-  for (const m of runFacts(data, ["run_id", "plan_name", "plan_cell", "status"])) {
+  const ds = Dataset.of(data);
+  const ofPlan = { where: pl.col("plan_name").eq(pl.lit(plan.name)) };
+  for (const m of ds.runFacts(["run_id", "plan_name", "plan_cell", "status"], ofPlan)) {
     const cell = cells.get(String(m.plan_cell));
     if (m.plan_name !== plan.name || !cell || m.status !== "complete") continue;
-    const manifest = runManifest(data, String(m.run_id)) as { pubsub?: { verdict?: string } };
+    const manifest = ds.runManifest(String(m.run_id)) as { pubsub?: { verdict?: string } };
     if (manifest?.pubsub?.verdict !== "NS") continue;
     out.noteNs(sweepKey(cell), cell.requestedOpsPerSec);
   }

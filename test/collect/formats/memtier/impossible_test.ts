@@ -11,7 +11,7 @@ import { parseMemtierReport } from "../../../../src/collect/formats/memtier/repo
 import { memtierRows } from "../../../../src/collect/formats/memtier/rows.ts";
 import { ingestFile } from "../../../../src/collect/mod.ts";
 import { loadTable } from "../../../../src/analyze/mod.ts";
-import { runManifest } from "../../../../src/store/layout.ts";
+import { Dataset } from "../../../../src/store/dataset.ts";
 
 const REAL = new URL("../../../testdata/real/", import.meta.url).pathname;
 const NAME = "memtier-2.3.0_redis-7.0.15_ratelimit100-pct4";
@@ -137,7 +137,7 @@ Deno.test("an impossible value in one second of a Time-Serie is not kept, read w
   try {
     Deno.writeTextFileSync(`${dir}/x.json`, JSON_TEXT.replace(from, '\t\t\t\t\t,"Count": "x"\n'));
     const out = await ingestFile(`${dir}/x.json`, { data: `${dir}/d`, server: "redis" });
-    const m = runManifest(`${dir}/d`, out.runs[0].runId)!;
+    const m = Dataset.open(`${dir}/d`).runManifest(out.runs[0].runId)!;
     assert.equal(m.status, "incomplete");
     const series = loadTable(`${dir}/d`, "time_series").toRecords();
     check({ complete: false, warnings: messages(m.warnings) }, series);
@@ -158,7 +158,7 @@ Deno.test("an impossible value of a memtier command in a transcript names the tr
     const file = `${dir}/session.txt`;
     Deno.writeTextFileSync(file, text);
     const out = await ingestFile(file, { data: `${dir}/d`, server: "redis" });
-    const m = runManifest(`${dir}/d`, out.runs[1].runId)!;
+    const m = Dataset.open(`${dir}/d`).runManifest(out.runs[1].runId)!;
     assert.equal(m.status, "incomplete");
     assert.ok(
       messages(m.warnings).includes(
