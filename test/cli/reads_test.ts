@@ -60,17 +60,12 @@ Deno.test("a command reads each table of its dataset at most once", async (t) =>
     });
   });
 
-  await t.step("kvlab summary: runs, results and the five tables its page shows", async () => {
+  await t.step("kvlab summary: runs, results and the tables its page shows", async () => {
     const { reads, code, stderr } = await readsOf(["summary", data, "-o", `${dir}/summary`]);
     assert.equal(code, 0, stderr);
-    assert.deepEqual(reads, {
-      runs: 1,
-      results: 1,
-      server_config: 1,
-      latency_distribution: 1,
-      hdr_histograms: 1,
-      memory: 1,
-    });
+    // the page also asks for server_config, hdr_histograms and memory: this dataset has no file
+    // of them, and a scan of no file reads nothing (it is not counted)
+    assert.deepEqual(reads, { runs: 1, results: 1, latency_distribution: 1 });
   });
 
   await t.step("compare, delta, changes, sweep and table", async () => {

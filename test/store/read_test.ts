@@ -39,13 +39,14 @@ Deno.test("Dataset.read() narrows in the scan", async (t) => {
     assert.deepEqual(kept.map((r) => r.label).sort(), ["a", "c"]);
     assert.deepEqual(Dataset.open(`${dir}/none`).runFacts(["run_id"]), []);
   });
-  await t.step("each read is one count, by table", () => {
+  await t.step("each read of a table's files is one count, by table", () => {
     const before = readsByTable();
     ds.read("results", { columns: ["run_id"] });
+    // this dataset has no memory file: a scan of none reads nothing and is not counted
     ds.scan("memory").collectSync();
     const after = readsByTable();
     assert.equal(after.results - (before.results ?? 0), 1);
-    assert.equal(after.memory - (before.memory ?? 0), 1);
+    assert.equal(after.memory ?? 0, before.memory ?? 0);
     assert.equal(after.runs, before.runs);
   });
   await t.step("a file polars fails on is named, whatever the columns read", () => {
