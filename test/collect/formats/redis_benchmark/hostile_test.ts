@@ -10,8 +10,7 @@ import {
   type RedisBenchmarkRun,
 } from "../../../../src/collect/formats/redis_benchmark/parse.ts";
 
-const DATA = new URL("../../../testdata/", import.meta.url).pathname;
-const read = (p: string) => Deno.readTextFileSync(DATA + p);
+import { readTestdata as read, TESTDATA as DATA } from "../../../_support/testdata.ts";
 const hostile = (name: string) => parseRedisBenchmark(read(`hostile-parser/${name}`));
 
 /** The warnings that report an impossible value, as `line: message`. */
