@@ -16,11 +16,8 @@ Deno.test("hostile: more connections than the server's maxclients allows", async
     const url = `redis://127.0.0.1:${server.port}`;
 
     await t.step("kvlab load --connections 8 exits 2 naming --connections", async () => {
-      const r = await kvlabStep("load", url, `${dir}/l`, {
-        rate: 100,
-        connections: 8,
-        duration: 1,
-      });
+      const o = { rate: 100, connections: 8, duration: 1 };
+      const r = await kvlabStep("load", url, `${dir}/l`, o);
       assert.equal(r.code, 2, r.printed);
       assert.match(
         r.stderr,
@@ -38,11 +35,8 @@ Deno.test("hostile: more connections than the server's maxclients allows", async
     });
 
     await t.step("kvlab load within the room runs", async () => {
-      const r = await kvlabStep("load", url, `${dir}/ok`, {
-        rate: 50,
-        connections: 4,
-        duration: 1,
-      });
+      const o = { rate: 50, connections: 4, duration: 1 };
+      const r = await kvlabStep("load", url, `${dir}/ok`, o);
       assert.equal(r.code, 0, r.printed);
     });
 
