@@ -129,7 +129,15 @@ function started(gate: string): number[] {
     .map((e) => Number(e.name.slice("started.".length)));
 }
 
-function writePlan(dir: string, urls: string[], extra = ""): string {
+/**
+ * Writes `<dir>/plan.yaml`: SET with 5 clients against each server, `repetitions` times
+ * (default 2) of `requests` requests (default 2,000); returns its path.
+ */
+function writePlan(
+  dir: string,
+  urls: string[],
+  o: { repetitions?: number; requests?: number } = {},
+): string {
   const path = `${dir}/plan.yaml`;
   Deno.writeTextFileSync(
     path,
@@ -137,13 +145,13 @@ function writePlan(dir: string, urls: string[], extra = ""): string {
 servers:
 ${urls.map((u, i) => `  - { name: s${i + 1}, url: "${u}" }`).join("\n")}
 tests: [set]
-requests: 2000
+requests: ${o.requests ?? 2000}
 matrix:
   clients: [5]
-repetitions: 2
+repetitions: ${o.repetitions ?? 2}
 pause_s: 0
 timeout_s: 60
-${extra}`,
+`,
   );
   return path;
 }
@@ -269,11 +277,7 @@ Deno.test("a tool left running by a kvlab that died is stopped before a resume, 
   await withServers([{}], async ([a]) => {
     const dir = Deno.makeTempDirSync({ prefix: "kvlab-orphan-" });
     const data = `${dir}/data`;
-    const plan = writePlan(dir, [a.url]);
-    Deno.writeTextFileSync(
-      plan,
-      Deno.readTextFileSync(plan).replace("repetitions: 2", "repetitions: 1"),
-    );
+    const plan = writePlan(dir, [a.url], { repetitions: 1 });
     // a "tool" in its own process group, as kvlab starts them, and a kvlab that is gone
     const orphan = new Deno.Command("sleep", { args: ["600"], detached: true }).spawn();
     const other = new Deno.Command("sleep", { args: ["600"], detached: true }).spawn();
@@ -333,12 +337,7 @@ Deno.test("SIGHUP stops the tool, stores the partial run as incomplete and exits
   await withServers([{}], async ([a]) => {
     const dir = Deno.makeTempDirSync({ prefix: "kvlab-hup-" });
     const data = `${dir}/data`;
-    const plan = writePlan(dir, [a.url]);
-    Deno.writeTextFileSync(
-      plan,
-      Deno.readTextFileSync(plan).replace("repetitions: 2", "repetitions: 1")
-        .replace("requests: 2000", "requests: 50000000"),
-    );
+    const plan = writePlan(dir, [a.url], { repetitions: 1, requests: 50_000_000 });
     const run = kvlab(["run", plan, "--data", data]);
     await run.waitFor(/^\s+SET: [\d,]+ ops\/s so far/m);
     const [tool] = benchmarksOn(a.port);
@@ -374,11 +373,7 @@ Deno.test({
       try {
         // fill the disk, then give back 12 KiB: room for the lock and pid files, not the output
         fill(mnt, 12);
-        const plan = writePlan(dir, [a.url]);
-        Deno.writeTextFileSync(
-          plan,
-          Deno.readTextFileSync(plan).replace("requests: 2000", "requests: 50000000"),
-        );
+        const plan = writePlan(dir, [a.url], { requests: 50_000_000 });
         const r = await kvlab(["run", plan, "--data", `${mnt}/data`]).done;
         assert.equal(r.code, 1, r.stdout + r.stderr);
         const said = (r.stdout + r.stderr).match(/no space left/gi) ?? [];

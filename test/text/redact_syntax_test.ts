@@ -2,8 +2,7 @@
 // redaction leaves alone, while credentials in real URLs, even bracketed, are still hidden.
 import assert from "node:assert/strict";
 import { redactText, redactUrl } from "../../src/collect/mod.ts";
-
-const ROOT = new URL("../../", import.meta.url).pathname;
+import { ROOT } from "../_support/testdata.ts";
 
 /** URL syntax as usage texts write it: placeholders in brackets, no credentials. */
 const USAGE_SYNTAX = [

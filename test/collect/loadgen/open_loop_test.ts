@@ -3,7 +3,12 @@
 // margins, and the one sub-millisecond claim gets up to three attempts.
 import assert from "node:assert/strict";
 import { Redis } from "ioredis";
-import { type OpenLoopResult, preloadKeys, runOpenLoop } from "../../../src/collect/loadgen/mod.ts";
+import {
+  type OpenLoopOptions,
+  type OpenLoopResult,
+  preloadKeys,
+  runOpenLoop,
+} from "../../../src/collect/loadgen/mod.ts";
 import { commandsProcessed, withServers } from "../../_support/servers.ts";
 import type { LocalServer } from "../../../src/collect/redis_server.ts";
 import { assertFallsBackWithoutFfi } from "../../_support/no_ffi.ts";
@@ -28,6 +33,10 @@ function withDebugServer(fn: (server: LocalServer, side: Redis) => Promise<void>
 
 // every case runs on both engines: the epoll loop by FFI and Deno's TCP
 for (const engine of ["ffi", "deno"] as const) {
+  /** runOpenLoop() on this engine against a port. */
+  const openLoop = (port: number, o: Omit<OpenLoopOptions, "engine" | "port">) =>
+    runOpenLoop({ engine, port, ...o });
+
   Deno.test({
     name: `runOpenLoop() against an idle redis-server [${engine}]`,
     sanitizeResources: true,
@@ -38,9 +47,7 @@ for (const engine of ["ffi", "deno"] as const) {
         const subMillisecondP50 = async (kernelTimestamps: boolean) => {
           const tries: string[] = [];
           for (let attempt = 0; attempt < 3; attempt++) {
-            const r = await runOpenLoop({
-              engine,
-              port: server.port,
+            const r = await openLoop(server.port, {
               requestedOpsPerSec: 1000,
               connections: 10,
               durationS: 2,
@@ -84,9 +91,7 @@ for (const engine of ["ffi", "deno"] as const) {
             try {
               assert.equal(await redis.dbsize(), 5000);
               await redis.config("RESETSTAT");
-              const r = await runOpenLoop({
-                engine,
-                port: server.port,
+              const r = await openLoop(server.port, {
                 requestedOpsPerSec: 2000,
                 connections: 8,
                 durationS: 2,
@@ -114,9 +119,7 @@ for (const engine of ["ffi", "deno"] as const) {
 
         await t.step("rejects with TimedOut at its hard deadline and leaks nothing", async () => {
           await assert.rejects(
-            runOpenLoop({
-              engine,
-              port: server.port,
+            openLoop(server.port, {
               requestedOpsPerSec: 100,
               connections: 2,
               durationS: 5,
@@ -131,13 +134,7 @@ for (const engine of ["ffi", "deno"] as const) {
 
   Deno.test(`runOpenLoop() corrects for coordinated omission on a stalling server [${engine}]`, async () => {
     await withDebugServer(async (server, side) => {
-      const run = runOpenLoop({
-        engine,
-        port: server.port,
-        requestedOpsPerSec: 1000,
-        connections: 5,
-        durationS: 3,
-      });
+      const run = openLoop(server.port, { requestedOpsPerSec: 1000, connections: 5, durationS: 3 });
       // one 200 ms stall in each second of the run
       for (let s = 0; s < 3; s++) {
         await sleep(s === 0 ? 400 : 800);
@@ -166,9 +163,7 @@ for (const engine of ["ffi", "deno"] as const) {
     await withDebugServer(async (server, side) => {
       // 1 MiB SETs, 16 in flight, while the server sleeps and reads nothing: far more than
       // the sockets' buffers take, so sends are left for EPOLLOUT, then go in order
-      const run = runOpenLoop({
-        engine,
-        port: server.port,
+      const run = openLoop(server.port, {
         requestedOpsPerSec: 40,
         connections: 1,
         pipeline: 16,
@@ -205,9 +200,7 @@ for (const engine of ["ffi", "deno"] as const) {
 
   Deno.test(`runOpenLoop() counts a server that goes away as disconnects and errors [${engine}]`, async () => {
     await withServers([{}], async ([server]) => {
-      const run = runOpenLoop({
-        engine,
-        port: server.port,
+      const run = openLoop(server.port, {
         requestedOpsPerSec: 500,
         connections: 4,
         durationS: 2,
@@ -230,9 +223,7 @@ for (const engine of ["ffi", "deno"] as const) {
 
   Deno.test(`runOpenLoop() authenticates with a password, and counts error replies [${engine}]`, async () => {
     await withServers([{ password: "s3cret" }], async ([server]) => {
-      const denied = await runOpenLoop({
-        engine,
-        port: server.port,
+      const denied = await openLoop(server.port, {
         requestedOpsPerSec: 100,
         connections: 1,
         durationS: 0.3,
@@ -240,9 +231,7 @@ for (const engine of ["ffi", "deno"] as const) {
       assert.equal(denied.completed, 0);
       assert.equal(denied.errors, denied.sent);
       assert.match(denied.errorSamples[0], /^NOAUTH/);
-      const r = await runOpenLoop({
-        engine,
-        port: server.port,
+      const r = await openLoop(server.port, {
         password: "s3cret",
         requestedOpsPerSec: 200,
         connections: 2,

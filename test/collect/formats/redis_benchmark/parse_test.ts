@@ -8,7 +8,7 @@ import {
 } from "../../../../src/collect/mod.ts";
 import { ParseError } from "../../../../src/errors.ts";
 
-import { readTestdata as read } from "../../../_support/testdata.ts";
+import { readTestdata as read, testdataFiles } from "../../../_support/testdata.ts";
 import { latencySummary } from "../../../_support/redis_benchmark.ts";
 
 /** Every `throughput summary` and summary-table row of a 6.2+ report, read naively. */
@@ -23,14 +23,12 @@ function naiveSummaries(text: string): { rps: number; values: number[] }[] {
 }
 
 Deno.test("parseRedisBenchmark() reads the 6.2+ report of redis-benchmark 7.0.15 and valkey-benchmark 8.0.1", async (t) => {
+  // every full report of the corpus (its .txt but -q's), and a real one
   const files = [
-    "corpus/redis-benchmark_7.0.15_redis-7.0.15_full.txt",
-    "corpus/redis-benchmark_7.0.15_redis-7.0.15_threads2.txt",
-    "corpus/redis-benchmark_7.0.15_redis-7.0.15_pipeline16.txt",
-    "corpus/redis-benchmark_7.0.15_redis-7.0.15_d256-r100000.txt",
-    "corpus/valkey-benchmark_8.0.1_valkey-8.0.1_full.txt",
+    ...testdataFiles(["corpus"], /-benchmark_.*\.txt$/).filter((p) => !p.endsWith("_quiet.txt")),
     "real/redis-benchmark-7.0.15_lrange100-full.txt",
   ];
+  assert.ok(files.length >= 6, files.join());
   for (const f of files) {
     await t.step(`every summary number of ${f}`, () => {
       const text = read(f);
