@@ -1,42 +1,17 @@
 import assert from "node:assert/strict";
+import { kvlabProcess } from "./_support/kvlab.ts";
+import { ROOT, TESTDATA as DATA } from "./_support/testdata.ts";
 
-const ROOT = new URL("../", import.meta.url).pathname;
-const DATA = ROOT + "test/testdata/";
+/** `kvlab ARGS…` as a separate process, with the tasks' permissions. */
+const kvlab = (...args: string[]) => kvlabProcess(args);
 
-async function kvlab(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-read",
-      "--allow-write",
-      "--allow-env",
-      "--allow-ffi",
-      "--allow-sys",
-      ROOT + "src/cli.ts",
-      ...args,
-    ],
-    stdout: "piped",
-    stderr: "piped",
-    cwd: ROOT,
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
+const QUIET = DATA + "corpus/valkey-benchmark_8.0.1_valkey-8.0.1_quiet.txt";
 
 Deno.test("kvlab ingest: one clear line per bad file, a non-zero exit, the others ingested", async () => {
   const dir = Deno.makeTempDirSync();
   Deno.writeTextFileSync(`${dir}/bad.txt`, "not a benchmark\n");
-  const r = await kvlab(
-    "ingest",
-    `${dir}/bad.txt`,
-    DATA + "corpus/valkey-benchmark_8.0.1_valkey-8.0.1_quiet.txt",
-    "--data",
-    `${dir}/ds`,
-    "--server",
-    "valkey",
-    "--tag",
-    "host=lab1",
-  );
+  const lab1 = ["--data", `${dir}/ds`, "--server", "valkey", "--tag", "host=lab1"];
+  const r = await kvlab("ingest", `${dir}/bad.txt`, QUIET, ...lab1);
   assert.equal(r.code, 1);
   const errLines = r.stderr.trim().split("\n");
   assert.equal(errLines.length, 2);
@@ -73,27 +48,11 @@ Deno.test("kvlab ingest: one clear line per bad file, a non-zero exit, the other
   assert.equal(rows[0].server, "valkey");
   assert.deepEqual(JSON.parse(rows[0].tags), { host: "lab1" });
   // the same bytes with the same labels: skipped
-  const again = await kvlab(
-    "ingest",
-    DATA + "corpus/valkey-benchmark_8.0.1_valkey-8.0.1_quiet.txt",
-    "--data",
-    `${dir}/ds`,
-    "--server",
-    "valkey",
-    "--tag",
-    "host=lab1",
-  );
+  const again = await kvlab("ingest", QUIET, ...lab1);
   assert.equal(again.code, 0);
   assert.match(again.stdout, /^duplicate .*: same bytes already ingested as run \S+/);
   // the same bytes under another server: ingested, and flagged as a copy
-  const other = await kvlab(
-    "ingest",
-    DATA + "corpus/valkey-benchmark_8.0.1_valkey-8.0.1_quiet.txt",
-    "--data",
-    `${dir}/ds`,
-    "--server",
-    "redis",
-  );
+  const other = await kvlab("ingest", QUIET, "--data", `${dir}/ds`, "--server", "redis");
   assert.equal(other.code, 0);
   assert.match(
     other.stdout,
@@ -185,8 +144,7 @@ Deno.test({
   ignore: !hasScript(),
   fn: async () => {
     const dir = Deno.makeTempDirSync();
-    const quiet = DATA + "corpus/valkey-benchmark_8.0.1_valkey-8.0.1_quiet.txt";
-    const ingest = await kvlab("ingest", quiet, "--data", `${dir}/ds`, "--server", "valkey");
+    const ingest = await kvlab("ingest", QUIET, "--data", `${dir}/ds`, "--server", "valkey");
     assert.equal(ingest.code, 0, ingest.stderr);
     const args = [
       "table",

@@ -212,13 +212,8 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
   const m = tables(`${out}/notebooks/redis-benchmark-modes.ipynb`).get(
     "throughput by mode (requests/s)",
   )!;
-  assert.deepEqual(m[0], [
-    "test",
-    "default (ops/s)",
-    "-q (ops/s)",
-    "-q -c 100 (ops/s)",
-    "--csv -c 100 (ops/s)",
-  ]);
+  const modes = ["default", "-q", "-q -c 100", "--csv -c 100"];
+  assert.deepEqual(m[0], ["test", ...modes.map((mode) => `${mode} (ops/s)`)]);
   assert.deepEqual(m.find((r) => r[0] === "SET"), ["SET", "", "37907.50", "45766.59", "41562.76"]);
   assert.deepEqual(m.find((r) => r[0] === "GET"), ["GET", "", "34293.55", "42789.90", "38491.14"]);
   assert.deepEqual(m.find((r) => r[0] === "PING_INLINE"), [

@@ -38,3 +38,37 @@ export async function runWithoutFfi<T>(source: string): Promise<T> {
     await Deno.remove(script);
   }
 }
+
+/**
+ * Checks an engine's fallback without FFI permission: `fn(options)` of `mod` runs on the deno
+ * engine and says why (`engineNote`), and asking it for `engine: "ffi"` is refused with
+ * `NotSupported` rather than run on another engine.
+ *
+ * @param mod The module's URL.
+ * @param fn The exported function (its options take `engine`; its result has `engine` and
+ * `engineNote`).
+ * @param options The options, as a JavaScript object literal.
+ * @param count The result's field that counts what was done: above 0.
+ */
+export async function assertFallsBackWithoutFfi(
+  mod: URL,
+  fn: string,
+  options: string,
+  count: string,
+): Promise<void> {
+  const got = await runWithoutFfi<
+    { engine: string; note: string; count: number; forced: string }
+  >(
+    `import { ${fn} } from ${JSON.stringify(mod.href)};\n` +
+      `const o = ${options};\n` +
+      `const r = await ${fn}(o);\n` +
+      `let forced = "";\n` +
+      `try { await ${fn}({ ...o, engine: "ffi" }); } catch (e) { forced = e.name; }\n` +
+      `console.log(JSON.stringify({ engine: r.engine, note: r.engineNote, ` +
+      `count: r[${JSON.stringify(count)}], forced }));\n`,
+  );
+  assert.equal(got.engine, "deno");
+  assert.match(got.note, /no FFI permission/);
+  assert.ok(got.count > 0, `${count} ${got.count}`);
+  assert.equal(got.forced, "NotSupported", "engine ffi asked for and not usable: refused");
+}

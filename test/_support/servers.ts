@@ -7,6 +7,7 @@
 
 import { Redis } from "ioredis";
 import { type LocalServer, startLocalServer } from "../../src/collect/redis_server.ts";
+import { withTempDir } from "./temp.ts";
 
 /** Runs `fn` with fresh redis-servers (one per entry of `args`), stopped afterwards by PID. */
 export async function withServers<T>(
@@ -20,6 +21,17 @@ export async function withServers<T>(
   } finally {
     for (const s of servers) await s.stop();
   }
+}
+
+/**
+ * Runs `fn` with one fresh redis-server and a fresh temporary folder (the usual home of a test's
+ * dataset), the server stopped by PID and the folder removed afterwards.
+ */
+export function withServerAndDir<T>(
+  prefix: string,
+  fn: (server: LocalServer, dir: string) => Promise<T>,
+): Promise<T> {
+  return withServers([{}], ([server]) => withTempDir(prefix, (dir) => fn(server, dir)));
 }
 
 /**

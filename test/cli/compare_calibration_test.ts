@@ -10,29 +10,7 @@ import assert from "node:assert/strict";
 import { seededRandom } from "../../src/random.ts";
 import { ingestPaths } from "../../src/collect/mod.ts";
 import { cli } from "./_cli.ts";
-
-const TESTS = [
-  "PING_INLINE",
-  "PING_MBULK",
-  "SET",
-  "GET",
-  "INCR",
-  "LPUSH",
-  "RPUSH",
-  "LPOP",
-  "RPOP",
-  "SADD",
-  "HSET",
-  "SPOP",
-  "ZADD",
-  "ZPOPMIN",
-  "LRANGE_100",
-  "LRANGE_300",
-  "LRANGE_500",
-  "LRANGE_600",
-  "MSET",
-  "XADD",
-];
+import { CSV_TESTS as TESTS } from "../_support/history.ts";
 
 /** One `redis-benchmark --csv` output: every test at `rps × shift` with noise of CV `cv`. */
 function csv(rand: () => number, shift: number, cv: number): string {

@@ -2,6 +2,7 @@
 // marked, one wording per default, the unknown-command suggestion visible, and `plot delta`
 // needing no --dimension/--from/--to when the arms are clear.
 import assert from "node:assert/strict";
+import { PLAN_KINDS } from "../../src/collect/mod.ts";
 import { cli, labelledDataset } from "./_cli.ts";
 
 const help = async (...args: string[]) => (await cli([...args, "--help"])).stdout;
@@ -19,12 +20,12 @@ Deno.test("kvlab help texts", async (t) => {
     assert.doesNotMatch(await help("table"), /--columns <list>.*\(required\)/);
   });
   await t.step(
-    "sweep --format lists text; report names KVLAB_DATA; run the five kinds",
+    "sweep --format lists text; report names KVLAB_DATA; run every plan kind",
     async () => {
       assert.match(await help("sweep"), /md \(the tables\), text, csv or json/);
       assert.match(await help("report"), /KVLAB_DATA/);
       const run = (await help("run")).replace(/\s+/g, " ");
-      for (const kind of ["redis-benchmark", "memtier", "latency-sweep", "pubsub", "memory"]) {
+      for (const kind of Object.keys(PLAN_KINDS)) {
         assert.match(run, new RegExp(`${kind} \\(`), kind);
       }
     },

@@ -1,16 +1,15 @@
 // `kvlab load` says what `kvlab pubsub` says: the sustained rule's verdict and the error count
 // (real redis-server on a free loopback port, stopped by PID; a short, low-rate step).
 import assert from "node:assert/strict";
-import { findTool } from "../../src/collect/tools/find.ts";
-import { withServers } from "../_support/servers.ts";
+import { withServerAndDir } from "../_support/servers.ts";
+import { missingOutsideCi } from "../_support/tools.ts";
 import { cli } from "./_cli.ts";
 
 Deno.test({
   name: "kvlab load prints the verdict and the error count",
-  ignore: findTool("redis-server") === null && Deno.env.get("CI") !== "true",
+  ignore: missingOutsideCi("redis-server"),
   fn: () =>
-    withServers([{}], async ([server]) => {
-      const data = Deno.makeTempDirSync({ prefix: "kvlab-load-" });
+    withServerAndDir("kvlab-load-", async (server, data) => {
       const r = await cli([
         ...["load", "--url", server.url, "--rate", "200", "--connections", "2"],
         ...["--duration", "1", "--data", data],
@@ -19,6 +18,5 @@ Deno.test({
       // a verdict whatever this busy machine reached, and errors counted even when 0
       assert.match(r.stdout, /^GET: \d+\/s of 200\/s requested \((sustained|NS|over)\); /m);
       assert.match(r.stdout, /; errors \d+\n/);
-      Deno.removeSync(data, { recursive: true });
     }),
 });

@@ -3,10 +3,8 @@
 // plot sweep on data without steps point to `kvlab compare`.
 import assert from "node:assert/strict";
 import { writePublishedSweep } from "../../src/collect/mod.ts";
+import { PUBLISHED_TABLES as PUBLISHED } from "../_support/published_sweep.ts";
 import { cli, labelledDataset } from "./_cli.ts";
-
-const ROOT = new URL("../../", import.meta.url).pathname;
-const PUBLISHED = `${ROOT}data/raw/fixed-rate-latency/published-tables.md`;
 
 Deno.test("commands with nothing to show exit 1 naming the command that shows it", async (t) => {
   const sweep = Deno.makeTempDirSync({ prefix: "kvlab-nothing-" });

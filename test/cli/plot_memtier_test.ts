@@ -3,10 +3,13 @@ import { ingestFile } from "../../src/collect/mod.ts";
 import { loadResults, plotChart } from "../../src/analyze/mod.ts";
 import { summaryCommand, summaryOptions } from "../../src/cli/summary.ts";
 
-const CORPUS = new URL("../testdata/corpus/", import.meta.url).pathname;
-const RATIO = CORPUS + "memtier_2.3.0_redis-7.0.15_t2c10-ratio1-10-d256-test10s.json";
-const RUNS2 = CORPUS + "memtier_2.3.0_redis-7.0.15_t2c10-runcount2-test5s.json";
-const RATE = CORPUS + "memtier_2.3.0_redis-7.0.15_t2c10-ratelimit500-test10s.json";
+import { MEMTIER_RUNS, TESTDATA } from "../_support/testdata.ts";
+
+/** The JSON of the memtier run whose name ends in `name`. */
+const json = (name: string) => `${TESTDATA}${MEMTIER_RUNS.find((r) => r.endsWith(name))}.json`;
+const RATIO = json("redis-7.0.15_t2c10-ratio1-10-d256-test10s");
+const RUNS2 = json("redis-7.0.15_t2c10-runcount2-test5s");
+const RATE = json("redis-7.0.15_t2c10-ratelimit500-test10s");
 
 type Step = Record<string, unknown> & { from_percentile: number; to_percentile: number };
 
@@ -18,6 +21,16 @@ async function memtierDataset(files: Record<string, string>): Promise<string> {
     assert.equal(o.status, "ingested");
   }
   return `${dir}/data`;
+}
+
+/** `kvlab summary` of a dataset (written beside it, in `summary/`): its page. */
+async function summaryPage(data: string): Promise<string> {
+  const out = data.replace(/\/data$/, "/summary");
+  await summaryCommand(summaryOptions(data, { output: out }), {
+    print: () => {},
+    printErr: () => {},
+  });
+  return Deno.readTextFileSync(`${out}/summary.md`);
 }
 
 Deno.test("plot latency on memtier_benchmark datasets", async (t) => {
@@ -51,12 +64,7 @@ Deno.test("plot latency on memtier_benchmark datasets", async (t) => {
 
   await t.step("summaryCommand() includes the latency figure for memtier runs", async () => {
     const data = await memtierDataset({ redis: RATIO, valkey: RATE });
-    const out = data.replace(/\/data$/, "/summary");
-    await summaryCommand(summaryOptions(data, { output: out }), {
-      print: () => {},
-      printErr: () => {},
-    });
-    const page = Deno.readTextFileSync(`${out}/summary.md`);
+    const page = await summaryPage(data);
     assert.match(page, /## Latency distribution/);
     assert.match(page, /figures\/latency\.png/);
     Deno.removeSync(data.replace(/\/data$/, ""), { recursive: true });
@@ -67,12 +75,7 @@ Deno.test("plot latency on memtier_benchmark datasets", async (t) => {
     async () => {
       // memtier --run-count stores best / worst / average, never paired with a single run
       const data = await memtierDataset({ redis: RATIO, valkey: RUNS2 });
-      const out = data.replace(/\/data$/, "/summary");
-      await summaryCommand(summaryOptions(data, { output: out }), {
-        print: () => {},
-        printErr: () => {},
-      });
-      const page = Deno.readTextFileSync(`${out}/summary.md`);
+      const page = await summaryPage(data);
       assert.match(page, /## Throughput: nothing to compare\n\nNo group \(test, aggregate\)/);
       assert.match(page, /## Latency distribution/);
       Deno.removeSync(data.replace(/\/data$/, ""), { recursive: true });

@@ -14,6 +14,30 @@ import {
   readNoiseSnapshot,
 } from "../../src/collect/noise.ts";
 
+/**
+ * Runs `fn` while another process burns a core (a busy loop bounded to `seconds`), once it has
+ * used some CPU (it starts slowly on a busy machine); the process is killed afterwards.
+ */
+async function whileBurning(
+  seconds: number,
+  fn: (burner: Deno.ChildProcess) => Promise<void>,
+): Promise<void> {
+  const burner = new Deno.Command(Deno.execPath(), {
+    args: ["eval", `const end = Date.now() + ${seconds * 1000}; while (Date.now() < end) {}`],
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  try {
+    const stat = `/proc/${burner.pid}/stat`;
+    const ticks = () => parsePidCpuTicks(readSystemFiles([stat])[stat] ?? "");
+    for (let i = 0; i < 100 && ticks() === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    await fn(burner);
+  } finally {
+    burner.kill("SIGKILL");
+    await burner.status;
+  }
+}
+
 Deno.test("noise parsers name the file and line they cannot read", () => {
   assert.throws(() => parseProcStat("intr 1 2\n"), ProcParseError);
   assert.throws(() => parseProcStat("cpu  a b c d\n"), /\/proc\/stat:1: cannot read/);
@@ -23,16 +47,8 @@ Deno.test("noise parsers name the file and line they cannot read", () => {
 
 Deno.test("noiseFacts(): a process burning a core during the run is counted and flagged", async () => {
   // a busy loop of its own (bounded to 20 s), measured between two real snapshots
-  const burner = new Deno.Command(Deno.execPath(), {
-    args: ["eval", "const end = Date.now() + 20000; while (Date.now() < end) {}"],
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-  try {
-    // wait until it has used some CPU (it starts slowly on a busy machine), then measure 1 s
-    const stat = `/proc/${burner.pid}/stat`;
-    const ticks = () => parsePidCpuTicks(readSystemFiles([stat])[stat] ?? "");
-    for (let i = 0; i < 100 && ticks() === 0; i++) await new Promise((r) => setTimeout(r, 100));
+  await whileBurning(20, async (burner) => {
+    // once it burns, measure 1 s
     const before = readNoiseSnapshot([burner.pid]);
     await new Promise((r) => setTimeout(r, 1000));
     const after = readNoiseSnapshot([burner.pid]);
@@ -58,24 +74,13 @@ Deno.test("noiseFacts(): a process burning a core during the run is counted and 
     assert.match(disturbance(unmeasured)!, /^other processes used \d+ % of the CPUs/);
     assert.ok(measured.cpus >= 1);
     assert.ok(["on", "off", "unknown"].includes(measured.cpuTurbo));
-  } finally {
-    burner.kill("SIGKILL");
-    await burner.status;
-  }
+  });
 });
 
 Deno.test("collectRun() stores the noise guard: a run while another process burns a core is flagged", async () => {
   await withServers([{}], async ([server]) => {
     const data = Deno.makeTempDirSync({ prefix: "kvlab-noise-" });
-    const burner = new Deno.Command(Deno.execPath(), {
-      args: ["eval", "const end = Date.now() + 30000; while (Date.now() < end) {}"],
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
-    try {
-      const stat = `/proc/${burner.pid}/stat`;
-      const ticks = () => parsePidCpuTicks(readSystemFiles([stat])[stat] ?? "");
-      for (let i = 0; i < 100 && ticks() === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    await whileBurning(30, async () => {
       const run = await runOpenLoopStep(
         {
           target: parseServerUrl(server.url),
@@ -86,10 +91,7 @@ Deno.test("collectRun() stores the noise guard: a run while another process burn
         { data, label: "noisy" },
       );
       assert.equal(run.status, "complete", run.reason ?? "");
-    } finally {
-      burner.kill("SIGKILL");
-      await burner.status;
-    }
+    });
     const runs = loadTable(data, "runs").toRecords()[0];
     assert.ok(
       (runs.noise_other_cpu_pct as number) > 10,

@@ -5,25 +5,17 @@
  * @module
  */
 
-const ROOT = new URL("../../", import.meta.url).pathname;
+import { kvlabProcess, type ProcessOutput, TASK_PERMISSIONS } from "../_support/kvlab.ts";
+import { TESTDATA } from "../_support/testdata.ts";
 
 /** Where the hostile fixtures are. */
-export const HOSTILE = ROOT + "test/testdata/hostile/";
+export const HOSTILE = TESTDATA + "hostile/";
 
-// the permissions of `deno task kvlab`, loopback network only
-export const PERMISSIONS =
-  "--allow-read --allow-write --allow-env --allow-ffi --allow-sys --allow-run --allow-net=127.0.0.1";
+/** The permissions of `deno task kvlab`, loopback network only, as one string. */
+export const PERMISSIONS = TASK_PERMISSIONS.join(" ");
 
 /** What one CLI run printed. */
-export interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-  /** Both streams, for "nothing printed holds the secret". */
-  printed: string;
-  /** Milliseconds the process took. */
-  ms: number;
-}
+export type CliResult = ProcessOutput;
 
 /**
  * Runs `deno run … src/cli.ts <args>` as a user of the tasks would.
@@ -32,22 +24,8 @@ export interface CliResult {
  * @param maxHeapMb A V8 heap limit (a plan that expands in memory then dies fast).
  * @returns Exit code and output.
  */
-export async function kvlab(args: string[], maxHeapMb?: number): Promise<CliResult> {
-  const t0 = performance.now();
-  const heap = maxHeapMb ? [`--v8-flags=--max-old-space-size=${maxHeapMb}`] : [];
-  const argv = ["run", ...PERMISSIONS.split(" "), ...heap, ROOT + "src/cli.ts", ...args];
-  const io = { stdout: "piped", stderr: "piped" } as const;
-  const out = await new Deno.Command(Deno.execPath(), { args: argv, cwd: ROOT, ...io }).output();
-  const dec = new TextDecoder();
-  const stdout = dec.decode(out.stdout);
-  const stderr = dec.decode(out.stderr);
-  return {
-    code: out.code,
-    stdout,
-    stderr,
-    printed: stdout + stderr,
-    ms: performance.now() - t0,
-  };
+export function kvlab(args: string[], maxHeapMb?: number): Promise<CliResult> {
+  return kvlabProcess(args, { maxHeapMb });
 }
 
 /**
@@ -85,4 +63,49 @@ export function allBytes(dir: string): { text: string; files: string[] } {
  */
 export function leaked(text: string, secrets: readonly string[]): string[] {
   return secrets.filter((s) => text.includes(s));
+}
+
+/**
+ * A live step, `kvlab <command> --url <url> --data <data> --<option> <value>…` (load, pubsub,
+ * sample).
+ *
+ * @param command The step's command.
+ * @param url The server.
+ * @param data The dataset.
+ * @param options The step's other options, by name without `--` (`{ rate: 50 }`).
+ * @returns Exit code and output.
+ */
+export function kvlabStep(
+  command: string,
+  url: string,
+  data: string,
+  options: Record<string, string | number>,
+): Promise<CliResult> {
+  const flags = Object.entries(options).flatMap(([k, v]) => [`--${k}`, String(v)]);
+  return kvlab([command, "--url", url, "--data", data, ...flags]);
+}
+
+/**
+ * Writes `<dir>/plan.yaml`, a plan of one latency-sweep cell on kvlab's engine (one thread, one
+ * rate, 1 s steps over 100 keys, one repetition, a 30 s deadline) against `url`.
+ *
+ * @param dir The folder.
+ * @param url The server.
+ * @param cell The plan's name, the cell's clients and its rate.
+ * @returns The plan's path.
+ */
+export function writeSweepPlan(
+  dir: string,
+  url: string,
+  cell: { name: string; clients: number; rate: number },
+): string {
+  const plan = `${dir}/plan.yaml`;
+  Deno.writeTextFileSync(
+    plan,
+    `name: ${cell.name}\nkind: latency-sweep\nservers:\n  - { name: a, url: "${url}" }\n` +
+      "repetitions: 1\ntimeout_s: 30\n" +
+      `sweep: {engine: kvlab, threads: 1, clients: ${cell.clients}, rates: [${cell.rate}], ` +
+      "step_s: 1, keys: 100}\n",
+  );
+  return plan;
 }

@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { withServers } from "../_support/servers.ts";
-import { kvlab } from "./_cli.ts";
+import { kvlab, kvlabStep, writeSweepPlan } from "./_cli.ts";
 import { canMount, fill, mountTmpfs, umount } from "../_support/tmpfs.ts";
 
 Deno.test({
@@ -35,53 +35,21 @@ Deno.test({
         for (const freeKiB of [0, 12]) {
           await t.step(`kvlab load, ${freeKiB} KiB free`, async () => {
             fill(mnt, freeKiB);
-            const r = await kvlab([
-              "load",
-              "--url",
-              url,
-              "--data",
-              `${mnt}/d`,
-              "--rate",
-              "50",
-              "--connections",
-              "2",
-              "--duration",
-              "1",
-            ]);
+            const o = { rate: 50, connections: 2, duration: 1 };
+            const r = await kvlabStep("load", url, `${mnt}/d`, o);
             assert.equal(r.code, 1, r.printed);
             said(r.printed, `${mnt}/d`);
           });
           await t.step(`kvlab pubsub, ${freeKiB} KiB free`, async () => {
             fill(mnt, freeKiB);
-            const r = await kvlab([
-              "pubsub",
-              "--url",
-              url,
-              "--data",
-              `${mnt}/p`,
-              "--rate",
-              "50",
-              "--publishers",
-              "1",
-              "--subscribers",
-              "1",
-              "--duration",
-              "1",
-              "--grace",
-              "0",
-            ]);
+            const o = { rate: 50, publishers: 1, subscribers: 1, duration: 1, grace: 0 };
+            const r = await kvlabStep("pubsub", url, `${mnt}/p`, o);
             assert.equal(r.code, 1, r.printed);
             said(r.printed, `${mnt}/p`);
           });
         }
         await t.step("a latency-sweep plan (engine kvlab), 12 KiB free", async () => {
-          const plan = `${dir}/plan.yaml`;
-          Deno.writeTextFileSync(
-            plan,
-            `name: full\nkind: latency-sweep\nservers:\n  - { name: a, url: "${url}" }\n` +
-              "repetitions: 1\ntimeout_s: 30\n" +
-              "sweep: {engine: kvlab, threads: 1, clients: 2, rates: [50], step_s: 1, keys: 100}\n",
-          );
+          const plan = writeSweepPlan(dir, url, { name: "full", clients: 2, rate: 50 });
           fill(mnt, 12);
           const r = await kvlab(["run", plan, "--data", `${mnt}/s`]);
           assert.equal(r.code, 1, r.printed);

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { Dataset } from "../../src/store/dataset.ts";
-import { kvlab } from "./_cli.ts";
+import { kvlabStep } from "./_cli.ts";
 import { bulk, hostileServer } from "./_resp_server.ts";
 
 Deno.test("hostile: kvlab load whose connections all die is failed, and says so", async () => {
@@ -16,19 +16,8 @@ Deno.test("hostile: kvlab load whose connections all die is failed, and says so"
   });
   const dir = Deno.makeTempDirSync({ prefix: "kvlab-hostile-fail-" });
   try {
-    const r = await kvlab([
-      "load",
-      "--url",
-      `redis://127.0.0.1:${server.port}`,
-      "--data",
-      `${dir}/d`,
-      "--rate",
-      "1000",
-      "--connections",
-      "4",
-      "--duration",
-      "1",
-    ]);
+    const url = `redis://127.0.0.1:${server.port}`;
+    const r = await kvlabStep("load", url, `${dir}/d`, { rate: 1000, connections: 4, duration: 1 });
     assert.notEqual(r.code, 0, r.printed);
     assert.match(r.stderr, /4 of 4 connections lost/);
     assert.doesNotMatch(r.printed, /p50 0\.000|p50 -/);
@@ -55,23 +44,9 @@ Deno.test("hostile: kvlab pubsub with nothing delivered prints no latency", asyn
   });
   const dir = Deno.makeTempDirSync({ prefix: "kvlab-hostile-none-" });
   try {
-    const r = await kvlab([
-      "pubsub",
-      "--url",
-      `redis://127.0.0.1:${server.port}`,
-      "--data",
-      `${dir}/d`,
-      "--rate",
-      "20",
-      "--publishers",
-      "1",
-      "--subscribers",
-      "1",
-      "--duration",
-      "1",
-      "--grace",
-      "0.5",
-    ]);
+    const url = `redis://127.0.0.1:${server.port}`;
+    const o = { rate: 20, publishers: 1, subscribers: 1, duration: 1, grace: 0.5 };
+    const r = await kvlabStep("pubsub", url, `${dir}/d`, o);
     assert.match(r.stdout, /delivered 0/, r.printed);
     assert.doesNotMatch(r.stdout, /p50 0\.000 ms/);
     assert.match(r.stdout, /nothing delivered, no latency/);
@@ -113,12 +88,9 @@ Deno.test("hostile: kvlab pubsub whose connections die, or that is pushed messag
         const server = start();
         const dir = Deno.makeTempDirSync({ prefix: "kvlab-hostile-psfail-" });
         try {
-          const r = await kvlab([
-            "pubsub",
-            ...["--url", `redis://127.0.0.1:${server.port}`, "--data", `${dir}/d`],
-            ...["--engine", engine, "--rate", "100", "--publishers", "2", "--subscribers", "2"],
-            ...["--duration", "1", "--grace", "0.5"],
-          ]);
+          const url = `redis://127.0.0.1:${server.port}`;
+          const o = { engine, rate: 100, publishers: 2, subscribers: 2, duration: 1, grace: 0.5 };
+          const r = await kvlabStep("pubsub", url, `${dir}/d`, o);
           assert.equal(r.code, 1, r.printed);
           assert.match(r.stderr, reason);
           const runs = Dataset.open(`${dir}/d`).runFacts(["run_id", "status", "error"]);

@@ -9,18 +9,13 @@ import assert from "node:assert/strict";
 import { DenoProcessRunner } from "../../src/collect/process.ts";
 import { runMemtier } from "../../src/collect/memtier/run.ts";
 import { parseServerUrl } from "../../src/collect/target.ts";
-import { findTool } from "../../src/collect/tools/find.ts";
+import { toolOrSkip } from "../_support/tools.ts";
 import { withServers } from "../_support/servers.ts";
 import { allBytes } from "./_cli.ts";
 
 Deno.test("hostile: memtier's JSON keeps no password, however short", async () => {
-  const memtier = findTool("memtier_benchmark");
-  if (!memtier) {
-    if (Deno.env.get("CI") === "true") throw new Error("memtier_benchmark not found");
-    // deno-lint-ignore no-console
-    console.log("skipped: memtier_benchmark not found (.ci/install builds it)");
-    return;
-  }
+  const memtier = toolOrSkip("memtier_benchmark", "memtier's JSON and a short password");
+  if (!memtier) return;
   const password = "Pw4x";
   await withServers([{ password }], async ([server]) => {
     const data = Deno.makeTempDirSync({ prefix: "kvlab-hostile-mt-pw-" });

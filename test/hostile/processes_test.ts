@@ -13,12 +13,9 @@ import { loadTable } from "../../src/analyze/mod.ts";
 import { processState } from "../../src/system/pids.ts";
 import { withServers } from "../_support/servers.ts";
 import { canMount, fill, mountTmpfs, umount } from "../_support/tmpfs.ts";
+import { TASK_PERMISSIONS as PERMISSIONS } from "../_support/kvlab.ts";
+import { ROOT } from "../_support/testdata.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
-// the permissions of `deno task kvlab`, loopback network only
-const PERMISSIONS =
-  "--allow-read --allow-write --allow-env --allow-ffi --allow-sys --allow-run --allow-net=127.0.0.1"
-    .split(" ");
 /** The longest any single wait of these tests may take. */
 const BOUND_MS = 90_000;
 
@@ -132,7 +129,15 @@ function started(gate: string): number[] {
     .map((e) => Number(e.name.slice("started.".length)));
 }
 
-function writePlan(dir: string, urls: string[], extra = ""): string {
+/**
+ * Writes `<dir>/plan.yaml`: SET with 5 clients against each server, `repetitions` times
+ * (default 2) of `requests` requests (default 2,000); returns its path.
+ */
+function writePlan(
+  dir: string,
+  urls: string[],
+  o: { repetitions?: number; requests?: number } = {},
+): string {
   const path = `${dir}/plan.yaml`;
   Deno.writeTextFileSync(
     path,
@@ -140,13 +145,13 @@ function writePlan(dir: string, urls: string[], extra = ""): string {
 servers:
 ${urls.map((u, i) => `  - { name: s${i + 1}, url: "${u}" }`).join("\n")}
 tests: [set]
-requests: 2000
+requests: ${o.requests ?? 2000}
 matrix:
   clients: [5]
-repetitions: 2
+repetitions: ${o.repetitions ?? 2}
 pause_s: 0
 timeout_s: 60
-${extra}`,
+`,
   );
   return path;
 }
@@ -193,71 +198,78 @@ function gone(pid: number): true | undefined {
   return processState(pid).state === "gone" ? true : undefined;
 }
 
-Deno.test("two kvlab run of one plan into one dataset run each cell once", async () => {
+/**
+ * Runs `fn` with two servers, a fresh folder whose gated redis-benchmark holds every cell (see
+ * {@link gatedBenchmark}), and `run`, which starts `kvlab run` of a plan of both servers into
+ * `<dir>/data`; whatever still runs afterwards is killed.
+ */
+async function withGatedPlan(
+  prefix: string,
+  fn: (dir: string, run: () => Kvlab) => Promise<void>,
+): Promise<void> {
   await withServers([{}, {}], async ([a, b]) => {
-    const dir = Deno.makeTempDirSync({ prefix: "kvlab-twice-" });
+    const dir = Deno.makeTempDirSync({ prefix });
     const env = gatedBenchmark(`${dir}/gate`);
+    const plan = writePlan(dir, [a.url, b.url]);
     try {
-      const plan = writePlan(dir, [a.url, b.url]);
-      const first = kvlab(["run", plan, "--data", `${dir}/data`], env);
-      // the first runner's first cell is running (held at the gate)
-      await until(() => started(`${dir}/gate`).length === 1 || undefined, "the first tool");
-      const second = kvlab(["run", plan, "--data", `${dir}/data`], env);
-      // the second runner either waits for that cell (locked) or starts it again (the defect)
-      const seen = await until(
-        () =>
-          /^\[1\/4\] procs\/s1\/\S+: run by another kvlab \(pid \d+ on .+\); waiting for it$/m
-              .test(second.output())
-            ? "waits"
-            : started(`${dir}/gate`).length > 1
-            ? "runs the cell again"
-            : undefined,
-        "the second runner to wait or start",
-      );
-      assert.equal(seen, "waits", second.output());
-      Deno.writeTextFileSync(`${dir}/gate/go`, "");
-      const [r1, r2] = await Promise.all([first.done, second.done]);
-      assert.equal(r1.code, 0, r1.stdout + r1.stderr);
-      assert.equal(r2.code, 0, r2.stdout + r2.stderr);
-      const s = await stored(`${dir}/data`);
-      assert.deepEqual(s.n, [2, 2], "compare n equals repetitions");
-      assert.deepEqual(s.runsPerCell, [1, 1, 1, 1], "one run per cell");
-      assert.ok(s.statuses.every((x) => x === "complete"));
-      assert.deepEqual([...Deno.readDirSync(`${dir}/data/locks/cells`)], [], "locks released");
+      await fn(dir, () => kvlab(["run", plan, "--data", `${dir}/data`], env));
     } finally {
       await stopAll(`${dir}/gate`);
     }
   });
+}
+
+Deno.test("two kvlab run of one plan into one dataset run each cell once", async () => {
+  await withGatedPlan("kvlab-twice-", async (dir, run) => {
+    const first = run();
+    // the first runner's first cell is running (held at the gate)
+    await until(() => started(`${dir}/gate`).length === 1 || undefined, "the first tool");
+    const second = run();
+    // the second runner either waits for that cell (locked) or starts it again (the defect)
+    const seen = await until(
+      () =>
+        /^\[1\/4\] procs\/s1\/\S+: run by another kvlab \(pid \d+ on .+\); waiting for it$/m
+            .test(second.output())
+          ? "waits"
+          : started(`${dir}/gate`).length > 1
+          ? "runs the cell again"
+          : undefined,
+      "the second runner to wait or start",
+    );
+    assert.equal(seen, "waits", second.output());
+    Deno.writeTextFileSync(`${dir}/gate/go`, "");
+    const [r1, r2] = await Promise.all([first.done, second.done]);
+    assert.equal(r1.code, 0, r1.stdout + r1.stderr);
+    assert.equal(r2.code, 0, r2.stdout + r2.stderr);
+    const s = await stored(`${dir}/data`);
+    assert.deepEqual(s.n, [2, 2], "compare n equals repetitions");
+    assert.deepEqual(s.runsPerCell, [1, 1, 1, 1], "one run per cell");
+    assert.ok(s.statuses.every((x) => x === "complete"));
+    assert.deepEqual([...Deno.readDirSync(`${dir}/data/locks/cells`)], [], "locks released");
+  });
 });
 
 Deno.test("kill -9 of kvlab mid-cell leaves no tool running; a resume runs the cell once", async () => {
-  await withServers([{}, {}], async ([a, b]) => {
-    const dir = Deno.makeTempDirSync({ prefix: "kvlab-kill9-" });
-    const env = gatedBenchmark(`${dir}/gate`);
-    try {
-      const plan = writePlan(dir, [a.url, b.url]);
-      const first = kvlab(["run", plan, "--data", `${dir}/data`], env);
-      const [tool] = await until(
-        () => started(`${dir}/gate`).length ? started(`${dir}/gate`) : undefined,
-        "the tool",
-      );
-      assert.equal(processState(tool).state, "running");
-      first.kill("SIGKILL");
-      assert.equal((await first.done).code, 137);
-      // the tool dies with kvlab (it would otherwise wait at the gate for ever): at once where
-      // setpriv gives it a parent-death signal, else when the resume finds its pid file
-      if (hasSetpriv()) await until(() => gone(tool), `tool pid ${tool} to end`);
-      Deno.writeTextFileSync(`${dir}/gate/go`, "");
-      const resume = await kvlab(["run", plan, "--data", `${dir}/data`], env).done;
-      assert.equal(resume.code, 0, resume.stdout + resume.stderr);
-      assert.equal(processState(tool).state, "gone");
-      assert.match(resume.stdout, /^4 cells: 4 complete, 0 skipped/m);
-      const s = await stored(`${dir}/data`);
-      assert.deepEqual(s.n, [2, 2]);
-      assert.deepEqual(s.runsPerCell, [1, 1, 1, 1]);
-    } finally {
-      await stopAll(`${dir}/gate`);
-    }
+  await withGatedPlan("kvlab-kill9-", async (dir, run) => {
+    const first = run();
+    const [tool] = await until(
+      () => started(`${dir}/gate`).length ? started(`${dir}/gate`) : undefined,
+      "the tool",
+    );
+    assert.equal(processState(tool).state, "running");
+    first.kill("SIGKILL");
+    assert.equal((await first.done).code, 137);
+    // the tool dies with kvlab (it would otherwise wait at the gate for ever): at once where
+    // setpriv gives it a parent-death signal, else when the resume finds its pid file
+    if (hasSetpriv()) await until(() => gone(tool), `tool pid ${tool} to end`);
+    Deno.writeTextFileSync(`${dir}/gate/go`, "");
+    const resume = await run().done;
+    assert.equal(resume.code, 0, resume.stdout + resume.stderr);
+    assert.equal(processState(tool).state, "gone");
+    assert.match(resume.stdout, /^4 cells: 4 complete, 0 skipped/m);
+    const s = await stored(`${dir}/data`);
+    assert.deepEqual(s.n, [2, 2]);
+    assert.deepEqual(s.runsPerCell, [1, 1, 1, 1]);
   });
 });
 
@@ -265,11 +277,7 @@ Deno.test("a tool left running by a kvlab that died is stopped before a resume, 
   await withServers([{}], async ([a]) => {
     const dir = Deno.makeTempDirSync({ prefix: "kvlab-orphan-" });
     const data = `${dir}/data`;
-    const plan = writePlan(dir, [a.url]);
-    Deno.writeTextFileSync(
-      plan,
-      Deno.readTextFileSync(plan).replace("repetitions: 2", "repetitions: 1"),
-    );
+    const plan = writePlan(dir, [a.url], { repetitions: 1 });
     // a "tool" in its own process group, as kvlab starts them, and a kvlab that is gone
     const orphan = new Deno.Command("sleep", { args: ["600"], detached: true }).spawn();
     const other = new Deno.Command("sleep", { args: ["600"], detached: true }).spawn();
@@ -329,12 +337,7 @@ Deno.test("SIGHUP stops the tool, stores the partial run as incomplete and exits
   await withServers([{}], async ([a]) => {
     const dir = Deno.makeTempDirSync({ prefix: "kvlab-hup-" });
     const data = `${dir}/data`;
-    const plan = writePlan(dir, [a.url]);
-    Deno.writeTextFileSync(
-      plan,
-      Deno.readTextFileSync(plan).replace("repetitions: 2", "repetitions: 1")
-        .replace("requests: 2000", "requests: 50000000"),
-    );
+    const plan = writePlan(dir, [a.url], { repetitions: 1, requests: 50_000_000 });
     const run = kvlab(["run", plan, "--data", data]);
     await run.waitFor(/^\s+SET: [\d,]+ ops\/s so far/m);
     const [tool] = benchmarksOn(a.port);
@@ -370,11 +373,7 @@ Deno.test({
       try {
         // fill the disk, then give back 12 KiB: room for the lock and pid files, not the output
         fill(mnt, 12);
-        const plan = writePlan(dir, [a.url]);
-        Deno.writeTextFileSync(
-          plan,
-          Deno.readTextFileSync(plan).replace("requests: 2000", "requests: 50000000"),
-        );
+        const plan = writePlan(dir, [a.url], { requests: 50_000_000 });
         const r = await kvlab(["run", plan, "--data", `${mnt}/data`]).done;
         assert.equal(r.code, 1, r.stdout + r.stderr);
         const said = (r.stdout + r.stderr).match(/no space left/gi) ?? [];

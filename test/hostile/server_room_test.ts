@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { loadTable } from "../../src/analyze/mod.ts";
 import { withServers } from "../_support/servers.ts";
-import { kvlab } from "./_cli.ts";
+import { kvlab, kvlabStep, writeSweepPlan } from "./_cli.ts";
 
 Deno.test("hostile: more connections than the server's maxclients allows", async (t) => {
   // maxclients 6: room for 6 clients besides the check's own connection
@@ -16,19 +16,8 @@ Deno.test("hostile: more connections than the server's maxclients allows", async
     const url = `redis://127.0.0.1:${server.port}`;
 
     await t.step("kvlab load --connections 8 exits 2 naming --connections", async () => {
-      const r = await kvlab([
-        "load",
-        "--url",
-        url,
-        "--data",
-        `${dir}/l`,
-        "--rate",
-        "100",
-        "--connections",
-        "8",
-        "--duration",
-        "1",
-      ]);
+      const o = { rate: 100, connections: 8, duration: 1 };
+      const r = await kvlabStep("load", url, `${dir}/l`, o);
       assert.equal(r.code, 2, r.printed);
       assert.match(
         r.stderr,
@@ -38,51 +27,21 @@ Deno.test("hostile: more connections than the server's maxclients allows", async
     });
 
     await t.step("kvlab pubsub with 4 + 4 connections exits 2", async () => {
-      const r = await kvlab([
-        "pubsub",
-        "--url",
-        url,
-        "--data",
-        `${dir}/p`,
-        "--rate",
-        "100",
-        "--publishers",
-        "4",
-        "--subscribers",
-        "4",
-        "--duration",
-        "1",
-      ]);
+      const o = { rate: 100, publishers: 4, subscribers: 4, duration: 1 };
+      const r = await kvlabStep("pubsub", url, `${dir}/p`, o);
       assert.equal(r.code, 2, r.printed);
       assert.match(r.stderr, /invalid --publishers \+ --subscribers: 8 \(.* maxclients 6/);
       assert.throws(() => Deno.statSync(`${dir}/p/batches`), "nothing stored");
     });
 
     await t.step("kvlab load within the room runs", async () => {
-      const r = await kvlab([
-        "load",
-        "--url",
-        url,
-        "--data",
-        `${dir}/ok`,
-        "--rate",
-        "50",
-        "--connections",
-        "4",
-        "--duration",
-        "1",
-      ]);
+      const o = { rate: 50, connections: 4, duration: 1 };
+      const r = await kvlabStep("load", url, `${dir}/ok`, o);
       assert.equal(r.code, 0, r.printed);
     });
 
     await t.step("a plan's cell with too many clients fails at once with the message", async () => {
-      const plan = `${dir}/plan.yaml`;
-      Deno.writeTextFileSync(
-        plan,
-        `name: room\nkind: latency-sweep\nservers:\n  - { name: a, url: "${url}" }\n` +
-          "repetitions: 1\ntimeout_s: 30\n" +
-          "sweep: {engine: kvlab, threads: 1, clients: 8, rates: [100], step_s: 1, keys: 100}\n",
-      );
+      const plan = writeSweepPlan(dir, url, { name: "room", clients: 8, rate: 100 });
       const r = await kvlab(["run", plan, "--data", `${dir}/plan`]);
       assert.equal(r.code, 1, r.printed);
       const runs = loadTable(`${dir}/plan`, "runs");

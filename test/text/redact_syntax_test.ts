@@ -2,19 +2,19 @@
 // redaction leaves alone, while credentials in real URLs, even bracketed, are still hidden.
 import assert from "node:assert/strict";
 import { redactText, redactUrl } from "../../src/collect/mod.ts";
+import { ROOT } from "../_support/testdata.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
+/** URL syntax as usage texts write it: placeholders in brackets, no credentials. */
+const USAGE_SYNTAX = [
+  "expected redis://[user:password@]host[:port][/db], rediss://…",
+  "redis://[:password@]host[:port] (plain TCP)",
+  "redis[s]://[user[:pass]@]host[:port][/db]",
+  "redis://[username:pw@]host",
+];
 
 Deno.test("redactUrl() keeps usage syntax and hides credentials", async (t) => {
   await t.step("placeholders are kept", () => {
-    for (
-      const text of [
-        "expected redis://[user:password@]host[:port][/db], rediss://…",
-        "redis://[:password@]host[:port] (plain TCP)",
-        "redis[s]://[user[:pass]@]host[:port][/db]",
-        "redis://[username:pw@]host",
-      ]
-    ) {
+    for (const text of USAGE_SYNTAX) {
       assert.equal(redactUrl(text), text);
       assert.equal(redactText(text), text);
     }

@@ -18,8 +18,10 @@ import {
 import { buildCli } from "../../../src/cli.ts";
 import { withServers } from "../../_support/servers.ts";
 
-const ROOT = new URL("../../../", import.meta.url).pathname;
-const PUBLISHED = `${ROOT}data/raw/fixed-rate-latency/published-tables.md`;
+import {
+  PUBLISHED_TABLES as PUBLISHED,
+  REDIS_816_VERDICTS,
+} from "../../_support/published_sweep.ts";
 
 Deno.test("kvlab sweep prints seed 000's three tables cell for cell", async () => {
   const data = Deno.makeTempDirSync({ prefix: "kvlab-published-" });
@@ -41,16 +43,7 @@ Deno.test("kvlab sweep prints seed 000's three tables cell for cell", async () =
   );
   const t = sweepTable(data);
   const redis = t.filter(pl.col("label").eq(pl.lit("Redis 1 thread")));
-  assert.deepEqual(redis.getColumn("verdict").toArray().slice(0, 8), [
-    "sustained",
-    "sustained",
-    "sustained",
-    "NS",
-    "skipped",
-    "skipped",
-    "skipped",
-    "skipped",
-  ]);
+  assert.deepEqual(redis.getColumn("verdict").toArray().slice(0, 8), REDIS_816_VERDICTS);
   let csv = "";
   await buildCli((s) => (csv += s), () => {}).parseAsync(
     ["sweep", "--data", data, "--format", "csv"],

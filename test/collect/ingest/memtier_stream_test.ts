@@ -20,18 +20,15 @@ import { decodeText } from "../../../src/text/decode.ts";
 import { redactText } from "../../../src/text/redact.ts";
 import { utf16 } from "../../_support/utf16.ts";
 import { Dataset } from "../../../src/store/dataset.ts";
+import {
+  MEMTIER_RUNS,
+  MEMTIER_SIGINT_RUN,
+  MEMTIER_SIGKILL_RUN,
+  TESTDATA as DATA,
+} from "../../_support/testdata.ts";
 
-const DATA = new URL("../../testdata/", import.meta.url).pathname;
 const FIXTURES = [
-  "corpus/memtier_2.3.0_redis-7.0.15_t2c10-ratio1-10-d256-test10s.json",
-  "corpus/memtier_2.3.0_redis-7.0.15_t2c10-ratelimit500-test10s.json",
-  "corpus/memtier_2.3.0_redis-7.0.15_t2c10-runcount2-test5s.json",
-  "real/memtier-2.3.0_redis-7.0.15_runcount3-allruns.json",
-  "real/memtier-2.3.0_redis-7.0.15_ratelimit100-pct4.json",
-  "real/memtier-2.3.0_redis-7.0.15_sigint-at-1.5s.json",
-  "real/memtier-2.3.0_redis-7.0.15_sigkill-at-1.5s.json",
-  "real/memtier-2.3.0_valkey-8.0.1_t2c5-pipeline4-requests2000.json",
-  "real/memtier-2.3.0_valkey-8.0.1_command-set-incr.json",
+  ...[...MEMTIER_RUNS, MEMTIER_SIGINT_RUN, MEMTIER_SIGKILL_RUN].map((run) => run + ".json"),
   "hostile/memtier-2.3.0_authenticate.json",
   "hostile/memtier-2.3.0_authenticate-unescaped.json",
   "hostile/utf16le-bom-memtier-2.3.0-json.json",

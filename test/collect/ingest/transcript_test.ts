@@ -13,8 +13,11 @@ import {
 import { type Block, BlockSplitter } from "../../../src/collect/ingest/_blocks.ts";
 import { isScriptBanner, readScriptBanner, splitLines } from "../../../src/text/lines.ts";
 
-const SEEDS = new URL("../../testdata/seeds/", import.meta.url).pathname;
-const REAL = new URL("../../testdata/real/", import.meta.url).pathname;
+import { csvRow } from "../../_support/redis_benchmark.ts";
+import { TESTDATA } from "../../_support/testdata.ts";
+
+const SEEDS = TESTDATA + "seeds/";
+const REAL = TESTDATA + "real/";
 
 function benchmarkBlocks(text: string): TranscriptBlock[] {
   return splitTranscript(text).filter((b) =>
@@ -106,19 +109,7 @@ Deno.test("splitTranscript() with seed 003: RDMA and TCP reports", () => {
   const tcp = parseBlock(tcpBlock);
   assert.equal(parseBenchmarkArgs(rdmaBlock.command!.parsed.args).transport, "rdma");
   assert.equal(parseBenchmarkArgs(tcpBlock.command!.parsed.args).transport, "tcp");
-  const row = (r: typeof rdma) =>
-    r.tests.map((
-      t,
-    ) => [
-      t.test,
-      t.opsPerSec,
-      t.avgLatencyMs,
-      t.minLatencyMs,
-      t.p50LatencyMs,
-      t.p95LatencyMs,
-      t.p99LatencyMs,
-      t.maxLatencyMs,
-    ]);
+  const row = (r: typeof rdma) => r.tests.map(csvRow);
   assert.deepEqual(row(rdma), [
     ["PING_INLINE", 519426.53, 0.056, 0.000, 0.055, 0.079, 0.087, 374.271],
     ["PING_MBULK", 579642.94, 0.050, 0.000, 0.055, 0.063, 0.071, 387.839],

@@ -3,14 +3,40 @@
 // margins, and the one sub-millisecond claim gets up to three attempts.
 import assert from "node:assert/strict";
 import { Redis } from "ioredis";
-import { type OpenLoopResult, preloadKeys, runOpenLoop } from "../../../src/collect/loadgen/mod.ts";
+import {
+  type OpenLoopOptions,
+  type OpenLoopResult,
+  preloadKeys,
+  runOpenLoop,
+} from "../../../src/collect/loadgen/mod.ts";
 import { commandsProcessed, withServers } from "../../_support/servers.ts";
-import { runWithoutFfi } from "../../_support/no_ffi.ts";
+import type { LocalServer } from "../../../src/collect/redis_server.ts";
+import { assertFallsBackWithoutFfi } from "../../_support/no_ffi.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * Runs `fn` with a redis-server that takes DEBUG (a side connection's `DEBUG SLEEP` stalls it)
+ * and that side connection, ready.
+ */
+function withDebugServer(fn: (server: LocalServer, side: Redis) => Promise<void>): Promise<void> {
+  return withServers([{ args: ["--enable-debug-command", "yes"] }], async ([server]) => {
+    const side = new Redis(server.port, "127.0.0.1");
+    try {
+      await side.ping();
+      await fn(server, side);
+    } finally {
+      side.disconnect();
+    }
+  });
+}
+
 // every case runs on both engines: the epoll loop by FFI and Deno's TCP
 for (const engine of ["ffi", "deno"] as const) {
+  /** runOpenLoop() on this engine against a port. */
+  const openLoop = (port: number, o: Omit<OpenLoopOptions, "engine" | "port">) =>
+    runOpenLoop({ engine, port, ...o });
+
   Deno.test({
     name: `runOpenLoop() against an idle redis-server [${engine}]`,
     sanitizeResources: true,
@@ -21,9 +47,7 @@ for (const engine of ["ffi", "deno"] as const) {
         const subMillisecondP50 = async (kernelTimestamps: boolean) => {
           const tries: string[] = [];
           for (let attempt = 0; attempt < 3; attempt++) {
-            const r = await runOpenLoop({
-              engine,
-              port: server.port,
+            const r = await openLoop(server.port, {
               requestedOpsPerSec: 1000,
               connections: 10,
               durationS: 2,
@@ -67,9 +91,7 @@ for (const engine of ["ffi", "deno"] as const) {
             try {
               assert.equal(await redis.dbsize(), 5000);
               await redis.config("RESETSTAT");
-              const r = await runOpenLoop({
-                engine,
-                port: server.port,
+              const r = await openLoop(server.port, {
                 requestedOpsPerSec: 2000,
                 connections: 8,
                 durationS: 2,
@@ -97,9 +119,7 @@ for (const engine of ["ffi", "deno"] as const) {
 
         await t.step("rejects with TimedOut at its hard deadline and leaks nothing", async () => {
           await assert.rejects(
-            runOpenLoop({
-              engine,
-              port: server.port,
+            openLoop(server.port, {
               requestedOpsPerSec: 100,
               connections: 2,
               durationS: 5,
@@ -113,96 +133,74 @@ for (const engine of ["ffi", "deno"] as const) {
   });
 
   Deno.test(`runOpenLoop() corrects for coordinated omission on a stalling server [${engine}]`, async () => {
-    await withServers([{ args: ["--enable-debug-command", "yes"] }], async ([server]) => {
-      const side = new Redis(server.port, "127.0.0.1");
-      try {
-        await side.ping();
-        const run = runOpenLoop({
-          engine,
-          port: server.port,
-          requestedOpsPerSec: 1000,
-          connections: 5,
-          durationS: 3,
-        });
-        // one 200 ms stall in each second of the run
-        for (let s = 0; s < 3; s++) {
-          await sleep(s === 0 ? 400 : 800);
-          await side.call("DEBUG", "SLEEP", "0.2");
-        }
-        const r = await run;
-        assertSeries(r);
-        assert.equal(r.errors, 0);
-        // the stalls are 20 % of the time: from the intended time, the slowest 1 % waited most
-        // of a stall; from the actual send, only the few requests caught in flight did
-        assert.ok(r.fromIntended.p99Ms >= 150, `p99 from intended ${r.fromIntended.p99Ms} ms`);
-        assert.ok(
-          r.fromSend.p99Ms < r.fromIntended.p99Ms / 3,
-          `p99 from send ${r.fromSend.p99Ms} ms ≪ from intended ${r.fromIntended.p99Ms} ms`,
-        );
-        assert.ok(r.fromSend.maxMs >= 150, "the requests in flight during a stall saw it");
-        // the generator itself was not late: waiting for a stalled reply is not lateness
-        assert.ok(
-          r.lateness.p99Ms < r.fromIntended.p99Ms / 3,
-          `send lateness p99 ${r.lateness.p99Ms} ms`,
-        );
-      } finally {
-        side.disconnect();
+    await withDebugServer(async (server, side) => {
+      const run = openLoop(server.port, { requestedOpsPerSec: 1000, connections: 5, durationS: 3 });
+      // one 200 ms stall in each second of the run
+      for (let s = 0; s < 3; s++) {
+        await sleep(s === 0 ? 400 : 800);
+        await side.call("DEBUG", "SLEEP", "0.2");
       }
+      const r = await run;
+      assertSeries(r);
+      assert.equal(r.errors, 0);
+      // the stalls are 20 % of the time: from the intended time, the slowest 1 % waited most
+      // of a stall; from the actual send, only the few requests caught in flight did
+      assert.ok(r.fromIntended.p99Ms >= 150, `p99 from intended ${r.fromIntended.p99Ms} ms`);
+      assert.ok(
+        r.fromSend.p99Ms < r.fromIntended.p99Ms / 3,
+        `p99 from send ${r.fromSend.p99Ms} ms ≪ from intended ${r.fromIntended.p99Ms} ms`,
+      );
+      assert.ok(r.fromSend.maxMs >= 150, "the requests in flight during a stall saw it");
+      // the generator itself was not late: waiting for a stalled reply is not lateness
+      assert.ok(
+        r.lateness.p99Ms < r.fromIntended.p99Ms / 3,
+        `send lateness p99 ${r.lateness.p99Ms} ms`,
+      );
     });
   });
 
   Deno.test(`runOpenLoop() sends what a full socket did not take once the server reads [${engine}]`, async () => {
-    await withServers([{ args: ["--enable-debug-command", "yes"] }], async ([server]) => {
-      const side = new Redis(server.port, "127.0.0.1");
-      try {
-        await side.ping();
-        // 1 MiB SETs, 16 in flight, while the server sleeps and reads nothing: far more than
-        // the sockets' buffers take, so sends are left for EPOLLOUT, then go in order
-        const run = runOpenLoop({
-          engine,
-          port: server.port,
-          requestedOpsPerSec: 40,
-          connections: 1,
-          pipeline: 16,
-          ratio: "1:0",
-          valueSize: 1 << 20,
-          durationS: 1.5,
-          drainS: 10,
-        });
-        await sleep(100);
-        await side.call("DEBUG", "SLEEP", "1");
-        const r = await run;
-        assert.equal(r.errors, 0, `errors: ${r.errorSamples.join("; ")}`);
-        assert.equal(r.disconnects, 0);
-        assert.equal(r.unanswered, 0);
-        assert.equal(r.completed, r.sent);
-        // sending went on once the server read (more than the first pipeline's 16); how many
-        // more of the 60 fit in the window depends on how fast it drains 16 MiB: not assumed
-        // (one run in nine sent 29 on a 2-core machine)
-        assert.ok(r.sent > 16, `sent ${r.sent} of 60`);
-        assert.ok(r.fromIntended.maxMs >= 500, "requests waited for the sleeping server");
-        // the machine's timer, measured before the step by the engine that sleeps: sleeps as
-        // long as the gap between sends (25 ms at 40/s), at most 20 ms, for at most 0.5 s
-        if (engine === "ffi") {
-          assert.equal(r.timer?.gapUs, 20_000);
-          assert.ok(r.timer.sleeps >= 1 && r.timer.sleeps <= 25, `${r.timer.sleeps} sleeps`);
-          assert.ok(r.timer.cpuUsPerSleep > 0);
-        } else assert.equal(r.timer, null);
-        // the bytes went whole and in order: every value stored is 1 MiB
-        const keys = await side.keys("key:*");
-        assert.ok(keys.length > 0);
-        for (const k of keys) assert.equal(await side.strlen(k), 1 << 20, k);
-      } finally {
-        side.disconnect();
-      }
+    await withDebugServer(async (server, side) => {
+      // 1 MiB SETs, 16 in flight, while the server sleeps and reads nothing: far more than
+      // the sockets' buffers take, so sends are left for EPOLLOUT, then go in order
+      const run = openLoop(server.port, {
+        requestedOpsPerSec: 40,
+        connections: 1,
+        pipeline: 16,
+        ratio: "1:0",
+        valueSize: 1 << 20,
+        durationS: 1.5,
+        drainS: 10,
+      });
+      await sleep(100);
+      await side.call("DEBUG", "SLEEP", "1");
+      const r = await run;
+      assert.equal(r.errors, 0, `errors: ${r.errorSamples.join("; ")}`);
+      assert.equal(r.disconnects, 0);
+      assert.equal(r.unanswered, 0);
+      assert.equal(r.completed, r.sent);
+      // sending went on once the server read (more than the first pipeline's 16); how many
+      // more of the 60 fit in the window depends on how fast it drains 16 MiB: not assumed
+      // (one run in nine sent 29 on a 2-core machine)
+      assert.ok(r.sent > 16, `sent ${r.sent} of 60`);
+      assert.ok(r.fromIntended.maxMs >= 500, "requests waited for the sleeping server");
+      // the machine's timer, measured before the step by the engine that sleeps: sleeps as
+      // long as the gap between sends (25 ms at 40/s), at most 20 ms, for at most 0.5 s
+      if (engine === "ffi") {
+        assert.equal(r.timer?.gapUs, 20_000);
+        assert.ok(r.timer.sleeps >= 1 && r.timer.sleeps <= 25, `${r.timer.sleeps} sleeps`);
+        assert.ok(r.timer.cpuUsPerSleep > 0);
+      } else assert.equal(r.timer, null);
+      // the bytes went whole and in order: every value stored is 1 MiB
+      const keys = await side.keys("key:*");
+      assert.ok(keys.length > 0);
+      for (const k of keys) assert.equal(await side.strlen(k), 1 << 20, k);
     });
   });
 
   Deno.test(`runOpenLoop() counts a server that goes away as disconnects and errors [${engine}]`, async () => {
     await withServers([{}], async ([server]) => {
-      const run = runOpenLoop({
-        engine,
-        port: server.port,
+      const run = openLoop(server.port, {
         requestedOpsPerSec: 500,
         connections: 4,
         durationS: 2,
@@ -225,9 +223,7 @@ for (const engine of ["ffi", "deno"] as const) {
 
   Deno.test(`runOpenLoop() authenticates with a password, and counts error replies [${engine}]`, async () => {
     await withServers([{ password: "s3cret" }], async ([server]) => {
-      const denied = await runOpenLoop({
-        engine,
-        port: server.port,
+      const denied = await openLoop(server.port, {
         requestedOpsPerSec: 100,
         connections: 1,
         durationS: 0.3,
@@ -235,9 +231,7 @@ for (const engine of ["ffi", "deno"] as const) {
       assert.equal(denied.completed, 0);
       assert.equal(denied.errors, denied.sent);
       assert.match(denied.errorSamples[0], /^NOAUTH/);
-      const r = await runOpenLoop({
-        engine,
-        port: server.port,
+      const r = await openLoop(server.port, {
         password: "s3cret",
         requestedOpsPerSec: 200,
         connections: 2,
@@ -267,22 +261,11 @@ function assertSeries(r: OpenLoopResult): void {
 
 Deno.test("runOpenLoop() falls back to the deno engine without --allow-ffi", async () => {
   await withServers([{}], async ([server]) => {
-    const mod = new URL("../../../src/collect/loadgen/open_loop.ts", import.meta.url).href;
-    const got = await runWithoutFfi<
-      { engine: string; note: string; completed: number; forced: string }
-    >(
-      `import { runOpenLoop } from ${JSON.stringify(mod)};\n` +
-        `const o = { port: ${server.port}, requestedOpsPerSec: 200, connections: 2, ` +
-        `durationS: 0.3 };\n` +
-        `const r = await runOpenLoop(o);\n` +
-        `let forced = "";\n` +
-        `try { await runOpenLoop({ ...o, engine: "ffi" }); } catch (e) { forced = e.name; }\n` +
-        `console.log(JSON.stringify({ engine: r.engine, note: r.engineNote, ` +
-        `completed: r.completed, forced }));\n`,
+    await assertFallsBackWithoutFfi(
+      new URL("../../../src/collect/loadgen/open_loop.ts", import.meta.url),
+      "runOpenLoop",
+      `{ port: ${server.port}, requestedOpsPerSec: 200, connections: 2, durationS: 0.3 }`,
+      "completed",
     );
-    assert.equal(got.engine, "deno");
-    assert.match(got.note, /no FFI permission/);
-    assert.ok(got.completed > 0);
-    assert.equal(got.forced, "NotSupported", "engine ffi asked for and not usable: refused");
   });
 });

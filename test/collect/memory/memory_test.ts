@@ -24,10 +24,10 @@ import {
   toSvg,
 } from "../../../src/analyze/mod.ts";
 import { walk, withServers } from "../../_support/servers.ts";
+import { kvlabProcess } from "../../_support/kvlab.ts";
+import { ROOT, TESTDATA as DATA } from "../../_support/testdata.ts";
 
-const ROOT = new URL("../../../", import.meta.url).pathname;
-const SHARED = `${ROOT}test/testdata/corpus/`;
-const DATA = `${ROOT}test/testdata/`;
+const SHARED = `${DATA}corpus/`;
 const MiB = 1024 * 1024;
 
 Deno.test("parseInfo() reads INFO, human sizes and Valkey's identity", () => {
@@ -290,14 +290,11 @@ Deno.test("docker sampler: a fake docker on PATH, and no engine", async () => {
       plan,
       `name: mem\nkind: memory\nservers:\n  - { name: redis, url: "${s.url}", container: mem-redis }\nmemory:\n  key_counts: [5000, 10000]\n  flush: true\n`,
     );
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", `${ROOT}src/cli.ts`, "run", plan, "--data", `${dir}/data`],
+    const out = await kvlabProcess(["run", plan, "--data", `${dir}/data`], {
       env: { PATH: `${dir}/bin:${Deno.env.get("PATH")}` },
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const text = new TextDecoder().decode(out.stdout);
-    assert.equal(out.code, 0, text + new TextDecoder().decode(out.stderr));
+    });
+    const text = out.stdout;
+    assert.equal(out.code, 0, out.printed);
     assert.match(text, /^ {2}fill: 10,000 \/ 10,000 keys$/m);
     assert.match(text, /→ complete: 2 steps/);
     const m = loadTable(`${dir}/data`, "memory");
@@ -411,26 +408,10 @@ Deno.test("standalone INFO, DBSIZE, docker stats and latency captures ingest as 
 Deno.test("kvlab sample: bounded INFO/RSS sampling of a live server", async () => {
   await withServers([{}], async ([s]) => {
     const dir = Deno.makeTempDirSync({ prefix: "kvlab-sample-" });
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        `${ROOT}src/cli.ts`,
-        "sample",
-        "--url",
-        s.url,
-        "--data",
-        `${dir}/data`,
-        "--interval",
-        "0.2",
-        "--duration",
-        "0.7",
-      ],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const text = new TextDecoder().decode(out.stdout);
-    assert.equal(out.code, 0, text + new TextDecoder().decode(out.stderr));
+    const sample = ["sample", "--url", s.url, "--data", `${dir}/data`];
+    const out = await kvlabProcess([...sample, "--interval", "0.2", "--duration", "0.7"]);
+    const text = out.stdout;
+    assert.equal(out.code, 0, out.printed);
     // every 0.2 s within 0.7 s: at most 4 samples (at 0, 0.2, 0.4, 0.6 s); fewer when a sample
     // is slow on a loaded machine, never none
     const count = Number(/^complete: (\d+) samples?, run \S+$/m.exec(text)?.[1]);
@@ -443,25 +424,10 @@ Deno.test("kvlab sample: bounded INFO/RSS sampling of a live server", async () =
     // is after the one before it ended: so that one ended before 0.7 s
     assert.ok(t.length < 2 || t.at(-2)! <= 0.7, `bounded by --duration: ${t}`);
     assert.ok(m.getColumn("process_rss_bytes").toArray().every((x) => (x as number) > 1e6));
-    const bad = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        `${ROOT}src/cli.ts`,
-        "sample",
-        "--url",
-        s.url,
-        "--data",
-        `${dir}/data`,
-        "--duration",
-        "100000",
-      ],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
+    const bad = await kvlabProcess([...sample, "--duration", "100000"]);
     assert.notEqual(bad.code, 0);
     assert.match(
-      new TextDecoder().decode(bad.stderr),
+      bad.stderr,
       /invalid --duration: 100000 \(expected seconds above 0 and at most 86400\)/,
     );
   });

@@ -326,15 +326,8 @@ Deno.test("a live memtier plan killed in the middle resumes without doing a cell
     assert.equal(runs.height, 3); // the interrupted run stays as the record of what happened
 
     const cmp = await cli([
-      "compare",
-      "--data",
-      `${dir}/data`,
-      "--by",
-      "label",
-      "--baseline",
-      "redis",
-      "--format",
-      "json",
+      ...["compare", "--data", `${dir}/data`],
+      ...["--by", "label", "--baseline", "redis", "--format", "json"],
     ]);
     assert.equal(cmp.code, 0, cmp.out + cmp.err);
     const rows = JSON.parse(cmp.out) as { test: string; label: string }[];

@@ -5,16 +5,15 @@ import { readSystemFiles } from "../../../src/system/proc.ts";
 import assert from "node:assert/strict";
 import { loadTable } from "../../../src/analyze/mod.ts";
 import {
-  DenoProcessRunner,
   parsePlan,
   PlanError,
-  type ProcessRunner,
   runPlan,
   type StudyEvent,
   ToolNotFoundError,
 } from "../../../src/collect/mod.ts";
-import { findTool } from "../../../src/collect/tools/find.ts";
+import { recordingRunner } from "../../_support/runners.ts";
 import { withServers } from "../../_support/servers.ts";
+import { missingOutsideCi } from "../../_support/tools.ts";
 
 const plan = (url: string, extra: string) =>
   `name: pin
@@ -132,33 +131,27 @@ Deno.test("runPlan() pinned: a tool that is not installed is ToolNotFoundError, 
 
 Deno.test({
   name: "runPlan() runs redis-benchmark pinned: taskset -c 0, its Cpus_allowed_list is 0",
-  ignore: (findTool("redis-benchmark") === null || findTool("taskset") === null) &&
-    Deno.env.get("CI") !== "true",
+  ignore: missingOutsideCi("redis-benchmark", "taskset"),
   fn: async () => {
     await withServers([{}], async ([server]) => {
       const dir = Deno.makeTempDirSync({ prefix: "kvlab-cpus-" });
       const p = parsePlan(plan(server.url, "cpus: { client: 0 }\ntimeout_s: 120\n"), "p.yaml");
-      const real = new DenoProcessRunner();
-      const argvs: string[][] = [];
       const allowed: string[] = [];
       // on the tool's first output (a progress line: it is still running), find it in /proc
       // by its command line and read the CPUs it may run on
-      const runner: ProcessRunner = {
-        run: (o) => {
-          argvs.push([...o.argv]);
-          let looked = false;
-          return real.run({
-            ...o,
-            onStdout: (chunk) => {
-              if (!looked && o.argv.includes("-n")) {
-                looked = true;
-                allowed.push(...cpusOf(o.argv.slice(3)));
-              }
-              o.onStdout?.(chunk);
-            },
-          });
-        },
-      };
+      const { runner, argvs } = recordingRunner((o) => {
+        let looked = false;
+        return {
+          ...o,
+          onStdout: (chunk) => {
+            if (!looked && o.argv.includes("-n")) {
+              looked = true;
+              allowed.push(...cpusOf(o.argv.slice(3)));
+            }
+            o.onStdout?.(chunk);
+          },
+        };
+      });
       const events: StudyEvent[] = [];
       const result = await runPlan(p, {
         data: `${dir}/data`,
@@ -202,8 +195,7 @@ function cpusOf(argv: readonly string[]): string[] {
 
 Deno.test({
   name: "runPlan() runs memtier_benchmark and its preload pinned: taskset -c 0",
-  ignore: (findTool("memtier_benchmark") === null || findTool("taskset") === null) &&
-    Deno.env.get("CI") !== "true",
+  ignore: missingOutsideCi("memtier_benchmark", "taskset"),
   fn: async () => {
     await withServers([{}], async ([server]) => {
       // the server on CPU 1 (all its threads), the client tools on CPU 0: they share none,
@@ -231,14 +223,7 @@ memtier:
 `,
         "m.yaml",
       );
-      const real = new DenoProcessRunner();
-      const argvs: string[][] = [];
-      const runner: ProcessRunner = {
-        run: (o) => {
-          argvs.push([...o.argv]);
-          return real.run(o);
-        },
-      };
+      const { runner, argvs } = recordingRunner();
       const result = await runPlan(p, { data: `${dir}/data`, runner });
       assert.equal(result.complete, 1);
       const memtier = argvs.filter((a) => a.some((w) => w.endsWith("memtier_benchmark")));

@@ -7,7 +7,6 @@ import { loadResults, loadTable } from "../../../src/analyze/load.ts";
 import { sweepTable } from "../../../src/analyze/sweep/sweep.ts";
 import {
   DenoProcessRunner,
-  findTool,
   MAX_PLAN_CELLS,
   memtierRows,
   newRunId,
@@ -20,6 +19,7 @@ import {
 } from "../../../src/collect/mod.ts";
 import { runRow } from "../../../src/collect/_rows.ts";
 import { withServers } from "../../_support/servers.ts";
+import { toolOrSkip } from "../../_support/tools.ts";
 import { Dataset } from "../../../src/store/dataset.ts";
 
 const ROOT = new URL("../../../", import.meta.url).pathname;
@@ -144,15 +144,7 @@ function storeMemtierJson(text: string, data: string): void {
 }
 
 /** memtier, or null (with one line saying what is skipped) when it is missing. */
-function memtier(test: string): string | null {
-  const m = findTool("memtier_benchmark");
-  if (m) return m;
-  const why = "memtier_benchmark not found on PATH or in the kvlab tools cache";
-  if (Deno.env.get("CI") === "true") throw new Error(`${test}: ${why}`);
-  // deno-lint-ignore no-console
-  console.log(`skipped: ${test}: ${why}`);
-  return null;
-}
+const memtier = (test: string) => toolOrSkip("memtier_benchmark", test);
 
 Deno.test("a live memtier sweep, and its memtier JSON files alone, label every step", async () => {
   const tool = memtier("live memtier sweep");

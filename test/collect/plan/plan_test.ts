@@ -15,8 +15,8 @@ import {
   type StudyEvent,
   type StudyPlan,
 } from "../../../src/collect/mod.ts";
+import { ROOT } from "../../_support/testdata.ts";
 
-const ROOT = new URL("../../../", import.meta.url).pathname;
 const EXAMPLES = [
   "examples/plan.yaml",
   "examples/client-scaling.yaml",

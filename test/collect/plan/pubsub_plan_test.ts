@@ -6,7 +6,7 @@ import { loadTable } from "../../../src/analyze/load.ts";
 import { sweepTable } from "../../../src/analyze/sweep/sweep.ts";
 import { type CollectedRun, parsePlan, runPlan } from "../../../src/collect/mod.ts";
 import { type LocalServer, startLocalServer } from "../../../src/collect/redis_server.ts";
-import { findTool } from "../../../src/collect/tools/find.ts";
+import { toolOrSkip } from "../../_support/tools.ts";
 
 const PLAN = (servers: string) => `
 name: ps
@@ -23,13 +23,8 @@ pubsub:
 `;
 
 Deno.test("a pubsub plan sweeps Redis and Valkey, stops each sweep at its first NS, stores every table", async () => {
-  const valkey = findTool("valkey-server");
-  if (!valkey) {
-    if (Deno.env.get("CI") === "true") throw new Error("valkey-server not built");
-    // deno-lint-ignore no-console
-    console.log("skipped: pubsub plan: valkey-server not in the kvlab tools cache");
-    return;
-  }
+  const valkey = toolOrSkip("valkey-server", "pubsub plan");
+  if (!valkey) return;
   const started: LocalServer[] = [];
   try {
     started.push(await startLocalServer(), await startLocalServer({ program: valkey }));

@@ -2,45 +2,39 @@
 // (it would wait out the whole timeout_s) and the cell fails with the connection error. Real
 // redis-benchmark, real closed port; the runner is the real one, recorded.
 import assert from "node:assert/strict";
-import {
-  DenoProcessRunner,
-  parsePlan,
-  type ProcessRunner,
-  runPlan,
-  type StudyEvent,
-} from "../../../src/collect/mod.ts";
+import { parsePlan, runPlan, type StudyEvent } from "../../../src/collect/mod.ts";
 import { findTool } from "../../../src/collect/tools/find.ts";
+import { recordingRunner } from "../../_support/runners.ts";
 import { closedPort } from "../../_support/servers.ts";
+import { missingOutsideCi } from "../../_support/tools.ts";
 
-Deno.test({
-  name: "runPlan() skips the warm-up of a cell whose server does not answer",
-  ignore: findTool("redis-benchmark") === null && Deno.env.get("CI") !== "true",
-  fn: async () => {
-    const dir = Deno.makeTempDirSync({ prefix: "kvlab-warmup-down-" });
-    // timeout_s is short so that, should the warm-up run, the test ends (and fails) soon
-    const plan = parsePlan(
-      `name: down
+/**
+ * A one-cell redis-benchmark plan against a closed port, with `extra` lines; `timeout_s` is
+ * short so that, should a step wait for the server, the test ends (and fails) soon.
+ */
+const downPlan = (name: string, extra: string) =>
+  parsePlan(
+    `name: ${name}
 servers:
   - { name: down, url: "redis://127.0.0.1:${closedPort()}" }
 tests: [set]
 requests: 1000
-warmup_requests: 100000
 matrix:
   clients: [1]
 repetitions: 1
 pause_s: 0
 timeout_s: 5
-`,
-      `${dir}/plan.yaml`,
-    );
-    const real = new DenoProcessRunner();
-    const argvs: string[][] = [];
-    const runner: ProcessRunner = {
-      run: (o) => {
-        argvs.push([...o.argv]);
-        return real.run(o);
-      },
-    };
+${extra}`,
+    "plan.yaml",
+  );
+
+Deno.test({
+  name: "runPlan() skips the warm-up of a cell whose server does not answer",
+  ignore: missingOutsideCi("redis-benchmark"),
+  fn: async () => {
+    const dir = Deno.makeTempDirSync({ prefix: "kvlab-warmup-down-" });
+    const plan = downPlan("down", "warmup_requests: 100000\n");
+    const { runner, argvs } = recordingRunner();
     const events: StudyEvent[] = [];
     const result = await runPlan(plan, {
       data: `${dir}/data`,
@@ -68,21 +62,7 @@ Deno.test({
     // a tools cache as .ci/install lays it out, holding (a link to) a benchmark binary
     Deno.mkdirSync(`${dir}/tools/valkey-8.0.1`, { recursive: true });
     Deno.symlinkSync(findTool("redis-benchmark")!, `${dir}/tools/valkey-8.0.1/valkey-benchmark`);
-    const plan = parsePlan(
-      `name: cache
-servers:
-  - { name: down, url: "redis://127.0.0.1:${closedPort()}" }
-tool: valkey-benchmark
-tests: [set]
-requests: 1000
-matrix:
-  clients: [1]
-repetitions: 1
-pause_s: 0
-timeout_s: 5
-`,
-      `${dir}/plan.yaml`,
-    );
+    const plan = downPlan("cache", "tool: valkey-benchmark\n");
     const before = Deno.env.get("KVLAB_TOOLS_DIR");
     Deno.env.set("KVLAB_TOOLS_DIR", `${dir}/tools`);
     try {

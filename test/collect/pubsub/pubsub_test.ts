@@ -4,10 +4,14 @@
 // and Deno's TCP (on the calling thread).
 import assert from "node:assert/strict";
 import { Redis } from "ioredis";
-import { type PubSubResult, runPubSub } from "../../../src/collect/pubsub/mod.ts";
+import {
+  type PubSubOptions,
+  type PubSubResult,
+  runPubSub,
+} from "../../../src/collect/pubsub/mod.ts";
 import { type LocalServer, startLocalServer } from "../../../src/collect/redis_server.ts";
 import { findTool } from "../../../src/collect/tools/find.ts";
-import { runWithoutFfi } from "../../_support/no_ffi.ts";
+import { assertFallsBackWithoutFfi } from "../../_support/no_ffi.ts";
 import { runOpenLoop } from "../../../src/collect/loadgen/mod.ts";
 
 /** Runs `fn` with a redis-server and (when built) a valkey-server, stopped by PID afterwards. */
@@ -29,6 +33,41 @@ const ENGINES = ["ffi", "deno"] as const;
 const describe = (r: PubSubResult) =>
   `published ${r.published}, delivered ${r.delivered}, lost ${r.lost}, duplicated ` +
   `${r.duplicated}, errors ${r.errors} ${r.errorSamples.join("; ")}`;
+
+/**
+ * runPubSub() one-to-one on a port: 2 publishers, 2 subscribers, a 1 s window, a 2 s grace and a
+ * 20 s deadline, unless `o` says otherwise.
+ */
+const oneToOne = (engine: PubSubOptions["engine"], port: number, o: Partial<PubSubOptions>) =>
+  runPubSub({
+    engine,
+    port,
+    mode: "one-to-one",
+    publishers: 2,
+    subscribers: 2,
+    requestedOpsPerSec: 200,
+    durationS: 1,
+    graceS: 2,
+    timeoutS: 20,
+    ...o,
+  });
+
+/** Runs `fn` while `act` is done on a side connection to `port` after `ms` milliseconds. */
+async function meanwhile<T>(
+  port: number,
+  ms: number,
+  act: (admin: Redis) => unknown,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const admin = new Redis(port, "127.0.0.1");
+  const timer = setTimeout(() => act(admin), ms);
+  try {
+    return await fn();
+  } finally {
+    clearTimeout(timer);
+    admin.disconnect();
+  }
+}
 
 /** The server's `total_reads_processed` (INFO stats): one per read of a client's socket. */
 async function readsProcessed(port: number): Promise<number> {
@@ -162,18 +201,7 @@ for (const engine of ENGINES) {
     fn: async () => {
       await withBoth(async ([[, server]]) => {
         const before = await readsProcessed(server.port);
-        const r = await runPubSub({
-          engine,
-          port: server.port,
-          mode: "one-to-one",
-          publishers: 2,
-          subscribers: 2,
-          requestedOpsPerSec: 2000,
-          durationS: 1,
-          graceS: 2,
-          timeoutS: 20,
-          quantumMs: 20,
-        });
+        const r = await oneToOne(engine, server.port, { requestedOpsPerSec: 2000, quantumMs: 20 });
         const reads = await readsProcessed(server.port) - before;
         assert.equal(r.delivered, r.published, describe(r));
         assert.equal(r.errors, 0, describe(r));
@@ -193,18 +221,7 @@ for (const engine of ENGINES) {
       await withBoth(async ([[, server]]) => {
         // turns at about 0, 400 and 800 ms: the messages due from 800 to 1,000 ms wait for a turn
         // that the window's end takes
-        const r = await runPubSub({
-          engine,
-          port: server.port,
-          mode: "one-to-one",
-          publishers: 2,
-          subscribers: 2,
-          requestedOpsPerSec: 1000,
-          durationS: 1,
-          graceS: 2,
-          timeoutS: 20,
-          quantumMs: 400,
-        });
+        const r = await oneToOne(engine, server.port, { requestedOpsPerSec: 1000, quantumMs: 400 });
         assert.equal(r.unsent, 0, describe(r));
         assert.equal(r.published, 1000, describe(r));
         assert.equal(r.delivered, 1000, describe(r));
@@ -221,15 +238,9 @@ for (const engine of ENGINES) {
         const wall0 = performance.now();
         const timer = setTimeout(() => stop.abort(), 1500);
         try {
-          const r = await runPubSub({
-            engine,
-            port: server.port,
-            mode: "one-to-one",
-            publishers: 2,
-            subscribers: 2,
+          const r = await oneToOne(engine, server.port, {
             requestedOpsPerSec: 1000,
             durationS: 10,
-            graceS: 2,
             timeoutS: 30,
             signal: stop.signal,
           });
@@ -250,29 +261,18 @@ for (const engine of ENGINES) {
     sanitizeResources: true,
     fn: async () => {
       await withBoth(async ([[, server]]) => {
-        const admin = new Redis(server.port, "127.0.0.1");
         // a foreign message on a channel of the run, published mid-window
-        const timer = setTimeout(() => admin.publish("kvlab:ps:0", "not kvlab's"), 600);
-        try {
-          const r = await runPubSub({
-            engine,
-            port: server.port,
-            mode: "one-to-one",
-            publishers: 2,
-            subscribers: 2,
-            requestedOpsPerSec: 200,
-            durationS: 1.5,
-            graceS: 2,
-            timeoutS: 20,
-          });
-          assert.equal(r.errors, 1, describe(r));
-          assert.match(r.errorSamples[0], /subscriber 0: protocol error: a message kvlab did not/);
-          assert.equal(r.delivered, r.published, describe(r));
-          assert.equal(r.lost, 0, describe(r));
-        } finally {
-          clearTimeout(timer);
-          admin.disconnect();
-        }
+        const publish = (admin: Redis) => admin.publish("kvlab:ps:0", "not kvlab's");
+        const r = await meanwhile(
+          server.port,
+          600,
+          publish,
+          () => oneToOne(engine, server.port, { durationS: 1.5 }),
+        );
+        assert.equal(r.errors, 1, describe(r));
+        assert.match(r.errorSamples[0], /subscriber 0: protocol error: a message kvlab did not/);
+        assert.equal(r.delivered, r.published, describe(r));
+        assert.equal(r.lost, 0, describe(r));
       });
     },
   });
@@ -282,29 +282,19 @@ for (const engine of ENGINES) {
     sanitizeResources: true,
     fn: async () => {
       await withBoth(async ([[, server]]) => {
-        const admin = new Redis(server.port, "127.0.0.1");
-        const timer = setTimeout(() => admin.client("KILL", "TYPE", "pubsub"), 600);
-        try {
-          const r = await runPubSub({
-            engine,
-            port: server.port,
-            mode: "one-to-one",
-            publishers: 2,
+        const kill = (admin: Redis) => admin.client("KILL", "TYPE", "pubsub");
+        const r = await meanwhile(server.port, 600, kill, () =>
+          oneToOne(engine, server.port, {
             subscribers: 3,
             requestedOpsPerSec: 600,
             durationS: 1.5,
             graceS: 1,
-            timeoutS: 20,
-          });
-          assert.equal(r.disconnects, 3, describe(r));
-          assert.ok(r.errors >= 3, describe(r));
-          assert.match(r.errorSamples.join("\n"), /subscriber \d: ConnectionReset/);
-          // what was published after the subscribers went is lost
-          assert.ok(r.lost > 0 && r.delivered + r.lost === r.published, describe(r));
-        } finally {
-          clearTimeout(timer);
-          admin.disconnect();
-        }
+          }));
+        assert.equal(r.disconnects, 3, describe(r));
+        assert.ok(r.errors >= 3, describe(r));
+        assert.match(r.errorSamples.join("\n"), /subscriber \d: ConnectionReset/);
+        // what was published after the subscribers went is lost
+        assert.ok(r.lost > 0 && r.delivered + r.lost === r.published, describe(r));
       });
     },
   });
@@ -369,22 +359,12 @@ Deno.test({
 
 Deno.test("runPubSub() falls back to the deno engine without --allow-ffi", async () => {
   await withBoth(async ([[, server]]) => {
-    const mod = new URL("../../../src/collect/pubsub/engine.ts", import.meta.url).href;
-    const got = await runWithoutFfi<
-      { engine: string; note: string; delivered: number; forced: string }
-    >(
-      `import { runPubSub } from ${JSON.stringify(mod)};\n` +
-        `const o = { port: ${server.port}, mode: "one-to-one", publishers: 1, subscribers: 1, ` +
-        `requestedOpsPerSec: 100, durationS: 0.3, graceS: 1 };\n` +
-        `const r = await runPubSub(o);\n` +
-        `let forced = "";\n` +
-        `try { await runPubSub({ ...o, engine: "ffi" }); } catch (e) { forced = e.name; }\n` +
-        `console.log(JSON.stringify({ engine: r.engine, note: r.engineNote, ` +
-        `delivered: r.delivered, forced }));\n`,
+    await assertFallsBackWithoutFfi(
+      new URL("../../../src/collect/pubsub/engine.ts", import.meta.url),
+      "runPubSub",
+      `{ port: ${server.port}, mode: "one-to-one", publishers: 1, subscribers: 1, ` +
+        `requestedOpsPerSec: 100, durationS: 0.3, graceS: 1 }`,
+      "delivered",
     );
-    assert.equal(got.engine, "deno");
-    assert.match(got.note, /no FFI permission/);
-    assert.ok(got.delivered > 0);
-    assert.equal(got.forced, "NotSupported", "engine ffi asked for and not usable: refused");
   });
 });

@@ -10,14 +10,10 @@ import {
 } from "../../../../src/collect/formats/memtier/mod.ts";
 import { ParseError } from "../../../../src/errors.ts";
 
-const DATA = new URL("../../../testdata/", import.meta.url).pathname;
-const read = (p: string) => Deno.readTextFileSync(DATA + p);
+import { MEMTIER_RUNS, readTestdata as read, testdataFiles } from "../../../_support/testdata.ts";
 
 /** Every `--hdr-file-prefix` file, with the JSON of the same run. */
-const HDR = [
-  ...[...Deno.readDirSync(DATA + "corpus")].map((e) => "corpus/" + e.name),
-  ...[...Deno.readDirSync(DATA + "real")].map((e) => "real/" + e.name),
-].filter((p) => /memtier[-_]2\.3\.0_.*_hdr_.*\.(txt|hgrm)$/.test(p)).sort();
+const HDR = testdataFiles(["corpus", "real"], /memtier[-_]2\.3\.0_.*_hdr_.*\.(txt|hgrm)$/);
 
 /** The JSON block and type a HDR file describes. */
 function jsonTypeOf(path: string) {
@@ -60,14 +56,8 @@ Deno.test("parseHdrIntervalLog() and parseHdrPercentiles() read every HDR fixtur
 });
 
 Deno.test("memtierPercentileMs() computes percentiles as memtier prints them", async (t) => {
-  const files = [
-    "corpus/memtier_2.3.0_redis-7.0.15_t2c10-ratio1-10-d256-test10s.json",
-    "corpus/memtier_2.3.0_redis-7.0.15_t2c10-ratelimit500-test10s.json",
-    "real/memtier-2.3.0_redis-7.0.15_runcount3-allruns.json",
-    "real/memtier-2.3.0_redis-7.0.15_ratelimit100-pct4.json",
-  ];
   let differsFromJs = 0;
-  for (const f of files) {
+  for (const f of MEMTIER_RUNS.map((run) => run + ".json")) {
     await t.step(f, () => {
       for (const block of parseMemtierJson(read(f)).blocks) {
         for (const type of block.types) {

@@ -8,20 +8,14 @@ import {
 import { readJson } from "../../../../src/collect/formats/memtier/json/reader.ts";
 import { ParseError } from "../../../../src/errors.ts";
 
-const DATA = new URL("../../../testdata/", import.meta.url).pathname;
-const read = (p: string) => Deno.readTextFileSync(DATA + p);
+import {
+  MEMTIER_RUNS,
+  MEMTIER_SIGINT_RUN,
+  readTestdata as read,
+} from "../../../_support/testdata.ts";
 
-/** Every memtier JSON fixture with its stdout, complete ones only. */
-const RUNS = [
-  "corpus/memtier_2.3.0_redis-7.0.15_t2c10-ratio1-10-d256-test10s",
-  "corpus/memtier_2.3.0_redis-7.0.15_t2c10-ratelimit500-test10s",
-  "corpus/memtier_2.3.0_redis-7.0.15_t2c10-runcount2-test5s",
-  "real/memtier-2.3.0_redis-7.0.15_runcount3-allruns",
-  "real/memtier-2.3.0_redis-7.0.15_ratelimit100-pct4",
-  "real/memtier-2.3.0_redis-7.0.15_sigint-at-1.5s",
-  "real/memtier-2.3.0_valkey-8.0.1_t2c5-pipeline4-requests2000",
-  "real/memtier-2.3.0_valkey-8.0.1_command-set-incr",
-];
+/** Every memtier JSON fixture with its stdout, complete ones only (SIGINT's JSON is whole). */
+const RUNS = [...MEMTIER_RUNS, MEMTIER_SIGINT_RUN];
 
 Deno.test("parseMemtierJson() reads the numbers memtier prints", async (t) => {
   for (const run of RUNS) {

@@ -5,14 +5,11 @@ import {
 } from "../../../../src/collect/formats/memtier/mod.ts";
 import { ParseError } from "../../../../src/errors.ts";
 
-const DATA = new URL("../../../testdata/", import.meta.url).pathname;
-const read = (p: string) => Deno.readTextFileSync(DATA + p);
+import { readTestdata as read, testdataFiles } from "../../../_support/testdata.ts";
 
 /** Every memtier stdout fixture (`.txt` that is neither stderr nor an HDR file). */
-const STDOUT = [
-  ...[...Deno.readDirSync(DATA + "corpus")].map((e) => "corpus/" + e.name),
-  ...[...Deno.readDirSync(DATA + "real")].map((e) => "real/" + e.name),
-].filter((p) => /\/memtier[-_]2\.3\.0_[^/]*\.txt$/.test(p) && !/stderr|_hdr_/.test(p)).sort();
+const STDOUT = testdataFiles(["corpus", "real"], /\/memtier[-_]2\.3\.0_[^/]*\.txt$/)
+  .filter((p) => !/stderr|_hdr_/.test(p));
 
 /** Table rows read naively: every line starting with a type label and numbers or `---`. */
 function naiveRows(text: string): string[][] {
@@ -130,10 +127,7 @@ Deno.test("parseMemtierReport() marks a cut report incomplete", async (t) => {
 });
 
 Deno.test("parseMemtierProgress() reads memtier's stderr", async (t) => {
-  const stderrFiles = [
-    ...[...Deno.readDirSync(DATA + "corpus")].map((e) => "corpus/" + e.name),
-    ...[...Deno.readDirSync(DATA + "real")].map((e) => "real/" + e.name),
-  ].filter((p) => /memtier[-_]2\.3\.0_.*\.stderr\.txt$/.test(p));
+  const stderrFiles = testdataFiles(["corpus", "real"], /memtier[-_]2\.3\.0_.*\.stderr\.txt$/);
   for (const f of stderrFiles) {
     await t.step(`every progress update of ${f}`, () => {
       const text = read(f);

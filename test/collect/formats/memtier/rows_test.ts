@@ -11,19 +11,13 @@ import {
 } from "../../../../src/collect/mod.ts";
 import { tableFrame } from "../../../../src/frame.ts";
 
-const DATA = new URL("../../../testdata/", import.meta.url).pathname;
-const read = (p: string) => Deno.readTextFileSync(DATA + p);
-
-/** Every complete memtier JSON fixture, with its stdout. */
-const RUNS = [
-  "corpus/memtier_2.3.0_redis-7.0.15_t2c10-ratio1-10-d256-test10s",
-  "corpus/memtier_2.3.0_redis-7.0.15_t2c10-ratelimit500-test10s",
-  "corpus/memtier_2.3.0_redis-7.0.15_t2c10-runcount2-test5s",
-  "real/memtier-2.3.0_redis-7.0.15_runcount3-allruns",
-  "real/memtier-2.3.0_redis-7.0.15_ratelimit100-pct4",
-  "real/memtier-2.3.0_valkey-8.0.1_t2c5-pipeline4-requests2000",
-  "real/memtier-2.3.0_valkey-8.0.1_command-set-incr",
-];
+import {
+  MEMTIER_RUNS as RUNS,
+  MEMTIER_SIGINT_RUN,
+  MEMTIER_SIGKILL_RUN,
+  readTestdata as read,
+  TESTDATA as DATA,
+} from "../../../_support/testdata.ts";
 
 /** The interval logs next to a fixture. */
 function hdrLogs(run: string): MemtierHdrLog[] {
@@ -206,16 +200,15 @@ Deno.test("memtierRows() on the aggregated block of --run-count derives Totals a
 });
 
 Deno.test("memtierRows() on runs memtier did not finish", async (t) => {
-  const real = "real/memtier-2.3.0_redis-7.0.15_";
   await t.step("SIGINT: the interrupted run's numbers are kept, the run is incomplete", () => {
-    const rows = rowsOf(real + "sigint-at-1.5s");
+    const rows = rowsOf(MEMTIER_SIGINT_RUN);
     assert.equal(rows.source, "json");
     assert.equal(rows.complete, false);
     assert.match(rows.reason!, /^interrupted/);
     assert.ok(rows.results.some((r) => r.test === "TOTALS" && r.ops_per_sec! > 0));
   });
   await t.step("SIGKILL: one incomplete TOTALS row with the last progress rate", () => {
-    const run = real + "sigkill-at-1.5s";
+    const run = MEMTIER_SIGKILL_RUN;
     const stderr = parseMemtierProgress(read(run + ".stderr.txt"));
     const rows = memtierRows({
       json: parseMemtierJson(read(run + ".json")),

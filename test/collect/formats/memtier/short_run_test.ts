@@ -13,8 +13,9 @@ import {
   parseMemtierReport,
 } from "../../../../src/collect/mod.ts";
 
-const DATA = new URL("../../../testdata/real/", import.meta.url).pathname;
-const read = (p: string) => Deno.readTextFileSync(DATA + p);
+import { readTestdata } from "../../../_support/testdata.ts";
+
+const read = (p: string) => readTestdata("real/" + p);
 const rowsOf = (run: string) =>
   memtierRows({
     json: parseMemtierJson(read(run + ".json")),

@@ -10,8 +10,7 @@ import {
   type RedisBenchmarkRun,
 } from "../../../../src/collect/formats/redis_benchmark/parse.ts";
 
-const DATA = new URL("../../../testdata/", import.meta.url).pathname;
-const read = (p: string) => Deno.readTextFileSync(DATA + p);
+import { readTestdata as read, TESTDATA as DATA } from "../../../_support/testdata.ts";
 const hostile = (name: string) => parseRedisBenchmark(read(`hostile-parser/${name}`));
 
 /** The warnings that report an impossible value, as `line: message`. */
@@ -104,14 +103,21 @@ Deno.test("parseRedisBenchmark() never keeps an impossible number as a result (D
     assert.equal(top.tests[0].opsPerSec, MAX_OPS_PER_SEC);
   });
 
+  /** A fixture with one line edited: its first test (SET) is not complete; the run. */
+  const incompleteAfter = (path: string, from: string, to: string) => {
+    const text = read(path);
+    assert.ok(text.includes(from), `${path} holds ${from}`);
+    const run = parseRedisBenchmark(text.replace(from, to));
+    assert.equal(run.tests[0].complete, false);
+    return { run, set: run.tests[0] };
+  };
+
   await t.step("percentiles out of order: the whole table is dropped", () => {
-    const text = read("hostile-parser/valkey-benchmark-8.0.1_full-negative-p50.txt").replace(
+    const { run, set } = incompleteAfter(
+      "hostile-parser/valkey-benchmark-8.0.1_full-negative-p50.txt",
       "0.466     0.080     -0.559     0.751     0.991     2.287",
       "0.466     0.080     1.559     0.751     0.991     2.287",
     );
-    const run = parseRedisBenchmark(text);
-    const set = run.tests[0];
-    assert.equal(set.complete, false);
     assert.deepEqual(
       [set.avgLatencyMs, set.minLatencyMs, set.p50LatencyMs, set.p95LatencyMs, set.maxLatencyMs],
       [null, null, null, null, null],
@@ -124,13 +130,11 @@ Deno.test("parseRedisBenchmark() never keeps an impossible number as a result (D
   });
 
   await t.step("a cumulative distribution going down: its block is dropped", () => {
-    const text = read("corpus/valkey-benchmark_8.0.1_valkey-8.0.1_full.txt").replace(
+    const { run, set } = incompleteAfter(
+      "corpus/valkey-benchmark_8.0.1_valkey-8.0.1_full.txt",
       "75.000% <= 0.567 milliseconds (cumulative count 15052)",
       "75.000% <= 0.067 milliseconds (cumulative count 15052)",
     );
-    const run = parseRedisBenchmark(text);
-    const set = run.tests[0];
-    assert.equal(set.complete, false);
     assert.equal(set.p99LatencyMs, 0.991);
     assert.ok(set.distribution.every((d) => d.distribution === "cumulative"));
     assert.ok(set.distribution.length > 0);

@@ -7,8 +7,7 @@ import {
   type ParseWarning,
 } from "../../../../src/collect/formats/redis_benchmark/parse.ts";
 
-const DATA = new URL("../../../testdata/", import.meta.url).pathname;
-const read = (p: string) => Deno.readTextFileSync(DATA + p);
+import { readTestdata as read } from "../../../_support/testdata.ts";
 
 Deno.test("missingTests() expands -t names as the tool selects tests", async (t) => {
   await t.step("ping and lrange stand for several tests", () => {

@@ -8,8 +8,8 @@ import {
 } from "../../../../src/collect/mod.ts";
 import { ParseError } from "../../../../src/errors.ts";
 
-const DATA = new URL("../../../testdata/", import.meta.url).pathname;
-const read = (p: string) => Deno.readTextFileSync(DATA + p);
+import { readTestdata as read, testdataFiles } from "../../../_support/testdata.ts";
+import { latencySummary } from "../../../_support/redis_benchmark.ts";
 
 /** Every `throughput summary` and summary-table row of a 6.2+ report, read naively. */
 function naiveSummaries(text: string): { rps: number; values: number[] }[] {
@@ -23,14 +23,12 @@ function naiveSummaries(text: string): { rps: number; values: number[] }[] {
 }
 
 Deno.test("parseRedisBenchmark() reads the 6.2+ report of redis-benchmark 7.0.15 and valkey-benchmark 8.0.1", async (t) => {
+  // every full report of the corpus (its .txt but -q's), and a real one
   const files = [
-    "corpus/redis-benchmark_7.0.15_redis-7.0.15_full.txt",
-    "corpus/redis-benchmark_7.0.15_redis-7.0.15_threads2.txt",
-    "corpus/redis-benchmark_7.0.15_redis-7.0.15_pipeline16.txt",
-    "corpus/redis-benchmark_7.0.15_redis-7.0.15_d256-r100000.txt",
-    "corpus/valkey-benchmark_8.0.1_valkey-8.0.1_full.txt",
+    ...testdataFiles(["corpus"], /-benchmark_.*\.txt$/).filter((p) => !p.endsWith("_quiet.txt")),
     "real/redis-benchmark-7.0.15_lrange100-full.txt",
   ];
+  assert.ok(files.length >= 6, files.join());
   for (const f of files) {
     await t.step(`every summary number of ${f}`, () => {
       const text = read(f);
@@ -42,17 +40,7 @@ Deno.test("parseRedisBenchmark() reads the 6.2+ report of redis-benchmark 7.0.15
       assert.equal(run.tests.length, naive.length);
       run.tests.forEach((r, i) => {
         assert.equal(r.opsPerSec, naive[i].rps);
-        assert.deepEqual(
-          [
-            r.avgLatencyMs,
-            r.minLatencyMs,
-            r.p50LatencyMs,
-            r.p95LatencyMs,
-            r.p99LatencyMs,
-            r.maxLatencyMs,
-          ],
-          naive[i].values,
-        );
+        assert.deepEqual(latencySummary(r), naive[i].values);
         assert.ok(r.complete);
       });
       // every distribution line became a row, in both blocks
@@ -161,18 +149,7 @@ Deno.test("parseRedisBenchmark() reads -q and --csv outputs", async (t) => {
     run.tests.forEach((r, i) => {
       const f = raw[i + 1].split(",").map((x) => x.replace(/"/g, ""));
       assert.equal(r.testTitle, f[0]);
-      assert.deepEqual(
-        [
-          r.opsPerSec,
-          r.avgLatencyMs,
-          r.minLatencyMs,
-          r.p50LatencyMs,
-          r.p95LatencyMs,
-          r.p99LatencyMs,
-          r.maxLatencyMs,
-        ],
-        f.slice(1).map(Number),
-      );
+      assert.deepEqual([r.opsPerSec, ...latencySummary(r)], f.slice(1).map(Number));
       assert.equal(r.sourceLine, i + 2);
     });
     assert.equal(run.tests[5].test, "LRANGE_100");

@@ -6,7 +6,7 @@ import {
 } from "../../../../src/collect/formats/redis_benchmark/parse.ts";
 import type { ProgressEvent } from "../../../../src/collect/formats/format.ts";
 
-const DATA = new URL("../../../testdata/", import.meta.url).pathname;
+import { TESTDATA as DATA } from "../../../_support/testdata.ts";
 
 Deno.test("progressEvent() reads each kind of live line", () => {
   assert.deepEqual(progressEvent("SET: 65975.77"), {
