@@ -121,6 +121,10 @@ export function parseMemtierReport(
   let columns: Column[] | null = null;
   let mode: "none" | "table" | "distribution" = "none";
   const withDistribution = new Set<MemtierReportBlock>();
+  /** Blocks whose distribution a paste elided (`<<<< many lines`, `...`, `[...]`). */
+  const elided = new Map<MemtierReportBlock, number>();
+  /** Whether the text ends inside a line memtier had not finished printing. */
+  let cut = false;
   for (let i = 0; i < lines.length; i++) {
     const l = lines[i];
     const t = l.text.trimEnd();
@@ -143,15 +147,27 @@ export function parseMemtierReport(
       continue;
     }
     if (t === "" || /^-+$/.test(t) || /^Type\s+<= msec/.test(t)) continue;
+    if (MEMTIER_ELISION.test(t.trim())) {
+      // a paste left lines out: a distribution is then partial; a table keeps what it shows
+      if (mode === "distribution") elided.set(block, l.line);
+      else out.warnings.push(`${file}:${l.line}: lines elided in the output (${t.trim()})`);
+      continue;
+    }
     if (mode === "table" && t.startsWith("Type ")) columns = readHeader(t);
     else if (mode === "table" && columns) {
-      if (!l.terminated) break;
+      // a last line with no newline after it (a file saved or pasted so) is whole when its
+      // last cell is printed to its end (KB/sec, two decimals, or ---)
+      if (!l.terminated && !wholeRow(t, columns)) {
+        cut = true;
+        break;
+      }
       const row = readRow(t, columns, { line: l, file });
       block.rows.push(row);
       if (row.test === "TOTALS") block.complete = true;
     } else if (mode === "distribution") {
       const d = /^(\S+)\s+(-?\d+\.\d+)\s+(\d+\.\d+)$/.exec(t);
-      if (d && l.terminated) {
+      // the percent is printed with three decimals: a last line with them is whole
+      if (d && (l.terminated || /\.\d{3}$/.test(d[3]))) {
         block.distributions.push({
           test: memtierTest(d[1]),
           latencyMs: +d[2],
@@ -161,20 +177,28 @@ export function parseMemtierReport(
       } else if (l.terminated) {
         out.warnings.push(`line ${l.line}: unexpected text after the report skipped`);
         mode = "none";
-      }
+      } else cut = true;
     }
+  }
+  // an elided distribution is not kept (a partial cumulative distribution would mislead)
+  for (const [b, line] of elided) {
+    b.distributions = [];
+    withDistribution.delete(b);
+    out.warnings.push(
+      `${file}:${line}: the latency distribution is elided in the output; not kept`,
+    );
   }
   // a distribution lists the table's types in order, each ending at 100 %: one that does not
   // reach the last type's 100 % row is cut; without --hide-histogram every block has one
   for (const b of out.blocks) {
     const last = b.distributions.at(-1);
     const lastType = b.rows.filter((r) => r.test !== "TOTALS").at(-1)?.test;
-    const cut = withDistribution.has(b)
+    const partial = withDistribution.has(b)
       ? last?.percent !== 100 || last.test !== lastType
-      : withDistribution.size > 0;
-    if (cut) b.complete = false;
+      : withDistribution.size > 0 && !elided.has(b);
+    if (partial) b.complete = false;
   }
-  out.complete = isComplete(out, text);
+  out.complete = !cut && isComplete(out);
   if (!out.complete && out.blocks.length > 0) out.warnings.push("the report is cut short");
   return out;
 }
@@ -274,14 +298,23 @@ function readRow(
   return row;
 }
 
+/** Lines a paste puts where it left lines out (`<<<< many lines …`, `...`, `[...]`). */
+export const MEMTIER_ELISION = /^(<{3,}.*|\.\.\.|…|\[\.\.\.\]|\[…\])$/;
+
+/** Whether a table row not ended by a newline was printed to its end. */
+function wholeRow(t: string, columns: Column[]): boolean {
+  const cells = t.trim().split(/\s+/);
+  return cells.length === columns.length && /^(\d+\.\d\d|---)$/.test(cells.at(-1)!);
+}
+
 /**
  * Whether the report ran to its end: every block has its `Totals` row (and its distribution
- * reaches 100 %); a `--run-count` report
- * (blocks other than `ALL STATS`) ends with the aggregated block; the text ends with a newline.
+ * reaches 100 %); a `--run-count` report (blocks other than `ALL STATS`) ends with the
+ * aggregated block.
  */
-function isComplete(out: MemtierReport, text: string): boolean {
+function isComplete(out: MemtierReport): boolean {
   const last = out.blocks.at(-1);
-  if (!last || !text.endsWith("\n")) return false;
+  if (!last) return false;
   if (!out.blocks.every((b) => b.complete)) return false;
   return last.title === "ALL STATS" || last.aggregate === "average";
 }

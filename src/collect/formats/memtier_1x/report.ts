@@ -11,7 +11,12 @@
 
 import { ParseError } from "../../../errors.ts";
 import { splitLines } from "../../../text/lines.ts";
-import type { MemtierReport, MemtierReportBlock, MemtierTableRow } from "../memtier/report.ts";
+import {
+  MEMTIER_ELISION,
+  type MemtierReport,
+  type MemtierReportBlock,
+  type MemtierTableRow,
+} from "../memtier/report.ts";
 import { memtierBlockTitle, memtierTest } from "../memtier/types.ts";
 
 /** The header of a 1.x table. */
@@ -71,18 +76,30 @@ export function parseMemtier1xReport(text: string, options: { file?: string } = 
   const lines = [...splitLines(text)];
   let block: MemtierReportBlock | null = null;
   let mode: "none" | "header" | "table" | "distribution" = "none";
+  let cut = false;
+  /** Blocks whose distribution the paste elided: it is not kept, the table still is. */
+  const elided = new Set<MemtierReportBlock>();
   for (let i = 0; i < lines.length; i++) {
     const l = lines[i];
     const t = l.text.trim();
     const title = memtierBlockTitle(t);
-    if (title && /^=+$/.test(lines[i + 1]?.text.trim() ?? "")) {
-      block = { ...title, rows: [], distributions: [], complete: false, sourceLine: l.line };
+    const underline = /^=+$/.test(lines[i + 1]?.text.trim() ?? "");
+    // a paste may elide the block's title: `[...]` then the `=====` line and the header
+    const untitled = /^=+$/.test(t) && MEMTIER_1X_HEADER.test(lines[i + 1]?.text.trim() ?? "");
+    if ((title && underline) || (untitled && mode !== "header")) {
+      const head = title ?? memtierBlockTitle("ALL STATS")!;
+      block = { ...head, rows: [], distributions: [], complete: false, sourceLine: l.line };
       out.blocks.push(block);
       mode = "header";
-      i++;
+      if (title) i++;
       continue;
     }
-    if (block === null || t === "" || /^-+$/.test(t)) continue;
+    if (block === null || t === "" || /^[-=]+$/.test(t)) continue;
+    if (MEMTIER_ELISION.test(t)) {
+      out.warnings.push(`${file}:${l.line}: lines elided in the output (${t})`);
+      if (mode === "distribution") elided.add(block);
+      continue;
+    }
     if (mode === "header" && MEMTIER_1X_HEADER.test(t)) mode = "table";
     else if (mode === "table") {
       if (t === "Request Latency Distribution") {
@@ -90,8 +107,12 @@ export function parseMemtier1xReport(text: string, options: { file?: string } = 
         block.complete = false;
         continue;
       }
-      if (!l.terminated) break;
       const cells = t.split(/\s+/);
+      // a last line with no newline after it is whole when its last cell is printed to its end
+      if (!l.terminated && !(cells.length === 6 && /^(\d+\.\d\d|---)$/.test(cells[5]))) {
+        cut = true;
+        break;
+      }
       if (cells.length !== 6 || !/^[A-Za-z]/.test(cells[0])) {
         throw new ParseError("expected a memtier 1.x table row: Type and 5 numbers", {
           file,
@@ -121,7 +142,7 @@ export function parseMemtier1xReport(text: string, options: { file?: string } = 
       if (row.test === "TOTALS") block.complete = true;
     } else if (mode === "distribution") {
       const d = /^(\S+)\s+(-?\d+\.\d+)\s+(\d+\.\d+)$/.exec(t);
-      if (d && l.terminated) {
+      if (d && (l.terminated || /\.\d{3}$/.test(d[3]))) {
         block.distributions.push({
           test: memtierTest(d[1]),
           latencyMs: +d[2],
@@ -133,11 +154,15 @@ export function parseMemtier1xReport(text: string, options: { file?: string } = 
       } else if (!/^Type\s+<= msec/.test(t) && l.terminated) {
         out.warnings.push(`${file}:${l.line}: unexpected text after the report skipped`);
         mode = "none";
-      }
+      } else if (!l.terminated) cut = true;
     }
   }
+  for (const b of elided) {
+    b.distributions = [];
+    b.complete = b.rows.some((r) => r.test === "TOTALS");
+  }
   const last = out.blocks.at(-1);
-  out.complete = last !== undefined && text.endsWith("\n") &&
+  out.complete = last !== undefined && !cut &&
     out.blocks.every((b) => b.complete) &&
     (last.title === "ALL STATS" || last.aggregate === "average");
   if (!out.complete && out.blocks.length > 0) out.warnings.push("the report is cut short");

@@ -93,13 +93,22 @@ export function isBuiltinTitle(title: string): boolean {
  * assert.equal(normalizeTestName("LRANGE_100 (first 100 elements)"), "LRANGE_100");
  * assert.equal(normalizeTestName("LPUSH (needed to benchmark LRANGE)"), "LPUSH_FOR_LRANGE");
  * assert.equal(normalizeTestName("MSET (10 keys)"), "MSET");
+ * assert.equal(normalizeTestName("LRANGE (first 450 elements)"), "LRANGE_500");
+ * assert.equal(normalizeTestName("PING (inline)"), "PING_INLINE");
  * assert.equal(normalizeTestName("PING_BULK"), "PING_MBULK");
  * assert.equal(normalizeTestName("set foo bar"), "SET_FOO_BAR");
  * ```
  */
 export function normalizeTestName(title: string): string {
   const t = title.trim();
-  if (/^LPUSH \(needed to benchmark LRANGE\)$/i.test(t)) return "LPUSH_FOR_LRANGE";
+  if (/^LPUSH \((needed to benchmark|again, in order to bench) LRANGE\)$/i.test(t)) {
+    return "LPUSH_FOR_LRANGE";
+  }
+  // Redis ≤2.4 titles: `PING (inline)` and `LRANGE (first 100 elements)` are today's
+  // PING_INLINE and LRANGE_100 (its 450 elements are LRANGE_500's, as 6.x prints them)
+  if (/^PING \(inline\)$/i.test(t)) return "PING_INLINE";
+  const lrange = /^LRANGE \(first (\d+) elements\)$/i.exec(t);
+  if (lrange) return `LRANGE_${lrange[1] === "450" ? "500" : lrange[1]}`;
   const base = t.replace(/\s*\([^)]*\)\s*$/, "").trim();
   const name = base.toUpperCase().replace(/[^A-Z0-9]+/g, "_").replace(/^_+|_+$/g, "");
   if (name === "PING_BULK") return "PING_MBULK"; // renamed in Redis 6.0

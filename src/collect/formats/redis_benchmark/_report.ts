@@ -21,10 +21,11 @@ const RE_CLUSTER = /^\s*cluster mode: yes \((\d+) \w+\)\s*$/;
 const RE_NODECFG = /^\s*(node \[\d+\] configuration:|save: .*|appendonly: .*)\s*$/;
 const RE_MULTITHREAD = /^\s*multi-thread: (yes|no)\s*$/;
 const RE_THREADS = /^\s*threads: (\d+)\s*$/;
+// `<=` may be wrapped in Markdown backticks by a paste: 99.76% `<=` 1 milliseconds
 const RE_DIST = new RegExp(
-  String.raw`^\s*${N}% <= ${N} milliseconds \(cumulative count ${N}\)\s*$`,
+  String.raw`^\s*${N}% \`?<=\`? ${N} milliseconds \(cumulative count ${N}\)\s*$`,
 );
-const RE_DIST_LEGACY = new RegExp(String.raw`^\s*${N}% <= ${N} milliseconds\s*$`);
+const RE_DIST_LEGACY = new RegExp(String.raw`^\s*${N}% \`?<=\`? ${N} milliseconds\s*$`);
 const RE_THROUGHPUT = new RegExp(String.raw`^\s*throughput summary: ${N} requests per second\s*$`);
 const RE_RPS_LEGACY = new RegExp(String.raw`^\s*${N} requests per second\s*$`);
 const RE_TARGET_RPS = new RegExp(String.raw`^\s*target RPS: ${N}\s*$`);
@@ -233,7 +234,7 @@ export class ReportReader {
     const cur = this.#current!;
     const m = RE_THROUGHPUT.exec(s);
     if (m) {
-      if (!terminated) {
+      if (!terminated && !/ \d+\.\d\d requests per second\s*$/.test(s)) {
         this.#sink.cut(line, s);
         return true;
       }
@@ -242,7 +243,10 @@ export class ReportReader {
     else if (RE_COLUMNS.test(s)) this.#columns = t.split(/\s+/);
     else if (RE_VALUES.test(s) && this.#columns) {
       const v = t.split(/\s+/);
-      if (v.length !== this.#columns.length || !terminated) {
+      // a last line with no newline after it is whole when every value has its three decimals
+      // (the tool prints them with %.3f): a file saved or pasted without a final newline
+      const whole = terminated || v.every((x) => /^\d+\.\d{3}$/.test(x));
+      if (v.length !== this.#columns.length || !whole) {
         this.#sink.cut(line, s);
         return true;
       }
@@ -264,7 +268,8 @@ export class ReportReader {
   ): boolean {
     const m = RE_RPS_LEGACY.exec(s);
     if (m && this.#section === "legacy") {
-      if (!terminated) {
+      // "… requests per second" printed to its end is whole, newline or not
+      if (!terminated && !/^\s*\d+\.\d\d requests per second\s*$/.test(s)) {
         this.#sink.cut(line, s);
         return true;
       }

@@ -201,16 +201,19 @@ export class RedisBenchmarkParser {
 
   /** One drawn piece of a line: tried as each kind of line in turn. */
   #segment(s: string, line: number, terminated: boolean): void {
-    const c0 = s.charCodeAt(0);
+    // a report pasted as a Markdown code block is indented (four spaces): its lines are the same
+    const c0 = s.charCodeAt(0) === 32 || s.charCodeAt(0) === 9
+      ? s.trimStart().charCodeAt(0)
+      : s.charCodeAt(0);
     // Lines starting with '=' — a report header.
     if (c0 === 61 /* = */) {
-      const m = RE_HEADER.exec(s);
+      const m = RE_HEADER.exec(s.trimStart());
       if (m) return this.#startReport(m[1], line);
     }
     // Distribution rows start with a digit; so do summary values and legacy rps.
     if (this.#report.open && this.#report.line(s, line, terminated)) return;
     if (c0 === 34 /* " */) {
-      const r = readCsvLine(s, { line, terminated }, {
+      const r = readCsvLine(s.trimStart(), { line, terminated }, {
         header: this.#csvHeader,
         legacySeen: this.#formats.has("csv-legacy"),
       });
