@@ -80,11 +80,14 @@ async function* utf8Batches(file: Deno.FsFile): AsyncGenerator<ByteLine[]> {
   let carryStart = 0; // file offset of carry[0]
   let line = 1;
   const buf = new Uint8Array(CHUNK);
+  /** The line break: `\n`, or `\r` for a file whose lines end with `\r` alone (old Mac OS). */
+  let sep = 0;
   while (true) {
     const n = await file.read(buf);
     if (n === null) break;
     const data = carry.length > 0 ? concat(carry, buf.subarray(0, n)) : buf.subarray(0, n);
-    const lastNl = data.lastIndexOf(10);
+    if (sep === 0) sep = data.indexOf(10) < 0 && data.indexOf(13) >= 0 ? 13 : 10;
+    const lastNl = data.lastIndexOf(sep);
     if (lastNl < 0) {
       carry = data.slice();
       continue;
@@ -95,10 +98,11 @@ async function* utf8Batches(file: Deno.FsFile): AsyncGenerator<ByteLine[]> {
     if (text.length === region.length) {
       // All ASCII: character offsets are byte offsets.
       let start = 0;
+      const sepChar = String.fromCharCode(sep);
       while (start < text.length) {
-        const nl = text.indexOf("\n", start);
+        const nl = text.indexOf(sepChar, start);
         let end = nl;
-        if (end > start && text.charCodeAt(end - 1) === 13) end--;
+        if (sep === 10 && end > start && text.charCodeAt(end - 1) === 13) end--;
         batch.push({
           text: text.slice(start, end),
           line: line++,
@@ -111,9 +115,9 @@ async function* utf8Batches(file: Deno.FsFile): AsyncGenerator<ByteLine[]> {
     } else {
       let start = 0;
       while (start < region.length) {
-        const nl = region.indexOf(10, start);
+        const nl = region.indexOf(sep, start);
         let end = nl;
-        if (end > start && region[end - 1] === 13) end--;
+        if (sep === 10 && end > start && region[end - 1] === 13) end--;
         batch.push({
           text: decoder.decode(region.subarray(start, end)),
           line: line++,

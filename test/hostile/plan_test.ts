@@ -113,7 +113,7 @@ Deno.test("hostile: ingest --tool takes only tools it reads", async () => {
   assert.equal(r.code, 1, r.printed);
   assert.match(
     r.stderr,
-    /invalid tool: memtier \(did you mean memtier_benchmark\? ingest reads output of redis-benchmark, valkey-benchmark or memtier_benchmark\)/,
+    /invalid tool: memtier \(did you mean memtier_benchmark\? ingest reads output of redis-benchmark, valkey-benchmark, keydb-benchmark or memtier_benchmark\)/,
   );
   assert.equal(r.stdout, "");
   Deno.removeSync(dir, { recursive: true });

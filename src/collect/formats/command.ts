@@ -63,11 +63,34 @@ export function shellWords(line: string): string[] {
   return words;
 }
 
-const WRAPPERS = new Set(["sudo", "time", "nice", "nohup", "stdbuf", "taskset", "numactl", "env"]);
+/**
+ * Commands that run another command, and their options that take a value (the next word):
+ * `sudo -u bench …`, `numactl -C 6 …`, `taskset -c 0-3 …`, `nice -n 10 …`, `timeout 60 …`,
+ * `docker exec -it redis …` (its container word is skipped too).
+ */
+const WRAPPERS: Readonly<Record<string, readonly string[]>> = {
+  sudo: ["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"],
+  time: ["-f", "-o", "--format", "--output"],
+  nice: ["-n", "--adjustment"],
+  nohup: [],
+  stdbuf: ["-i", "-o", "-e"],
+  taskset: ["-c", "--cpu-list"],
+  numactl: ["-C", "-N", "-m", "-p", "-i", "--physcpubind", "--cpunodebind", "--membind"],
+  env: ["-u", "-C", "--unset", "--chdir"],
+  timeout: ["-s", "-k", "--signal", "--kill-after"],
+  chrt: [],
+  ionice: ["-c", "-n", "-p"],
+  caffeinate: [],
+};
+
+/** `docker exec` / `podman exec` options that take a value. */
+const EXEC_OPTIONS = ["-u", "--user", "-e", "--env", "-w", "--workdir", "--env-file"];
 
 /**
  * Finds the tool in a command line, skipping `VAR=value` prefixes and wrappers such as
- * `sudo`, `time`, `taskset -c 0-3` or `numactl …`.
+ * `sudo -u bench`, `time`, `taskset -c 0-3`, `numactl -C 6`, `timeout 60` or `docker exec -it
+ * CONTAINER` (each with its options and their values). A Windows program's `.exe` is dropped
+ * from its tool name.
  *
  * @example
  * ```ts
@@ -76,10 +99,16 @@ const WRAPPERS = new Set(["sudo", "time", "nice", "nohup", "stdbuf", "taskset", 
  * const c = parseCommand("sudo taskset -c 0 ./src/valkey-benchmark -q -n 10");
  * assert.equal(c.tool, "valkey-benchmark");
  * assert.deepEqual(c.args, ["-q", "-n", "10"]);
+ * assert.equal(parseCommand("sudo -u bench numactl -C 6 redis-benchmark -q").tool, "redis-benchmark");
+ * assert.equal(parseCommand("docker exec -it redis redis-benchmark -q").tool, "redis-benchmark");
+ * assert.equal(parseCommand("timeout 60 memtier_benchmark -t 2").tool, "memtier_benchmark");
+ * assert.equal(parseCommand("C:\\Redis\\redis-benchmark.exe -n 10").tool, "redis-benchmark");
  * ```
  */
 export function parseCommand(line: string): ParsedCommand {
-  const words = shellWords(line.trim());
+  // a Windows path (`C:\redis\redis-benchmark.exe`): its backslashes separate, not escape
+  const text = /(^|\s)[A-Za-z]:\\/.test(line) ? line.replaceAll("\\", "/") : line;
+  const words = shellWords(text.trim());
   let i = 0;
   while (i < words.length) {
     const w = words[i];
@@ -88,10 +117,16 @@ export function parseCommand(line: string): ParsedCommand {
       continue;
     }
     const base = basename(w);
-    if (WRAPPERS.has(base)) {
-      i++;
-      // wrapper options and their values: skip words until one looks like a program
-      while (i < words.length && (words[i].startsWith("-") || /^[0-9,-]+$/.test(words[i]))) i++;
+    const valued = WRAPPERS[base];
+    if (valued !== undefined) {
+      i = skipOptions(words, i + 1, valued);
+      // `timeout 60 …`, `nice 10 …`, `chrt 99 …`: a number before the command
+      while (i < words.length && /^[0-9][0-9.,:smhd-]*$/.test(words[i])) i++;
+      continue;
+    }
+    if ((base === "docker" || base === "podman") && words[i + 1] === "exec") {
+      // docker exec [options] CONTAINER command …
+      i = skipOptions(words, i + 2, EXEC_OPTIONS) + 1;
       continue;
     }
     break;
@@ -101,6 +136,17 @@ export function parseCommand(line: string): ParsedCommand {
   // Stop at the first shell operator: `| grep human`, `> out.txt`, `2>&1`, `&& …`.
   const op = rest.findIndex((w) => /^(\||\|\||&&|;|&|\d?>>?.*|<.*)$/.test(w));
   return { tool: toolOf(program), program, args: op < 0 ? rest : rest.slice(0, op) };
+}
+
+/** The index past a command's options (`-x`, `--x=v`, and the values of `valued` ones). */
+function skipOptions(words: readonly string[], from: number, valued: readonly string[]): number {
+  let i = from;
+  while (i < words.length && words[i].startsWith("-") && words[i] !== "--") {
+    const w = words[i++];
+    if (valued.includes(w) && i < words.length) i++;
+  }
+  if (words[i] === "--") i++;
+  return i;
 }
 
 function basename(p: string): string {

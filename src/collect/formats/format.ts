@@ -160,6 +160,11 @@ interface FormatBase {
   /** The command words of its tool: output typed after `$ <program> …` is read with it. */
   readonly programs?: readonly string[];
   /**
+   * An older or rarer form of its tool's output (memtier 1.x): a command's output is read with
+   * it only when the text says so, never by default.
+   */
+  readonly variant?: boolean;
+  /**
    * For a command of one of its programs: null when its output is this format's, else why it is
    * skipped (`docker command other than stats`).
    */

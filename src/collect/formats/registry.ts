@@ -75,7 +75,8 @@ function basename(p: string): string {
  * ```
  */
 export function toolOf(program: string): string | undefined {
-  const b = basename(program);
+  // `C:\Redis\redis-benchmark.exe`: a Windows path and program
+  const b = basename(program.replaceAll("\\", "/")).replace(/\.exe$/i, "");
   return FORMATS.some((f) => f.programs?.includes(b)) ? b : undefined;
 }
 
@@ -161,7 +162,7 @@ const fold = (s: string) => s.toLowerCase().replace(/[-_]/g, "");
  * assert.equal(ingestTool("memtier_benchmark"), "memtier_benchmark");
  * assert.throws(
  *   () => ingestTool("memtier"),
- *   /invalid tool: memtier \(did you mean memtier_benchmark\? ingest reads output of redis-benchmark, valkey-benchmark or memtier_benchmark\)/,
+ *   /invalid tool: memtier \(did you mean memtier_benchmark\? ingest reads output of redis-benchmark, valkey-benchmark, keydb-benchmark or memtier_benchmark\)/,
  * );
  * ```
  */

@@ -1,7 +1,9 @@
 /**
  * Splits shell transcripts and blog pastes into (command, output) blocks: `$ command`,
- * `[user@host ~]$ command`, `user@host:~$ command`, and bare `./src/redis-benchmark …` lines,
- * with `\` continuations joined. Output before the first command is a block with no command.
+ * `[user@host ~]$ command`, `user@host:~$ command`, `root@host:~# command`, zsh's
+ * `user@host dir % command`, PowerShell's `PS C:\…> command`, cmd.exe's `C:\…>command`, and
+ * bare `./src/redis-benchmark …` lines, with `\` continuations joined. Output before the first
+ * command is a block with no command.
  *
  * {@link TranscriptSplitter} works line by line (for streaming); {@link splitTranscript} splits
  * a whole text. Both are pure.
@@ -44,15 +46,22 @@ const PROMPTS: RegExp[] = [
   /^\s*([\w.-]+)@([\w.-]+)(?::[^$#\s]*)?[$#]\s+(\S.*)$/,
   // $ cmd
   /^\s*()()\$\s+(\S.*)$/,
+  // zsh: user@host dir % cmd   /   % cmd
+  /^\s*([\w.-]+)@([\w.-]+)\s+\S+\s+%\s+(\S.*)$/,
+  /^\s*()()%\s+(\S.*)$/,
+  // PowerShell: PS C:\Users\me> cmd
+  /^\s*()()PS\s+[A-Za-z]:\\[^>]*>\s*(\S.*)$/,
+  // cmd.exe: C:\Users\me\Redis-x64-3.2.100>redis-benchmark …
+  /^\s*()()[A-Za-z]:\\[^>]*>\s*(\S.*)$/,
 ];
 /**
  * A line that is just a tool invocation with a flag (`./src/redis-benchmark -q …`,
  * `memtier_benchmark -t 2 …`): a program a format reads, maybe with a path.
  */
 const BARE = new RegExp(
-  String.raw`^\s*((?:\.{0,2}\/)?(?:[\w.-]+\/)*(?:` +
+  String.raw`^\s*((?:\.{0,2}[\/\\])?(?:[\w.:-]+[\/\\])*(?:` +
     programs().map((p) => p.replace(/[.+]/g, "\\$&")).join("|") +
-    String.raw`))(\s+-[ -~]*)\s*$`,
+    String.raw`)(?:\.exe)?)(\s+-[ -~]*)\s*$`,
 );
 
 /**

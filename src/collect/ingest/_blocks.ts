@@ -13,6 +13,7 @@ import { FormatDetector } from "../formats/detect.ts";
 import type { LineReader, OutputFormat } from "../formats/format.ts";
 import { FALLBACK_FORMAT, formatForCommand, formatsForCommand } from "../formats/registry.ts";
 import { readPrompt, type TranscriptCommand, TranscriptSplitter } from "../formats/transcript.ts";
+import { labelLine, startsOutput } from "./_labels.ts";
 
 /** Where a block is in its file, and what {@link BlockSplitter} saw of its output. */
 export interface BlockSpan {
@@ -30,6 +31,8 @@ export interface BlockSpan {
   sample: string[];
   /** When a `script(1)` banner in the output says the capture started. */
   startedAt: Date | null;
+  /** The heading or label line above the block (`# Redka`, `--- memix`), if any. */
+  label?: string;
 }
 
 /**
@@ -105,13 +108,27 @@ export function blockFormat(b: ReadBlock): OutputFormat {
  */
 export class BlockSplitter {
   readonly #file: string;
+  readonly #labels: boolean;
   readonly #prompts = new TranscriptSplitter();
   #current: Block | undefined;
   #sawCommand = false;
+  /** The heading or label the blocks from here on are named by. */
+  #label: string | undefined;
+  /**
+   * A name on a line of its own (and the blank lines after it): a label when output comes next,
+   * else lines of the current block.
+   */
+  #held: { label: string; lines: ByteLine[] } | undefined;
+  /** Whether the line before was blank (or there was none). */
+  #afterBlank = true;
 
-  /** @param file The file's path, for parse errors and skip reasons. */
-  constructor(file: string) {
+  /**
+   * @param file The file's path, for parse errors and skip reasons.
+   * @param o `labels`: whether headings and label lines split runs and name them (default true).
+   */
+  constructor(file: string, o: { labels?: boolean } = {}) {
     this.#file = file;
+    this.#labels = o.labels ?? true;
   }
 
   /** The block being read, if any. */
@@ -131,13 +148,42 @@ export class BlockSplitter {
    * @returns The block the line ends (when it starts a new command), else undefined.
    */
   push(l: ByteLine): Block | undefined {
+    const afterBlank = this.#afterBlank;
+    this.#afterBlank = l.text.trim() === "";
+    return this.#push(l, afterBlank);
+  }
+
+  #push(l: ByteLine, afterBlank: boolean): Block | undefined {
     const e = this.#prompts.push(l);
-    if (e.kind === "command") {
-      this.#sawCommand = true;
-      const done = this.#end(this.#current);
-      this.#current = this.#block(span(l, true), e.command);
-      return done;
+    if (this.#held) {
+      // a held name labels what follows when output starts here
+      if (e.kind === "output" && l.text.trim() === "") {
+        this.#held.lines.push(l);
+        return undefined;
+      }
+      const held = this.#held;
+      this.#held = undefined;
+      if (e.kind === "command" || startsOutput(l.text)) {
+        const done = this.#relabel(held.label);
+        if (e.kind === "command") return this.#command(l, e.command) ?? done;
+        this.#current = this.#block(span(l, false), undefined);
+        this.#feed(this.#current, l);
+        return done;
+      }
+      for (const h of held.lines) this.#output(h);
     }
+    if (e.kind === "output" && this.#labels && this.#splittable()) {
+      const label = labelLine(l.text);
+      if (label?.when === "now") return this.#relabel(label.label);
+      // a bare name (`memix`, `Rust:`) between the outputs of a format read line by line is
+      // rather its next test's title (`PING_MBULK` above `====== PING_MBULK ======`)
+      // a name stands apart: after a blank line (or at the start), not under a reply (`OK`)
+      if (label && !this.#streaming() && afterBlank) {
+        this.#held = { label: label.label, lines: [l] };
+        return undefined;
+      }
+    }
+    if (e.kind === "command") return this.#command(l, e.command);
     const b = this.#current;
     if (e.kind === "continuation") {
       // The command grew: read it again (no output came yet, so the block starts over).
@@ -149,12 +195,7 @@ export class BlockSplitter {
       }
       return undefined;
     }
-    if (b === undefined) {
-      this.#current = this.#block(span(l, false), undefined);
-      this.#feed(this.#current, l);
-    } else {
-      this.#feed(b, l);
-    }
+    this.#output(l);
     return undefined;
   }
 
@@ -164,13 +205,58 @@ export class BlockSplitter {
    * @returns The last block, if any line came.
    */
   end(): Block | undefined {
+    if (this.#held) { for (const h of this.#held.lines) this.#output(h); }
+    this.#held = undefined;
     const done = this.#end(this.#current);
     this.#current = undefined;
     return done;
   }
 
+  /** A command at a prompt: the block it ends, if any; its own block starts. */
+  #command(l: ByteLine, command: TranscriptCommand): Block | undefined {
+    this.#sawCommand = true;
+    const done = this.#end(this.#current);
+    this.#current = this.#block(span(l, true), command);
+    return done;
+  }
+
+  /** An output line: into the current block, or the start of one with no command. */
+  #output(l: ByteLine): void {
+    if (this.#current === undefined) this.#current = this.#block(span(l, false), undefined);
+    this.#feed(this.#current, l);
+  }
+
+  /**
+   * A heading or label: the current block ends before its lines, which belong to no block (they
+   * are no tool's output), and the blocks that follow are named by it.
+   */
+  #relabel(label: string): Block | undefined {
+    this.#label = label;
+    const done = this.#end(this.#current);
+    this.#current = undefined;
+    return done;
+  }
+
+  /** Whether the current block is read line by line (its format a lines format). */
+  #streaming(): boolean {
+    const b = this.#current;
+    return b?.kind === "read" && b.reader !== undefined;
+  }
+
+  /**
+   * Whether a label may end the current block: none is open, or it is read (or may yet be read)
+   * by a format whose runs are results. A capture's text (an INFO reply's `# CPU`) is never split.
+   */
+  #splittable(): boolean {
+    const b = this.#current;
+    if (b === undefined || b.kind === "skip") return true;
+    if (b.chosen) return b.chosen.results;
+    return b.detector?.best?.results ?? true;
+  }
+
   /** A block's head: what its command makes of its output. */
   #block(s: BlockSpan, command: TranscriptCommand | undefined): Block {
+    if (this.#label !== undefined) s = { ...s, label: this.#label };
     const read = (formats: readonly OutputFormat[] | undefined): ReadBlock => {
       // one format, or a lines format first: read as the lines come; else told by the text
       const chosen = formats && (formats.length === 1 || formats[0].reading === "lines")
@@ -182,7 +268,8 @@ export class BlockSplitter {
         command,
         chosen,
         detector: chosen ? undefined : new FormatDetector(formats),
-        fallback: formats?.[0] ?? FALLBACK_FORMAT,
+        // a command's output no format recognises is read by its tool's usual format
+        fallback: formats?.find((f) => !f.variant) ?? formats?.[0] ?? FALLBACK_FORMAT,
         reader: chosen?.reading === "lines"
           ? chosen.reader({ file: this.#file, command: command?.parsed })
           : undefined,

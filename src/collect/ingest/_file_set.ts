@@ -88,6 +88,7 @@ export function findFileGroup(
   }
   if (files.length > 0) files.push(...empty);
   if (!files.some((m) => m.path === path)) return null;
+  if (!forced && files.length === 1 && readAlone(files[0])) return null;
   files.sort((a, b) => set.formats.indexOf(a.format) - set.formats.indexOf(b.format));
   return { set, files };
 }
@@ -107,7 +108,17 @@ export function singleFileGroup(
   const format = sniffed !== null && sniffed !== "empty" && sniffed.files ? sniffed : undefined;
   const chosen = format ?? (forced?.files && sniffed !== "empty" ? forced : undefined);
   if (!chosen?.files) return null;
+  if (!forced && readAlone({ path, name, format: chosen.name })) return null;
   return { set: chosen.files, files: [{ path, name, format: chosen.name }] };
+}
+
+/**
+ * Whether a file found alone is read as text, block by block, like any paste: a stdout or stderr
+ * with no sibling can hold several runs (a paste of two, under headings), which the block reader
+ * splits; a JSON or HDR file is read by its set (in chunks).
+ */
+function readAlone(file: SetFile): boolean {
+  return file.format === "memtier-stdout" || file.format === "memtier-stderr";
 }
 
 /**

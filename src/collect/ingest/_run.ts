@@ -73,6 +73,8 @@ export class RunAssembler {
     [];
   #pending: Pending | undefined;
   #parts: Parts | undefined;
+  /** The first block with no command that no format could read (the file's error if it has no run). */
+  #unreadable: ParseError | undefined;
   /** Memory rows made from this file so far. */
   #memorySteps = 0;
 
@@ -144,6 +146,8 @@ export class RunAssembler {
   end(): void {
     this.#commitPending();
     if (this.#spans.length > 0) this.#storeRawCopy();
+    // a file with no run at all: what its text looked like, where kvlab could not read it
+    else if (this.#unreadable) throw this.#unreadable;
   }
 
   /** Drops what is written and not committed (after an error). */
@@ -186,27 +190,42 @@ export class RunAssembler {
         });
       }
       const { text, firstLine } = this.#output(b);
-      return format.read(redactText(text), {
+      const run = format.read(redactText(text), {
         file: path,
         command: b.command?.parsed,
         firstLine,
         lastLine: b.lastLine,
         runId,
       });
+      // a command typed with nothing of any tool's after it (a fence, prose): not a run
+      if (b.command && run.tests === 0 && detectText(b.sample.join("\n")).kind !== "format") {
+        return { skip: `${path}:${b.firstLine}: the command printed nothing kvlab reads` };
+      }
+      return run;
     } catch (e) {
       if (!(e instanceof ParseError)) throw e;
       if (!b.command) {
-        if (sawCommand) return undefined; // prose before the first command of a transcript
-        const kind = describeText(detectText(b.sample.join("\n")));
-        throw new UnknownFormatError(`expected ${knownFormats()}; this looks like ${kind}`, {
-          file: path,
-          line: e.line,
-          column: 1,
-          text: e.text,
-        });
+        const detected = detectText(b.sample.join("\n"));
+        const kind = describeText(detected);
+        const at = { file: path, line: e.line, column: 1, text: e.text };
+        // prose (a transcript's, a post's) is not output: the file's error only when it makes no
+        // run at all; text a format knows is output kvlab could not read, and is listed
+        if (detected.kind !== "format") {
+          if (!sawCommand) {
+            this.#unreadable ??= new UnknownFormatError(
+              `expected ${knownFormats()}; this looks like ${kind}`,
+              at,
+            );
+          }
+          return undefined;
+        }
+        const said = e.message.slice(`${e.file}:${e.line}:${e.column}: `.length);
+        this.#unreadable ??= new ParseError(`${said}; this looks like ${kind}`, at);
+        return { skip: redactText(`${e.message}; ${kind}, not read`) };
       }
       if (b.nonBlank === 0) return { skip: `${path}:${b.firstLine}: command printed no output` };
-      return { skip: redactText(`${path}:${b.firstLine}: ${e.message}`) };
+      // its message names the file and line already
+      return { skip: redactText(e.message) };
     }
   }
 
@@ -233,6 +252,7 @@ export class RunAssembler {
       fromName: toolFromFileName(basename(path), blockFormat(b)),
       source: { path, sha, firstLine: b.firstLine, lastLine: b.lastLine },
       rawLineOffset: b.firstLine - 1,
+      ...(b.label !== undefined && this.#options.labelFrom !== "none" ? { heading: b.label } : {}),
       rawSha256: hashRangeSync(this.#src.file, b.byteStart, b.byteEnd),
       startedAt: b.startedAt,
     };

@@ -18,8 +18,14 @@ import { runRow } from "../_rows.ts";
 export interface IngestOptions {
   /** The dataset (or its directory). */
   data: DatasetRef;
-  /** Label stored on every run. */
+  /** Label stored on every run (else a run's heading, see {@link labelFrom}). */
   label?: string;
+  /**
+   * Whether a paste's headings and label lines (`# Redka`, `--- memix`, `Rust:`) split it into
+   * runs and become their labels (`headings`), or not (`none`).
+   * @default {"headings"}
+   */
+  labelFrom?: "headings" | "none";
   /**
    * Server name (redis, valkey, dragonfly, keydb, …) stored on every run.
    * @default {"unknown"}
@@ -73,6 +79,8 @@ export interface RunOrigin {
   rawLineOffset?: number;
   /** SHA-256 of the block's bytes as they are in the file. */
   rawSha256?: string;
+  /** The heading or label line above the run in its file. */
+  heading?: string;
 }
 
 /**
@@ -122,7 +130,7 @@ export function formatRunRow(run: FormatRun, o: RunOrigin): RunInput {
     host: cmd?.host ?? null,
     target: facts.target ?? null,
     transport: facts.transport ?? "tcp",
-    label: options.label ?? null,
+    label: options.label ?? (o.heading === undefined ? null : redactText(o.heading)),
     tags: options.tags,
     started_at: o.startedAt ?? facts.startedAt ?? null,
     ingested_at: o.now,

@@ -310,7 +310,7 @@ async function ingestLines(
   },
 ): Promise<void> {
   const path = outcome.path;
-  const splitter = new BlockSplitter(path);
+  const splitter = new BlockSplitter(path, { labels: options.labelFrom !== "none" });
   let blocks = 0;
   const file = await Deno.open(src.readPath, { read: true });
   const size = (await file.stat()).size;
@@ -371,6 +371,7 @@ function labelsOf(o: IngestOptions): Record<string, unknown> {
     serverVersion: o.serverVersion ?? null,
     label: o.label ?? null,
     tool: o.tool ?? null,
+    ...(o.labelFrom === "none" ? { labelFrom: "none" } : {}),
     toolVersion: o.toolVersion ?? null,
     tags: o.tags ?? {},
   };

@@ -19,8 +19,13 @@ type Numbers = number | (number | null)[];
 interface Expected {
   /** The run's label (a heading or a `--- name` line above it), when the file names the runs. */
   label?: string;
-  /** memtier's summary block, when the run has several (`best`, `worst`, `average`). */
+  /** Tests by name (a memtier summary block's as `TEST best`, `TEST worst`, `TEST average`). */
   tests: Record<string, Numbers>;
+  /** The run's tool, and its stored command, when the file shows the command. */
+  tool?: string;
+  command?: RegExp;
+  /** Columns every results row of the run holds (the command's flags filling the output). */
+  columns?: Record<string, unknown>;
 }
 
 /** A file, and its runs in the file's order. */
@@ -29,6 +34,9 @@ const FILES: Record<string, Expected[]> = {
     tests: { SET: 114293.71, GET: 81234.77, INCR: 68458.59, LPUSH: 88109.25, LPOP: 71994.96 },
   }],
   "02_redisdoc-242-quiet-oldnames.txt": [{
+    tool: "redis-benchmark",
+    command: /^numactl -C 6 \.\/redis-benchmark -q -n 100000 -s \/tmp\/redis\.sock -d 256$/,
+    columns: { data_size_bytes: 256 },
     tests: {
       PING_INLINE: 200803.22,
       PING: 200803.22,
@@ -47,7 +55,11 @@ const FILES: Record<string, Expected[]> = {
       LRANGE_600: 7548.31,
     },
   }],
-  "03_redisdoc-backtick-le-transcript.txt": [{ tests: { SET: 72144.87 } }],
+  "03_redisdoc-backtick-le-transcript.txt": [{
+    tool: "redis-benchmark",
+    columns: { requests: 1000000, clients: 50, keyspace: 100000 },
+    tests: { SET: 72144.87 },
+  }],
   "04_redka-7x-full-two-servers.md": [
     {
       label: "Original Redis",
@@ -145,6 +157,8 @@ const FILES: Record<string, Expected[]> = {
     { tests: { SET: [1122838.50, 0.575, null, null], GET: [1188071.75, 0.511, null, null] } },
   ],
   "16_rede-cr-only-line-endings.md": [{
+    tool: "redis-benchmark",
+    command: /^\.\/redis-benchmark -t rede -n 1000000$/,
     tests: {
       REDE_PUSH: 170183.80,
       REDE_PUSH_10000_SECOND_ELEMENTS: 149342.89,
@@ -154,7 +168,12 @@ const FILES: Record<string, Expected[]> = {
       REDE_POLL: 156666.14,
     },
   }],
-  "17_windows-redis-3.2.100-blog.md": [{ tests: { SET: 46948.36 } }],
+  "17_windows-redis-3.2.100-blog.md": [{
+    tool: "redis-benchmark",
+    command: /^redis-benchmark -h 127\.0\.0\.1 -p 6380 -c 50 -n 10000 -t set$/,
+    columns: { clients: 50, requests: 10000 },
+    tests: { SET: 46948.36 },
+  }],
   "20_memcrs-memtier1x-two-runs.md": [
     { label: "memix", tests: { TOTALS: 305385.01, SET: 152692.50, GET: 152692.50 } },
     { label: "memcached", tests: { TOTALS: 225161.71, SET: 112580.85, GET: 112580.85 } },
@@ -261,7 +280,15 @@ Deno.test({
             const run = runs[i];
             const where = `${file}, run ${i + 1} (line ${run.source_line_start})`;
             if (want.label !== undefined) assert.equal(run.label, want.label, where);
+            if (want.tool !== undefined) assert.equal(run.tool, want.tool, where);
+            if (want.command) assert.match(String(run.command), want.command, where);
             const rows = results.filter((r) => r.run_id === run.run_id);
+            // every line of the file has its own number (a file of CR-only line ends too)
+            const lines = rows.map((r) => r.source_line);
+            assert.equal(new Set(lines).size, lines.length, `${where}: lines ${lines}`);
+            for (const [column, value] of Object.entries(want.columns ?? {})) {
+              for (const r of rows) assert.equal(r[column], value, `${where}: ${r.test} ${column}`);
+            }
             for (const [key, numbers] of Object.entries(want.tests)) {
               const row = rows.find((r) => keyOf(r) === key);
               assert.ok(row, `${where}: no test ${key} (has ${rows.map(keyOf)})`);

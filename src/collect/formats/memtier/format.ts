@@ -92,7 +92,8 @@ export const memtierStdoutFormat: TextFormat = memtierFormat("stdout", {
 /** memtier's stderr: its live progress. */
 export const memtierStderrFormat: TextFormat = memtierFormat("stderr", {
   description: "memtier_benchmark progress (stderr)",
-  recognizes: (t) => /^\[RUN #\d+/.test(t),
+  // a paste may lose the progress line's `[`: `RUN #1 100%,   2 secs]  0 threads: …`
+  recognizes: (t) => /^\[RUN #\d+/.test(t) || /^RUN #\d+ \d+%, +\d+ secs\]/.test(t),
 });
 
 /** An HdrHistogram percentile distribution (`--hdr-file-prefix`'s `.txt` in memtier 2.3.0). */

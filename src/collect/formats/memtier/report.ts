@@ -155,6 +155,14 @@ export function parseMemtierReport(
     }
     if (mode === "table" && t.startsWith("Type ")) columns = readHeader(t);
     else if (mode === "table" && columns) {
+      // after the Totals row the table is over: what a paste puts there (a fence, prose) is not
+      // a row
+      const cells = t.trim().split(/\s+/);
+      if (block.complete && (cells.length !== columns.length || !/^[A-Za-z]/.test(cells[0]))) {
+        out.warnings.push(`${file}:${l.line}: text after the table skipped`);
+        mode = "none";
+        continue;
+      }
       // a last line with no newline after it (a file saved or pasted so) is whole when its
       // last cell is printed to its end (KB/sec, two decimals, or ---)
       if (!l.terminated && !wholeRow(t, columns)) {
@@ -180,24 +188,7 @@ export function parseMemtierReport(
       } else cut = true;
     }
   }
-  // an elided distribution is not kept (a partial cumulative distribution would mislead)
-  for (const [b, line] of elided) {
-    b.distributions = [];
-    withDistribution.delete(b);
-    out.warnings.push(
-      `${file}:${line}: the latency distribution is elided in the output; not kept`,
-    );
-  }
-  // a distribution lists the table's types in order, each ending at 100 %: one that does not
-  // reach the last type's 100 % row is cut; without --hide-histogram every block has one
-  for (const b of out.blocks) {
-    const last = b.distributions.at(-1);
-    const lastType = b.rows.filter((r) => r.test !== "TOTALS").at(-1)?.test;
-    const partial = withDistribution.has(b)
-      ? last?.percent !== 100 || last.test !== lastType
-      : withDistribution.size > 0 && !elided.has(b);
-    if (partial) b.complete = false;
-  }
+  settleDistributions(out, { file, elided, withDistribution });
   out.complete = !cut && isComplete(out);
   if (!out.complete && out.blocks.length > 0) out.warnings.push("the report is cut short");
   return out;
@@ -296,6 +287,37 @@ function readRow(
   });
   Object.assign(row, commonPercentiles(row.percentiles));
   return row;
+}
+
+/**
+ * The distributions of a report's blocks once it is read: an elided one is not kept (a partial
+ * cumulative distribution would mislead); one that does not reach the last type's 100 % row is
+ * cut, as is a block without one when the others have theirs (without `--hide-histogram`, every
+ * block prints one).
+ */
+function settleDistributions(
+  out: MemtierReport,
+  { file, elided, withDistribution }: {
+    file: string;
+    elided: ReadonlyMap<MemtierReportBlock, number>;
+    withDistribution: Set<MemtierReportBlock>;
+  },
+): void {
+  for (const [b, line] of elided) {
+    b.distributions = [];
+    withDistribution.delete(b);
+    out.warnings.push(
+      `${file}:${line}: the latency distribution is elided in the output; not kept`,
+    );
+  }
+  for (const b of out.blocks) {
+    const last = b.distributions.at(-1);
+    const lastType = b.rows.filter((r) => r.test !== "TOTALS").at(-1)?.test;
+    const partial = withDistribution.has(b)
+      ? last?.percent !== 100 || last.test !== lastType
+      : withDistribution.size > 0 && !elided.has(b);
+    if (partial) b.complete = false;
+  }
 }
 
 /** Lines a paste puts where it left lines out (`<<<< many lines …`, `...`, `[...]`). */

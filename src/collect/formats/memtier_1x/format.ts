@@ -40,6 +40,7 @@ export const memtier1xFormat: TextFormat = {
   reading: "text",
   maxBytes: MEMTIER_FILE_MAX_BYTES,
   programs: ["memtier_benchmark"],
+  variant: true,
   recognizes: (t) => MEMTIER_1X_HEADER.test(t),
   read(text, { file, command, firstLine, runId }) {
     // blank lines before it, so that the lines read are the file's

@@ -37,6 +37,29 @@ function cell(text: string, { file, line, row }: { file: string; line: number; r
   return n;
 }
 
+/** A table row's cells (`Type` and five numbers) as memtier 2.x's report holds a row. */
+function tableRow(
+  cells: readonly string[],
+  at: { file: string; line: number; row: string },
+): MemtierTableRow {
+  return {
+    test: memtierTest(cells[0]),
+    label: cells[0],
+    opsPerSec: cell(cells[1], at),
+    hitsPerSec: cell(cells[2], at),
+    missesPerSec: cell(cells[3], at),
+    movedPerSec: null,
+    askPerSec: null,
+    avgLatencyMs: cell(cells[4], at),
+    percentiles: [],
+    kbPerSec: cell(cells[5], at),
+    p50LatencyMs: null,
+    p99LatencyMs: null,
+    p999LatencyMs: null,
+    sourceLine: at.line,
+  };
+}
+
 /**
  * Parses memtier_benchmark 1.x stdout.
  *
@@ -108,6 +131,12 @@ export function parseMemtier1xReport(text: string, options: { file?: string } = 
         continue;
       }
       const cells = t.split(/\s+/);
+      // after the Totals row the table is over: a fence or prose there is not a row
+      if (block.complete && (cells.length !== 6 || !/^[A-Za-z]/.test(cells[0]))) {
+        out.warnings.push(`${file}:${l.line}: text after the table skipped`);
+        mode = "none";
+        continue;
+      }
       // a last line with no newline after it is whole when its last cell is printed to its end
       if (!l.terminated && !(cells.length === 6 && /^(\d+\.\d\d|---)$/.test(cells[5]))) {
         cut = true;
@@ -121,23 +150,7 @@ export function parseMemtier1xReport(text: string, options: { file?: string } = 
           text: t,
         });
       }
-      const at = { file, line: l.line, row: t };
-      const row: MemtierTableRow = {
-        test: memtierTest(cells[0]),
-        label: cells[0],
-        opsPerSec: cell(cells[1], at),
-        hitsPerSec: cell(cells[2], at),
-        missesPerSec: cell(cells[3], at),
-        movedPerSec: null,
-        askPerSec: null,
-        avgLatencyMs: cell(cells[4], at),
-        percentiles: [],
-        kbPerSec: cell(cells[5], at),
-        p50LatencyMs: null,
-        p99LatencyMs: null,
-        p999LatencyMs: null,
-        sourceLine: l.line,
-      };
+      const row = tableRow(cells, { file, line: l.line, row: t });
       block.rows.push(row);
       if (row.test === "TOTALS") block.complete = true;
     } else if (mode === "distribution") {

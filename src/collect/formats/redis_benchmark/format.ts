@@ -21,7 +21,8 @@ import { type BenchmarkArgs, parseBenchmarkArgs } from "./flags.ts";
 import { RedisBenchmarkParser } from "./parse.ts";
 import { testRows } from "./rows.ts";
 
-const PROGRAMS = ["redis-benchmark", "valkey-benchmark"] as const;
+/** redis-benchmark and its forks' copies of it. */
+const PROGRAMS = ["redis-benchmark", "valkey-benchmark", "keydb-benchmark"] as const;
 
 /**
  * The `memory` fields of a fill run, before any capture: the keys it writes (a `-t set` run's
@@ -146,7 +147,10 @@ export const redisBenchmarkFormat: LinesFormat = {
   programs: PROGRAMS,
   recognizes: (t) =>
     /^====== .* ======$/.test(t) || /^.+: [\d.]+ requests per second/.test(t) ||
-    /^"test","rps"/.test(t) || /^"[^"]+","[\d.]+"$/.test(t) || /^.+: rps=\S+ \(overall: /.test(t),
+    /^"test","rps"/.test(t) || /^"[^"]+","[\d.]+"$/.test(t) || /^.+: rps=\S+ \(overall: /.test(t) ||
+    // the titles of a 6.2+ report's sections (never a label a paste puts above a run)
+    /^(Summary|RPS Summary|Latency by percentile distribution|Cumulative distribution of latencies):$/
+      .test(t),
   accepts(args) {
     try {
       parseBenchmarkArgs(args);
