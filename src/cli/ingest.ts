@@ -18,6 +18,15 @@ export interface IngestCommandOptions {
   ingest: IngestOptions;
 }
 
+/** `--label-from`: headings (the default) or none. */
+function labelFromOption(raw: unknown): "headings" | "none" {
+  const v = String(raw ?? "headings");
+  if (v !== "headings" && v !== "none") {
+    throw new TypeError(`invalid --label-from: ${v} (expected headings or none)`);
+  }
+  return v;
+}
+
 /**
  * Reads `kvlab ingest`'s arguments and commander's options.
  *
@@ -40,6 +49,7 @@ export function ingestOptions(paths: string[], raw: OptionValues): IngestCommand
     ingest: {
       data: datasetOption(raw.data),
       label: optionalString(raw.label),
+      labelFrom: labelFromOption(raw.labelFrom),
       server: optionalString(raw.server),
       serverVersion: optionalString(raw.serverVersion),
       tool: optionalString(raw.tool),
@@ -111,6 +121,8 @@ export function describeOutcome(o: FileOutcome): string {
  */
 export async function ingestCommand(o: IngestCommandOptions, out: Output): Promise<void> {
   let failed = 0;
+  /** What kvlab saw but did not read, over every file: listed again at the end. */
+  const unread: string[] = [];
   let stopped = false;
   let diskFull = false;
   try {
@@ -129,12 +141,23 @@ export async function ingestCommand(o: IngestCommandOptions, out: Output): Promi
         } else {
           out.print(describeOutcome(f) + "\n");
         }
-        for (const s of f.skipped) if (s.reason) out.print(`  skipped: ${s.reason}\n`);
+        for (const s of f.skipped) {
+          if (!s.reason) continue;
+          out.print(`  skipped: ${s.reason}\n`);
+          unread.push(s.reason);
+        }
       });
     });
   } catch (e) {
     if (!(diskFull && e instanceof DiskFullError)) out.printErr(`error ${(e as Error).message}\n`);
     failed++;
+  }
+  if (unread.length > 0) {
+    // nothing dropped silently: every block of tool output (or tool command) that made no run
+    out.print(
+      `\n${unread.length} block${unread.length === 1 ? "" : "s"} of tool output or commands ` +
+        `not read:\n` + unread.map((r) => `  ${r}\n`).join(""),
+    );
   }
   if (failed > 0) {
     out.printErr(`${failed} file${failed === 1 ? "" : "s"} could not be ingested\n`);
@@ -156,6 +179,12 @@ export function declareIngest(program: Command, out: Output): void {
     .argument("<paths...>", "files or folders (walked recursively)")
     .requiredOption("--data <dir>", "dataset directory (created if missing)")
     .option("--label <label>", "label stored on every run")
+    .option(
+      "--label-from <how>",
+      "headings: a paste's headings and label lines (# Redka, --- memix, Rust:) split it into " +
+        "runs and label them (unless --label is given); none: they do not",
+      "headings",
+    )
     .option("--server <name>", "server benchmarked: redis, valkey, dragonfly, keydb, …")
     .option("--server-version <v>", "server version")
     .option(

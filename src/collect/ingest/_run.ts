@@ -201,6 +201,15 @@ export class RunAssembler {
       if (b.command && run.tests === 0 && detectText(b.sample.join("\n")).kind !== "format") {
         return { skip: `${path}:${b.firstLine}: the command printed nothing kvlab reads` };
       }
+      // a paste's report no format could read (no command ran here): listed, not a failed run
+      const unreadable = run.tests === 0 && run.status === "failed" && !b.command &&
+        run.warnings.find((w) => /^\S+:\d+:\d+: /.test(w.message));
+      if (unreadable) {
+        const m = /^(\S+):(\d+):(\d+): (.*)$/s.exec(unreadable.message)!;
+        const at = { file: m[1], line: Number(m[2]), column: Number(m[3]), text: "" };
+        this.#unreadable ??= new ParseError(`${m[4]}; this looks like ${format.description}`, at);
+        return { skip: redactText(`${unreadable.message}; not read`) };
+      }
       return run;
     } catch (e) {
       if (!(e instanceof ParseError)) throw e;
