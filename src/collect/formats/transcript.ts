@@ -64,6 +64,11 @@ const BARE = new RegExp(
     String.raw`)(?:\.exe)?)(\s+-[ -~]*)\s*$`,
 );
 
+/** A character every prompt of {@link PROMPTS} holds. */
+const PROMPT_CHARS = /[$#%>]/;
+/** A program's name, which a bare command line holds. */
+const PROGRAM_WORD = new RegExp(programs().map((p) => p.replace(/[.+]/g, "\\$&")).join("|"));
+
 /**
  * Reads a line as a command at a prompt, or returns `undefined`.
  *
@@ -79,7 +84,9 @@ const BARE = new RegExp(
  */
 export function readPrompt(text: string, line: number): TranscriptCommand | undefined {
   const t = stripAnsi(text);
-  for (let i = 0; i < PROMPTS.length; i++) {
+  // most lines are output: a prompt holds one of $ # % >, a bare command a program's name
+  const prompted = PROMPT_CHARS.test(t);
+  for (let i = 0; prompted && i < PROMPTS.length; i++) {
     const m = PROMPTS[i].exec(t);
     if (m) {
       const prompt = t.slice(0, t.length - m[3].length).trim();
@@ -93,7 +100,7 @@ export function readPrompt(text: string, line: number): TranscriptCommand | unde
       };
     }
   }
-  const b = BARE.exec(t);
+  const b = PROGRAM_WORD.test(t) ? BARE.exec(t) : null;
   if (b) {
     return {
       text: t.trim(),

@@ -51,7 +51,14 @@ export function recognizedLine(text: string): boolean {
  */
 export function labelLine(text: string): LabelLine | null {
   const t = text.trim();
-  if (t === "" || t.length > 80 || recognizedLine(t)) return null;
+  if (t === "" || t.length > 80) return null;
+  const label = labelShape(t);
+  // a line a format reads as its own (`ALL STATS`, `Summary:`) is never a label
+  return label === null || recognizedLine(t) ? null : label;
+}
+
+/** What a trimmed line's shape makes of it as a label, before asking the formats. */
+function labelShape(t: string): LabelLine | null {
   const heading = /^#{1,6}\s+(.*?)\s*#*$/.exec(t);
   if (heading && heading[1] !== "") return { label: heading[1], when: "now" };
   const dashed = /^-{2,3}\s+(\S.*)$/.exec(t);

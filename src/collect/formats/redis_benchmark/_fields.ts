@@ -48,6 +48,9 @@ export function num(s: string | undefined): number | null {
  */
 export function readNumber(s: string | undefined): number | null {
   if (s === undefined) return null;
+  // the common case, a plain decimal (every distribution row has three), without a regex
+  const n = Number(s);
+  if (s !== "" && Number.isFinite(n) && s.charCodeAt(0) > 32) return n;
   const t = s.trim().toLowerCase();
   if (/^[-+]?nan$/.test(t)) return NaN;
   const inf = /^([-+]?)inf(inity)?$/.exec(t);
