@@ -16,7 +16,7 @@ import { type Block, blockFormat, type ReadBlock } from "./_blocks.ts";
 import { copyRangeSync, hashRangeSync, readRangeSync } from "../../text/read_lines.ts";
 import { memoryRow } from "../_rows.ts";
 import { describeText, detectText } from "../formats/detect.ts";
-import type { FormatRun, MemoryFields } from "../formats/format.ts";
+import type { FormatRun, MemoryFields, OutputFormat } from "../formats/format.ts";
 import { knownFormats, toolFromFileName } from "../formats/registry.ts";
 import { type RedactState, redactText } from "../../text/redact.ts";
 import type { DatasetWriter, RawRef, RunWriter } from "../../store/writer.ts";
@@ -77,6 +77,7 @@ export class RunAssembler {
   #unreadable: ParseError | undefined;
   /** Memory rows made from this file so far. */
   #memorySteps = 0;
+  readonly #names = new Map<OutputFormat, { tool?: string; version?: string }>();
 
   /**
    * @param src The file, open.
@@ -238,6 +239,16 @@ export class RunAssembler {
     }
   }
 
+  /** The tool and version the file's name gives, for a format's programs (asked once each). */
+  #fromName(format: OutputFormat): { tool?: string; version?: string } {
+    let named = this.#names.get(format);
+    if (named === undefined) {
+      named = toolFromFileName(basename(this.#src.path), format);
+      this.#names.set(format, named);
+    }
+    return named;
+  }
+
   /** The run of a block: its origin, memory rows and writer, written to tmp/. */
   #prepare(b: ReadBlock, run: FormatRun): Pending {
     const { path, sha } = this.#src;
@@ -258,7 +269,7 @@ export class RunAssembler {
           },
         }
         : {}),
-      fromName: toolFromFileName(basename(path), blockFormat(b)),
+      fromName: this.#fromName(blockFormat(b)),
       source: { path, sha, firstLine: b.firstLine, lastLine: b.lastLine },
       rawLineOffset: b.firstLine - 1,
       ...(b.label !== undefined && this.#options.labelFrom !== "none" ? { heading: b.label } : {}),
