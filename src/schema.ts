@@ -43,6 +43,19 @@ const c = <const N extends string, const T extends ColumnType, const Nl extends 
   doc: string,
 ): Col<N, T, Nl> => ({ name, type, nullable, doc });
 
+/**
+ * String columns that hold a JSON object (`runs.tags`): `--format json` output gives them as
+ * objects, not as strings of JSON.
+ *
+ * @example
+ * ```ts
+ * import { JSON_TEXT_COLUMNS } from "./schema.ts";
+ * import assert from "node:assert/strict";
+ * assert.ok(JSON_TEXT_COLUMNS.has("tags"));
+ * ```
+ */
+export const JSON_TEXT_COLUMNS: ReadonlySet<string> = new Set(["tags"]);
+
 /** `runs`: one row per run. */
 export const RUNS = [
   c("run_id", "string", false, "Unique id made by the writer: `<UTC yyyymmddThhmmssZ>-<12 hex>`."),
