@@ -13,6 +13,7 @@ import type { VegaLiteSpec } from "../chart.ts";
 import { changes, changeSeries, changesForPeople, defaultOrder, hasHistory } from "./changes.ts";
 import { changesChart } from "../charts/changes.ts";
 import { formatForPeople } from "../present.ts";
+import { markdownText } from "../../text/safe.ts";
 
 /** A section of a summary page: its lines and figures (as `summaryPage` takes them). */
 export interface ChangesSection {
@@ -92,7 +93,7 @@ export function historyPage(
   const runs = new Set(results.getColumn("run_id").toArray()).size;
   const tests = new Set(results.getColumn("test").toArray()).size;
   const lines = [
-    `# ${title}`,
+    `# ${markdownText(title)}`,
     "",
     `${runs} runs of ${tests} tests, one history (no arms to compare).`,
     "",

@@ -19,6 +19,7 @@ import { formatForPeople } from "../present.ts";
 
 export type { SweepFrames };
 import { formatTable, type TableFormat } from "../format.ts";
+import { markdownText } from "../../text/safe.ts";
 import {
   DEFAULT_SUSTAINED_RULE,
   firstNotSustained,
@@ -378,7 +379,9 @@ export function formatSweep(
   if (format === "csv" || format === "json") return formatTable(table, format);
   // one row per arm × step, rounded by unit (ms to 3 decimals, rates to 2)
   if (format === "text") return formatForPeople(table, "text");
-  return sweepMatrices(table, options).map((m) => `**${m.title}**\n\n${formatTable(m.frame, "md")}`)
+  return sweepMatrices(table, options).map((m) =>
+    `**${markdownText(m.title)}**\n\n${formatTable(m.frame, "md")}`
+  )
     .join("\n") + `\n${SWEEP_LEGEND}\n`;
 }
 
