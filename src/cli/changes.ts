@@ -15,6 +15,7 @@ import { loadResults } from "../analyze/load.ts";
 import { type Output, readOptions } from "./_exit.ts";
 import { datasetOption, optionalFormat, optionalString } from "./_options.ts";
 import { peopleFormat, tableText } from "./_tables.ts";
+import { terminalText } from "../text/safe.ts";
 
 /** What `kvlab changes` looks at. */
 export interface ChangesCommandOptions {
@@ -130,6 +131,15 @@ export function changesCommand(o: ChangesCommandOptions, out: Output): void {
     : results.filter(pl.col(orderBy).isNull()).height;
   if (missing > 0) out.printErr(`left out ${missing} results with no ${orderBy}\n`);
   if (c.height === 0) out.printErr(`no change point (p ≤ ${o.maxPValue}, by ${orderBy})\n`);
+  const fromZero = c.filter(pl.col("change_pct").isNull());
+  if (fromZero.height > 0) {
+    const at = (fromZero.select("test", "index").toRecords() as { test: string; index: number }[])
+      .map((r) => `${terminalText(r.test)} at ${r.index}`);
+    out.printErr(
+      `change (%) left empty where the mean before is 0 (no percentage of nothing): ` +
+        `${at.slice(0, 5).join(", ")}${at.length > 5 ? ` and ${at.length - 5} more` : ""}\n`,
+    );
+  }
   out.print(tableText(c, peopleFormat(o.format, out.isTerminal), changesForPeople));
 }
 

@@ -183,3 +183,43 @@ Deno.test("summaryPage() of arms with a history has a What changed section", () 
   assert.match(page.markdown, /\| SET \| a \| 20 \| night-19.csv \| night-20.csv \|/);
   assert.ok(page.figures.some((f) => f.name === "changes"));
 });
+
+/** `redis-benchmark -q` outputs, one per night: SET at `set(i)` ops/s, GET near 80,000. */
+function quietNights(dir: string, nights: number, set: (i: number) => number): string {
+  Deno.mkdirSync(dir, { recursive: true });
+  for (let i = 0; i < nights; i++) {
+    const get = 80_000 + ((i * 37) % 400);
+    Deno.writeTextFileSync(
+      `${dir}/night-${String(i).padStart(2, "0")}.txt`,
+      `SET: ${set(i).toFixed(2)} requests per second, p50=0.503 msec\n` +
+        `GET: ${get.toFixed(2)} requests per second, p50=0.327 msec\n`,
+    );
+  }
+  return dir;
+}
+
+Deno.test("kvlab changes from a stored rate of 0: no Infinity, the same empty change in every format", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "kvlab-changes-zero-" });
+  try {
+    // a broken server measured 0 ops/s for 20 nights (stored complete by an older kvlab)
+    quietNights(`${dir}/nightly`, 40, (i) => (i < 20 ? 0 : 50_000 + ((i * 53) % 500)));
+    assert.equal((await cli(["ingest", `${dir}/nightly`, "--data", `${dir}/data`])).code, 0);
+    const printed: Record<string, { stdout: string; stderr: string }> = {};
+    for (const format of ["csv", "text", "md", "json"]) {
+      const r = await cli(["changes", "--data", `${dir}/data`, "--format", format]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.doesNotMatch(r.stdout, /Infinity|NaN/, format);
+      assert.match(r.stderr, /change \(%\) left empty where the mean before is 0.*: SET at 20/);
+      printed[format] = r;
+    }
+    const [row] = JSON.parse(printed.json.stdout);
+    assert.deepEqual([row.test, row.index, row.mean_before_ops_per_sec], ["SET", 20, 0]);
+    assert.equal(row.change_pct, null);
+    assert.equal(row.verdict, "better"); // from 0 to 50,000 ops/s
+    const csv = printed.csv.stdout.trim().split("\n");
+    assert.equal(csv[1].split(",")[csv[0].split(",").indexOf("change_pct")], "");
+    assert.match(printed.md.stdout, /\| SET \| 20 \|.*\| 0\.00 \| 50\d{3}\.\d\d \|  \| better \|/);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});

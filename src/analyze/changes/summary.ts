@@ -65,6 +65,9 @@ export function whatChangedSection(results: pl.DataFrame): ChangesSection | null
     return { lines, figures: [] };
   }
   lines.push(formatForPeople(changesForPeople(c), "md"), "");
+  if (c.getColumn("change_pct").nullCount() > 0) {
+    lines.push("An empty change (%) is a change from a mean of 0: no percentage of nothing.", "");
+  }
   const spec = changesChart(changeSeries(results, { orderBy }), { orderBy, changedOnly: true });
   return {
     lines,
