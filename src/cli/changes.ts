@@ -10,6 +10,8 @@ import type { Dataset } from "../store/dataset.ts";
 import type { Command, OptionValues } from "commander";
 import pl from "nodejs-polars";
 import { changes, changesForPeople, defaultOrder } from "../analyze/changes/changes.ts";
+import { leftOutText, missingOrder } from "../analyze/changes/order.ts";
+import { finiteRows } from "../analyze/summary.ts";
 import type { TableFormat } from "../analyze/format.ts";
 import { loadResults } from "../analyze/load.ts";
 import { type Output, readOptions } from "./_exit.ts";
@@ -126,10 +128,12 @@ export function changesCommand(o: ChangesCommandOptions, out: Output): void {
     test: o.test,
     by: o.by,
   });
-  const missing = orderBy.startsWith("tag:") || !results.columns.includes(orderBy)
-    ? 0
-    : results.filter(pl.col(orderBy).isNull()).height;
-  if (missing > 0) out.printErr(`left out ${missing} results with no ${orderBy}\n`);
+  const considered = finiteRows(results, o.metric);
+  const missing = missingOrder(
+    o.test === undefined ? considered : considered.filter(pl.col("test").eq(pl.lit(o.test))),
+    orderBy,
+  );
+  if (missing.results > 0) out.printErr(`left out ${leftOutText(missing, orderBy)}\n`);
   if (c.height === 0) out.printErr(`no change point (p ≤ ${o.maxPValue}, by ${orderBy})\n`);
   const fromZero = c.filter(pl.col("change_pct").isNull());
   if (fromZero.height > 0) {

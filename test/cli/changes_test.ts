@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import pl from "nodejs-polars";
 import { cli } from "./_cli.ts";
 import { summaryPage } from "../../src/analyze/summary_page/page.ts";
+import { whatChangedSection } from "../../src/analyze/changes/summary.ts";
 import { nightlyHistory, writeNightlyHistory } from "../_support/history.ts";
 
 /** The `test` kvlab stores for a redis-benchmark title. */
@@ -222,4 +223,59 @@ Deno.test("kvlab changes from a stored rate of 0: no Infinity, the same empty ch
   } finally {
     Deno.removeSync(dir, { recursive: true });
   }
+});
+
+Deno.test("kvlab changes and plot changes say which runs have no tag:<key> to order by", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "kvlab-changes-untagged-" });
+  try {
+    // 40 builds, 6 ingested without their build tag
+    const untagged = new Set([3, 9, 17, 22, 30, 38]);
+    quietNights(`${dir}/nightly`, 40, (i) => (i < 20 ? 50_000 : 45_000) + ((i * 53) % 500));
+    for (let i = 0; i < 40; i++) {
+      const tag = untagged.has(i) ? [] : ["--tag", `build=${i + 1}`];
+      const file = `${dir}/nightly/night-${String(i).padStart(2, "0")}.txt`;
+      assert.equal((await cli(["ingest", file, "--data", `${dir}/data`, ...tag])).code, 0);
+    }
+    const c = await cli(["changes", "--data", `${dir}/data`, "--order-by", "tag:build"]);
+    assert.equal(c.code, 0, c.stderr);
+    assert.match(c.stderr, /^left out 12 results of 6 runs with no tag:build$/m);
+    // only SET: 6 of its results
+    const one = await cli([
+      "changes",
+      "--data",
+      `${dir}/data`,
+      "--order-by",
+      "tag:build",
+      "--test",
+      "SET",
+    ]);
+    assert.match(one.stderr, /^left out 6 results of 6 runs with no tag:build$/m);
+    const plot = await cli([
+      "plot",
+      "changes",
+      "--data",
+      `${dir}/data`,
+      "--order-by",
+      "tag:build",
+      "-o",
+      `${dir}/changes.vl.json`,
+    ]);
+    assert.equal(plot.code, 0, plot.stderr);
+    assert.match(plot.stderr, /left out 12 results of 6 runs with no tag:build/);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("the summary's What changed says which results have no started_at", () => {
+  const n = 40;
+  const results = pl.DataFrame({
+    run_id: Array.from({ length: n }, (_, i) => `r${i}`),
+    test: Array(n).fill("SET"),
+    // the first 5 runs were ingested from files: no start time
+    started_at: Array.from({ length: n }, (_, i) => i < 5 ? null : new Date(Date.UTC(2026, 0, i))),
+    ops_per_sec: Array.from({ length: n }, (_, i) => (i < 20 ? 100 : 90) + ((i * 7) % 5) - 2),
+  });
+  const section = whatChangedSection(results)!;
+  assert.ok(section.lines.includes("Left out: 5 results of 5 runs with no started_at."));
 });

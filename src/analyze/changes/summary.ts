@@ -12,6 +12,8 @@ import type pl from "nodejs-polars";
 import type { VegaLiteSpec } from "../chart.ts";
 import { changes, changeSeries, changesForPeople, defaultOrder, hasHistory } from "./changes.ts";
 import { changesChart } from "../charts/changes.ts";
+import { leftOutText, missingOrder } from "./order.ts";
+import { finiteRows } from "../summary.ts";
 import { formatForPeople } from "../present.ts";
 import { markdownText } from "../../text/safe.ts";
 
@@ -60,6 +62,8 @@ export function whatChangedSection(results: pl.DataFrame): ChangesSection | null
     "server. `kvlab changes --data <dir>` prints every column.",
     "",
   ];
+  const missing = missingOrder(finiteRows(results, "ops_per_sec"), orderBy);
+  if (missing.results > 0) lines.push(`Left out: ${leftOutText(missing, orderBy)}.`, "");
   if (c.height === 0) {
     lines.push("No change point.", "");
     return { lines, figures: [] };
