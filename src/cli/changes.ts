@@ -15,6 +15,7 @@ import { finiteRows } from "../analyze/summary.ts";
 import type { TableFormat } from "../analyze/format.ts";
 import { loadResults } from "../analyze/load.ts";
 import { type Output, readOptions } from "./_exit.ts";
+import { attemptsNote } from "./_shows.ts";
 import { datasetOption, optionalFormat, optionalString } from "./_options.ts";
 import { peopleFormat, tableText } from "./_tables.ts";
 import { terminalText } from "../text/safe.ts";
@@ -114,7 +115,7 @@ export function changesOptions(raw: OptionValues): ChangesCommandOptions {
  * @param out Where to print.
  */
 export function changesCommand(o: ChangesCommandOptions, out: Output): void {
-  const results = loadResults(o.data);
+  const results = loadResults(o.data, { onLeftOut: attemptsNote(out) });
   const orderBy = o.orderBy ?? defaultOrder(results);
   if (o.orderBy === undefined && orderBy !== "started_at") {
     out.printErr(`ordering by ${orderBy} (no run has a start time)\n`);

@@ -16,7 +16,7 @@ import { defaultOrder } from "../analyze/changes/changes.ts";
 import { leftOutText, missingOrder } from "../analyze/changes/order.ts";
 import { finiteRows } from "../analyze/summary.ts";
 import { chartFormat, saveChart } from "../analyze/export.ts";
-import { loadResults, onlyComplete } from "../analyze/load.ts";
+import { loadResults, loadTable, onlyComplete } from "../analyze/load.ts";
 import { latencySteps } from "../analyze/latency.ts";
 import {
   latencyDistributionBy,
@@ -30,7 +30,7 @@ import {
 import { sweepTable } from "../analyze/sweep/sweep.ts";
 import { type Output, readOptions } from "./_exit.ts";
 import { datasetOption, optionalString } from "./_options.ts";
-import { notForSweeps, nothingToDraw, onlyForSweeps } from "./_shows.ts";
+import { attemptsNote, notForSweeps, nothingToDraw, onlyForSweeps } from "./_shows.ts";
 
 /** What `kvlab plot` draws and where it saves it. */
 export interface PlotCommandOptions {
@@ -150,8 +150,11 @@ export function plotArms(source: PlotSource, kind: PlotKind, plot: PlotOptions):
  */
 export async function plotCommand(o: PlotCommandOptions, out: Output): Promise<void> {
   const kind = PLOTS[o.kind];
-  const latency = kind.needs === "latency" ? latencyFrames(o.data) : undefined;
-  const results = latency ? onlyComplete(latency.results) : loadResults(o.data);
+  const onLeftOut = attemptsNote(out);
+  const latency = kind.needs === "latency"
+    ? latencyFrames(o.data, loadTable(o.data, "runs", { onLeftOut }))
+    : undefined;
+  const results = latency ? onlyComplete(latency.results) : loadResults(o.data, { onLeftOut });
   const plot = plotArms({ data: o.data, results }, o.kind, o.plot);
   const frame = latency ? latencyDistributionBy(latency, plot.by ?? "server") : results;
   if (

@@ -219,7 +219,7 @@ Deno.test("kvlab changes from a stored rate of 0: no Infinity, the same empty ch
     assert.equal(row.verdict, "better"); // from 0 to 50,000 ops/s
     const csv = printed.csv.stdout.trim().split("\n");
     assert.equal(csv[1].split(",")[csv[0].split(",").indexOf("change_pct")], "");
-    assert.match(printed.md.stdout, /\| SET \| 20 \|.*\| 0\.00 \| 50\d{3}\.\d\d \|  \| better \|/);
+    assert.match(printed.md.stdout, /\| SET \| 20 \|.*\| 0\.00 \| 50\d{3}\.\d\d \| {2}\| better \|/);
   } finally {
     Deno.removeSync(dir, { recursive: true });
   }

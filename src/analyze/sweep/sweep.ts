@@ -42,6 +42,11 @@ export interface SweepOptions {
   by?: string;
   /** Sustained when `min ≤ achieved / requested ≤ max`. @default {DEFAULT_SUSTAINED_RULE} */
   sustained?: SustainedRule;
+  /**
+   * Told the runs a dataset's load left out as superseded attempts of plan cells (see
+   * `attempts.ts`; a repeated step counts its latest complete attempt).
+   */
+  onLeftOut?: (runIds: string[]) => void;
 }
 
 /** The median (`_stats.ts`), or null for none. */
@@ -105,7 +110,7 @@ export function sweepTable(
 ): pl.DataFrame {
   const by = options.by ?? "label";
   const rule = options.sustained ?? DEFAULT_SUSTAINED_RULE;
-  const frames = sweepFrames(source);
+  const frames = sweepFrames(source, options.onLeftOut);
   const steps = stepRows(frames.results, by);
   const hist = rowHistograms(
     frames.hdr ?? pl.DataFrame({}),
