@@ -3,7 +3,9 @@ import pl from "nodejs-polars";
 import { cli } from "./_cli.ts";
 import { summaryPage } from "../../src/analyze/summary_page/page.ts";
 import { whatChangedSection } from "../../src/analyze/changes/summary.ts";
-import { nightlyHistory, writeNightlyHistory } from "../_support/history.ts";
+import { nightlyHistory, wideHistory, writeNightlyHistory } from "../_support/history.ts";
+import { MAX_CHANGE_PANELS } from "../../src/analyze/charts/changes.ts";
+import { svgSize } from "../../src/analyze/export.ts";
 
 /** The `test` kvlab stores for a redis-benchmark title. */
 function testName(title: string): string {
@@ -219,7 +221,10 @@ Deno.test("kvlab changes from a stored rate of 0: no Infinity, the same empty ch
     assert.equal(row.verdict, "better"); // from 0 to 50,000 ops/s
     const csv = printed.csv.stdout.trim().split("\n");
     assert.equal(csv[1].split(",")[csv[0].split(",").indexOf("change_pct")], "");
-    assert.match(printed.md.stdout, /\| SET \| 20 \|.*\| 0\.00 \| 50\d{3}\.\d\d \| {2}\| better \|/);
+    assert.match(
+      printed.md.stdout,
+      /\| SET \| 20 \|.*\| 0\.00 \| 50\d{3}\.\d\d \| {2}\| better \|/,
+    );
   } finally {
     Deno.removeSync(dir, { recursive: true });
   }
@@ -278,4 +283,30 @@ Deno.test("the summary's What changed says which results have no started_at", ()
   });
   const section = whatChangedSection(results)!;
   assert.ok(section.lines.includes("Left out: 5 results of 5 runs with no started_at."));
+});
+
+Deno.test("plot changes and summary of a wide history draw at most MAX_CHANGE_PANELS series", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "kvlab-changes-wide-" });
+  try {
+    // 300 tests × 30 nights, 30 % 12 % slower from night 15 (2,000 tests drew nothing:
+    // "Maximum call stack size exceeded"; 1,000 drew a 1522 × 316,962 px PNG)
+    writeNightlyHistory(`${dir}/nightly`, wideHistory(9, { tests: 300, changed: 0.3 }));
+    assert.equal((await cli(["ingest", `${dir}/nightly`, "--data", `${dir}/data`])).code, 0);
+    const plot = await cli(["plot", "changes", "--data", `${dir}/data`, "-o", `${dir}/c.svg`]);
+    assert.equal(plot.code, 0, plot.stderr);
+    const svg = Deno.readTextFileSync(`${dir}/c.svg`);
+    assert.ok(svgSize(svg).height < (MAX_CHANGE_PANELS + 4) * 160, `${svgSize(svg).height} px`);
+    assert.match(
+      svg,
+      /20 of the \d+ series that changed \(the largest changes\); \d+ more changed/,
+    );
+    const sum = await cli(["summary", `${dir}/data`, "-o", `${dir}/summary`]);
+    assert.equal(sum.code, 0, sum.stderr);
+    const page = Deno.readTextFileSync(`${dir}/summary/summary.md`);
+    assert.match(page, /The chart draws the 20 of the \d+ series that changed with the largest/);
+    const figure = Deno.readTextFileSync(`${dir}/summary/figures/changes.svg`);
+    assert.ok(svgSize(figure).height < (MAX_CHANGE_PANELS + 4) * 160);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
 });

@@ -11,7 +11,7 @@
 import type pl from "nodejs-polars";
 import type { VegaLiteSpec } from "../chart.ts";
 import { changes, changeSeries, changesForPeople, defaultOrder, hasHistory } from "./changes.ts";
-import { changesChart } from "../charts/changes.ts";
+import { changesChart, MAX_CHANGE_PANELS } from "../charts/changes.ts";
 import { leftOutText, missingOrder } from "./order.ts";
 import { finiteRows } from "../summary.ts";
 import { formatForPeople } from "../present.ts";
@@ -69,6 +69,14 @@ export function whatChangedSection(results: pl.DataFrame): ChangesSection | null
     return { lines, figures: [] };
   }
   lines.push(formatForPeople(changesForPeople(c), "md"), "");
+  const changed = new Set(changeSeriesNames(c)).size;
+  if (changed > MAX_CHANGE_PANELS) {
+    lines.push(
+      `The chart draws the ${MAX_CHANGE_PANELS} of the ${changed} series that changed with the ` +
+        "largest changes; the table lists them all.",
+      "",
+    );
+  }
   if (c.getColumn("change_pct").nullCount() > 0) {
     lines.push("An empty change (%) is a change from a mean of 0: no percentage of nothing.", "");
   }
@@ -81,6 +89,14 @@ export function whatChangedSection(results: pl.DataFrame): ChangesSection | null
       spec,
     }],
   };
+}
+
+/** Each change point's series, as its keys (the columns before `index`) in one string. */
+function changeSeriesNames(c: pl.DataFrame): string[] {
+  const keys = c.columns.slice(0, c.columns.indexOf("index"));
+  return (c.select(...keys).toRecords() as Record<string, unknown>[]).map((r) =>
+    JSON.stringify(keys.map((k) => r[k] ?? null))
+  );
 }
 
 /**
