@@ -9,6 +9,25 @@
 import { Dataset, type DatasetRef } from "../store/dataset.ts";
 import type pl from "nodejs-polars";
 import { fixedRateOnly } from "../analyze/sweep/sweep.ts";
+import { leftOutAttempts } from "../analyze/attempts.ts";
+import type { Output } from "./_exit.ts";
+
+/**
+ * What a view says when its load left out superseded attempts of plan cells (see
+ * `analyze/attempts.ts`): one line on stderr, once per command.
+ *
+ * @param out Where to print.
+ * @returns The `onLeftOut` to give the loads.
+ */
+export function attemptsNote(out: Output): (runIds: string[]) => void {
+  let said = false;
+  return (ids) => {
+    const line = leftOutAttempts(ids);
+    if (said || line === null) return;
+    said = true;
+    out.printErr(`${line}\n`);
+  };
+}
 
 /** A command with nothing to show for the data it was given (exit 1). */
 export class NothingToShowError extends Error {

@@ -10,11 +10,15 @@ import type { Dataset } from "../store/dataset.ts";
 import type { Command, OptionValues } from "commander";
 import pl from "nodejs-polars";
 import { changes, changesForPeople, defaultOrder } from "../analyze/changes/changes.ts";
+import { leftOutText, missingOrder } from "../analyze/changes/order.ts";
+import { finiteRows } from "../analyze/summary.ts";
 import type { TableFormat } from "../analyze/format.ts";
 import { loadResults } from "../analyze/load.ts";
 import { type Output, readOptions } from "./_exit.ts";
+import { attemptsNote } from "./_shows.ts";
 import { datasetOption, optionalFormat, optionalString } from "./_options.ts";
 import { peopleFormat, tableText } from "./_tables.ts";
+import { terminalText } from "../text/safe.ts";
 
 /** What `kvlab changes` looks at. */
 export interface ChangesCommandOptions {
@@ -111,7 +115,7 @@ export function changesOptions(raw: OptionValues): ChangesCommandOptions {
  * @param out Where to print.
  */
 export function changesCommand(o: ChangesCommandOptions, out: Output): void {
-  const results = loadResults(o.data);
+  const results = loadResults(o.data, { onLeftOut: attemptsNote(out) });
   const orderBy = o.orderBy ?? defaultOrder(results);
   if (o.orderBy === undefined && orderBy !== "started_at") {
     out.printErr(`ordering by ${orderBy} (no run has a start time)\n`);
@@ -125,11 +129,22 @@ export function changesCommand(o: ChangesCommandOptions, out: Output): void {
     test: o.test,
     by: o.by,
   });
-  const missing = orderBy.startsWith("tag:") || !results.columns.includes(orderBy)
-    ? 0
-    : results.filter(pl.col(orderBy).isNull()).height;
-  if (missing > 0) out.printErr(`left out ${missing} results with no ${orderBy}\n`);
+  const considered = finiteRows(results, o.metric);
+  const missing = missingOrder(
+    o.test === undefined ? considered : considered.filter(pl.col("test").eq(pl.lit(o.test))),
+    orderBy,
+  );
+  if (missing.results > 0) out.printErr(`left out ${leftOutText(missing, orderBy)}\n`);
   if (c.height === 0) out.printErr(`no change point (p ≤ ${o.maxPValue}, by ${orderBy})\n`);
+  const fromZero = c.filter(pl.col("change_pct").isNull());
+  if (fromZero.height > 0) {
+    const at = (fromZero.select("test", "index").toRecords() as { test: string; index: number }[])
+      .map((r) => `${terminalText(r.test)} at ${r.index}`);
+    out.printErr(
+      `change (%) left empty where the mean before is 0 (no percentage of nothing): ` +
+        `${at.slice(0, 5).join(", ")}${at.length > 5 ? ` and ${at.length - 5} more` : ""}\n`,
+    );
+  }
   out.print(tableText(c, peopleFormat(o.format, out.isTerminal), changesForPeople));
 }
 

@@ -17,7 +17,7 @@ import { cellCounts, fewRunsWarning } from "../analyze/environment.ts";
 import type { TableFormat } from "../analyze/format.ts";
 import { loadResults } from "../analyze/load.ts";
 import { type Output, readOptions } from "./_exit.ts";
-import { notForSweeps } from "./_shows.ts";
+import { attemptsNote, notForSweeps } from "./_shows.ts";
 import { datasetOption, optionalFormat, optionalString } from "./_options.ts";
 import { peopleFormat, tableText } from "./_tables.ts";
 
@@ -90,7 +90,7 @@ export function compactCompare(c: pl.DataFrame): pl.DataFrame {
  * data.
  */
 export function compareCommand(o: CompareCommandOptions, out: Output): void {
-  const results = loadResults(o.data);
+  const results = loadResults(o.data, { onLeftOut: attemptsNote(out) });
   notForSweeps("kvlab compare", o.data, results);
   const arms = resolveArms(results, { by: o.by, baseline: o.baseline });
   if (arms.defaulted || o.baseline === undefined) {

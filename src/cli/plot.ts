@@ -10,10 +10,13 @@
 import type { DatasetRef } from "../store/dataset.ts";
 import type { Dataset } from "../store/dataset.ts";
 import type { Command, OptionValues } from "commander";
-import type pl from "nodejs-polars";
+import pl from "nodejs-polars";
 import { defaultArmColumn, deltaSides, resolveArms } from "../analyze/arms.ts";
+import { defaultOrder } from "../analyze/changes/changes.ts";
+import { leftOutText, missingOrder } from "../analyze/changes/order.ts";
+import { finiteRows } from "../analyze/summary.ts";
 import { chartFormat, saveChart } from "../analyze/export.ts";
-import { loadResults, onlyComplete } from "../analyze/load.ts";
+import { loadResults, loadTable, onlyComplete } from "../analyze/load.ts";
 import { latencySteps } from "../analyze/latency.ts";
 import {
   latencyDistributionBy,
@@ -27,7 +30,7 @@ import {
 import { sweepTable } from "../analyze/sweep/sweep.ts";
 import { type Output, readOptions } from "./_exit.ts";
 import { datasetOption, optionalString } from "./_options.ts";
-import { notForSweeps, nothingToDraw, onlyForSweeps } from "./_shows.ts";
+import { attemptsNote, notForSweeps, nothingToDraw, onlyForSweeps } from "./_shows.ts";
 
 /** What `kvlab plot` draws and where it saves it. */
 export interface PlotCommandOptions {
@@ -147,8 +150,11 @@ export function plotArms(source: PlotSource, kind: PlotKind, plot: PlotOptions):
  */
 export async function plotCommand(o: PlotCommandOptions, out: Output): Promise<void> {
   const kind = PLOTS[o.kind];
-  const latency = kind.needs === "latency" ? latencyFrames(o.data) : undefined;
-  const results = latency ? onlyComplete(latency.results) : loadResults(o.data);
+  const onLeftOut = attemptsNote(out);
+  const latency = kind.needs === "latency"
+    ? latencyFrames(o.data, loadTable(o.data, "runs", { onLeftOut }))
+    : undefined;
+  const results = latency ? onlyComplete(latency.results) : loadResults(o.data, { onLeftOut });
   const plot = plotArms({ data: o.data, results }, o.kind, o.plot);
   const frame = latency ? latencyDistributionBy(latency, plot.by ?? "server") : results;
   if (
@@ -159,6 +165,15 @@ export async function plotCommand(o: PlotCommandOptions, out: Output): Promise<v
       ? "latency distribution (redis-benchmark's latency blocks, memtier's or kvlab's histograms)"
       : "complete results";
     nothingToDraw(`kvlab plot ${o.kind}`, o.data, { what, results });
+  }
+  if (o.kind === "changes") {
+    const orderBy = plot.orderBy ?? defaultOrder(results);
+    const rows = finiteRows(results, plot.metric ?? "ops_per_sec");
+    const missing = missingOrder(
+      plot.test === undefined ? rows : rows.filter(pl.col("test").eq(pl.lit(plot.test))),
+      orderBy,
+    );
+    if (missing.results > 0) out.printErr(`left out ${leftOutText(missing, orderBy)}\n`);
   }
   // the folder of -o is made only when its parent exists (a typo is an error, not a new tree)
   await saveChart(kind.build(frame, plot), o.output, { folders: "parent" });

@@ -19,7 +19,7 @@ import type { VegaLiteSpec } from "../analyze/chart.ts";
 import { historyPage } from "../analyze/changes/summary.ts";
 import { summaryPage } from "../analyze/summary_page/page.ts";
 import { type Output, readOptions } from "./_exit.ts";
-import { notForSweeps } from "./_shows.ts";
+import { attemptsNote, notForSweeps } from "./_shows.ts";
 import { optionalString } from "./_options.ts";
 
 /** What `kvlab summary` summarizes and where it writes. */
@@ -93,6 +93,7 @@ export interface SummaryTables {
  * from them before it.
  *
  * @param data The dataset, or its directory.
+ * @param onLeftOut Told the runs left out as superseded attempts of plan cells.
  * @returns The frames.
  * @throws {DatasetError} When the directory is not a dataset, or a file of it is damaged.
  *
@@ -105,9 +106,12 @@ export interface SummaryTables {
  * assert.ok(t.all.columns.includes("complete") && t.all.columns.includes("label"));
  * ```
  */
-export function summaryTables(data: DatasetRef): SummaryTables {
+export function summaryTables(
+  data: DatasetRef,
+  onLeftOut?: (runIds: string[]) => void,
+): SummaryTables {
   const dataset = Dataset.of(data);
-  const runs = loadTable(dataset, "runs");
+  const runs = loadTable(dataset, "runs", { onLeftOut });
   const all = loadResults(dataset, { completeOnly: false, runs });
   return { dataset, runs, all, results: onlyComplete(all) };
 }
@@ -133,7 +137,7 @@ export interface SummaryWritten {
 export async function summaryCommand(
   o: SummaryCommandOptions,
   out: Output,
-  tables: SummaryTables = summaryTables(o.data),
+  tables: SummaryTables = summaryTables(o.data, attemptsNote(out)),
 ): Promise<SummaryWritten> {
   const { dataset, runs, all, results } = tables;
   notForSweeps("kvlab summary", o.data, results);

@@ -12,7 +12,7 @@ import { type TableFormat, tableFormat } from "../analyze/format.ts";
 import { formatSweep, sweepTable } from "../analyze/sweep/sweep.ts";
 import { type Output, readOptions } from "./_exit.ts";
 import { checkSustainedRule, DEFAULT_SUSTAINED_RULE, type SustainedRule } from "../fixed_rate.ts";
-import { onlyForSweeps } from "./_shows.ts";
+import { attemptsNote, onlyForSweeps } from "./_shows.ts";
 
 /** What `kvlab sweep` prints. */
 export interface SweepCommandOptions {
@@ -70,7 +70,11 @@ export function sweepOptions(raw: OptionValues): SweepCommandOptions {
  * @throws {NothingToShowError} When the dataset holds no fixed-rate step.
  */
 export function sweepCommand(o: SweepCommandOptions, out: Output): void {
-  const table = sweepTable(o.data, { by: o.by, sustained: o.sustained });
+  const table = sweepTable(o.data, {
+    by: o.by,
+    sustained: o.sustained,
+    onLeftOut: attemptsNote(out),
+  });
   onlyForSweeps("kvlab sweep", o.data, table.height);
   out.print(formatSweep(table, o.format, { by: o.by }));
 }

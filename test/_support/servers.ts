@@ -102,3 +102,26 @@ export async function commandsProcessed(port: number): Promise<number> {
     admin.disconnect();
   }
 }
+
+/**
+ * The calls of one command a local server answered so far (INFO commandstats: `get`, `set`,
+ * …), or 0 when it does not answer: how far a load against it has got, without a clock.
+ */
+export async function commandCalls(port: number, command: string): Promise<number> {
+  const admin = new Redis({
+    host: "127.0.0.1",
+    port,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  try {
+    await admin.connect();
+    const info = await admin.info("commandstats");
+    return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+  } catch {
+    return 0;
+  } finally {
+    admin.disconnect();
+  }
+}

@@ -159,3 +159,39 @@ Deno.test("kvlab compare and delta: formats", async (t) => {
     assert.equal(Number(csv.stdout.split("\n")[1].split(",")[7]), 110000.14 / 100000.12);
   });
 });
+
+Deno.test("kvlab compare and delta against a baseline of 0 ops/s: no ratio, no Infinity or NaN", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "kvlab-compare-zero-" });
+  try {
+    for (const [label, set] of [["broken", 0], ["fixed", 50_000]] as const) {
+      for (let i = 0; i < 4; i++) {
+        Deno.mkdirSync(`${dir}/${label}`, { recursive: true });
+        Deno.writeTextFileSync(
+          `${dir}/${label}/${i}.txt`,
+          `SET: ${(set + (set ? i * 10 : 0)).toFixed(2)} requests per second, p50=0.5${i} msec\n`,
+        );
+      }
+      const r = await cli(["ingest", `${dir}/${label}`, "--data", `${dir}/data`, "--label", label]);
+      assert.equal(r.code, 0, r.stderr);
+    }
+    for (const format of ["csv", "text", "md", "json"]) {
+      for (const cmd of [["compare"], ["delta", "--dimension", "label"]]) {
+        const args = [...cmd, "--data", `${dir}/data`, "--format", format];
+        const r = await cli(
+          cmd[0] === "delta" ? [...args, "--from", "broken", "--to", "fixed"] : args,
+        );
+        assert.equal(r.code, 0, r.stderr);
+        assert.doesNotMatch(r.stdout, /Infinity|NaN/, `${cmd[0]} ${format}`);
+      }
+    }
+    const c = JSON.parse(
+      (await cli(["compare", "--data", `${dir}/data`, "--format", "json"])).stdout,
+    );
+    assert.deepEqual(
+      [c[0].baseline_median_ops_per_sec, c[0].ratio, c[0].verdict_note],
+      [0, null, "values not all positive"],
+    );
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});

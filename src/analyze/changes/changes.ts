@@ -13,7 +13,7 @@
 
 import pl from "nodejs-polars";
 import { changePoints, type EDivisiveOptions } from "./_edivisive.ts";
-import { median } from "../_stats.ts";
+import { changePctOf, median } from "../_stats.ts";
 import { armValues } from "../arms.ts";
 import { comparisonKeys } from "../grouping.ts";
 import { finiteRows } from "../summary.ts";
@@ -192,7 +192,7 @@ function prepare(df: pl.DataFrame, options: ChangesOptions): Prepared {
  * / `run_after` (the runs just before and after), `n_before` / `n_after` (runs of the segments
  * either side, up to the neighbouring change points), `mean_before_<metric>`,
  * `mean_after_<metric>`, `median_before_<metric>`, `median_after_<metric>`, `change_pct`
- * (of the means), `verdict` (better / worse by the metric's unit), `p_value`, and
+ * (of the means; null when the mean before is 0, see `ratioOf`), `verdict` (better / worse by the metric's unit), `p_value`, and
  * `also_differs`: run facts that differ between the runs just before and after (host, tool
  * or server version, confounded parameters, `tag:<key>`), or null.
  * @throws {TypeError} For an unknown column, order, test or metric direction, or when no run
@@ -231,7 +231,8 @@ export function changes(df: pl.DataFrame, options: ChangesOptions = {}): pl.Data
     for (const cp of changePoints(s.values, options)) {
       const before = s.rows[cp.index - 1];
       const after = s.rows[cp.index];
-      const change = (cp.meanAfter - cp.meanBefore) / cp.meanBefore * 100;
+      // null from a mean of 0 (no percentage of nothing): the means say what happened
+      const change = changePctOf(cp.meanAfter, cp.meanBefore);
       out.push({
         ...s.keys,
         index: cp.index,
@@ -247,7 +248,7 @@ export function changes(df: pl.DataFrame, options: ChangesOptions = {}): pl.Data
         [`median_before_${metric}`]: median(s.values.slice(cp.start, cp.index)),
         [`median_after_${metric}`]: median(s.values.slice(cp.index, cp.end)),
         change_pct: change,
-        verdict: (change > 0) === (direction === "higher") ? "better" : "worse",
+        verdict: (cp.meanAfter > cp.meanBefore) === (direction === "higher") ? "better" : "worse",
         p_value: cp.pValue,
         also_differs: runDifferences(before, after, skip),
       });

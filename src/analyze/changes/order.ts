@@ -6,7 +6,7 @@
  * @module
  */
 
-import type pl from "nodejs-polars";
+import pl from "nodejs-polars";
 
 type Rec = Record<string, unknown>;
 
@@ -84,6 +84,66 @@ export function defaultOrder(df: pl.DataFrame): string {
   const has = (c: string) =>
     df.columns.includes(c) && df.height > 0 && df.getColumn(c).nullCount() < df.height;
   return !has("started_at") && has("source_path") ? "source_path" : "started_at";
+}
+
+/**
+ * The results a history leaves out for want of an order value: those whose run has no value of
+ * the order column, or no tag `<key>` for `tag:<key>` (changes, its chart and the summary page
+ * leave them out, and say how many).
+ *
+ * @param df A results frame.
+ * @param orderBy A run column or `tag:<key>`.
+ * @returns How many results and how many runs have no order value.
+ *
+ * @example
+ * ```ts
+ * import pl from "nodejs-polars";
+ * import { missingOrder } from "./order.ts";
+ * import assert from "node:assert/strict";
+ * const df = pl.DataFrame({
+ *   run_id: ["a", "a", "b", "c"],
+ *   tags: ['{"build":"7"}', '{"build":"7"}', "{}", null],
+ *   started_at: [new Date(0), new Date(0), null, null],
+ * });
+ * assert.deepEqual(missingOrder(df, "tag:build"), { results: 2, runs: 2 });
+ * assert.deepEqual(missingOrder(df, "started_at"), { results: 2, runs: 2 });
+ * assert.deepEqual(missingOrder(df.head(2), "tag:build"), { results: 0, runs: 0 });
+ * ```
+ */
+export function missingOrder(df: pl.DataFrame, orderBy: string): { results: number; runs: number } {
+  let missing: pl.DataFrame;
+  if (orderBy.startsWith("tag:")) {
+    if (!df.columns.includes("tags")) missing = df;
+    else {
+      const key = orderBy.slice(4);
+      const tags = df.getColumn("tags").unique().toArray() as (string | null)[];
+      const without = tags.filter((t) => tagValue(t, key) === null);
+      const noTags = without.includes(null);
+      const texts = without.filter((t): t is string => t !== null);
+      missing = df.filter(
+        pl.col("tags").isIn(texts).or(noTags ? pl.col("tags").isNull() : pl.lit(false)),
+      );
+    }
+  } else if (df.columns.includes(orderBy)) missing = df.filter(pl.col(orderBy).isNull());
+  else missing = df.head(0);
+  const runs = missing.columns.includes("run_id") ? missing.getColumn("run_id").nUnique() : 0;
+  return { results: missing.height, runs };
+}
+
+/**
+ * What {@link missingOrder} found, in words: `12 results of 6 runs with no tag:build`.
+ *
+ * @example
+ * ```ts
+ * import { leftOutText } from "./order.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(leftOutText({ results: 12, runs: 6 }, "tag:build"), "12 results of 6 runs with no tag:build");
+ * assert.equal(leftOutText({ results: 1, runs: 1 }, "started_at"), "1 result of 1 run with no started_at");
+ * ```
+ */
+export function leftOutText(missing: { results: number; runs: number }, orderBy: string): string {
+  const n = (k: number, what: string) => `${k} ${what}${k === 1 ? "" : "s"}`;
+  return `${n(missing.results, "result")} of ${n(missing.runs, "run")} with no ${orderBy}`;
 }
 
 /** An order value as text (times as ISO 8601). */

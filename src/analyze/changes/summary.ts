@@ -11,8 +11,11 @@
 import type pl from "nodejs-polars";
 import type { VegaLiteSpec } from "../chart.ts";
 import { changes, changeSeries, changesForPeople, defaultOrder, hasHistory } from "./changes.ts";
-import { changesChart } from "../charts/changes.ts";
+import { changesChart, MAX_CHANGE_PANELS } from "../charts/changes.ts";
+import { leftOutText, missingOrder } from "./order.ts";
+import { finiteRows } from "../summary.ts";
 import { formatForPeople } from "../present.ts";
+import { markdownText } from "../../text/safe.ts";
 
 /** A section of a summary page: its lines and figures (as `summaryPage` takes them). */
 export interface ChangesSection {
@@ -59,11 +62,24 @@ export function whatChangedSection(results: pl.DataFrame): ChangesSection | null
     "server. `kvlab changes --data <dir>` prints every column.",
     "",
   ];
+  const missing = missingOrder(finiteRows(results, "ops_per_sec"), orderBy);
+  if (missing.results > 0) lines.push(`Left out: ${leftOutText(missing, orderBy)}.`, "");
   if (c.height === 0) {
     lines.push("No change point.", "");
     return { lines, figures: [] };
   }
   lines.push(formatForPeople(changesForPeople(c), "md"), "");
+  const changed = new Set(changeSeriesNames(c)).size;
+  if (changed > MAX_CHANGE_PANELS) {
+    lines.push(
+      `The chart draws the ${MAX_CHANGE_PANELS} of the ${changed} series that changed with the ` +
+        "largest changes; the table lists them all.",
+      "",
+    );
+  }
+  if (c.getColumn("change_pct").nullCount() > 0) {
+    lines.push("An empty change (%) is a change from a mean of 0: no percentage of nothing.", "");
+  }
   const spec = changesChart(changeSeries(results, { orderBy }), { orderBy, changedOnly: true });
   return {
     lines,
@@ -73,6 +89,14 @@ export function whatChangedSection(results: pl.DataFrame): ChangesSection | null
       spec,
     }],
   };
+}
+
+/** Each change point's series, as its keys (the columns before `index`) in one string. */
+function changeSeriesNames(c: pl.DataFrame): string[] {
+  const keys = c.columns.slice(0, c.columns.indexOf("index"));
+  return (c.select(...keys).toRecords() as Record<string, unknown>[]).map((r) =>
+    JSON.stringify(keys.map((k) => r[k] ?? null))
+  );
 }
 
 /**
@@ -92,7 +116,7 @@ export function historyPage(
   const runs = new Set(results.getColumn("run_id").toArray()).size;
   const tests = new Set(results.getColumn("test").toArray()).size;
   const lines = [
-    `# ${title}`,
+    `# ${markdownText(title)}`,
     "",
     `${runs} runs of ${tests} tests, one history (no arms to compare).`,
     "",

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type pl from "nodejs-polars";
+import pl from "nodejs-polars";
 import { metricName, metricTitle } from "../units.ts";
 import { base, type Rec } from "./_common.ts";
 import { type ChartOptions, type VegaLiteSpec, WIDTH } from "./theme.ts";
@@ -27,11 +27,70 @@ export interface ChangesChartOptions extends ChartOptions {
 }
 
 /**
+ * The most panels a changes chart draws: a history of thousands of series (2,000 tests × 30
+ * nights) draws the series that changed most, and counts the rest, so the chart stays a picture
+ * a page can show (one panel is 156 px high) and memory stays bounded.
+ */
+export const MAX_CHANGE_PANELS = 20;
+
+/**
+ * The series a changes chart draws, in the frame's order, and what it says of those it does
+ * not. All of them when they fit ({@link MAX_CHANGE_PANELS}; `changedOnly`: those that changed,
+ * or all when none did); else the series that changed, those whose largest change of segment
+ * mean is largest first, and when none changed the first ones.
+ */
+function panels(
+  series: pl.DataFrame,
+  metric: string,
+  options: ChangesChartOptions,
+): { names: string[]; note: string | null } {
+  if (series.height === 0) return { names: [], note: null };
+  const mean = pl.col(`segment_mean_${metric}`);
+  const previous = mean.shift(1).over("series");
+  const per = series.lazy()
+    .select(
+      pl.col("series"),
+      pl.col("change"),
+      pl.when(pl.col("change")).then(mean.minus(previous).abs().div(previous.abs()))
+        .otherwise(pl.lit(null)).alias("size"),
+    )
+    .groupBy("series", true)
+    .agg(pl.col("change").any().alias("changed"), pl.col("size").max().alias("size"))
+    .collectSync();
+  const all = per.getColumn("series").toArray().map(String);
+  const changed = per.filter(pl.col("changed"));
+  const candidates = options.changedOnly && changed.height > 0
+    ? changed.getColumn("series").toArray().map(String)
+    : all;
+  if (candidates.length <= MAX_CHANGE_PANELS) return { names: candidates, note: null };
+  const n = MAX_CHANGE_PANELS;
+  if (changed.height === 0) {
+    return {
+      names: all.slice(0, n),
+      note: `the first ${n} of ${all.length} series; none changed, ${all.length - n} not drawn`,
+    };
+  }
+  const biggest = new Set(
+    changed.sort("size", true, true).head(n).getColumn("series").toArray().map(String),
+  );
+  const names = all.filter((s) => biggest.has(s));
+  const unchanged = all.length - changed.height;
+  const rest = changed.height - names.length;
+  return {
+    names,
+    note: `${names.length} of the ${changed.height} series that changed (the largest changes)` +
+      (rest > 0 ? `; ${rest} more changed, not drawn` : "") +
+      (unchanged > 0 ? `; ${unchanged} without a change point, not drawn` : ""),
+  };
+}
+
+/**
  * The changes chart of a {@link changeSeries} frame: x is the run's place in the ordered
  * series, y the metric; points are runs, lines the mean of each segment between change
  * points, and a red rule marks each change point (between the last run before and the first
  * after). Each series (test × parameters × arm, as `changes` groups) is a panel of its own with
- * its own y scale.
+ * its own y scale. A history of more series than {@link MAX_CHANGE_PANELS} draws those that
+ * changed, the largest changes first, and says in its subtitle how many it leaves out.
  *
  * @param series A frame from `changeSeries`.
  * @param options Metric, order name, title, whether to leave out unchanged series.
@@ -60,11 +119,10 @@ export function changesChart(
   options: ChangesChartOptions = {},
 ): VegaLiteSpec {
   const metric = options.metric ?? "ops_per_sec";
-  let recs = series.toRecords() as Rec[];
-  const changed = new Set(recs.filter((r) => r.change).map((r) => String(r.series)));
-  if (options.changedOnly && changed.size > 0) {
-    recs = recs.filter((r) => changed.has(String(r.series)));
-  }
+  const drawn = panels(series, metric, options);
+  const recs = series.height === 0
+    ? []
+    : series.filter(pl.col("series").isIn(drawn.names)).toRecords() as Rec[];
   const values = recs.map((r) => ({
     series: String(r.series),
     position: r.position,
@@ -76,7 +134,7 @@ export function changesChart(
     change: r.change === true,
     at: (r.position as number) - 0.5,
   }));
-  const names = [...new Set(values.map((v) => v.series))];
+  const names = drawn.names;
   const cps = values.filter((v) => v.change).length;
   const points = values.length;
   const head = base(
@@ -85,6 +143,7 @@ export function changesChart(
       `${metricTitle(metric)}: ${names.length} series, ${points} runs in order of ` +
       `${options.orderBy ?? "order"}`,
       `${cps} change point${cps === 1 ? "" : "s"} (red), segment means (black lines)`,
+      ...(drawn.note ? [drawn.note] : []),
     ],
   );
   const x = {

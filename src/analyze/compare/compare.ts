@@ -16,7 +16,7 @@
  */
 
 import type pl from "nodejs-polars";
-import { benjaminiHochberg } from "../_stats.ts";
+import { benjaminiHochberg, ratioOf } from "../_stats.ts";
 import { instability, VERDICT_DEFAULTS } from "./verdict.ts";
 import { finiteRows } from "../summary.ts";
 import { metricDirection, resultsFrame } from "../units.ts";
@@ -168,7 +168,7 @@ function armComparison(
   const direction = metricDirection(metric);
   const baseMedian = base[`median_${metric}`] as number;
   const candMedian = cand[`median_${metric}`] as number;
-  const ratio = candMedian / baseMedian;
+  const ratio = ratioOf(candMedian, baseMedian);
   const v = verdictOf(base, cand, { ...options, direction });
 
   return {

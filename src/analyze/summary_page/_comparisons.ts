@@ -66,7 +66,7 @@ function nothingToCompare(results: pl.DataFrame, metric: string, o: Resolved): S
     lines: [
       `## ${name[0].toUpperCase()}${name.slice(1)}: nothing to compare`,
       "",
-      `No group (${keys}) has ${name} for ${o.baseline} and another arm.`,
+      `No group (${keys}) has ${name} for ${md(o.baseline)} and another arm.`,
       "",
     ],
     figures: [],

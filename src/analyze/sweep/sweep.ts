@@ -19,6 +19,7 @@ import { formatForPeople } from "../present.ts";
 
 export type { SweepFrames };
 import { formatTable, type TableFormat } from "../format.ts";
+import { markdownText } from "../../text/safe.ts";
 import {
   DEFAULT_SUSTAINED_RULE,
   firstNotSustained,
@@ -41,6 +42,11 @@ export interface SweepOptions {
   by?: string;
   /** Sustained when `min ≤ achieved / requested ≤ max`. @default {DEFAULT_SUSTAINED_RULE} */
   sustained?: SustainedRule;
+  /**
+   * Told the runs a dataset's load left out as superseded attempts of plan cells (see
+   * `attempts.ts`; a repeated step counts its latest complete attempt).
+   */
+  onLeftOut?: (runIds: string[]) => void;
 }
 
 /** The median (`_stats.ts`), or null for none. */
@@ -104,7 +110,7 @@ export function sweepTable(
 ): pl.DataFrame {
   const by = options.by ?? "label";
   const rule = options.sustained ?? DEFAULT_SUSTAINED_RULE;
-  const frames = sweepFrames(source);
+  const frames = sweepFrames(source, options.onLeftOut);
   const steps = stepRows(frames.results, by);
   const hist = rowHistograms(
     frames.hdr ?? pl.DataFrame({}),
@@ -378,7 +384,9 @@ export function formatSweep(
   if (format === "csv" || format === "json") return formatTable(table, format);
   // one row per arm × step, rounded by unit (ms to 3 decimals, rates to 2)
   if (format === "text") return formatForPeople(table, "text");
-  return sweepMatrices(table, options).map((m) => `**${m.title}**\n\n${formatTable(m.frame, "md")}`)
+  return sweepMatrices(table, options).map((m) =>
+    `**${markdownText(m.title)}**\n\n${formatTable(m.frame, "md")}`
+  )
     .join("\n") + `\n${SWEEP_LEGEND}\n`;
 }
 
