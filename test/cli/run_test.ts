@@ -123,17 +123,34 @@ timeout_s: 60
     assert.doesNotMatch(out, /rps=0|overall: -/);
     const table = out.slice(out.indexOf("2 cells: 2 complete"));
     const lines = table.trim().split("\n");
-    assert.equal(lines[2], "| cell | status | tests | median (ops/s) |");
-    assert.equal(lines[3], "|---|---|---:|---:|");
-    assert.match(lines[4], /^\| t\/redis\/c1-d3-P1-t0-r0\/rep1 \| complete \| 2 \| \d+\.\d\d \|$/);
-    assert.match(lines[5], /^\| t\/redis\/c5-d3-P1-t0-r0\/rep1 \| complete \| 2 \| \d+\.\d\d \|$/);
+    // one row per cell and test: SET's and GET's rates are never pooled into one figure
+    assert.equal(lines[2], "| cell | status | test | throughput (ops/s) | p99 latency (ms) |");
+    assert.equal(lines[3], "|---|---|---|---:|---:|");
+    const row = (cell: string, test: string) =>
+      new RegExp(
+        `^\\| t/redis/${cell}/rep1 \\| complete \\| ${test} \\| \\d+\\.\\d\\d \\| \\d+\\.\\d+ \\|$`,
+      );
+    assert.match(lines[4], row("c1-d3-P1-t0-r0", "SET"));
+    assert.match(lines[5], row("c1-d3-P1-t0-r0", "GET"));
+    assert.match(lines[6], row("c5-d3-P1-t0-r0", "SET"));
+    assert.match(lines[7], row("c5-d3-P1-t0-r0", "GET"));
 
     // again: both cells skipped, listed with their earlier runs; aligned text on a terminal
     out = "";
     await runStudy(plan, { data, dryRun: false }, { ...o, isTerminal: true });
     const again = out.trim().split("\n");
-    assert.equal(again.at(-4), "cell                         status   tests  median (ops/s)");
-    assert.match(again.at(-2)!, /^t\/redis\/c1-d3-P1-t0-r0\/rep1 {2}skipped {6}2\s+\d+\.\d\d$/);
+    assert.match(
+      again.at(-6)!,
+      /^cell {25}status {3}test {2}throughput \(ops\/s\)\s+p99 latency \(ms\)$/,
+    );
+    assert.match(
+      again.at(-4)!,
+      /^t\/redis\/c1-d3-P1-t0-r0\/rep1 {2}skipped {2}SET\s+\d+\.\d\d\s+\d+\.\d+$/,
+    );
+    assert.match(
+      again.at(-3)!,
+      /^t\/redis\/c1-d3-P1-t0-r0\/rep1 {2}skipped {2}GET\s+\d+\.\d\d\s+\d+\.\d+$/,
+    );
   });
 });
 
