@@ -32,7 +32,8 @@ import { type ServerSnapshot, ServerUnreachableError, snapshotServer } from "./s
 import { Dataset, type DatasetRef } from "../store/dataset.ts";
 import { newRunId, type RawFile, type RunTables, type RunWriter } from "../store/writer.ts";
 import { isLocal, type ServerTarget, transportOf } from "./target.ts";
-import { redactText } from "../text/redact.ts";
+
+export { type StepFaults, stepFaults, stepStatus, stopCause } from "./step_outcome.ts";
 import type { ResultsRow } from "../schema.ts";
 
 /** Where a collected run comes from: what a plan or the CLI tells every live collector. */
@@ -343,66 +344,4 @@ export function argvToCommand(argv: readonly string[]): string {
   return argv.map((a) => (/^[\w@%+=:,./*-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(
     " ",
   );
-}
-
-/** What a kvlab generator counted that breaks a step (`kvlab load`, `kvlab pubsub`). */
-export interface StepFaults {
-  /** Connections lost, of `connections`. */
-  disconnects: number;
-  connections: number;
-  /** Replies or messages kvlab did not ask for (pub/sub: messages it did not publish). */
-  protocolErrors?: number;
-  /** Up to five error texts, as the engine sampled them. */
-  errorSamples: string[];
-}
-
-/**
- * What broke a generator's step, for its run's reason (issue 21): connections lost and
- * protocol errors, the server named with what it did (redacted); null when nothing broke.
- *
- * @example
- * ```ts
- * import { stepFaults } from "./collector.ts";
- * import assert from "node:assert/strict";
- * assert.equal(
- *   stepFaults({ disconnects: 2, connections: 4, errorSamples: ["ConnectionReset: x"] }, "r:1"),
- *   "2 of 4 connections lost (r:1: ConnectionReset: x)",
- * );
- * const none = { disconnects: 0, connections: 4 };
- * const protocol = stepFaults({ ...none, protocolErrors: 1, errorSamples: [] }, "r:1");
- * assert.equal(protocol, "1 protocol error");
- * assert.equal(stepFaults({ ...none, errorSamples: ["busy"] }, "r:1"), null);
- * ```
- */
-export function stepFaults(f: StepFaults, server: string): string | null {
-  const lost = f.disconnects > 0 ? `${f.disconnects} of ${f.connections} connections lost` : null;
-  const n = f.protocolErrors ?? 0;
-  const protocol = n > 0 ? `${n} protocol error${n === 1 ? "" : "s"}` : null;
-  if (!lost && !protocol) return null;
-  const samples = f.errorSamples.length
-    ? ` (${server}: ${redactText(f.errorSamples.join("; "))})`
-    : "";
-  return [lost, protocol].filter((x) => x).join(", ") + samples;
-}
-
-/**
- * A generator step's status: failed without a result, or when broken with nothing done;
- * incomplete when broken or interrupted; else complete.
- *
- * @example
- * ```ts
- * import { stepStatus } from "./collector.ts";
- * import assert from "node:assert/strict";
- * const broken = "2 of 4 connections lost";
- * assert.equal(stepStatus({ done: 10, broken, interrupted: false }), "incomplete");
- * assert.equal(stepStatus({ done: 0, broken, interrupted: false }), "failed");
- * assert.equal(stepStatus({ done: 0, broken: null, interrupted: true }), "incomplete");
- * assert.equal(stepStatus(null), "failed");
- * ```
- */
-export function stepStatus(
-  s: { done: number; broken: string | null; interrupted: boolean } | null | undefined,
-): CollectedRun["status"] {
-  if (!s || (s.broken && s.done === 0)) return "failed";
-  return s.broken || s.interrupted ? "incomplete" : "complete";
 }

@@ -56,6 +56,19 @@ export class RespProtocolError extends SyntaxError {
 }
 
 /**
+ * A reply that cannot be matched to its request (a reply to no request, or of a kind the request
+ * cannot get): thrown from a reply callback, so that the reader's caller drops the connection,
+ * as for bytes that are not RESP. (The open loop's and the pub/sub publishers' replies.)
+ */
+export class ReplyMismatchError extends Error {
+  /** @param problem What is wrong, in words. */
+  constructor(problem: string) {
+    super(problem);
+    this.name = "RespProtocolError";
+  }
+}
+
+/**
  * Encodes one command as a RESP array of bulk strings.
  *
  * @param args Command name and arguments (strings are UTF-8 encoded).

@@ -266,7 +266,13 @@ function stored(m: Measured, options: OpenLoopRunOptions, server: string): Store
   // connections lost are a run error: nothing answered is a failed step, some lost an
   // incomplete one, and the reason says how many (issue 21)
   // (the server named with what it did: `RespProtocolError: … (found byte 37)`)
-  const lost = r ? stepFaults(r, server) : null;
+  // (and a step whose every reply was an error measured no server latency: it failed)
+  const lost = r
+    ? stepFaults(r, server) ??
+      (r.completed === 0 && r.errors > 0
+        ? `every reply was an error (${server}: ${redactText(r.errorSamples.join("; "))})`
+        : null)
+    : null;
   const status = stepStatus(
     r && { done: r.completed, broken: lost, interrupted: r.interrupted },
   );
