@@ -32,6 +32,7 @@ import { type ServerSnapshot, ServerUnreachableError, snapshotServer } from "./s
 import { Dataset, type DatasetRef } from "../store/dataset.ts";
 import { newRunId, type RawFile, type RunTables, type RunWriter } from "../store/writer.ts";
 import { isLocal, type ServerTarget, transportOf } from "./target.ts";
+import { redactSent, redactText, rememberSentSecret } from "../text/redact.ts";
 
 export { type StepFaults, stepFaults, stepStatus, stopCause } from "./step_outcome.ts";
 import type { ResultsRow } from "../schema.ts";
@@ -186,6 +187,7 @@ export async function collectRun<M extends Measurement>(
   collector: Collector<M>,
 ): Promise<Collected<M>> {
   const now = options.now ?? (() => new Date());
+  rememberSentSecret(collector.target.password);
   const host = options.host ?? hostFacts();
   const startedAt = now();
   const dataset = Dataset.of(options.data);
@@ -201,7 +203,9 @@ export async function collectRun<M extends Measurement>(
     throw diskFullAt(e, folder);
   }
   const quietAfter = noiseSnapshot();
-  const s = collector.store(measured, writer.runId);
+  // what the server sent back (an echoed password, a reason quoting its reply) is redacted
+  // against the password kvlab sent it, wherever the run keeps text (issue 30)
+  const s = redactStored(collector.store(measured, writer.runId), collector.target.password);
   const { before, after } = measured;
   const server = serverColumns(before, after);
   const local = isLocal(collector.target);
@@ -217,25 +221,28 @@ export async function collectRun<M extends Measurement>(
     : { ...s.tables, server_info: snaps.info, server_config: snaps.config };
   writingAt(folder, () =>
     writer.commit({
-      run: runRow({
-        run_id: writer.runId,
-        target: collector.target.display,
-        transport: transportOf(collector.target),
-        label: options.label ?? null,
-        tags: options.tags,
-        started_at: startedAt,
-        ingested_at: finishedAt, // a collected run is stored when it finishes
-        finished_at: finishedAt,
-        plan_name: options.plan?.name ?? null,
-        plan_cell: options.plan?.cell ?? null,
-        repetition: options.plan?.repetition ?? null,
-        command: collector.command,
-        status: s.status,
-        error: s.reason,
-        ...s.columns,
-        ...server,
-        ...noise,
-      }, host),
+      run: redactStrings(
+        runRow({
+          run_id: writer.runId,
+          target: collector.target.display,
+          transport: transportOf(collector.target),
+          label: options.label ?? null,
+          tags: options.tags,
+          started_at: startedAt,
+          ingested_at: finishedAt, // a collected run is stored when it finishes
+          finished_at: finishedAt,
+          plan_name: options.plan?.name ?? null,
+          plan_cell: options.plan?.cell ?? null,
+          repetition: options.plan?.repetition ?? null,
+          command: collector.command,
+          status: s.status,
+          error: s.reason,
+          ...s.columns,
+          ...server,
+          ...noise,
+        }, host),
+        collector.target.password,
+      ),
       tables,
       raw: s.raw ?? [],
       manifest: { ...s.manifest, host, server_config_error: before?.configError ?? null },
@@ -250,6 +257,42 @@ export async function collectRun<M extends Measurement>(
     results: s.tables.results ?? [],
     measured,
   };
+}
+
+/**
+ * A stored run's texts redacted against the password sent to its server ({@link redactSent}):
+ * its reason, its manifest, and the engines' raw JSON (error samples quote the server).
+ */
+function redactStored(s: StoredRun, password: string | undefined): StoredRun {
+  const dec = new TextDecoder("utf-8", { fatal: true });
+  const raw = s.raw?.map((f) => {
+    let text: string;
+    try {
+      text = dec.decode(f.bytes);
+    } catch {
+      return f; // not text
+    }
+    const red = redactSent(text, password);
+    return red === text ? f : { ...f, bytes: new TextEncoder().encode(red) };
+  });
+  return {
+    ...s,
+    reason: s.reason === null ? null : redactText(redactSent(s.reason, password)),
+    manifest: s.manifest && redactStrings(s.manifest, password),
+    ...(raw ? { raw } : {}),
+  };
+}
+
+/** Every string in a plain value (objects, arrays) passed through {@link redactSent}. */
+function redactStrings<T>(v: T, password: string | undefined): T {
+  if (typeof v === "string") return redactSent(v, password) as T;
+  if (Array.isArray(v)) return v.map((x) => redactStrings(x, password)) as T;
+  if (v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype) {
+    return Object.fromEntries(
+      Object.entries(v).map(([k, x]) => [k, redactStrings(x, password)]),
+    ) as T;
+  }
+  return v;
 }
 
 /** A noise snapshot of this machine (this process and its reaped tools), or null off Linux. */

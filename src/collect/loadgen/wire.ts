@@ -6,6 +6,7 @@
  */
 
 import { encodeCommand, RespReplyReader } from "./resp.ts";
+import { redactSent } from "../../text/redact.ts";
 
 /** Where to connect. */
 export interface Endpoint {
@@ -68,7 +69,11 @@ export async function connectResp(endpoint: Endpoint, timeoutMs: number): Promis
     conn.setNoDelay(true);
     if (endpoint.password !== undefined) {
       const r = await roundTrip(conn, encodeCommand(["AUTH", endpoint.password]), 1);
-      if (r.errors > 0) throw new Deno.errors.PermissionDenied(`AUTH failed: ${r.lastError}`);
+      if (r.errors > 0) {
+        // (a server may echo the password it refused)
+        const said = redactSent(r.lastError, endpoint.password);
+        throw new Deno.errors.PermissionDenied(`AUTH failed: ${said}`);
+      }
     }
     return conn;
   } catch (e) {
