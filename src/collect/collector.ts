@@ -33,6 +33,7 @@ import { Dataset, type DatasetRef } from "../store/dataset.ts";
 import { newRunId, type RawFile, type RunTables, type RunWriter } from "../store/writer.ts";
 import { isLocal, type ServerTarget, transportOf } from "./target.ts";
 import { redactSent, redactText, rememberSentSecret } from "../text/redact.ts";
+import { stopCause } from "./step_outcome.ts";
 
 export { type StepFaults, stepFaults, stepStatus, stopCause } from "./step_outcome.ts";
 import type { ResultsRow } from "../schema.ts";
@@ -68,6 +69,13 @@ export interface ToolRunOptions extends CollectOptions {
   timeoutMs?: number;
   /** Aborting stops the tool; the run is kept as incomplete. */
   signal?: AbortSignal;
+  /**
+   * What ran unrecorded just before (`warm-up`, `preload`): a stop signal that came during it
+   * is named with it in the run's reason.
+   */
+  after?: string;
+  /** Why the run must not start (its key space was not written): stored failed with it. */
+  notRun?: string;
 }
 
 /** What {@link runToolBetweenSnapshots} saw: the snapshots and the tool's end, or why not run. */
@@ -93,7 +101,14 @@ export async function runToolBetweenSnapshots(
 ): Promise<ToolMeasurement> {
   const before = await snapshotBefore(target);
   if ("reason" in before) return before;
-  if (options.signal?.aborted) return { before, reason: null };
+  if (options.notRun) return { before, reason: options.notRun };
+  if (options.signal?.aborted) {
+    const during = options.after ? ` (during its ${options.after})` : "";
+    return {
+      before,
+      reason: `interrupted (${stopCause(options.signal)}) before the run started${during}`,
+    };
+  }
   const result = await options.runner.run({
     ...process(),
 

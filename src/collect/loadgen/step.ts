@@ -17,6 +17,7 @@ import {
   snapshotBefore,
   stepFaults,
   stepStatus,
+  stopCause,
   type StoredRun,
 } from "../collector.ts";
 import type { ArrivalMode } from "./schedule.ts";
@@ -65,10 +66,14 @@ export interface OpenLoopCall {
 /** Options of {@link runOpenLoopStep}. */
 export interface OpenLoopRunOptions extends CollectOptions {
   /**
-   * Ctrl-C / SIGTERM: before the step, it is not started (a failed run); during it, the step
-   * ends now and what ran is stored as an `incomplete` run.
+   * Ctrl-C / SIGTERM / SIGHUP: before the step, it is not started (a failed run); during it,
+   * the step ends now and what ran is stored as an `incomplete` run.
    */
   signal?: AbortSignal;
+  /** What ran unrecorded just before (`preload`): a stop signal during it is named with it. */
+  after?: string;
+  /** Why the step must not start (its key space was not written): stored failed with it. */
+  notRun?: string;
 }
 
 /** A stored step: the run and its rates (null when nothing was measured). */
@@ -173,7 +178,14 @@ async function measure(c: OpenLoopCall, o: OpenLoopRunOptions, runId: string): P
       reason: roomProblem("--connections", c.connections, { room, server: c.target.display }),
     };
   }
-  if (o.signal?.aborted) return { before, reason: "interrupted before the step started" };
+  if (o.notRun) return { before, reason: o.notRun };
+  if (o.signal?.aborted) {
+    const during = o.after ? ` (during its ${o.after})` : "";
+    return {
+      before,
+      reason: `interrupted (${stopCause(o.signal)}) before the step started${during}`,
+    };
+  }
   const warmupS = c.warmupS ?? 0;
   const startedAt = new Date(Date.now() + warmupS * 1000);
   let result: OpenLoopResult;
@@ -277,8 +289,8 @@ function stored(m: Measured, options: OpenLoopRunOptions, server: string): Store
     r && { done: r.completed, broken: lost, interrupted: r.interrupted },
   );
   const stopped = r?.interrupted
-    ? `interrupted (Ctrl-C / SIGTERM) after ${r.durationS.toFixed(1)} s of the step; ` +
-      "partial step kept"
+    ? `interrupted (${stopCause(options.signal)}) after ${r.durationS.toFixed(1)} s of the ` +
+      "step; partial step kept"
     : null;
   return {
     status,

@@ -27,6 +27,8 @@ export async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void
  * Writes `bytes` (holding `count` commands) and reads `count` replies.
  *
  * @returns Number of error replies and the text of the last one.
+ * @throws {Deno.errors.InvalidData} When the server sent more replies than commands (its
+ * replies can no longer be matched to them).
  */
 export async function roundTrip(
   conn: Deno.Conn,
@@ -44,6 +46,9 @@ export async function roundTrip(
     const n = await conn.read(buf);
     if (n === null) throw new Deno.errors.ConnectionReset("server closed the connection");
     seen += reader.feed(buf, n);
+  }
+  if (seen > count) {
+    throw new Deno.errors.InvalidData(`${seen} replies to ${count} commands: more than asked`);
   }
   await written;
   return { errors, lastError: reader.lastError };
