@@ -43,7 +43,9 @@ Deno.test("hostile: kvlab sample reads the RSS of the process on the server's po
   const rss = (data: string) =>
     loadTable(data, "memory").getColumn("process_rss_bytes").toArray() as (number | null)[];
   const o = { duration: 0.3, interval: 0.1 };
-  for (const [name, pid] of [["PID 1", () => Promise.resolve(1)], ["a neighbour", null]] as const) {
+  // (PID 1 is another process, unless this test runs as a container's first process)
+  const pid1 = Deno.pid === 1 ? [] : [["PID 1", () => Promise.resolve(1)] as const];
+  for (const [name, pid] of [...pid1, ["a neighbour", null] as const]) {
     await t.step(`INFO names ${name}: no RSS stored, and a warning`, async () => {
       const run = async (p: number) => {
         const server = claiming(p);
