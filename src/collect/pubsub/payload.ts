@@ -2,7 +2,8 @@
  * The payload of a pub/sub message and the topology of a run. A payload starts with a 16-byte
  * header: the intended publish time as a float64 of integer nanoseconds since the start of the
  * run (exact up to 104 days), then the publisher's index and the message's sequence number on
- * that publisher (uint32 each, little-endian); filler bytes make up the rest. The topology says
+ * that publisher (uint32 each, little-endian; the engines write the sequence sealed with the
+ * stamp, see {@link sequenceSeal}); filler bytes make up the rest. The topology says
  * which channel each message goes to and which subscribers listen on each channel. Pure: no
  * clock, no I/O.
  *
