@@ -153,7 +153,7 @@ export function studyProgress(
         live.warmup();
         write(
           e.what === "preload"
-            ? `  preload: every key written once (not stored)\n`
+            ? `  preload: writing every key once (not stored)\n`
             : `  warm-up run (not stored)\n`,
         );
         break;

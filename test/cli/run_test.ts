@@ -94,7 +94,7 @@ Deno.test("studyProgress() tells a preload from a warm-up run", () => {
   on({ kind: "warmup", cell });
   assert.match(
     out,
-    /\n {2}preload: every key written once \(not stored\)\n {2}warm-up run \(not stored\)\n$/,
+    /\n {2}preload: writing every key once \(not stored\)\n {2}warm-up run \(not stored\)\n$/,
   );
 });
 

@@ -97,6 +97,8 @@ export const memtierTool: Tool<MemtierCall, MemtierRun> = {
       plan: ctx.plan,
       timeoutMs: ctx.timeoutMs,
       signal: ctx.signal,
+      after: ctx.after,
+      notRun: ctx.notRun,
       toolVersion: ctx.toolVersion,
       host: ctx.host,
       now: ctx.now,
@@ -123,6 +125,7 @@ export const memtierTool: Tool<MemtierCall, MemtierRun> = {
           hideHistogram: true,
         }
         : null,
+    // (its failures are left to the step, which reports them)
     preload: (step, ctx) =>
       runUnrecorded(
         memtierArgv({
@@ -137,7 +140,7 @@ export const memtierTool: Tool<MemtierCall, MemtierRun> = {
           hideHistogram: true,
         }),
         ctx,
-      ),
+      ).then(() => null),
     // --rate-limiting is a whole number per connection: the total is that rate × connections
     rate: (total, connections) => Math.max(1, Math.round(total / connections)) * connections,
     limit: LIMITS.toolRate,

@@ -27,7 +27,13 @@ import { hostFacts } from "../host.ts";
 import { type PlanCell, planCells, planKind, type StudyPlan } from "./plan.ts";
 import { type CellEvent, PlanError } from "./kind.ts";
 import { type CpuPinningOptions, cpuPinningProblem } from "./cpus.ts";
-import { localServerPid, pinProcess, type ProcessPin, restorePins } from "./pin.ts";
+import {
+  localServerPid,
+  pinProcess,
+  type ProcessPin,
+  restoreLeftPins,
+  restorePins,
+} from "./pin.ts";
 import { DenoProcessRunner, pinnedRunner, type ProcessRunner } from "../process.ts";
 import type { CollectedRun } from "../collector.ts";
 
@@ -71,7 +77,8 @@ export interface RunPlanOptions {
   onEvent?: (e: StudyEvent) => void;
   /** Told of each tool left running by a kvlab that died, found (and stopped) before any cell. */
   onOrphan?: (o: Orphan) => void;
-  /** Told of what went wrong putting pinned processes back on their CPUs after the plan. */
+  /** Told of what went wrong putting pinned processes back on their CPUs after the plan, and
+   * of the ones a kvlab that is gone left pinned, put back before it. */
   onWarning?: (message: string) => void;
   /** @default {setTimeout-based} */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -204,10 +211,7 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
   };
   const { signal, now, onEvent } = options;
   const data = dataset.dir;
-  if (!options.dryRun) {
-    for (const orphan of await reapOrphans(children)) options.onOrphan?.(orphan);
-    dataset.sweepTmp(); // runs left half-written by a kvlab that is gone
-  }
+  if (!options.dryRun) await afterTheGone(dataset, own, options);
   const stored = options.dryRun ? undefined : new StoredCells(dataset, plan.name);
   const locks = dataset.cellLocks({ now });
   const host = hostFacts();
@@ -276,6 +280,21 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
       }
     }
   }
+}
+
+/**
+ * What a kvlab that is gone left behind, put right before a plan's cells: its tools still
+ * running (stopped), the servers it left pinned (`kill -9` mid-plan: put back on their CPUs,
+ * issue 30) and its runs half-written under `tmp/` (removed).
+ */
+async function afterTheGone(
+  dataset: Dataset,
+  runner: ProcessRunner,
+  options: RunPlanOptions,
+): Promise<void> {
+  for (const orphan of await reapOrphans(dataset.childrenDir())) options.onOrphan?.(orphan);
+  for (const line of await restoreLeftPins(runner)) options.onWarning?.(line);
+  dataset.sweepTmp();
 }
 
 /** Throws a {@link PlanError} at a `cpus:` list this machine cannot pin to. */

@@ -42,6 +42,8 @@ export const redisBenchmarkTool: Tool<BenchmarkCall> = {
       plan: ctx.plan,
       timeoutMs: ctx.timeoutMs,
       signal: ctx.signal,
+      after: ctx.after,
+      notRun: ctx.notRun,
       onProgress: ctx.onProgress,
       toolVersion: ctx.toolVersion,
       host: ctx.host,
