@@ -292,11 +292,17 @@ export async function runStudy(
     return result;
   }
   const notRun = outcomes.filter((o) => o.status === "skipped" && o.runId === "").length;
+  // cells an interruption kept from starting: the plan run again does them
+  const unreached = result.cells - result.complete - result.skipped - result.incomplete -
+    result.failed;
+  const cut = unreached > 0
+    ? `: ${unreached} cell${unreached === 1 ? "" : "s"} not reached (run the plan again for them)`
+    : "";
   print(
     `${result.cells} cells: ${result.complete - notRun} complete, ${result.skipped} skipped ` +
       `(already complete), ${notRun ? `${notRun} not run (after a first NS), ` : ""}` +
       `${result.incomplete} incomplete, ${result.failed} failed` +
-      (result.interrupted ? ", interrupted" : "") + "\n",
+      (result.interrupted ? `, interrupted${cut}` : "") + "\n",
   );
   if (outcomes.length) {
     print("\n" + formatForPeople(cellSummary(outcomes, data), out.isTerminal ? "text" : "md"));

@@ -58,6 +58,11 @@ Deno.test("a redis-benchmark plan interrupted and resumed: compare, plot and sum
       );
       assert.ok(first.signalled, first.printed);
       assert.equal(first.code, 130, first.printed);
+      // the count line says what the interruption left (the fourth cell never started)
+      assert.match(
+        first.printed,
+        /\n4 cells: 2 complete, 0 skipped \(already complete\), 1 incomplete, 0 failed, interrupted: 1 cell not reached \(run the plan again for them\)\n/,
+      );
       await kvlab(["run", plan, "--data", data]);
       const runs = loadTable(data, "runs", { everyAttempt: true });
       const cut = runs.filter(pl.col("status").eq(pl.lit("incomplete")));

@@ -280,7 +280,9 @@ Deno.test("a live memtier plan killed in the middle resumes without doing a cell
       planPath,
       plan(
         [{ name: "redis", url: redis.url }, { name: "valkey", url: valkey.url }],
-        `tool: ${tools.memtier}\ntest_time_s: 3`,
+        // long enough that a rate shown (2 s into the test, at memtier's next progress line)
+        // comes well before its end
+        `tool: ${tools.memtier}\ntest_time_s: 6`,
       ),
     );
     const cli = async (args: string[], signalAfter?: RegExp) => {
