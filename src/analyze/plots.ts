@@ -26,6 +26,7 @@ import { latencySteps } from "./latency.ts";
 import { loadResults, loadTable } from "./load.ts";
 import { crossovers, scaling, type ScalingOptions } from "./scaling.ts";
 import { sweepChart, sweepTable } from "./sweep/sweep.ts";
+import type { SustainedRule } from "../fixed_rate.ts";
 
 /** The kinds of plot in {@link PLOTS}. */
 export type PlotKind =
@@ -40,9 +41,10 @@ export type PlotKind =
 /**
  * The data a plot is built from: `results` is {@link loadResults}; `latency` is
  * {@link latencyDistributionBy} (`latency_distribution` with each test's arm and parameter
- * columns).
+ * columns); `sweep` is `sweepTable`'s result (the rows `kvlab sweep` prints: the chart shows
+ * the table's numbers and verdicts, never numbers of its own).
  */
-export type PlotData = "results" | "latency";
+export type PlotData = "results" | "latency" | "sweep";
 
 /** Options of a plot; each kind reads the ones it needs. */
 export interface PlotOptions {
@@ -68,6 +70,8 @@ export interface PlotOptions {
   orderBy?: string;
   /** Only this test (`changes`). */
   test?: string;
+  /** The sustained rule of a sweep's steps (`sweep`, as `kvlab sweep --sustained`). */
+  sustained?: SustainedRule;
   /**
    * The grouping: `test` and the parameters that split groups. @default {comparisonKeys} (as
    * `compare` groups: `test` plus each parameter that varies within an arm)
@@ -105,6 +109,7 @@ function resolved(o: PlotOptions): Resolved {
  *   "throughput", "ratio", "latency", "scaling", "delta", "sweep", "changes",
  * ]);
  * assert.equal(PLOTS.latency.needs, "latency");
+ * assert.equal(PLOTS.sweep.needs, "sweep"); // sweepTable's rows, as `kvlab sweep` prints them
  * assert.throws(() => PLOTS.ratio.build(pl.DataFrame({}), {}), /ratio needs --baseline/);
  * ```
  */
@@ -168,9 +173,8 @@ export const PLOTS: Readonly<Record<PlotKind, Plot>> = {
     },
   },
   sweep: {
-    needs: "results",
-    build: (results, o) =>
-      sweepChart(sweepTable({ results }, { by: o.by }), { by: o.by, title: o.title }),
+    needs: "sweep",
+    build: (table, o) => sweepChart(table, { by: o.by, title: o.title }),
   },
   changes: {
     needs: "results",
@@ -358,7 +362,8 @@ export function latencyDistributionBy(
  *
  * @param dataDir The dataset, or its directory.
  * @param needs What the plot needs.
- * @param options The plot's options (`by` picks the arm column of latency data).
+ * @param options The plot's options (`by` picks the arm column of latency data and sweeps,
+ * `sustained` the rule of a sweep's steps).
  * @returns The frame for the plot's `build`.
  * @throws {DatasetError} When the directory is not a dataset.
  */
@@ -372,6 +377,8 @@ export function plotData(
       return loadResults(dataDir);
     case "latency":
       return latencyDistributionBy(dataDir, resolved(options).by);
+    case "sweep":
+      return sweepTable(dataDir, { by: options.by, sustained: options.sustained });
   }
 }
 
