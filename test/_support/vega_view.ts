@@ -50,7 +50,12 @@ export async function drawn(
           marktype: mark.marktype,
           name: mark.name ?? "",
           datum: item.datum ?? {},
-          text: typeof item.text === "string" ? item.text : undefined,
+          // a text of several lines is an array of them
+          text: typeof item.text === "string"
+            ? item.text
+            : Array.isArray(item.text)
+            ? item.text.join("\n")
+            : undefined,
           x1: b.x1 + ox,
           x2: b.x2 + ox,
           y1: b.y1 + oy,

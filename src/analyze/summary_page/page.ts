@@ -17,6 +17,8 @@ import { VERDICT_DEFAULTS } from "../compare/verdict.ts";
 import type { EnvironmentSummary } from "../environment.ts";
 import { whatChangedSection } from "../changes/summary.ts";
 import { markdownText } from "../../text/safe.ts";
+import { THEME, type VegaLiteSpec } from "../charts/theme.ts";
+import { textWidth } from "../_text_width.ts";
 import type { Resolved, Section, SummaryFigure, SummaryPageOptions } from "./_section.ts";
 import { countLines, environmentLines, intro } from "./_opening.ts";
 import { comparisonSections, deltaSections } from "./_comparisons.ts";
@@ -116,7 +118,8 @@ export function summaryPage(data: SummaryData, options: SummaryPageOptions): Sum
       figures: [],
     });
   }
-  const figures = sections.flatMap((s) => s.figures);
+  const figures = sections.flatMap((s) => s.figures)
+    .map((f) => ({ ...f, spec: withPageTitle(f.spec, o.title) }));
   const body = sections.flatMap((s) => [
     ...s.lines,
     ...s.figures.flatMap((f) => figureLines(f, o.figures)),
@@ -126,6 +129,24 @@ export function summaryPage(data: SummaryData, options: SummaryPageOptions): Sum
     figures,
     comparisons,
   };
+}
+
+/** The widest title line of a figure, px: its plot's width (a figure is about 800 px wide). */
+const TITLE_PX = 640;
+
+/**
+ * A figure's title with the page's before it (`kvlab summary --title`): on one line when both
+ * fit, else the page's title above the figure's; the subtitle kept. A figure saved alone (a
+ * PNG pasted elsewhere) still says which study it is from.
+ */
+function withPageTitle(spec: VegaLiteSpec, page: string): VegaLiteSpec {
+  const t = spec.title as string | { text?: unknown; subtitle?: unknown } | undefined;
+  const own = typeof t === "string" ? t : t?.text;
+  if (typeof own !== "string" || own === "" || page.trim() === "") return spec;
+  const joined = `${page}: ${own}`;
+  const font = THEME.title as { fontSize: number; fontWeight: string };
+  const text = textWidth(font, joined) <= TITLE_PX ? joined : [page, own];
+  return { ...spec, title: typeof t === "string" ? { text } : { ...t, text } };
 }
 
 /** The lines that show a figure: the PNG inline, the SVG linked. */
