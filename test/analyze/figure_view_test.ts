@@ -109,6 +109,51 @@ Deno.test("figures as drawn", async (t) => {
     assert.ok(items.some((i) => i.marktype === "rule" && i.datum.ci_low !== undefined));
   });
 
+  await t.step(
+    "ratioChart(): compare's verdicts are drawn (hollow when inconclusive), with a legend",
+    async () => {
+      // issue 31: an inconclusive 0.40× (interval 0.26–1.37) was drawn like a result
+      const wild = [0.27, 0.35, 0.41, 1.31, 1.4];
+      const rows = repeated().vstack(pl.DataFrame(
+        wild.flatMap((f, rep) => [
+          { test: "MSET", server: "redis", ops_per_sec: 50_000 * (1 + rep * 0.01) },
+          { test: "MSET", server: "valkey", ops_per_sec: 50_000 * f },
+        ]),
+      ));
+      const cmp = compare(rows, { by: "server", baseline: "redis" });
+      const verdicts = new Map(
+        (cmp.select("test", "verdict").toRecords() as { test: string; verdict: string }[])
+          .map((r) => [r.test, r.verdict]),
+      );
+      assert.deepEqual(Object.fromEntries(verdicts), {
+        SET: "inconclusive",
+        GET: "worse",
+        INCR: "better",
+        LPUSH: "inconclusive",
+        MSET: "inconclusive",
+      });
+      const { items } = await drawn(ratioChart(cmp));
+      const bars = items.filter((i) => i.marktype === "rect" && i.role === "mark");
+      assert.equal(bars.length, 5);
+      for (const bar of bars) {
+        const test = String(bar.datum.test);
+        // the bar's verdict is compare's, and it shows: solid when better or worse, hollow (its
+        // outline in the arm's colour) when inconclusive
+        assert.equal(bar.datum.verdict, verdicts.get(test), test);
+        const hollow = verdicts.get(test) === "inconclusive";
+        assert.equal(bar.fillOpacity, hollow ? 0 : 1, `${test}: fill opacity ${bar.fillOpacity}`);
+        assert.equal(bar.stroke?.toLowerCase(), "#1f5fbf", `${test}: outline ${bar.stroke}`);
+      }
+      // a legend says what solid and hollow mean
+      const legend = items.filter((i) => i.role === "legend-label").map((i) => i.text);
+      assert.ok(legend.includes("inconclusive (hollow)"), legend.join());
+      assert.ok(legend.includes("valkey"), legend.join()); // the arms' legend stays
+      assert.ok(legend.includes("better") && legend.includes("worse"), legend.join());
+      const titles = items.filter((i) => i.role === "legend-title").map((i) => i.text);
+      assert.ok(titles.includes("verdict"), titles.join());
+    },
+  );
+
   await t.step("latencyChart(): x-axis labels of narrow panels do not collide", async () => {
     const rows: Record<string, unknown>[] = [];
     for (const clients of [1, 50]) {

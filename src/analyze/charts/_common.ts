@@ -191,3 +191,80 @@ export function rowsPerGroup(
     spec: unit,
   };
 }
+
+/** The verdicts of `compare` and `delta`, in legend order. */
+export const VERDICTS = ["better", "worse", "no difference", "inconclusive"] as const;
+
+/** How much of a bar is filled, by verdict: solid, faint, hollow. */
+const VERDICT_FILL: Readonly<Record<(typeof VERDICTS)[number], number>> = {
+  better: 1,
+  worse: 1,
+  "no difference": 0.35,
+  inconclusive: 0,
+};
+
+/** The legend's symbol of each verdict: as its bars are filled, in grey. */
+const VERDICT_SYMBOL: Readonly<Record<(typeof VERDICTS)[number], string>> = {
+  better: "#666",
+  worse: "#666",
+  "no difference": "#d1d1d1", // #666 at 0.35 on white
+  inconclusive: "#fff",
+};
+
+/**
+ * The verdict of each bar as drawn (its `verdict` field, as `compare` or `delta` gave it): solid
+ * when better or worse, faint when no different, hollow with a dashed outline when
+ * inconclusive. Spread the result into the bar's encoding (the bar's mark needs a
+ * `strokeWidth`); {@link verdictLegend} adds the legend that says so.
+ *
+ * @param color The bar's colour encoding (a field, or a `value`): its fill and its outline.
+ * @returns The `color`, `stroke`, `fillOpacity` and `strokeDash` encodings.
+ */
+export function verdictEncoding(color: VegaLiteSpec): VegaLiteSpec {
+  const when = (v: string) => `datum.verdict == '${v}'`;
+  return {
+    color,
+    // the same scale as the fill: one legend for both (`legend: null` here dropped both)
+    stroke: color,
+    fillOpacity: {
+      condition: (["inconclusive", "no difference"] as const).map((v) => ({
+        test: when(v),
+        value: VERDICT_FILL[v],
+      })),
+      value: 1,
+    },
+    strokeDash: { condition: { test: when("inconclusive"), value: [4, 3] }, value: [1, 0] },
+  };
+}
+
+/**
+ * The legend of {@link verdictEncoding}: a layer of invisible points at the bars whose fill
+ * legend shows each verdict's symbol (solid, faint, hollow). Vega-Lite draws no legend for
+ * `fillOpacity`, and bars' legend symbols ignore the outline.
+ *
+ * @param position The bars' `x` (and `xOffset`) and `y` encodings.
+ * @param verdicts The verdicts the chart holds (listed in {@link VERDICTS}' order).
+ * @returns A layer.
+ */
+export function verdictLegend(position: VegaLiteSpec, verdicts: readonly unknown[]): VegaLiteSpec {
+  const domain = VERDICTS.filter((v) => verdicts.includes(v));
+  return {
+    mark: { type: "point", filled: true, opacity: 0 },
+    encoding: {
+      ...position,
+      fill: {
+        field: "verdict",
+        type: "nominal",
+        title: "verdict",
+        scale: { domain, range: domain.map((v) => VERDICT_SYMBOL[v]) },
+        legend: {
+          symbolType: "square",
+          symbolOpacity: 1,
+          symbolStrokeColor: "#666",
+          symbolStrokeWidth: 1.5,
+          labelExpr: "datum.label == 'inconclusive' ? 'inconclusive (hollow)' : datum.label",
+        },
+      },
+    },
+  };
+}

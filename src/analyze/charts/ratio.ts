@@ -17,6 +17,8 @@ import {
   runsPhrase,
   testOrder,
   valueLabels,
+  verdictEncoding,
+  verdictLegend,
   withGroups,
 } from "./_common.ts";
 import { armOrder, colorEncoding } from "./color.ts";
@@ -100,7 +102,8 @@ export function ratioChart(cmp: pl.DataFrame, options: RatioChartOptions = {}): 
     height: extra.length ? 240 : 320,
     layer: [
       {
-        mark: { type: "bar" },
+        // compare's verdict, drawn: solid when better or worse, hollow when inconclusive
+        mark: { type: "bar", strokeWidth: 1.5 },
         encoding: {
           x,
           xOffset,
@@ -110,7 +113,7 @@ export function ratioChart(cmp: pl.DataFrame, options: RatioChartOptions = {}): 
             title: `${name} ratio (${armOrder(arms).join(", ")} / ${baseline})`,
           },
           y2: { datum: 1 },
-          color: colorEncoding(by, arms),
+          ...verdictEncoding(colorEncoding(by, arms)),
           tooltip: [
             { field: "test" },
             ...extra.map((field) => ({ field })),
@@ -129,6 +132,7 @@ export function ratioChart(cmp: pl.DataFrame, options: RatioChartOptions = {}): 
         encoding: { x, xOffset, y: { ...y, field: "ci_low" }, y2: { field: "ci_high" } },
       },
       referenceRule(1),
+      verdictLegend({ x, xOffset, y: { ...y, field: "ratio" } }, values.map((v) => v.verdict)),
       ...valueLabels("ratio", {
         reference: 1,
         encoding: { x, xOffset },
