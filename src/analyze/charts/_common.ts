@@ -7,6 +7,7 @@
  */
 
 import { THEME, VEGA_LITE_SCHEMA, type VegaLiteSpec } from "./theme.ts";
+import { textWidth } from "../_text_width.ts";
 
 export type Rec = Record<string, unknown>;
 
@@ -109,6 +110,101 @@ export function changeDomain(values: readonly unknown[]): [number, number] {
   return [lo < 0 ? lo - pad : 0, hi > 0 ? hi + pad : 0];
 }
 
+/**
+ * An axis domain for bars with whiskers: `domainOf` the bars, widened to hold the whiskers' ends
+ * by at most the bars' own span on each side; a whisker reaching beyond is cut at the axis
+ * (see {@link clipWhiskers}), so one wide interval (a p99 ratio's 21.9×) does not flatten every
+ * bar.
+ *
+ * @param bars The bars' values.
+ * @param ends The whiskers' ends.
+ * @param domainOf The axis' own domain rule (`ratioDomain`, `changeDomain`).
+ * @returns The domain.
+ */
+export function whiskerDomain(
+  bars: readonly unknown[],
+  ends: readonly unknown[],
+  domainOf: (values: readonly unknown[]) => [number, number],
+): [number, number] {
+  const [a, b] = domainOf(bars);
+  const span = b - a;
+  // each end within a span of the bars' domain, then the axis' own rule (its room for labels)
+  const held = ends.filter((e): e is number => typeof e === "number" && Number.isFinite(e))
+    .map((e) => Math.min(Math.max(e, a - span), b + span));
+  return domainOf([...bars, ...held]);
+}
+
+/**
+ * The whiskers as drawn on an axis of `domain`: each row gets `ci_low_drawn` and
+ * `ci_high_drawn` (its ends cut at the axis) and, for an end cut, `ci_low_cut` or `ci_high_cut`
+ * (the end's value as `label` writes it), which {@link whiskerCuts} marks.
+ */
+export function clipWhiskers(
+  rows: Rec[],
+  domain: readonly [number, number],
+  label: (x: number) => string,
+): Rec[] {
+  const [lo, hi] = domain;
+  return rows.map((r) => {
+    const low = typeof r.ci_low === "number" ? r.ci_low : null;
+    const high = typeof r.ci_high === "number" ? r.ci_high : null;
+    return {
+      ...r,
+      ci_low_drawn: low === null ? null : Math.max(low, lo),
+      ci_high_drawn: high === null ? null : Math.min(high, hi),
+      ci_low_cut: low !== null && low < lo ? label(low) : null,
+      ci_high_cut: high !== null && high > hi ? label(high) : null,
+    };
+  });
+}
+
+/** The subtitle's line for a chart with a whisker cut at the axis ({@link whiskerCuts}). */
+export const CUT_NOTE = "▲ ▼ : a whisker beyond the axis, cut there; its end written beside";
+
+/**
+ * Where a whisker is cut at the axis (rows of {@link clipWhiskers}): a triangle at the axis'
+ * end pointing on, and the whisker's true end written beside it.
+ *
+ * @param position The whiskers' `x` (and `xOffset`) encodings.
+ * @param y The y encoding of the chart's scale (its type and scale; the field is set here).
+ * @returns Four layers: the marks and the values, at the top and the bottom.
+ */
+export function whiskerCuts(position: VegaLiteSpec, y: VegaLiteSpec): VegaLiteSpec[] {
+  return (["high", "low"] as const).flatMap((end) => {
+    const cut = `ci_${end}_cut`;
+    const at = { ...y, field: `ci_${end}_drawn` };
+    const up = end === "high";
+    return [
+      {
+        transform: [{ filter: `datum.${cut} != null` }],
+        mark: {
+          type: "point",
+          shape: up ? "triangle-up" : "triangle-down",
+          filled: true,
+          size: 60,
+          color: "#222",
+          // the triangle inside the plot, its tip at the axis' end
+          yOffset: up ? 4 : -4,
+        },
+        encoding: { ...position, y: at },
+      },
+      {
+        transform: [{ filter: `datum.${cut} != null` }],
+        mark: {
+          type: "text",
+          fontSize: 10,
+          color: "#222",
+          align: "left",
+          baseline: up ? "top" : "bottom",
+          dx: 6,
+          dy: up ? 1 : -1,
+        },
+        encoding: { ...position, y: at, text: { field: cut } },
+      },
+    ];
+  });
+}
+
 /** The extent of the finite numbers among `values`, widened to hold `lo` and `hi`. */
 function extent(values: readonly unknown[], lo: number, hi: number): [number, number] {
   const xs = values.filter((v): v is number => typeof v === "number" && Number.isFinite(v));
@@ -177,20 +273,58 @@ export function referenceRule(value: number): VegaLiteSpec {
 
 /**
  * A spec of one unit chart, faceted into a row per group when there are groups besides the
- * tests (`groups` holds more than the empty name).
+ * tests (`groups` holds more than the empty name). Each row's name stands above it, level
+ * (a name turned beside the row ran over the y axis' title); `independentY` gives each row its
+ * own y scale (throughput at pipeline 1 beside pipeline 16), else the rows share one (ratios).
  */
 export function rowsPerGroup(
   head: VegaLiteSpec,
-  { values, unit, groups }: { values: Rec[]; unit: VegaLiteSpec; groups: readonly string[] },
+  { values, unit, groups, independentY = false }: {
+    values: Rec[];
+    unit: VegaLiteSpec;
+    groups: readonly string[];
+    independentY?: boolean;
+  },
 ): VegaLiteSpec {
   if (groups.length <= 1 && !groups[0]) return { ...head, data: { values }, ...unit };
   return {
     ...head,
     data: { values },
-    facet: { row: { field: GROUP, type: "nominal", sort: groups, title: null } },
+    facet: {
+      row: {
+        field: GROUP,
+        type: "nominal",
+        sort: groups,
+        title: null,
+        header: ROW_HEADER,
+      },
+    },
     spec: unit,
+    ...(independentY ? { resolve: { scale: { y: "independent" } } } : {}),
   };
 }
+
+/** A facet row's name: above its panel, level, from the panel's left edge. */
+export const ROW_HEADER: VegaLiteSpec = {
+  labelAngle: 0,
+  labelOrient: "top",
+  labelAnchor: "start",
+  labelAlign: "left",
+  labelFontWeight: "bold",
+};
+
+/**
+ * The x axis of test names under bands `width` px wide in all: level when the longest name fits
+ * its band, else turned 40° (21 names of seed 001 do not fit; SET, GET, INCR do).
+ */
+export function testAxis(tests: readonly string[], width: number): VegaLiteSpec {
+  const band = width / Math.max(1, tests.length);
+  const widest = Math.max(0, ...tests.map((t) => textWidth({ fontSize: LABEL_PX }, t)));
+  return { labelAngle: widest + 8 <= band ? 0 : -40 };
+}
+
+/** The theme's axis label size, px. */
+const LABEL_PX = (THEME.axis as { labelFontSize: number }).labelFontSize;
 
 /** The verdicts of `compare` and `delta`, in legend order. */
 export const VERDICTS = ["better", "worse", "no difference", "inconclusive"] as const;
