@@ -309,7 +309,9 @@ Deno.test("figures as drawn", async (t) => {
         }
       }
       // the +3,800 % whisker is cut with a mark; the axes keep the bars readable
-      const cut = items.filter((i) => i.marktype === "text" && /^\+3\d{3}\.\d %$/.test(i.text ?? ""));
+      const cut = items.filter((i) =>
+        i.marktype === "text" && /^\+3\d{3}\.\d %$/.test(i.text ?? "")
+      );
       assert.equal(cut.length, 1, "the cut whisker's end is not written");
       assert.ok(items.some((i) => i.marktype === "symbol" && i.shape === "triangle-up"));
       const ticks = (pred: (t: number) => boolean) =>
@@ -395,7 +397,7 @@ Deno.test("figures as drawn", async (t) => {
     assert.ok(Math.abs(rules[0].x - rules[1].x) > 3, `rules at ${rules[0].x} and ${rules[1].x}`);
     // the subtitle names the marker the chart draws (Vega's "cross" is a +)
     assert.match(JSON.stringify(spec.title), /\+ : a step not sustained/);
-    // one legend (the arms), within the plot's width: the figure stays about 800 px wide
+    // the arms and the percentiles, legends one above the other: the figure stays ~800 px wide
     const many = sweepTable({
       results: pl.DataFrame(
         [
@@ -412,8 +414,52 @@ Deno.test("figures as drawn", async (t) => {
     const wide = await drawn(sweepChart(many));
     assert.ok(wide.width <= 820, `canvas ${wide.width} px wide`);
     const legends = wide.items.filter((i) => i.role === "legend-title").map((i) => i.text);
-    assert.deepEqual(legends, ["arm"]);
+    assert.deepEqual(legends, ["arm", "percentile"]);
   });
+
+  await t.step(
+    "sweepChart(): one rate: an axis around it, every series marked, p50 and p99 told apart",
+    async () => {
+      // issue 31: a 10k–90k axis for one step at 20k; p50 and p99 apart by the lines' dash only
+      const row = (label: string, p50: number) => ({
+        run_id: label,
+        test_index: 0,
+        test: "GET",
+        clients: 8,
+        label,
+        requested_ops_per_sec: 20_000,
+        ops_per_sec: 20_000,
+        p50_latency_ms: p50,
+        p99_latency_ms: p50 * 4,
+        complete: true,
+      });
+      const table = sweepTable({ results: pl.DataFrame([row("redis", 0.2), row("valkey", 0.15)]) });
+      const { items } = await drawn(sweepChart(table));
+      // a visible mark for each arm and percentile, p99's hollow beside p50's solid one
+      const marks = items.filter((i) =>
+        i.marktype === "symbol" && i.role === "mark" && i.datum.layer === "point" && i.opacity > 0
+      );
+      for (const label of ["redis", "valkey"]) {
+        const mine = (p: string) =>
+          marks.filter((m) => m.datum.label === label && m.datum.percentile === p);
+        assert.equal(mine("p50").length, 1, `${label} p50`);
+        assert.equal(mine("p99").length, 1, `${label} p99`);
+        assert.notEqual(mine("p50")[0].fillOpacity ?? 1, 0, `${label} p50 hollow`);
+        assert.equal(mine("p99")[0].fillOpacity, 0, `${label} p99 filled`);
+      }
+      // a legend says which is which
+      const titles = items.filter((i) => i.role === "legend-title").map((i) => i.text);
+      assert.deepEqual(titles, ["arm", "percentile"]);
+      const labels = items.filter((i) => i.role === "legend-label").map((i) => i.text ?? "");
+      assert.ok(labels.some((l) => l.startsWith("p50")) && labels.some((l) => l.startsWith("p99")));
+      // the x axis holds the step, not a decade around it
+      const ticks = items.filter((i) => i.role === "axis-label" && /^[\d,]+$/.test(i.text ?? ""))
+        .map((i) => Number(i.text!.replace(/,/g, "")))
+        .filter((v) => v >= 1000); // the rate axis (latency ticks are below 10)
+      assert.ok(ticks.includes(20_000), ticks.join());
+      for (const v of ticks) assert.ok(v >= 20_000 / 2 && v <= 20_000 * 2, `tick at ${v}`);
+    },
+  );
 
   await t.step("scalingChart(): x ticks at the data, a tie is no crossover", async () => {
     const df = pl.DataFrame({
