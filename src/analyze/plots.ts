@@ -116,17 +116,18 @@ function resolved(o: PlotOptions): Resolved {
 export const PLOTS: Readonly<Record<PlotKind, Plot>> = {
   throughput: {
     needs: "results",
-    build: (results, options) => {
+    build: (all, options) => {
       const o = resolved(options);
+      const results = notFixedRate(all);
       return throughputChart(results, { by: o.by, metric: o.metric, keys: o.keys, title: o.title });
     },
   },
   ratio: {
     needs: "results",
-    build: (results, options) => {
+    build: (all, options) => {
       const o = resolved(options);
       if (!o.baseline) throw new TypeError("ratio needs --baseline");
-      const cmp = compare(results, {
+      const cmp = compare(notFixedRate(all), {
         by: o.by,
         baseline: o.baseline,
         metric: o.metric,
@@ -137,8 +138,9 @@ export const PLOTS: Readonly<Record<PlotKind, Plot>> = {
   },
   latency: {
     needs: "latency",
-    build: (dist, options) => {
+    build: (all, options) => {
       const o = resolved(options);
+      const dist = notFixedRate(all);
       const extra = (o.keys ?? comparisonKeys(dist, o.by).keys).filter((k) => k !== "test");
       const steps = latencySteps(dist, { by: [o.by, ...extra] });
       return latencyChart(steps, { by: o.by, keys: extra, title: o.title });
@@ -146,8 +148,9 @@ export const PLOTS: Readonly<Record<PlotKind, Plot>> = {
   },
   scaling: {
     needs: "results",
-    build: (results, options) => {
+    build: (all, options) => {
       const o = resolved(options);
+      const results = notFixedRate(all);
       const axes = { x: o.x, by: o.by, metric: o.metric };
       const extra = (o.keys ?? comparisonKeys(results, o.by).keys)
         .filter((k) => k !== "test" && k !== o.x);
@@ -168,7 +171,12 @@ export const PLOTS: Readonly<Record<PlotKind, Plot>> = {
       if (!o.dimension || o.from === undefined || o.to === undefined) {
         throw new TypeError("delta needs --dimension, --from and --to");
       }
-      const d = delta(results, { dimension: o.dimension, from: o.from, to: o.to, keys: o.keys });
+      const d = delta(notFixedRate(results), {
+        dimension: o.dimension,
+        from: o.from,
+        to: o.to,
+        keys: o.keys,
+      });
       return deltaChart(d, { title: o.title });
     },
   },
@@ -186,6 +194,34 @@ export const PLOTS: Readonly<Record<PlotKind, Plot>> = {
     },
   },
 };
+
+/**
+ * The rows of a frame that are not fixed-rate steps (a `requested_ops_per_sec` above 0), when it
+ * holds other rows too: a dataset of a throughput plan and a fixed-rate plan draws its
+ * throughput runs as bars and spectra, its steps in the sweep figure (`sweepTable`). A frame of
+ * steps only (or of none) is kept as it is.
+ *
+ * @param frame Results (`loadResults`), or latency rows with their runs' parameters
+ * (`latencyDistributionBy`).
+ * @returns The rows that are no fixed-rate step, or the frame.
+ *
+ * @example
+ * ```ts
+ * import pl from "nodejs-polars";
+ * import { notFixedRate } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * const mixed = pl.DataFrame({ test: ["SET", "GET"], requested_ops_per_sec: [null, 1000] });
+ * assert.deepEqual(notFixedRate(mixed).getColumn("test").toArray(), ["SET"]);
+ * const steps = pl.DataFrame({ test: ["GET"], requested_ops_per_sec: [1000] });
+ * assert.equal(notFixedRate(steps).height, 1);
+ * ```
+ */
+export function notFixedRate(frame: pl.DataFrame): pl.DataFrame {
+  if (!frame.columns.includes("requested_ops_per_sec")) return frame;
+  const rate = pl.col("requested_ops_per_sec");
+  const others = frame.filter(rate.isNull().or(rate.lessThanEquals(0)));
+  return others.height === 0 ? frame : others;
+}
 
 /**
  * Scaling curves per group of `extra` columns: {@link scaling} of each group's rows, with the
@@ -219,7 +255,8 @@ export function scalingBy(
     const curve = scaling(part, options);
     if (curve.height === 0) return []; // a group with no point on the x axis draws nothing
     const first = part.head(1).toRecords()[0];
-    return [curve.withColumns(...extra.map((c) => pl.repeat(first[c], curve.height).alias(c)))];
+    // a group's value may be null (a parameter one plan did not set): lit, not repeat
+    return [curve.withColumns(...extra.map((c) => pl.lit(first[c] ?? null).alias(c)))];
   });
   if (curves.length === 0) return scaling(results.head(0), options);
   return pl.concat(curves, { how: "diagonalRelaxed" } as never);

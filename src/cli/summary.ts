@@ -150,15 +150,17 @@ export async function summaryCommand(
     `summarizing by ${arms.by} (${arms.values.join(", ")}), baseline ${arms.baseline}\n`,
   );
   const table = (name: string) => loadTable(dataset, name, { runs });
+  const hdr = table("hdr_histograms");
   const page = summaryPage({
     results,
     runs,
     environment: environmentSummary({ runs, serverConfig: table("server_config") }, arms.by),
     latency: latencyDistributionBy(
-      { results: all, distribution: table("latency_distribution"), hdr: table("hdr_histograms") },
+      { results: all, distribution: table("latency_distribution"), hdr },
       arms.by,
     ),
     memory: memoryBy(table("memory"), runs, arms.by),
+    hdr,
   }, { title: o.title ?? o.data, by: arms.by, arms: arms.values, baseline: arms.baseline });
   return await writePage(page, o, out);
 }

@@ -369,6 +369,43 @@ Deno.test("figures as drawn", async (t) => {
     }
   });
 
+  await t.step(
+    "latencyChart(): a panel for each test and group with data, no empty one",
+    async () => {
+      // GET at 1 and 50 clients, SET at 50 only: three panels, not a 2 × 2 grid with a hole
+      const rows: Record<string, unknown>[] = [];
+      for (const [test, clients] of [["GET", 1], ["GET", 50], ["SET", 50]] as const) {
+        for (const label of ["redis", "valkey"]) {
+          for (const [i, nines] of [0, 1, 2, 3].entries()) {
+            rows.push({
+              test,
+              clients,
+              label,
+              from_percentile: 100 * (1 - 10 ** -nines),
+              to_percentile: 100,
+              latency_ms: 0.1 * (i + 1),
+              nines,
+              count: 1000,
+            });
+          }
+        }
+      }
+      const { items } = await drawn(latencyChart(pl.DataFrame(rows), { by: "label" }));
+      const lines = items.filter((i) => i.marktype === "line" && i.role === "mark");
+      const panels = new Set(lines.map((l) => `${l.datum.test} · clients ${l.datum.clients}`));
+      assert.deepEqual([...panels].sort(), [
+        "GET · clients 1",
+        "GET · clients 50",
+        "SET · clients 50",
+      ]);
+      // each panel is named by what it holds: three names, no row or column of a grid (whose
+      // fourth cell, SET at 1 client, was drawn empty)
+      const names = items.filter((i) => i.role === "title-text").map((i) => i.text ?? "")
+        .filter((t) => t !== "latency by percentile");
+      assert.deepEqual(names.sort(), [...panels].sort());
+    },
+  );
+
   await t.step("sweepChart(): NS rules of two arms at one step are drawn apart", async () => {
     const row = (label: string, req: number, ach: number, p50: number | null) => ({
       run_id: `${label}${req}`,

@@ -29,11 +29,11 @@ export function testOrder(records: Rec[]): string[] {
 export const GROUP = "group";
 
 /**
- * A group's name from its keys besides `test`: `clients 50`, `clients 50 · pipeline 16`; ""
- * without such keys.
+ * A group's name from its keys besides `test`: `clients 50`, `clients 50 · pipeline 16`,
+ * `keyspace none` for a parameter the run did not set; "" without such keys.
  */
 export function groupName(r: Rec, extra: readonly string[]): string {
-  return extra.map((k) => `${k.replace(/_/g, " ")} ${r[k]}`).join(" · ");
+  return extra.map((k) => `${k.replace(/_/g, " ")} ${r[k] ?? "none"}`).join(" · ");
 }
 
 /** Compares key values: numbers as numbers, anything else as text. */
@@ -156,6 +156,15 @@ export function clipWhiskers(
       ci_high_cut: high !== null && high > hi ? label(high) : null,
     };
   });
+}
+
+/** The interval of each bar as a whisker, as drawn (cut at the axis, see {@link clipWhiskers}). */
+export function whiskerLayer(position: VegaLiteSpec, y: VegaLiteSpec): VegaLiteSpec {
+  return {
+    transform: [{ filter: "datum.ci_low != null" }],
+    mark: { type: "rule", color: "#222", strokeWidth: 1.5 },
+    encoding: { ...position, y: { ...y, field: "ci_low_drawn" }, y2: { field: "ci_high_drawn" } },
+  };
 }
 
 /** The subtitle's line for a chart with a whisker cut at the axis ({@link whiskerCuts}). */

@@ -26,6 +26,7 @@ import {
   verdictLegend,
   whiskerCuts,
   whiskerDomain,
+  whiskerLayer,
   withGroups,
 } from "./_common.ts";
 import { colorFor } from "./color.ts";
@@ -241,7 +242,7 @@ function factorPanel(p: Panels, rows: Rec[], x: VegaLiteSpec): VegaLiteSpec {
         },
       },
       referenceRule(1),
-      whisker({ x }, y),
+      whiskerLayer({ x }, y),
       ...whiskerCuts({ x }, y),
       verdictLegend({ x, y: { ...y, field: "throughput_factor" } }, p.verdicts),
       ...valueLabels("throughput_factor", {
@@ -283,7 +284,7 @@ function latencyPanel(p: Panels, rows: Rec[], x: VegaLiteSpec): VegaLiteSpec {
         },
       },
       referenceRule(0),
-      whisker({ x: px, xOffset }, y),
+      whiskerLayer({ x: px, xOffset }, y),
       ...whiskerCuts({ x: px, xOffset }, y),
       verdictLegend({ x: px, xOffset, y: { ...y, field: "change_pct" } }, p.verdicts),
       ...valueLabels("change_pct", {
@@ -294,14 +295,5 @@ function latencyPanel(p: Panels, rows: Rec[], x: VegaLiteSpec): VegaLiteSpec {
         beside: rows.some((r) => typeof r.ci_low === "number"),
       }),
     ],
-  };
-}
-
-/** The interval of each bar, as drawn (cut at the axis, see `clipWhiskers`). */
-function whisker(position: VegaLiteSpec, y: VegaLiteSpec): VegaLiteSpec {
-  return {
-    transform: [{ filter: "datum.ci_low != null" }],
-    mark: { type: "rule", color: "#222", strokeWidth: 1.5 },
-    encoding: { ...position, y: { ...y, field: "ci_low_drawn" }, y2: { field: "ci_high_drawn" } },
   };
 }

@@ -24,6 +24,7 @@ import {
   verdictLegend,
   whiskerCuts,
   whiskerDomain,
+  whiskerLayer,
   withGroups,
 } from "./_common.ts";
 import { armOrder, colorEncoding } from "./color.ts";
@@ -135,16 +136,7 @@ export function ratioChart(cmp: pl.DataFrame, options: RatioChartOptions = {}): 
           ],
         },
       },
-      {
-        transform: [{ filter: "datum.ci_low != null" }],
-        mark: { type: "rule", color: "#222", strokeWidth: 1.5 },
-        encoding: {
-          x,
-          xOffset,
-          y: { ...y, field: "ci_low_drawn" },
-          y2: { field: "ci_high_drawn" },
-        },
-      },
+      whiskerLayer({ x, xOffset }, y),
       ...whiskerCuts({ x, xOffset }, y),
       referenceRule(1),
       verdictLegend({ x, xOffset, y: { ...y, field: "ratio" } }, values.map((v) => v.verdict)),
@@ -162,11 +154,7 @@ export function ratioChart(cmp: pl.DataFrame, options: RatioChartOptions = {}): 
     options.title ?? `${name}: ${armOrder(arms).join(", ")} relative to ${baseline}`,
     options.subtitle ?? ratioSubtitle(drawnValues, options.confidence ?? 0.95),
   );
-  return rowsPerGroup(head, {
-    values: drawnValues,
-    unit,
-    groups,
-  });
+  return rowsPerGroup(head, { values: drawnValues, unit, groups });
 }
 
 /** What the bars and whiskers of a ratio chart are, from compare's n and intervals. */

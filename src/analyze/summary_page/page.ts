@@ -5,8 +5,9 @@
  * arms, runs per cell with a plain warning when there are few); the judgements of each arm
  * against the baseline (`_comparisons.ts`: medians with intervals and verdicts from `compare`
  * per metric, the change along the arms from `delta`); the figures (`_figures.ts`: the latency
- * spectrum, scaling with clients); what changed over a history (`changes/summary.ts`); memory
- * (`_memory.ts`). Charts are built through the plot registry with the groups `compare` prints.
+ * spectrum, scaling with clients); fixed-rate steps beside other runs (`_sweep.ts`: `kvlab
+ * sweep`'s tables and figure; the sections before compare the other runs); what changed over a
+ * history (`changes/summary.ts`); memory (`_memory.ts`). Charts are built through the plot registry with the groups `compare` prints.
  * Pure: frames in, Markdown and chart specs out; `kvlab summary` loads, renders and writes.
  *
  * @module
@@ -24,6 +25,8 @@ import { countLines, environmentLines, intro } from "./_opening.ts";
 import { comparisonSections, deltaSections } from "./_comparisons.ts";
 import { latencySection, scalingSection } from "./_figures.ts";
 import { memorySection } from "./_memory.ts";
+import { sweepSection } from "./_sweep.ts";
+import { notFixedRate } from "../plots.ts";
 
 export type { SummaryFigure, SummaryPageOptions };
 export { SUMMARY_METRICS } from "./_comparisons.ts";
@@ -40,6 +43,8 @@ export interface SummaryData {
   latency?: pl.DataFrame;
   /** Rows of the `memory` table with the arm column; none: no memory section. */
   memory?: pl.DataFrame;
+  /** `hdr_histograms`: fixed-rate steps' repetitions merged as `kvlab sweep` merges them. */
+  hdr?: pl.DataFrame;
 }
 
 /** A summary page: the Markdown, its figures, and the comparisons its tables show. */
@@ -96,7 +101,10 @@ export function summaryPage(data: SummaryData, options: SummaryPageOptions): Sum
     minRuns: VERDICT_DEFAULTS.minRuns,
   };
   if (options.minRuns !== undefined) o.minRuns = options.minRuns;
-  const results = data.results.filter(pl.col(o.by).cast(pl.Utf8).isIn([...o.arms]));
+  const all = data.results.filter(pl.col(o.by).cast(pl.Utf8).isIn([...o.arms]));
+  // fixed-rate steps beside other runs: the steps in their own section, the rest compared
+  const results = notFixedRate(all);
+  const steps = results.height < all.height;
   let comparisons: Record<string, pl.DataFrame> = {};
   const sections: Section[] = [
     { lines: intro(data.runs, o), figures: [] },
@@ -108,6 +116,7 @@ export function summaryPage(data: SummaryData, options: SummaryPageOptions): Sum
     sections.push({ lines: countLines(results, o), figures: [] }, ...compared.sections);
     if (data.latency && data.latency.height > 0) sections.push(latencySection(data.latency, o));
     sections.push(...deltaSections(results, o), scalingSection(results, o));
+    if (steps) sections.push(sweepSection(all, data.hdr, o));
     const history = whatChangedSection(results); // a dataset with a history: its change points
     if (history) sections.push(history);
   }
