@@ -35,8 +35,18 @@ import { type ChartOptions, type VegaLiteSpec, WIDTH } from "./theme.ts";
 const PERCENTILES = ["avg", "p50", "p95", "p99"] as const;
 
 /**
- * The percentiles' colours: grey, blue, amber, crimson (each pair at least `MIN_DELTA_E` apart;
- * four blues were hard to tell apart).
+ * The percentiles' colours in the delta figure: grey, blue, amber, crimson (each pair at least
+ * `MIN_DELTA_E` apart; four blues were hard to tell apart).
+ *
+ * @example
+ * ```ts
+ * import { deltaE, MIN_DELTA_E, PERCENTILE_COLORS } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * const colors = Object.values(PERCENTILE_COLORS);
+ * for (const a of colors) {
+ *   for (const b of colors) if (a !== b) assert.ok(deltaE(a, b) >= MIN_DELTA_E);
+ * }
+ * ```
  */
 export const PERCENTILE_COLORS: Readonly<Record<(typeof PERCENTILES)[number], string>> = {
   avg: "#9D9D9D",
