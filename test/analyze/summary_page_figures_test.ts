@@ -4,6 +4,8 @@ import assert from "node:assert/strict";
 import pl from "nodejs-polars";
 import { summaryPage } from "../../src/analyze/summary_page/page.ts";
 import { drawn } from "../_support/vega_view.ts";
+import { cli } from "../cli/_cli.ts";
+import { nightlyHistory, writeNightlyHistory } from "../_support/history.ts";
 
 const environment = {
   by: "label",
@@ -61,4 +63,21 @@ Deno.test("summaryPage(): the page's title reaches every figure", async () => {
       assert.ok(t.x2 <= width + 0.5, `${f.name}: the title ends at ${t.x2} > ${width}`);
     }
   }
+});
+
+Deno.test("kvlab summary --title reaches a history page's figures too", async () => {
+  // one nightly history (no arms): the page of its change points
+  const dir = Deno.makeTempDirSync({ prefix: "kvlab-history-title-" });
+  writeNightlyHistory(`${dir}/nightly`, nightlyHistory(1));
+  const ingest = await cli(["ingest", `${dir}/nightly`, "--data", `${dir}/data`]);
+  assert.equal(ingest.code, 0, ingest.stderr);
+  const r = await cli(["summary", `${dir}/data`, "-o", `${dir}/out`, "--title", "Nightly"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(Deno.readTextFileSync(`${dir}/out/summary.md`), /one history \(no arms/);
+  const svgs = [...Deno.readDirSync(`${dir}/out/figures`)].filter((e) => e.name.endsWith(".svg"));
+  assert.ok(svgs.length > 0);
+  for (const e of svgs) {
+    assert.match(Deno.readTextFileSync(`${dir}/out/figures/${e.name}`), />Nightly: /, e.name);
+  }
+  Deno.removeSync(dir, { recursive: true });
 });

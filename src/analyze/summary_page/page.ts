@@ -146,9 +146,25 @@ const TITLE_PX = 640;
 /**
  * A figure's title with the page's before it (`kvlab summary --title`): on one line when both
  * fit, else the page's title above the figure's; the subtitle kept. A figure saved alone (a
- * PNG pasted elsewhere) still says which study it is from.
+ * PNG pasted elsewhere) still says which study it is from. {@link summaryPage} titles its
+ * figures so; a history's page (`historyPage`) is titled by `kvlab summary` with it.
+ *
+ * @param spec The figure.
+ * @param page The page's title.
+ * @returns The figure, titled.
+ *
+ * @example
+ * ```ts
+ * import { withPageTitle } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * const spec = { title: { text: "throughput by test", subtitle: "bars: medians" } };
+ * assert.deepEqual(withPageTitle(spec, "Valkey vs Redis").title, {
+ *   text: "Valkey vs Redis: throughput by test",
+ *   subtitle: "bars: medians",
+ * });
+ * ```
  */
-function withPageTitle(spec: VegaLiteSpec, page: string): VegaLiteSpec {
+export function withPageTitle(spec: VegaLiteSpec, page: string): VegaLiteSpec {
   const t = spec.title as string | { text?: unknown; subtitle?: unknown } | undefined;
   const own = typeof t === "string" ? t : t?.text;
   if (typeof own !== "string" || own === "" || page.trim() === "") return spec;
