@@ -7,6 +7,7 @@
 import { InvalidArgumentError } from "commander";
 import { type TableFormat, tableFormat } from "../analyze/format.ts";
 import { Dataset } from "../store/dataset.ts";
+import { checkSustainedRule, DEFAULT_SUSTAINED_RULE, type SustainedRule } from "../fixed_rate.ts";
 
 /** The repository root (with a trailing slash): bundled data, plans and samples live under it. */
 export const REPO: string = new URL("../../", import.meta.url).pathname;
@@ -118,4 +119,32 @@ export function optionalFormat(value: unknown): TableFormat | undefined {
  */
 export function datasetOption(value: unknown): Dataset {
   return Dataset.open(value === undefined ? "" : String(value));
+}
+
+/**
+ * The sustained rule of `--sustained min:max` (`kvlab sweep`, `kvlab plot sweep`).
+ *
+ * @param value The option's text, e.g. `0.95:1.05`.
+ * @returns The rule.
+ * @throws {TypeError} For text that is not `min:max` around 1.
+ *
+ * @example
+ * ```ts
+ * import { sustainedOption } from "./_options.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(sustainedOption("0.95:1.05"), { min: 0.95, max: 1.05 });
+ * assert.throws(() => sustainedOption("1.1:2"), /invalid --sustained: 1\.1:2 \(expected min:max around 1/);
+ * ```
+ */
+export function sustainedOption(value: unknown): SustainedRule {
+  const d = `${DEFAULT_SUSTAINED_RULE.min}:${DEFAULT_SUSTAINED_RULE.max}`;
+  const text = String(value ?? d);
+  const m = /^(\d*\.?\d+):(\d*\.?\d+)$/.exec(text);
+  const rule = m ? { min: Number(m[1]), max: Number(m[2]) } : { min: NaN, max: NaN };
+  try {
+    checkSustainedRule(rule);
+  } catch {
+    throw new TypeError(`invalid --sustained: ${text} (expected min:max around 1, e.g. ${d})`);
+  }
+  return rule;
 }

@@ -27,9 +27,9 @@ import {
   type PlotOptions,
   PLOTS,
 } from "../analyze/plots.ts";
-import { sweepTable } from "../analyze/sweep/sweep.ts";
+import { sweepFrames, sweepTable } from "../analyze/sweep/sweep.ts";
 import { type Output, readOptions } from "./_exit.ts";
-import { datasetOption, optionalString } from "./_options.ts";
+import { datasetOption, optionalString, sustainedOption } from "./_options.ts";
 import { attemptsNote, notForSweeps, nothingToDraw, onlyForSweeps } from "./_shows.ts";
 
 /** What `kvlab plot` draws and where it saves it. */
@@ -84,6 +84,7 @@ export function plotOptions(kind: string, raw: OptionValues): PlotCommandOptions
       title: optionalString(raw.title),
       orderBy: optionalString(raw.orderBy),
       test: optionalString(raw.test),
+      sustained: raw.sustained === undefined ? undefined : sustainedOption(raw.sustained),
     },
   };
 }
@@ -143,7 +144,8 @@ export function plotArms(source: PlotSource, kind: PlotKind, plot: PlotOptions):
 /**
  * Builds the chart, saves it and prints `wrote <file>`. Each table is read once: a latency
  * figure reads every result (finished or not), its distribution and histograms, and takes the
- * finished results for the arms from the same frame.
+ * finished results for the arms from the same frame; a sweep reads the results and histograms
+ * `kvlab sweep` reads, and draws `sweepTable`'s rows (the same numbers and verdicts).
  *
  * @param o The kind, the dataset, the output file and the kind's options.
  * @param out Where to print.
@@ -154,9 +156,18 @@ export async function plotCommand(o: PlotCommandOptions, out: Output): Promise<v
   const latency = kind.needs === "latency"
     ? latencyFrames(o.data, loadTable(o.data, "runs", { onLeftOut }))
     : undefined;
-  const results = latency ? onlyComplete(latency.results) : loadResults(o.data, { onLeftOut });
+  const sweep = kind.needs === "sweep" ? sweepFrames(o.data, onLeftOut) : undefined;
+  const results = latency
+    ? onlyComplete(latency.results)
+    : sweep
+    ? sweep.results
+    : loadResults(o.data, { onLeftOut });
   const plot = plotArms({ data: o.data, results }, o.kind, o.plot);
-  const frame = latency ? latencyDistributionBy(latency, plot.by ?? "server") : results;
+  const frame = latency
+    ? latencyDistributionBy(latency, plot.by ?? "server")
+    : sweep
+    ? sweepTable(sweep, { by: plot.by, sustained: plot.sustained })
+    : results;
   if (
     frame.height === 0 ||
     (o.kind === "latency" && latencySteps(frame, { by: [plot.by ?? "server"] }).height === 0)
@@ -209,6 +220,10 @@ export function declarePlot(program: Command, out: Output): void {
     .option("--to <value>", "delta: value after (default: the other arm)")
     .option("--order-by <column>", "changes: run column that orders the history")
     .option("--test <name>", "changes: only this test")
+    .option(
+      "--sustained <min:max>",
+      "sweep: sustained bounds on achieved / requested, as kvlab sweep's (default 0.97:1.03)",
+    )
     .option("--title <text>", "chart title")
     .action((kind: string, opts) => plotCommand(readOptions(() => plotOptions(kind, opts)), out));
 }

@@ -17,7 +17,7 @@ import { loadResults, loadTable, onlyComplete } from "../analyze/load.ts";
 import { latencyDistributionBy } from "../analyze/plots.ts";
 import type { VegaLiteSpec } from "../analyze/chart.ts";
 import { historyPage } from "../analyze/changes/summary.ts";
-import { summaryPage } from "../analyze/summary_page/page.ts";
+import { summaryPage, withPageTitle } from "../analyze/summary_page/page.ts";
 import { type Output, readOptions } from "./_exit.ts";
 import { attemptsNote, notForSweeps } from "./_shows.ts";
 import { optionalString } from "./_options.ts";
@@ -146,23 +146,27 @@ export async function summaryCommand(
     arms = resolveArms(results.height > 0 ? results : runs, { by: o.by, baseline: o.baseline });
   } catch (e) {
     // one history with no arms (a nightly CI's dataset): the page of its change points
-    const history = o.by === undefined ? historyPage(results, o.title ?? o.data) : null;
+    const title = o.title ?? o.data;
+    const history = o.by === undefined ? historyPage(results, title) : null;
     if (history === null) throw e;
-    return await writePage(history, o, out);
+    const figures = history.figures.map((f) => ({ ...f, spec: withPageTitle(f.spec, title) }));
+    return await writePage({ ...history, figures }, o, out);
   }
   out.printErr(
     `summarizing by ${arms.by} (${arms.values.join(", ")}), baseline ${arms.baseline}\n`,
   );
   const table = (name: string) => loadTable(dataset, name, { runs });
+  const hdr = table("hdr_histograms");
   const page = summaryPage({
     results,
     runs,
     environment: environmentSummary({ runs, serverConfig: table("server_config") }, arms.by),
     latency: latencyDistributionBy(
-      { results: all, distribution: table("latency_distribution"), hdr: table("hdr_histograms") },
+      { results: all, distribution: table("latency_distribution"), hdr },
       arms.by,
     ),
     memory: memoryBy(table("memory"), runs, arms.by),
+    hdr,
   }, { title: o.title ?? o.data, by: arms.by, arms: arms.values, baseline: arms.baseline });
   return await writePage(page, o, out);
 }

@@ -6,12 +6,12 @@
  */
 
 import type { Dataset } from "../store/dataset.ts";
-import { datasetOption } from "./_options.ts";
+import { datasetOption, sustainedOption } from "./_options.ts";
 import type { Command, OptionValues } from "commander";
 import { type TableFormat, tableFormat } from "../analyze/format.ts";
 import { formatSweep, sweepTable } from "../analyze/sweep/sweep.ts";
 import { type Output, readOptions } from "./_exit.ts";
-import { checkSustainedRule, DEFAULT_SUSTAINED_RULE, type SustainedRule } from "../fixed_rate.ts";
+import { DEFAULT_SUSTAINED_RULE, type SustainedRule } from "../fixed_rate.ts";
 import { attemptsNote, onlyForSweeps } from "./_shows.ts";
 
 /** What `kvlab sweep` prints. */
@@ -45,15 +45,7 @@ export interface SweepCommandOptions {
  * ```
  */
 export function sweepOptions(raw: OptionValues): SweepCommandOptions {
-  const d = `${DEFAULT_SUSTAINED_RULE.min}:${DEFAULT_SUSTAINED_RULE.max}`;
-  const text = String(raw.sustained ?? d);
-  const m = /^(\d*\.?\d+):(\d*\.?\d+)$/.exec(text);
-  const rule = m ? { min: Number(m[1]), max: Number(m[2]) } : { min: NaN, max: NaN };
-  try {
-    checkSustainedRule(rule);
-  } catch {
-    throw new TypeError(`invalid --sustained: ${text} (expected min:max around 1, e.g. ${d})`);
-  }
+  const rule = sustainedOption(raw.sustained);
   return {
     data: datasetOption(raw.data),
     format: tableFormat(String(raw.format ?? "md")),

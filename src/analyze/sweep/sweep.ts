@@ -17,7 +17,7 @@ import type { DatasetRef } from "../../store/dataset.ts";
 import { type Rec, type StepRow, stepRows, type SweepFrames, sweepFrames } from "./_steps.ts";
 import { formatForPeople } from "../present.ts";
 
-export type { SweepFrames };
+export { type SweepFrames, sweepFrames };
 import { formatTable, type TableFormat } from "../format.ts";
 import { markdownText } from "../../text/safe.ts";
 import {
