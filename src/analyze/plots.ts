@@ -19,7 +19,7 @@ import {
 import { hdrDistribution, hdrDistributionFrame } from "./histograms/distribution.ts";
 import { rowKey } from "./histograms/rows.ts";
 import { compare, delta, PARAMETER_COLUMNS } from "./compare/compare.ts";
-import { changeSeries, defaultOrder } from "./changes/changes.ts";
+import { changeHistory, defaultOrder } from "./changes/changes.ts";
 import { changesChart } from "./charts/changes.ts";
 import { comparisonKeys } from "./grouping.ts";
 import { latencySteps } from "./latency.ts";
@@ -68,6 +68,12 @@ export interface PlotOptions {
   orderBy?: string;
   /** Only this test (`changes`). */
   test?: string;
+  /** Runs per window of the change points' first pass (`changes`). @default {50} */
+  window?: number;
+  /** The level of change points and outliers (`changes`). @default {0.001} */
+  maxPValue?: number;
+  /** The least change point kept, relative (`changes`). @default {0} */
+  minChange?: number;
   /**
    * The grouping: `test` and the parameters that split groups. @default {comparisonKeys} (as
    * `compare` groups: `test` plus each parameter that varies within an arm)
@@ -177,7 +183,16 @@ export const PLOTS: Readonly<Record<PlotKind, Plot>> = {
     build: (results, o) => {
       const orderBy = o.orderBy ?? defaultOrder(results);
       const metric = o.metric ?? "ops_per_sec";
-      const series = changeSeries(results, { orderBy, metric, test: o.test, by: o.by });
+      // one analysis, as `kvlab changes` makes it with the same options
+      const { series } = changeHistory(results, {
+        orderBy,
+        metric,
+        test: o.test,
+        by: o.by,
+        window: o.window,
+        maxPValue: o.maxPValue,
+        minChange: o.minChange,
+      });
       return changesChart(series, { metric, orderBy, title: o.title });
     },
   },

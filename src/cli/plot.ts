@@ -29,7 +29,7 @@ import {
 } from "../analyze/plots.ts";
 import { sweepTable } from "../analyze/sweep/sweep.ts";
 import { type Output, readOptions } from "./_exit.ts";
-import { datasetOption, optionalString } from "./_options.ts";
+import { changesThresholds, datasetOption, optionalString } from "./_options.ts";
 import { attemptsNote, notForSweeps, nothingToDraw, onlyForSweeps } from "./_shows.ts";
 
 /** What `kvlab plot` draws and where it saves it. */
@@ -84,6 +84,7 @@ export function plotOptions(kind: string, raw: OptionValues): PlotCommandOptions
       title: optionalString(raw.title),
       orderBy: optionalString(raw.orderBy),
       test: optionalString(raw.test),
+      ...(resolved === "changes" ? changesThresholds(raw) : {}),
     },
   };
 }
@@ -209,6 +210,9 @@ export function declarePlot(program: Command, out: Output): void {
     .option("--to <value>", "delta: value after (default: the other arm)")
     .option("--order-by <column>", "changes: run column that orders the history")
     .option("--test <name>", "changes: only this test")
+    .option("--max-pvalue <p>", "changes: as kvlab changes --max-pvalue", "0.001")
+    .option("--min-change <r>", "changes: as kvlab changes --min-change", "0")
+    .option("--window <n>", "changes: as kvlab changes --window", "50")
     .option("--title <text>", "chart title")
     .action((kind: string, opts) => plotCommand(readOptions(() => plotOptions(kind, opts)), out));
 }
