@@ -63,15 +63,16 @@ export function compareOptions(raw: OptionValues): CompareCommandOptions {
 
 /**
  * The columns of a comparison worth a table for people: without the per-arm spread, the
- * direction, the baseline name, the unadjusted p and the Hodges–Lehmann ratio (JSON and CSV
- * keep them), and without an all-empty `also_differs`, `verdict_note` or `unstable`.
+ * direction, the baseline name, the unadjusted p, the Hodges–Lehmann ratio and the details of
+ * `unstable` (JSON and CSV keep them), and without an all-empty `also_differs`, `verdict_note`
+ * or `unstable`.
  *
  * @param c A comparison from `compare()`.
  * @returns The narrower frame.
  */
 export function compactCompare(c: pl.DataFrame): pl.DataFrame {
   const keep = c.columns.filter((col) =>
-    !/^(baseline_min|baseline_max|candidate_min|candidate_max)_|^direction$|^baseline$|^p_value$|^shift_ratio$/
+    !/^(baseline_min|baseline_max|candidate_min|candidate_max)_|^direction$|^baseline$|^p_value$|^shift_ratio$|^unstable_details$/
       .test(col) &&
     !(["also_differs", "verdict_note", "unstable"].includes(col) &&
       c.getColumn(col).nullCount() === c.height)

@@ -44,7 +44,43 @@ export function comparisonSections(
         : compareSection(comparisons[metric], { results, metric, options: o }),
     );
   }
+  const details = unstableDetailsSection(comparisons, o.by);
+  if (details) sections.push(details);
   return { sections, comparisons };
+}
+
+/**
+ * The details of the unstable cells, once: per cell and arm, every reason the noise guard gave
+ * (the tables say it in short), with the metrics whose table flags it.
+ */
+function unstableDetailsSection(
+  comparisons: Record<string, pl.DataFrame>,
+  by: string,
+): Section | null {
+  const cells = new Map<string, string[]>();
+  for (const [metric, c] of Object.entries(comparisons)) {
+    if (!c.columns.includes("unstable_details")) continue;
+    const keys = c.columns.slice(0, c.columns.indexOf(by) + 1);
+    for (const r of c.filter(pl.col("unstable_details").isNotNull()).toRecords()) {
+      const cell = keys.map((k) => k === "test" || k === by ? String(r[k]) : `${k} ${r[k]}`)
+        .join(" · ");
+      const line = `${cell}: ${r.unstable_details}`;
+      cells.set(line, [...(cells.get(line) ?? []), metricName(metric)]);
+    }
+  }
+  if (cells.size === 0) return null;
+  return {
+    lines: [
+      "## Details: unstable cells",
+      "",
+      "The disturbed runs the `unstable` column of the tables above counts, per cell and arm: " +
+      "each reason the noise guard gave (the tables say it in short).",
+      "",
+      ...[...cells].map(([line, metrics]) => `- ${md(line)} (${metrics.join(", ")})`),
+      "",
+    ],
+    figures: [],
+  };
 }
 
 /** Whether the metric has values for the baseline and at least one other arm. */
