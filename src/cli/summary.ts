@@ -19,7 +19,7 @@ import type { VegaLiteSpec } from "../analyze/chart.ts";
 import { historyPage } from "../analyze/changes/summary.ts";
 import { summaryPage } from "../analyze/summary_page/page.ts";
 import { type Output, readOptions } from "./_exit.ts";
-import { attemptsNote, notForSweeps } from "./_shows.ts";
+import { attemptsNote } from "./_shows.ts";
 import { optionalString } from "./_options.ts";
 
 /** What `kvlab summary` summarizes and where it writes. */
@@ -140,7 +140,6 @@ export async function summaryCommand(
   tables: SummaryTables = summaryTables(o.data, attemptsNote(out)),
 ): Promise<SummaryWritten> {
   const { dataset, runs, all, results } = tables;
-  notForSweeps("kvlab summary", o.data, results);
   let arms;
   try {
     arms = resolveArms(results.height > 0 ? results : runs, { by: o.by, baseline: o.baseline });
@@ -154,15 +153,17 @@ export async function summaryCommand(
     `summarizing by ${arms.by} (${arms.values.join(", ")}), baseline ${arms.baseline}\n`,
   );
   const table = (name: string) => loadTable(dataset, name, { runs });
+  const hdr = table("hdr_histograms");
   const page = summaryPage({
     results,
     runs,
     environment: environmentSummary({ runs, serverConfig: table("server_config") }, arms.by),
     latency: latencyDistributionBy(
-      { results: all, distribution: table("latency_distribution"), hdr: table("hdr_histograms") },
+      { results: all, distribution: table("latency_distribution"), hdr },
       arms.by,
     ),
     memory: memoryBy(table("memory"), runs, arms.by),
+    hdr,
   }, { title: o.title ?? o.data, by: arms.by, arms: arms.values, baseline: arms.baseline });
   return await writePage(page, o, out);
 }

@@ -22,6 +22,7 @@ import { countLines, environmentLines, intro } from "./_opening.ts";
 import { comparisonSections, deltaSections } from "./_comparisons.ts";
 import { latencySection, scalingSection } from "./_figures.ts";
 import { memorySection } from "./_memory.ts";
+import { splitFixedRate } from "../sweep/compare.ts";
 
 export type { SummaryFigure, SummaryPageOptions };
 export { SUMMARY_METRICS } from "./_comparisons.ts";
@@ -38,6 +39,8 @@ export interface SummaryData {
   latency?: pl.DataFrame;
   /** Rows of the `memory` table with the arm column; none: no memory section. */
   memory?: pl.DataFrame;
+  /** `hdr_histograms`: fixed-rate steps merged as `kvlab sweep` merges them. */
+  hdr?: pl.DataFrame;
 }
 
 /** A summary page: the Markdown, its figures, and the comparisons its tables show. */
@@ -101,11 +104,13 @@ export function summaryPage(data: SummaryData, options: SummaryPageOptions): Sum
     { lines: environmentLines(data.environment, o.arms), figures: [] },
   ];
   if (results.height > 0) {
-    const compared = comparisonSections(results, o);
+    const compared = comparisonSections(results, o, data.hdr);
     comparisons = compared.comparisons;
     sections.push({ lines: countLines(results, o), figures: [] }, ...compared.sections);
     if (data.latency && data.latency.height > 0) sections.push(latencySection(data.latency, o));
-    sections.push(...deltaSections(results, o), scalingSection(results, o));
+    // fixed-rate steps are compared rate by rate, never drawn as throughput against clients
+    const closedLoop = splitFixedRate(results).others;
+    sections.push(...deltaSections(results, o), scalingSection(closedLoop, o));
     const history = whatChangedSection(results); // a dataset with a history: its change points
     if (history) sections.push(history);
   }
