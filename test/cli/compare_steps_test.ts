@@ -152,3 +152,41 @@ Deno.test("kvlab compare on seed 000's published tables: every rate, one repetit
     );
   });
 });
+
+Deno.test("kvlab compare on a dataset with per-test runs and fixed-rate steps shows both", async () => {
+  await withTempDir("kvlab-compare-both-", async (dir) => {
+    const data = `${dir}/data`;
+    writePublishedSweep(Deno.readTextFileSync(PUBLISHED_TABLES), data);
+    // HotKV and Dragonfly also ran redis-benchmark -q, five times each
+    for (const [label, rps] of [["HotKV", 100_000], ["Dragonfly", 120_000]] as const) {
+      for (let i = 0; i < 5; i++) {
+        const file = `${dir}/${label}-${i}.txt`;
+        Deno.writeTextFileSync(file, `SET: ${(rps + i * 101).toFixed(2)} requests per second\n`);
+        const r = await cli(["ingest", file, "--data", data, "--label", label]);
+        assert.equal(r.code, 0, r.stderr);
+      }
+    }
+    const md = await cli(["compare", "--data", data, "--baseline", "HotKV"]);
+    assert.equal(md.code, 0, md.stderr);
+    assert.match(md.stdout, /^\*\*Per test\*\*\n\n\| test \| label \|/);
+    assert.match(md.stdout, /\| SET \| Dragonfly \| 5 \| 5 \| .* \| better \|/);
+    assert.match(md.stdout, /\n\*\*Fixed-rate steps, rate by rate\*\*\n\n\| test \| clients \|/);
+    assert.match(md.stderr, /^1 of 1 cells differ/m);
+    assert.match(md.stderr, /^fixed-rate steps: p99 differs in 0 of \d+ steps compared/m);
+    // CSV: the per-test table, and --steps the steps'
+    const csv = await cli(["compare", "--data", data, "--baseline", "HotKV", "--format", "csv"]);
+    assert.match(csv.stdout, /^test,label,baseline,baseline_n,/);
+    assert.match(csv.stderr, /`kvlab compare --steps` prints their comparison/);
+    const steps = await cli([
+      "compare",
+      "--data",
+      data,
+      "--baseline",
+      "HotKV",
+      "--format",
+      "csv",
+      "--steps",
+    ]);
+    assert.match(steps.stdout, /^test,clients,label,baseline,requested_ops_per_sec,/);
+  });
+});

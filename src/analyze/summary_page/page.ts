@@ -49,7 +49,10 @@ export interface SummaryPage {
   markdown: string;
   /** The figures the page references, in page order. */
   figures: SummaryFigure[];
-  /** Per metric, the frame from `compare` whose rows the page's table shows. */
+  /**
+   * Per metric, the frame from `compare` whose rows the page's table shows; under
+   * `fixed_rate_steps`, the frame from `compareSteps`.
+   */
   comparisons: Record<string, pl.DataFrame>;
 }
 
