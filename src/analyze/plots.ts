@@ -19,13 +19,14 @@ import {
 import { hdrDistribution, hdrDistributionFrame } from "./histograms/distribution.ts";
 import { rowKey } from "./histograms/rows.ts";
 import { compare, delta, PARAMETER_COLUMNS } from "./compare/compare.ts";
-import { changeSeries, defaultOrder } from "./changes/changes.ts";
+import { changeHistory, defaultOrder } from "./changes/changes.ts";
 import { changesChart } from "./charts/changes.ts";
 import { comparisonKeys } from "./grouping.ts";
 import { latencySteps } from "./latency.ts";
 import { loadResults, loadTable } from "./load.ts";
 import { crossovers, scaling, type ScalingOptions } from "./scaling.ts";
 import { sweepChart, sweepTable } from "./sweep/sweep.ts";
+import { splitFixedRate } from "./sweep/compare.ts";
 import type { SustainedRule } from "../fixed_rate.ts";
 
 /** The kinds of plot in {@link PLOTS}. */
@@ -72,6 +73,12 @@ export interface PlotOptions {
   test?: string;
   /** The sustained rule of a sweep's steps (`sweep`, as `kvlab sweep --sustained`). */
   sustained?: SustainedRule;
+  /** Runs per window of the change points' first pass (`changes`). @default {50} */
+  window?: number;
+  /** The level of change points and outliers (`changes`). @default {0.001} */
+  maxPValue?: number;
+  /** The least change point kept, relative (`changes`). @default {0} */
+  minChange?: number;
   /**
    * The grouping: `test` and the parameters that split groups. @default {comparisonKeys} (as
    * `compare` groups: `test` plus each parameter that varies within an arm)
@@ -189,7 +196,16 @@ export const PLOTS: Readonly<Record<PlotKind, Plot>> = {
     build: (results, o) => {
       const orderBy = o.orderBy ?? defaultOrder(results);
       const metric = o.metric ?? "ops_per_sec";
-      const series = changeSeries(results, { orderBy, metric, test: o.test, by: o.by });
+      // one analysis, as `kvlab changes` makes it with the same options
+      const { series } = changeHistory(results, {
+        orderBy,
+        metric,
+        test: o.test,
+        by: o.by,
+        window: o.window,
+        maxPValue: o.maxPValue,
+        minChange: o.minChange,
+      });
       return changesChart(series, { metric, orderBy, title: o.title });
     },
   },
@@ -217,9 +233,7 @@ export const PLOTS: Readonly<Record<PlotKind, Plot>> = {
  * ```
  */
 export function notFixedRate(frame: pl.DataFrame): pl.DataFrame {
-  if (!frame.columns.includes("requested_ops_per_sec")) return frame;
-  const rate = pl.col("requested_ops_per_sec");
-  const others = frame.filter(rate.isNull().or(rate.lessThanEquals(0)));
+  const { others } = splitFixedRate(frame);
   return others.height === 0 ? frame : others;
 }
 

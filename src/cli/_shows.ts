@@ -1,7 +1,8 @@
 /**
  * Commands that have nothing to show for a dataset end with exit 1 and name the command that
- * does show it: `compare`, `plot ratio` and `summary` on fixed-rate steps point to `kvlab sweep`,
- * `kvlab sweep` on data without steps to `kvlab compare`. Private to `src/cli/`.
+ * does show it: `plot ratio`, `plot throughput` and `plot latency` on fixed-rate steps point to
+ * `kvlab sweep` and `kvlab compare` (which compares steps rate by rate), `kvlab sweep` on data
+ * without steps to `kvlab compare`. Private to `src/cli/`.
  *
  * @module
  */
@@ -65,7 +66,8 @@ export function notForSweeps(command: string, data: DatasetRef, results: pl.Data
       `rate, the rate achieved and the latency at it); \`kvlab sweep --data ${
         Dataset.of(data).dir
       }\` prints ` +
-      `them and \`kvlab plot sweep --data ${Dataset.of(data).dir} -o FIG.svg\` draws them`,
+      `them, \`kvlab compare --data ${Dataset.of(data).dir}\` compares the arms rate by rate ` +
+      `and \`kvlab plot sweep --data ${Dataset.of(data).dir} -o FIG.svg\` draws them`,
   );
 }
 

@@ -29,7 +29,7 @@ import {
 } from "../analyze/plots.ts";
 import { sweepFrames, sweepTable } from "../analyze/sweep/sweep.ts";
 import { type Output, readOptions } from "./_exit.ts";
-import { datasetOption, optionalString, sustainedOption } from "./_options.ts";
+import { changesThresholds, datasetOption, optionalString, sustainedOption } from "./_options.ts";
 import { attemptsNote, notForSweeps, nothingToDraw, onlyForSweeps } from "./_shows.ts";
 
 /** What `kvlab plot` draws and where it saves it. */
@@ -85,6 +85,7 @@ export function plotOptions(kind: string, raw: OptionValues): PlotCommandOptions
       orderBy: optionalString(raw.orderBy),
       test: optionalString(raw.test),
       sustained: raw.sustained === undefined ? undefined : sustainedOption(raw.sustained),
+      ...(resolved === "changes" ? changesThresholds(raw) : {}),
     },
   };
 }
@@ -224,6 +225,9 @@ export function declarePlot(program: Command, out: Output): void {
       "--sustained <min:max>",
       "sweep: sustained bounds on achieved / requested, as kvlab sweep's (default 0.97:1.03)",
     )
+    .option("--max-pvalue <p>", "changes: as kvlab changes --max-pvalue", "0.001")
+    .option("--min-change <r>", "changes: as kvlab changes --min-change", "0")
+    .option("--window <n>", "changes: as kvlab changes --window", "50")
     .option("--title <text>", "chart title")
     .action((kind: string, opts) => plotCommand(readOptions(() => plotOptions(kind, opts)), out));
 }

@@ -19,7 +19,7 @@ import type { VegaLiteSpec } from "../analyze/chart.ts";
 import { historyPage } from "../analyze/changes/summary.ts";
 import { summaryPage, withPageTitle } from "../analyze/summary_page/page.ts";
 import { type Output, readOptions } from "./_exit.ts";
-import { attemptsNote, notForSweeps } from "./_shows.ts";
+import { attemptsNote } from "./_shows.ts";
 import { optionalString } from "./_options.ts";
 
 /** What `kvlab summary` summarizes and where it writes. */
@@ -140,7 +140,6 @@ export async function summaryCommand(
   tables: SummaryTables = summaryTables(o.data, attemptsNote(out)),
 ): Promise<SummaryWritten> {
   const { dataset, runs, all, results } = tables;
-  notForSweeps("kvlab summary", o.data, results);
   let arms;
   try {
     arms = resolveArms(results.height > 0 ? results : runs, { by: o.by, baseline: o.baseline });

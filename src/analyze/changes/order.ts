@@ -179,3 +179,23 @@ function parseTags(tags: unknown): Record<string, string> {
     return {};
   }
 }
+
+/**
+ * The folder (ending in `/`) every value starts with, or "".
+ *
+ * @example
+ * ```ts
+ * import { sharedFolder } from "./order.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(sharedFolder(["ci/nightly/2026-01-01/a.csv", "ci/nightly/2026-01-02/a.csv"]), "ci/nightly/");
+ * assert.equal(sharedFolder(["7.2.4", "7.2.5"]), "");
+ * ```
+ */
+export function sharedFolder(values: string[]): string {
+  if (values.length === 0) return "";
+  let p = values[0].slice(0, values[0].lastIndexOf("/") + 1);
+  for (const v of values) {
+    while (p !== "" && !v.startsWith(p)) p = p.slice(0, p.slice(0, -1).lastIndexOf("/") + 1);
+  }
+  return p;
+}

@@ -26,7 +26,7 @@ import { comparisonSections, deltaSections } from "./_comparisons.ts";
 import { latencySection, scalingSection } from "./_figures.ts";
 import { memorySection } from "./_memory.ts";
 import { sweepSection } from "./_sweep.ts";
-import { notFixedRate } from "../plots.ts";
+import { splitFixedRate } from "../sweep/compare.ts";
 
 export type { SummaryFigure, SummaryPageOptions };
 export { SUMMARY_METRICS } from "./_comparisons.ts";
@@ -53,7 +53,10 @@ export interface SummaryPage {
   markdown: string;
   /** The figures the page references, in page order. */
   figures: SummaryFigure[];
-  /** Per metric, the frame from `compare` whose rows the page's table shows. */
+  /**
+   * Per metric, the frame from `compare` whose rows the page's table shows; under
+   * `fixed_rate_steps`, the frame from `compareSteps`.
+   */
   comparisons: Record<string, pl.DataFrame>;
 }
 
@@ -102,26 +105,28 @@ export function summaryPage(data: SummaryData, options: SummaryPageOptions): Sum
   };
   if (options.minRuns !== undefined) o.minRuns = options.minRuns;
   const all = data.results.filter(pl.col(o.by).cast(pl.Utf8).isIn([...o.arms]));
-  // fixed-rate steps beside other runs: the steps in their own section, the rest compared
-  const results = notFixedRate(all);
-  const steps = results.height < all.height;
+  // fixed-rate steps beside other runs: compared rate by rate and shown as `kvlab sweep` shows
+  // them, never drawn as throughput against clients; the other runs compared as ever
+  const { steps, others: results } = splitFixedRate(all);
   let comparisons: Record<string, pl.DataFrame> = {};
   const sections: Section[] = [
     { lines: intro(data.runs, o), figures: [] },
     { lines: environmentLines(data.environment, o.arms), figures: [] },
   ];
-  if (results.height > 0) {
-    const compared = comparisonSections(results, o);
+  if (all.height > 0) {
+    const compared = comparisonSections(all, o, data.hdr);
     comparisons = compared.comparisons;
-    sections.push({ lines: countLines(results, o), figures: [] }, ...compared.sections);
+    sections.push({ lines: countLines(all, o), figures: [] }, ...compared.sections);
     if (data.latency && data.latency.height > 0) sections.push(latencySection(data.latency, o));
-    sections.push(...deltaSections(results, o), scalingSection(results, o));
-    if (steps) sections.push(sweepSection(all, data.hdr, o));
+    if (results.height > 0) {
+      sections.push(...deltaSections(results, o), scalingSection(results, o));
+    }
+    if (steps.height > 0) sections.push(sweepSection(all, data.hdr, o));
     const history = whatChangedSection(results); // a dataset with a history: its change points
     if (history) sections.push(history);
   }
   if (data.memory && data.memory.height > 0) sections.push(memorySection(data.memory, o));
-  if (results.height === 0 && !(data.memory && data.memory.height > 0)) {
+  if (all.height === 0 && !(data.memory && data.memory.height > 0)) {
     sections.push({
       lines: ["The dataset holds no results and no memory samples.", ""],
       figures: [],

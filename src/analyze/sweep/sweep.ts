@@ -47,6 +47,23 @@ export interface SweepOptions {
    * `attempts.ts`; a repeated step counts its latest complete attempt).
    */
   onLeftOut?: (runIds: string[]) => void;
+  /**
+   * Told each step's row as it is made, with its repetitions (what a comparison over
+   * repetitions reads, `compareSteps`).
+   */
+  onStep?: (row: Readonly<Record<string, unknown>>, repetitions: StepRepetition[]) => void;
+}
+
+/** One repetition of a step, as {@link SweepOptions.onStep} tells it. */
+export interface StepRepetition {
+  runId: string;
+  /** The load generator (the run's `tool`: `kvlab-loadgen`, `memtier_benchmark`, …). */
+  engine: string;
+  /** The latency basis (`intended`, `send`). */
+  basis: string;
+  achievedOpsPerSec: number | null;
+  p50LatencyMs: number | null;
+  p99LatencyMs: number | null;
 }
 
 /** The median (`_stats.ts`), or null for none. */
@@ -121,7 +138,21 @@ export function sweepTable(
     const k = JSON.stringify([s.workload, s.clients, s.arm, s.requestedOpsPerSec]);
     groups.set(k, [...(groups.get(k) ?? []), s]);
   }
-  const rows: Rec[] = [...groups.values()].map((g) => stepSummary(g, { hist, by, rule }));
+  const rows: Rec[] = [...groups.values()].map((g) => {
+    const row = stepSummary(g, { hist, by, rule });
+    options.onStep?.(
+      row,
+      g.map((x) => ({
+        runId: x.runId,
+        engine: x.engine,
+        basis: x.basis,
+        achievedOpsPerSec: x.achievedOpsPerSec,
+        p50LatencyMs: x.p50,
+        p99LatencyMs: x.p99,
+      })),
+    );
+    return row;
+  });
   rows.push(...skippedRows(rows, by, planned(steps)));
   // tables in order of appearance; arms in order of appearance; rates ascending
   const order = (k: (r: Rec) => string) => {

@@ -145,3 +145,15 @@ Deno.test("changesChart() of a wide history with no change draws its first serie
   assert.equal((few.facet as { row: { sort: string[] } }).row.sort.length, 6);
   assert.equal((few.title as { subtitle: string[] }).subtitle.length, 2);
 });
+
+Deno.test("changesChart() counts runs, not results, in its subtitle (issue 31)", () => {
+  // 60 runs, each with a SET and a GET result: 2 series of 60 runs, 120 results
+  const n = 60;
+  const one = nights().head(n);
+  const df = pl.concat([one, one.withColumns(pl.lit("GET").alias("test"))]);
+  const spec = changesChart(changeSeries(df, { orderBy: "source_path" }), {
+    orderBy: "source_path",
+  });
+  const subtitle = (spec.title as { subtitle: string[] }).subtitle;
+  assert.equal(subtitle[0], "throughput (ops/s): 2 series, 60 runs in order of source_path");
+});
