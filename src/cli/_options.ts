@@ -147,6 +147,8 @@ export function sustainedOption(value: unknown): SustainedRule {
     throw new TypeError(`invalid --sustained: ${text} (expected min:max around 1, e.g. ${d})`);
   }
   return rule;
+}
+
 /** The detector's thresholds, as `kvlab changes` and `kvlab plot changes` read them. */
 export interface ChangesThresholds {
   /** @default {0.001} */
