@@ -64,6 +64,12 @@ function plan(kind: string, url: string): string {
 }
 
 /** Each path: its name, the echoes it is told, and its command line after `--url URL`. */
+/** A short `kvlab pubsub` step with one engine. */
+const pubsubArgs = (engine: string) => [
+  ...["pubsub", "--engine", engine, "--rate", "50", "--publishers", "1", "--subscribers", "1"],
+  ...["--duration", "0.5", "--grace", "0.2"],
+];
+
 const PATHS: [string, string[], string[]][] = [
   ["load, engine ffi", ["its own AUTH", "ioredis'", "error replies", "INFO"], [
     "load",
@@ -100,36 +106,8 @@ const PATHS: [string, string[], string[]][] = [
     "--duration",
     "0.5",
   ]],
-  ["pubsub, engine ffi", ["its own AUTH", "ioredis'", "error replies"], [
-    "pubsub",
-    "--engine",
-    "ffi",
-    "--rate",
-    "50",
-    "--publishers",
-    "1",
-    "--subscribers",
-    "1",
-    "--duration",
-    "0.5",
-    "--grace",
-    "0.2",
-  ]],
-  ["pubsub, engine deno", ["its own AUTH", "error replies"], [
-    "pubsub",
-    "--engine",
-    "deno",
-    "--rate",
-    "50",
-    "--publishers",
-    "1",
-    "--subscribers",
-    "1",
-    "--duration",
-    "0.5",
-    "--grace",
-    "0.2",
-  ]],
+  ["pubsub, engine ffi", ["its own AUTH", "ioredis'", "error replies"], pubsubArgs("ffi")],
+  ["pubsub, engine deno", ["its own AUTH", "error replies"], pubsubArgs("deno")],
   ["sample", ["ioredis'", "INFO"], ["sample", "--duration", "0.3", "--interval", "0.1"]],
   ["a latency-sweep plan", ["its own AUTH", "ioredis'"], ["run", "latency-sweep"]],
   ["a redis-benchmark plan", ["its own AUTH"], ["run", "redis-benchmark"]],
