@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { cli, labelledDataset } from "./_cli.ts";
+import { newRunId, writeRun } from "../../src/store/writer.ts";
 
 Deno.test("kvlab compare: arms by default, hints, and fewer than two arms", async (t) => {
   const data = await labelledDataset(["before", "after"]);
@@ -164,16 +165,40 @@ Deno.test("kvlab compare and delta: formats", async (t) => {
 Deno.test("kvlab compare and delta against a baseline of 0 ops/s: no ratio, no Infinity or NaN", async () => {
   const dir = Deno.makeTempDirSync({ prefix: "kvlab-compare-zero-" });
   try {
+    // the broken server's 0 ops/s stored as an older kvlab did (this one stores redis-benchmark's
+    // "0.00 requests per second" as no rate)
     for (const [label, set] of [["broken", 0], ["fixed", 50_000]] as const) {
       for (let i = 0; i < 4; i++) {
-        Deno.mkdirSync(`${dir}/${label}`, { recursive: true });
-        Deno.writeTextFileSync(
-          `${dir}/${label}/${i}.txt`,
-          `SET: ${(set + (set ? i * 10 : 0)).toFixed(2)} requests per second, p50=0.5${i} msec\n`,
-        );
+        const id = newRunId(new Date(Date.UTC(2026, 0, 1 + i + (set ? 10 : 0))));
+        await writeRun(`${dir}/data`, {
+          run: {
+            run_id: id,
+            tool: "redis-benchmark",
+            server: "redis",
+            transport: "tcp",
+            label,
+            tags: "{}",
+            ingested_at: new Date(),
+            status: "complete",
+            output_format: "quiet",
+            warning_count: 0,
+            source_path: `${dir}/${label}/${i}.txt`,
+          },
+          tables: {
+            results: [{
+              run_id: id,
+              test_index: 0,
+              test: "SET",
+              test_title: "SET",
+              ops_per_sec: set + (set ? i * 10 : 0),
+              p50_latency_ms: 0.5 + i / 100,
+              complete: true,
+              source_line: 1,
+            }],
+          },
+          raw: [],
+        });
       }
-      const r = await cli(["ingest", `${dir}/${label}`, "--data", `${dir}/data`, "--label", label]);
-      assert.equal(r.code, 0, r.stderr);
     }
     for (const format of ["csv", "text", "md", "json"]) {
       for (const cmd of [["compare"], ["delta", "--dimension", "label"]]) {

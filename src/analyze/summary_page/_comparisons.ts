@@ -242,8 +242,11 @@ export function deltaSections(all: pl.DataFrame, o: Resolved): Section[] {
     .filter((c) =>
       results.columns.includes(c) && results.getColumn(c).nullCount() < results.height
     );
-  if (latencies.length === 0) return [];
-  return o.arms.filter((a) => a !== o.baseline).flatMap((arm) => {
+  if (latencies.length === 0 || !results.columns.includes(o.by)) return [];
+  // arms that ran only fixed-rate steps are compared rate by rate, not here
+  const present = new Set(results.getColumn(o.by).cast(pl.Utf8).toArray());
+  if (!present.has(o.baseline)) return [];
+  return o.arms.filter((a) => a !== o.baseline && present.has(a)).flatMap((arm) => {
     const sides = { dimension: o.by, from: o.baseline, to: arm };
     const d = delta(results, sides);
     if (d.height === 0 || !d.columns.includes("from_n")) return []; // no group both sides ran
