@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import pl from "nodejs-polars";
 import { cli } from "./_cli.ts";
 import { newRunId, writeRun } from "../../src/store/writer.ts";
+import { minimalRun, resultRow } from "../_support/stored.ts";
 import { summaryPage } from "../../src/analyze/summary_page/page.ts";
 import { whatChangedSection } from "../../src/analyze/changes/summary.ts";
 import { nightlyHistory, wideHistory, writeNightlyHistory } from "../_support/history.ts";
@@ -195,28 +196,11 @@ Deno.test("kvlab changes from a stored rate of 0: no Infinity, the same empty ch
     // one stores redis-benchmark's "0.00 requests per second" as no rate): written as it did
     for (let i = 0; i < 40; i++) {
       const id = newRunId(new Date(Date.UTC(2026, 0, 1 + i)));
-      const row = (test: string, index: number, ops: number) => ({
-        run_id: id,
-        test_index: index,
-        test,
-        test_title: test,
-        ops_per_sec: ops,
-        complete: true,
-        source_line: index + 1,
-      });
+      const row = (test: string, index: number, ops: number) => resultRow(id, { test, index, ops });
       await writeRun(`${dir}/data`, {
-        run: {
-          run_id: id,
-          tool: "redis-benchmark",
-          server: "redis",
-          transport: "tcp",
-          tags: "{}",
-          ingested_at: new Date(),
-          status: "complete",
-          output_format: "quiet",
-          warning_count: 0,
+        run: minimalRun(id, {
           source_path: `${dir}/nightly/night-${String(i).padStart(2, "0")}.txt`,
-        },
+        }),
         tables: {
           results: [
             row("SET", 0, i < 20 ? 0 : 50_000 + ((i * 53) % 500)),

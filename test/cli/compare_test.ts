@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { cli, labelledDataset } from "./_cli.ts";
 import { newRunId, writeRun } from "../../src/store/writer.ts";
+import { minimalRun, resultRow } from "../_support/stored.ts";
 
 Deno.test("kvlab compare: arms by default, hints, and fewer than two arms", async (t) => {
   const data = await labelledDataset(["before", "after"]);
@@ -171,30 +172,13 @@ Deno.test("kvlab compare and delta against a baseline of 0 ops/s: no ratio, no I
       for (let i = 0; i < 4; i++) {
         const id = newRunId(new Date(Date.UTC(2026, 0, 1 + i + (set ? 10 : 0))));
         await writeRun(`${dir}/data`, {
-          run: {
-            run_id: id,
-            tool: "redis-benchmark",
-            server: "redis",
-            transport: "tcp",
-            label,
-            tags: "{}",
-            ingested_at: new Date(),
-            status: "complete",
-            output_format: "quiet",
-            warning_count: 0,
-            source_path: `${dir}/${label}/${i}.txt`,
-          },
+          run: minimalRun(id, { label, source_path: `${dir}/${label}/${i}.txt` }),
           tables: {
-            results: [{
-              run_id: id,
-              test_index: 0,
-              test: "SET",
-              test_title: "SET",
-              ops_per_sec: set + (set ? i * 10 : 0),
-              p50_latency_ms: 0.5 + i / 100,
-              complete: true,
-              source_line: 1,
-            }],
+            results: [
+              resultRow(id, { test: "SET", index: 0, ops: set + (set ? i * 10 : 0) }, {
+                p50_latency_ms: 0.5 + i / 100,
+              }),
+            ],
           },
           raw: [],
         });
