@@ -92,11 +92,14 @@ pubsub: { modes: [one-to-one, fan-out], publishers: 2, subscribers: 2, rates: [2
           ),
         );
         assert.equal(lines?.length, 2, run.stdout);
-        // the cell table, from the rows the cells returned: each cell's one complete test
+        // the cell table, from the rows the cells returned: each cell's one complete test, its ops/s
+        // and p99
         assert.match(run.stdout, /2 cells: 2 complete/);
         assert.equal(
-          run.stdout.match(/^\| r[sp]\/redis\/.* \| complete \| 1 \| [\d.]+ \|$/gm)?.length,
+          run.stdout.match(/^\| r[sp]\/redis\/\S+ \| complete \| [A-Z_]+ \| [\d.]+ \| [\d.]* \|$/gm)
+            ?.length,
           2,
+          run.stdout,
         );
       }
 

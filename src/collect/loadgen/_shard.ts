@@ -84,6 +84,12 @@ class Conn {
   }
 }
 
+/**
+ * How long the pacer's timer thread (a Worker) may take to start: a Worker loads its module
+ * first, which on a loaded 2-core machine took over the 5 s connect timeout it shared before.
+ */
+const TIMER_START_MS = 60_000;
+
 /** Opens the shard's connections; `run` then drives them. */
 export async function connectShard(o: ShardOptions): Promise<Shard> {
   const socks: Deno.TcpConn[] = [];
@@ -100,8 +106,13 @@ export async function connectShard(o: ShardOptions): Promise<Shard> {
       shard.ready,
       new Promise((_, reject) => {
         timer = setTimeout(
-          () => reject(new Deno.errors.TimedOut("the pacer's timer thread did not start")),
-          o.connectTimeoutMs,
+          () =>
+            reject(
+              new Deno.errors.TimedOut(
+                `the pacer's timer thread did not start within ${TIMER_START_MS / 1000} s`,
+              ),
+            ),
+          TIMER_START_MS,
         );
       }),
     ]);
