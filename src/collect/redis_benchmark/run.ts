@@ -173,7 +173,7 @@ interface Measured extends Measurement {
  */
 export async function runRedisBenchmark(options: RedisBenchmarkRunOptions): Promise<CollectedRun> {
   const args = benchmarkArgs(options.params);
-  const argv = benchmarkArgv(options.params.tool ?? "redis-benchmark", args);
+  const argv = redisBenchmarkArgv(options.params);
   const { measured: _, ...run } = await collectRun(options, {
     target: options.params.target,
     // as started: `taskset -c LIST …` when the plan pins the client
