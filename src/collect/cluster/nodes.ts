@@ -185,3 +185,81 @@ export function crossCheckNodes(
     : null;
   return { nodes, sum, tool, warning };
 }
+
+/** Each master's calls before and after an external tool's run. */
+export interface ToolNodeCalls {
+  before: (NodeCalls | null)[];
+  after: (NodeCalls | null)[];
+}
+
+/**
+ * What a tool's run against a server learns of its cluster before the tool starts: nothing for
+ * a plain server; for a cluster node the tool is told about (`cluster: true`), each master's
+ * calls so far and how to read them again after; for a cluster node it is not told about, why
+ * the run must not start (the tool would store MOVED errors as its results).
+ *
+ * @param target The server.
+ * @param info Its INFO before the run.
+ * @returns `{ after }` (null for a plain server), or `{ reason }`.
+ */
+export async function toolClusterFacts(
+  target: ServerTarget,
+  info: readonly InfoField[] | undefined,
+): Promise<{ reason: string } | { after: () => Promise<ToolNodeCalls | null> }> {
+  const enabled = clusterEnabled(info);
+  if (!target.cluster) {
+    if (!enabled) return { after: () => Promise.resolve(null) };
+    return {
+      reason:
+        `${target.display} is a Redis Cluster node (INFO cluster_enabled:1): the tool would ` +
+        "store MOVED replies as errors; say cluster: true in the plan's server entry",
+    };
+  }
+  if (info !== undefined && !enabled) {
+    return { reason: `${target.display} is not a cluster node (INFO cluster_enabled:0)` };
+  }
+  try {
+    const map = await readSlotMap(target);
+    const before = await nodeCalls(target, map);
+    return { after: async () => ({ before, after: await nodeCalls(target, map) }) };
+  } catch (e) {
+    return { reason: (e as Error).message };
+  }
+}
+
+/**
+ * The cross-check of an external tool's run against a cluster: its SET and GET requests (the
+ * `requests` of its `SET` and `GET` rows, a summary of several runs left out) against the
+ * nodes' calls of `set` and `get`; nothing to check when it ran other tests.
+ *
+ * @param calls The nodes' calls before and after.
+ * @param results The run's results rows.
+ * @returns The check, or a warning saying why there is none.
+ *
+ * @example
+ * ```ts
+ * import { toolNodeCheck } from "./nodes.ts";
+ * import assert from "node:assert/strict";
+ * const calls = { before: [{ node: "a:1", calls: 0 }], after: [{ node: "a:1", calls: 2000 }] };
+ * const rows = [{ test: "SET", requests: 1000 }, { test: "GET", requests: 1000 },
+ *   { test: "TOTALS", requests: 2000 }];
+ * assert.equal(toolNodeCheck(calls, rows).sum, 2000);
+ * assert.equal(toolNodeCheck(calls, rows).warning, null);
+ * assert.match(toolNodeCheck(calls, [{ test: "INCR", requests: 5 }]).warning ?? "", /INCR/);
+ * ```
+ */
+export function toolNodeCheck(
+  calls: ToolNodeCalls,
+  results: readonly { test: string; requests?: number | null; aggregate?: string | null }[],
+): NodeCrossCheck {
+  const own = results.filter((r) => !r.aggregate && r.test !== "TOTALS");
+  const other = [...new Set(own.map((r) => r.test).filter((t) => t !== "SET" && t !== "GET"))];
+  const tool = own.reduce((n, r) => n + (r.requests ?? 0), 0);
+  const check = crossCheckNodes(calls.before, calls.after, tool);
+  if (other.length === 0) return check;
+  return {
+    ...check,
+    warning: `no cross-check of the nodes' commandstats: the run has tests other than SET and ` +
+      `GET (${other.join(", ")})`,
+  };
+}

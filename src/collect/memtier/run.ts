@@ -272,6 +272,7 @@ async function measure(call: MemtierCall, o: MemtierRunOptions, w: RunWriter): P
   if (json) await writeMemtierSeries(jsonPath, { file: JSON_FILE, rows, writer: w });
   return {
     before,
+    nodeCalls: ran.nodeCalls,
     after,
     result,
     rows,

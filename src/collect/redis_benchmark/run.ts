@@ -257,6 +257,7 @@ async function measure(
   }
   return {
     before,
+    nodeCalls: ran.nodeCalls,
     after,
     result,
     parsed,

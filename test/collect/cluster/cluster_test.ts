@@ -11,6 +11,7 @@ import { withTempDir } from "../../_support/temp.ts";
 import { toolOrSkip } from "../../_support/tools.ts";
 import {
   DenoProcessRunner,
+  type NodeCrossCheck,
   parseServerUrl,
   runMemtier,
   runOpenLoopStep,
@@ -27,6 +28,14 @@ async function nodeIds(c: TestCluster): Promise<Map<number, string>> {
     ids.set(Number(/:(\d+)@/.exec(addr)![1]), id);
   }
   return ids;
+}
+
+/** The run's per-node SET/GET calls: every master's counted, their sum the tool's within 1 %. */
+function nodesAgree(manifest: Record<string, unknown> | null): void {
+  const n = manifest?.cluster_nodes as NodeCrossCheck;
+  assert.equal(n.nodes.length, 3, JSON.stringify(n));
+  assert.ok(n.tool > 0 && Math.abs(n.sum! - n.tool) <= 0.01 * n.tool, JSON.stringify(n));
+  assert.equal(n.warning, null);
 }
 
 Deno.test("a 3-master cluster: kvlab load, a slot migration during it, redis-benchmark --cluster, memtier --cluster-mode", async (t) => {
@@ -70,6 +79,18 @@ Deno.test("a 3-master cluster: kvlab load, a slot migration during it, redis-ben
         assert.equal(r.status, "complete", r.reason ?? "");
         assert.match(r.command, / --cluster/);
         assert.equal(r.results.length, 2);
+        nodesAgree(Dataset.of(`${dir}/rb`).runManifest(r.runId));
+        // not told it is a cluster: the run fails saying so, instead of storing MOVED errors
+        const plain = await runRedisBenchmark({
+          data: `${dir}/rb`,
+          runner: new DenoProcessRunner(),
+          params: { target: parseServerUrl(c.url), tests: ["get"], requests: 100 },
+        });
+        assert.equal(plain.status, "failed");
+        assert.match(
+          plain.reason ?? "",
+          /is a Redis Cluster node \(INFO cluster_enabled:1\).*cluster: true/,
+        );
       });
 
       await t.step("memtier --cluster-mode stores a complete run", async () => {
@@ -86,6 +107,7 @@ Deno.test("a 3-master cluster: kvlab load, a slot migration during it, redis-ben
         }, { data: `${dir}/mt`, runner: new DenoProcessRunner() });
         assert.equal(r.status, "complete", r.reason ?? "");
         assert.match(r.command, /--cluster-mode/);
+        nodesAgree(Dataset.of(`${dir}/mt`).runManifest(r.runId));
       });
       // (last: it moves 600 slots away from the first node)
       await t.step("a slot migration during the run is followed, no request an error", async () => {
