@@ -6,7 +6,8 @@
  */
 
 import assert from "node:assert/strict";
-import { withTlsServer } from "../../_support/cluster.ts";
+import { cli, withTlsServer } from "../../_support/cluster.ts";
+import { walk } from "../../_support/servers.ts";
 import { withTempDir } from "../../_support/temp.ts";
 import { toolOrSkip } from "../../_support/tools.ts";
 import {
@@ -16,6 +17,7 @@ import {
   runOpenLoopStep,
   runRedisBenchmark,
   type ServerTarget,
+  withTargetOptions,
 } from "../../../src/collect/mod.ts";
 
 Deno.test("TLS with a private CA: redis-benchmark, memtier, kvlab load; a wrong CA fails naming TLS", async (t) => {
@@ -59,6 +61,46 @@ Deno.test("TLS with a private CA: redis-benchmark, memtier, kvlab load; a wrong 
         assert.match(run.engineNote ?? "", /TLS/);
         assert.equal(run.results[0].error_count ?? 0, 0);
       });
+      await t.step(
+        "password_env: the password from the environment, in no stored file",
+        async () => {
+          const password = "pw-from-the-env-4711";
+          await cli(s.server.port, "config", "set", "requirepass", password);
+          Deno.env.set("KVLAB_TLS_TEST_PW", password);
+          try {
+            const withPw = withTargetOptions(parseServerUrl(s.url), {
+              tls: { caFile: s.ca.caFile },
+              passwordEnv: "KVLAB_TLS_TEST_PW",
+            });
+            const rb = await runRedisBenchmark({
+              data: `${dir}/pw`,
+              runner: new DenoProcessRunner(),
+              params: { target: withPw, tests: ["get"], requests: 500, clients: 2 },
+            });
+            assert.equal(rb.status, "complete", rb.reason ?? "");
+            const load = await runOpenLoopStep(
+              { target: withPw, requestedOpsPerSec: 200, connections: 1, durationS: 1 },
+              { data: `${dir}/pw` },
+            );
+            assert.equal(load.status, "complete", load.reason ?? "");
+            for (const f of walk(`${dir}/pw`)) {
+              assert.ok(!new TextDecoder().decode(Deno.readFileSync(f)).includes(password), f);
+            }
+          } finally {
+            Deno.env.delete("KVLAB_TLS_TEST_PW");
+            await cli(
+              s.server.port,
+              "-a",
+              password,
+              "--no-auth-warning",
+              "config",
+              "set",
+              "requirepass",
+              "",
+            );
+          }
+        },
+      );
       await t.step("a wrong CA fails naming TLS, without starting the tool", async () => {
         const rb = await runRedisBenchmark({
           data: `${dir}/wrong`,
