@@ -18,6 +18,7 @@ import {
   runRedisBenchmark,
 } from "../../../src/collect/mod.ts";
 import { Dataset } from "../../../src/store/dataset.ts";
+import { keySlot } from "../../../src/collect/cluster/slots.ts";
 
 /** The node id of each master, by port. */
 async function nodeIds(c: TestCluster): Promise<Map<number, string>> {
@@ -153,5 +154,50 @@ Deno.test("a 3-master cluster: kvlab load, a slot migration during it, redis-ben
           run.redirects!.asked,
         ]);
       });
+      await t.step(
+        "a slot migrating (ASK): followed with ASKING, no request an error",
+        async () => {
+          // key:0's slot half-way from its master to another: a key the source no longer holds
+          // is answered ASK, and asked again on the target after ASKING
+          const slot = keySlot("key:0");
+          const ids = await nodeIds(c);
+          // (CRC16 as the server computes it)
+          assert.equal(
+            Number((await cli(c.nodes[0].port, "cluster", "keyslot", "key:0")).trim()),
+            slot,
+          );
+          const nodesText = await cli(c.nodes[0].port, "cluster", "nodes");
+          const src = c.nodes.find((n) => {
+            const line = nodesText.split("\n").find((l) => l.includes(`:${n.port}@`))!;
+            return line.split(" ").slice(8).some((r) => {
+              const [a, b] = r.split("-").map(Number);
+              return slot >= a && slot <= (b ?? a);
+            });
+          })!;
+          const dst = c.nodes.find((n) => n !== src)!;
+          await cli(src.port, "del", "key:0");
+          await cli(dst.port, "cluster", "setslot", String(slot), "importing", ids.get(src.port)!);
+          await cli(src.port, "cluster", "setslot", String(slot), "migrating", ids.get(dst.port)!);
+          try {
+            const run = await runOpenLoopStep(
+              {
+                target: { ...parseServerUrl(c.url), cluster: true },
+                requestedOpsPerSec: 400,
+                connections: 2,
+                durationS: 1,
+                keys: 4,
+              },
+              { data: `${dir}/ask` },
+            );
+            assert.equal(run.status, "complete", run.reason ?? "");
+            assert.equal(run.results.reduce((n, r) => n + (r.error_count ?? 0), 0), 0);
+            assert.ok(run.redirects!.asked > 0, JSON.stringify(run.redirects));
+          } finally {
+            for (const n of [src, dst]) {
+              await cli(n.port, "cluster", "setslot", String(slot), "stable");
+            }
+          }
+        },
+      );
     }));
 });
