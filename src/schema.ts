@@ -11,7 +11,7 @@
  */
 
 /** Version of the schema written by this kvlab. Readers accept any `1.x`. */
-export const SCHEMA_VERSION = "1.4";
+export const SCHEMA_VERSION = "1.5";
 
 /** Major version readers of this kvlab accept. */
 export const SCHEMA_MAJOR = 1;
@@ -209,6 +209,8 @@ export const RESULTS = [
   c("send_lateness_p99_ms", "float", true, "p99 of the generator's own lateness in sending."),
   c("client_cpu_s", "float", true, "CPU time the load generator used over the test."),
   c("error_count", "int", true, "Error replies, disconnects and timeouts counted by kvlab."),
+  c("moved_count", "int", true, "Cluster MOVED redirections kvlab followed (not errors)."),
+  c("ask_count", "int", true, "Cluster ASK redirections kvlab followed (not errors)."),
   c("fan_out", "int", true, "Subscribers each published message is meant to reach."),
   c("messages_published", "int", true, "Pub/sub messages published."),
   c("messages_delivered", "int", true, "Deliveries received (a message × each subscriber)."),

@@ -8,9 +8,9 @@
 import type { Dataset } from "../store/dataset.ts";
 import { datasetOption } from "./_options.ts";
 import type { Command, OptionValues } from "commander";
-import { type OpenLoopCall, runOpenLoopStep } from "../collect/loadgen/step.ts";
+import { type CollectedStep, type OpenLoopCall, runOpenLoopStep } from "../collect/loadgen/step.ts";
 import type { LoadgenEngine } from "../collect/loadgen/open_loop.ts";
-import { parseServerUrl } from "../collect/target.ts";
+import { parseServerUrl, withTargetOptions } from "../collect/target.ts";
 import { engineLine, stepLines } from "./_step_line.ts";
 import {
   checkOpenFiles,
@@ -73,7 +73,7 @@ export function loadOptions(raw: OptionValues): LoadCommandOptions {
   }
   const o: LoadCommandOptions = {
     call: {
-      target: parseServerUrl(String(raw.url)),
+      target: targetOption(raw),
       requestedOpsPerSec: rate,
       connections: limited("--connections", raw.connections, LIMITS.connections),
       durationS: limited("--duration", raw.duration, LIMITS.duration),
@@ -91,6 +91,37 @@ export function loadOptions(raw: OptionValues): LoadCommandOptions {
   };
   checkOpenFiles("--connections", o.call.connections, openFilesLimit());
   return o;
+}
+
+/**
+ * `--url` with `--cluster`, `--tls-ca-file`, `--tls-cert-file`, `--tls-key-file`,
+ * `--tls-insecure` and `--password-env NAME` (`kvlab load` and `kvlab pubsub`).
+ *
+ * @example
+ * ```ts
+ * import { targetOption } from "./load.ts";
+ * import assert from "node:assert/strict";
+ * const t = targetOption({ url: "rediss://127.0.0.1:7000", cluster: true, tlsCaFile: "ca.crt" });
+ * assert.deepEqual([t.cluster, t.tlsFiles], [true, { caFile: "ca.crt" }]);
+ * assert.throws(() => targetOption({ url: "redis://h", tlsCaFile: "ca.crt" }), /needs a rediss/);
+ * ```
+ */
+export function targetOption(raw: OptionValues): ServerTarget {
+  const str = (v: unknown) => (v === undefined ? undefined : String(v));
+  const files = {
+    caFile: str(raw.tlsCaFile),
+    certFile: str(raw.tlsCertFile),
+    keyFile: str(raw.tlsKeyFile),
+    insecure: raw.tlsInsecure ? true : undefined,
+  };
+  const tls = Object.values(files).some((v) => v !== undefined)
+    ? Object.fromEntries(Object.entries(files).filter(([, v]) => v !== undefined))
+    : undefined;
+  return withTargetOptions(parseServerUrl(String(raw.url)), {
+    cluster: raw.cluster ? true : undefined,
+    tls,
+    passwordEnv: str(raw.passwordEnv),
+  });
 }
 
 /** `--engine`: auto, ffi or deno (`kvlab load` and `kvlab pubsub`). */
@@ -139,12 +170,51 @@ export async function loadCommand(o: LoadCommandOptions, out: Output): Promise<v
     );
     if (run.threadsNote) out.print(`  (${run.threadsNote})\n`);
   }
+  out.print(topologyLines(run));
   out.print(`stored run ${run.runId} in ${o.data.dir}\n`);
   if (run.status !== "complete") {
     out.printErr(`kvlab load: ${run.status}: ${run.reason}\n`);
     stopped();
     throw new CommanderError(1, "kvlab.load", run.reason ?? run.status);
   }
+}
+
+/**
+ * What `kvlab load` says of a cluster: cluster mode detected, redirections followed (not
+ * errors), each master's GET/SET calls over the run and the cross-check with the generator's
+ * total.
+ *
+ * @example
+ * ```ts
+ * import { topologyLines } from "./load.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(topologyLines({ notes: [], redirects: { moved: 0, asked: 0 }, nodes: null }), "");
+ * assert.equal(
+ *   topologyLines({ notes: [], redirects: { moved: 3, asked: 1 }, nodes: {
+ *     nodes: [{ node: "a:1", calls: 10 }], sum: 10, tool: 10, warning: null } }),
+ *   "cluster: redirections followed (not errors): MOVED 3, ASK 1\n" +
+ *     "cluster: GET/SET per node: a:1 10; sum 10, the generator's 10\n",
+ * );
+ * ```
+ */
+export function topologyLines(
+  run: Pick<CollectedStep, "notes" | "redirects" | "nodes">,
+): string {
+  const lines = run.notes.map((n) => `${n}\n`);
+  const r = run.redirects;
+  if (r && (r.moved > 0 || r.asked > 0 || run.nodes)) {
+    lines.push(`cluster: redirections followed (not errors): MOVED ${r.moved}, ASK ${r.asked}\n`);
+  }
+  const n = run.nodes;
+  if (n) {
+    const each = n.nodes.map((x) => `${x.node} ${x.calls.toLocaleString("en")}`).join(", ");
+    lines.push(
+      `cluster: GET/SET per node: ${each}; sum ${n.sum?.toLocaleString("en") ?? "unknown"}, ` +
+        `the generator's ${n.tool.toLocaleString("en")}\n`,
+    );
+    if (n.warning) lines.push(`warning: ${n.warning}\n`);
+  }
+  return lines.join("");
 }
 
 /**
@@ -189,5 +259,10 @@ export function declareLoad(program: Command, out: Output): void {
     .option("--threads <n>", "Worker threads sharing the connections", "1")
     .option("--engine <engine>", "auto (epoll by FFI where it can run), ffi or deno", "auto")
     .option("--label <label>", "label stored on the run")
+    .option("--cluster", "the server is a Redis Cluster node (else detected from INFO)")
+    .option("--tls-ca-file <file>", "rediss://: the CA that signed the server's certificate")
+    .option("--tls-cert-file <file>", "rediss://: a client certificate")
+    .option("--tls-key-file <file>", "rediss://: its key")
+    .option("--password-env <name>", "the environment variable holding the password")
     .action((opts) => loadCommand(readOptions(() => loadOptions(opts)), out));
 }

@@ -8,7 +8,6 @@
 import type { Dataset } from "../store/dataset.ts";
 import type { Command, OptionValues } from "commander";
 import { type PubSubCall, pubSubMode, pubSubPlan, runPubSubStep } from "../collect/pubsub/mod.ts";
-import { parseServerUrl } from "../collect/target.ts";
 import { exitWith, type Output, readOptions, stopSignalOf, withStopSignals } from "./_exit.ts";
 import { datasetOption, optionalString } from "./_options.ts";
 import {
@@ -18,7 +17,7 @@ import {
   openFilesLimit,
   PUBSUB_CONNECTIONS,
 } from "../collect/limits.ts";
-import { engineOption, serverRoom } from "./load.ts";
+import { engineOption, serverRoom, targetOption } from "./load.ts";
 import { engineLine, stepLines } from "./_step_line.ts";
 
 /** What `kvlab pubsub` runs. */
@@ -70,7 +69,7 @@ export function pubSubCommandOptions(raw: OptionValues): PubSubCommandOptions {
   const conns = (option: string, v: unknown) => limited(option, v, LIMITS.connections);
   const o: PubSubCommandOptions = {
     call: {
-      target: parseServerUrl(String(raw.url)),
+      target: targetOption(raw),
       mode: pubSubMode(String(raw.mode)),
       publishers: conns("--publishers", raw.publishers ?? "64"),
       subscribers: conns("--subscribers", raw.subscribers ?? "100"),
@@ -163,6 +162,7 @@ export function declarePubSub(program: Command, out: Output): void {
   program.command("pubsub")
     .description("One pub/sub delivery-latency step (open-loop publishing at --rate deliveries/s).")
     .requiredOption("--url <url>", "redis://[:password@]host[:port] (plain TCP)")
+    .option("--password-env <name>", "the environment variable holding the password")
     .requiredOption("--data <dir>", "dataset directory")
     .requiredOption("--rate <n>", "target delivery rate: messages × subscribers reached per second")
     .option("--mode <mode>", "one-to-one, fan-out or sharded", "one-to-one")

@@ -18,6 +18,7 @@ import { diskFullAt, writingAt } from "../system/disk.ts";
 import { readSystemFiles } from "../system/proc.ts";
 import { type RunFields, runRow, serverColumns, snapshotRows } from "./_rows.ts";
 import { infoNumber } from "./formats/info/info.ts";
+import { toolClusterFacts, type ToolNodeCalls, toolNodeCheck } from "./cluster/nodes.ts";
 import {
   noiseRunColumns,
   type NoiseSnapshot,
@@ -81,7 +82,13 @@ export interface ToolRunOptions extends CollectOptions {
 /** What {@link runToolBetweenSnapshots} saw: the snapshots and the tool's end, or why not run. */
 export type ToolMeasurement =
   | { before?: ServerSnapshot; reason: string | null; after?: undefined; result?: undefined }
-  | { before: ServerSnapshot; after: ServerSnapshot | undefined; result: ProcessResult };
+  | {
+    before: ServerSnapshot;
+    after: ServerSnapshot | undefined;
+    result: ProcessResult;
+    /** A cluster's masters' calls before and after (null for a plain server). */
+    nodeCalls?: ToolNodeCalls | null;
+  };
 
 /**
  * The measurement of a tool collector: snapshots the server, runs the tool (with the options'
@@ -102,6 +109,8 @@ export async function runToolBetweenSnapshots(
   const before = await snapshotBefore(target);
   if ("reason" in before) return before;
   if (options.notRun) return { before, reason: options.notRun };
+  const cluster = await toolClusterFacts(target, before.info);
+  if ("reason" in cluster) return { before, reason: cluster.reason };
   if (options.signal?.aborted) {
     const during = options.after ? ` (during its ${options.after})` : "";
     return {
@@ -116,7 +125,7 @@ export async function runToolBetweenSnapshots(
     signal: options.signal,
   });
   const after = await snapshotAfter(target);
-  return { before, after, result };
+  return { before, after, result, nodeCalls: await cluster.after() };
 }
 
 /** @deprecated Use {@link CollectOptions}: the same options, one name for every collector. */
@@ -144,6 +153,8 @@ export interface CollectedRun {
 export interface Measurement {
   before?: ServerSnapshot;
   after?: ServerSnapshot;
+  /** A cluster's masters' calls before and after an external tool's run. */
+  nodeCalls?: ToolNodeCalls | null;
 }
 
 /** The `runs` columns a collector fills itself (the skeleton fills the rest). */
@@ -260,7 +271,12 @@ export async function collectRun<M extends Measurement>(
       ),
       tables,
       raw: s.raw ?? [],
-      manifest: { ...s.manifest, host, server_config_error: before?.configError ?? null },
+      manifest: {
+        ...s.manifest,
+        ...clusterManifest(measured, s),
+        host,
+        server_config_error: before?.configError ?? null,
+      },
     }));
   return {
     runId: writer.runId,
@@ -271,6 +287,21 @@ export async function collectRun<M extends Measurement>(
     interrupted: s.interrupted,
     results: s.tables.results ?? [],
     measured,
+  };
+}
+
+/**
+ * A tool run's per-node facts against a cluster: `cluster_nodes` (each master's SET/GET calls
+ * over the run, their sum, the tool's total) and a warning when they disagree by more than 1 %.
+ */
+function clusterManifest(measured: Measurement, s: StoredRun): Record<string, unknown> {
+  const calls = measured.nodeCalls;
+  if (!calls) return {};
+  const check = toolNodeCheck(calls, s.tables.results ?? []);
+  const warnings = (s.manifest?.warnings as string[] | undefined) ?? [];
+  return {
+    cluster_nodes: check,
+    ...(check.warning ? { warnings: [...warnings, check.warning] } : {}),
   };
 }
 

@@ -117,6 +117,56 @@ function commandError(
   return new ServerUnreachableError(p ? malformedReply(target.display, command, p) : fallback);
 }
 
+/** The `tls` options of a client of a `rediss://` target: its CA, certificate and key files. */
+function tlsConnectionOptions(t: ServerTarget): Record<string, unknown> {
+  const f = t.tlsFiles ?? {};
+  const read = (what: string, path: string | undefined) => {
+    if (path === undefined) return undefined;
+    try {
+      return Deno.readTextFileSync(path);
+    } catch (e) {
+      throw new ServerUnreachableError(
+        `TLS: cannot read the ${what} file ${path}: ${(e as Error).message}`,
+      );
+    }
+  };
+  return {
+    ca: read("CA", f.caFile),
+    cert: read("certificate", f.certFile),
+    key: read("key", f.keyFile),
+    rejectUnauthorized: !f.insecure,
+  };
+}
+
+/** Whether a connection error is the TLS handshake's (a certificate, a protocol, a version). */
+export function isTlsFailure(message: string): boolean {
+  return /certificate|self[- ]signed|SSL|TLS|handshake|UnknownIssuer|unable to verify|wrong version number|ERR_OSSL|alert/i
+    .test(message);
+}
+
+/**
+ * A TLS failure named as one: the handshake with the target, what failed, and the CA it was
+ * checked against.
+ *
+ * @example
+ * ```ts
+ * import { parseServerUrl, tlsFailure } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * assert.equal(tlsFailure(parseServerUrl("rediss://h:1"), "self-signed certificate in certificate chain"),
+ *   "TLS handshake with rediss://h:1 failed: self-signed certificate in certificate chain " +
+ *   "(checked against the system's CAs; give the server's CA with tls: { ca_file })");
+ * ```
+ */
+export function tlsFailure(t: ServerTarget, why: string): string {
+  const f = t.tlsFiles ?? {};
+  const against = f.insecure
+    ? "certificate not checked"
+    : f.caFile
+    ? `checked against the CA ${f.caFile}`
+    : "checked against the system's CAs; give the server's CA with tls: { ca_file }";
+  return `TLS handshake with ${t.display} failed: ${why} (${against})`;
+}
+
 /** Opens an ioredis client that fails fast instead of retrying. */
 export async function connect(target: ServerTarget, timeoutMs = 5000): Promise<Redis> {
   rememberSentSecret(target.password);
@@ -126,7 +176,7 @@ export async function connect(target: ServerTarget, timeoutMs = 5000): Promise<R
     username: target.user,
     password: target.password,
     db: target.db,
-    tls: target.tls ? {} : undefined,
+    tls: target.tls ? tlsConnectionOptions(target) : undefined,
     lazyConnect: true,
     connectTimeout: timeoutMs,
     commandTimeout: timeoutMs,
@@ -156,6 +206,8 @@ export async function connect(target: ServerTarget, timeoutMs = 5000): Promise<R
       ? `${target.display} accepted the connection but did not answer (no reply to ` +
         `${target.password ? "AUTH or " : ""}INFO in ${timeoutMs / 1000} s): not a ` +
         "Redis-compatible server, or one that is stuck"
+      : target.tls && isTlsFailure(why)
+      ? tlsFailure(target, why)
       : `cannot connect to ${target.display}: ${why}`;
     throw commandError(client, { target, command: "INFO", fallback });
   }

@@ -19,6 +19,85 @@ export interface ServerTarget {
   db: number;
   /** The URL with credentials redacted, safe to store and print. */
   display: string;
+  /** A Redis Cluster node (a plan's `cluster: true`, or INFO's `cluster_enabled:1`). */
+  cluster?: boolean;
+  /** The TLS files of a `rediss://` target with a private CA (a plan's `tls:`). */
+  tlsFiles?: TlsFiles;
+}
+
+/** What a `rediss://` client is given: a private CA, a client certificate, or no checks. */
+export interface TlsFiles {
+  /** PEM file of the CA that signed the server's certificate. */
+  caFile?: string;
+  /** PEM file of the client's certificate (servers with `tls-auth-clients yes`). */
+  certFile?: string;
+  /** PEM file of its private key. */
+  keyFile?: string;
+  /** Skip the check of the server's certificate (memtier `--tls-skip-verify`, redis-benchmark `--insecure`). */
+  insecure?: boolean;
+}
+
+/** Options a plan's server entry (or a command line) adds to its URL. */
+export interface TargetOptions {
+  /** The server is a Redis Cluster node. */
+  cluster?: boolean;
+  /** TLS files (a `rediss://` URL only). */
+  tls?: TlsFiles;
+  /** The environment variable holding the password (never written in a plan or stored). */
+  passwordEnv?: string;
+}
+
+/**
+ * A target with a plan's options applied: cluster mode, TLS files, the password read from the
+ * environment (and remembered as a secret, so it is redacted wherever a server echoes it).
+ *
+ * @param t The target read from the URL.
+ * @param o The options.
+ * @param env Reads an environment variable. @default {Deno.env.get}
+ * @returns The target with them.
+ * @throws {TypeError} For TLS files on a plaintext URL, a password both in the URL and in the
+ * environment, or a variable that is not set.
+ *
+ * @example
+ * ```ts
+ * import { parseServerUrl, withTargetOptions } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * const env = (k: string) => (k === "PW" ? "from-the-env" : undefined);
+ * const t = withTargetOptions(parseServerUrl("rediss://h:7000"),
+ *   { cluster: true, tls: { caFile: "ca.crt" }, passwordEnv: "PW" }, env);
+ * assert.deepEqual([t.cluster, t.tlsFiles?.caFile, t.password, t.display],
+ *   [true, "ca.crt", "from-the-env", "rediss://h:7000"]);
+ * assert.throws(() => withTargetOptions(parseServerUrl("redis://h"), { tls: { insecure: true } }),
+ *   /tls: needs a rediss:\/\/ URL/);
+ * assert.throws(() => withTargetOptions(parseServerUrl("redis://h"), { passwordEnv: "NOPE" }, env),
+ *   /password_env: the environment variable NOPE is not set/);
+ * ```
+ */
+export function withTargetOptions(
+  t: ServerTarget,
+  o: TargetOptions,
+  env: (name: string) => string | undefined = (k) => Deno.env.get(k),
+): ServerTarget {
+  const out: ServerTarget = { ...t };
+  if (o.cluster) out.cluster = true;
+  if (o.tls) {
+    if (!t.tls) throw new TypeError(`tls: needs a rediss:// URL (${t.display} is plaintext)`);
+    out.tlsFiles = { ...o.tls };
+  }
+  if (o.passwordEnv !== undefined) {
+    if (t.password !== undefined) {
+      throw new TypeError(
+        `password_env: ${t.display} has a password in its URL already (give one or the other)`,
+      );
+    }
+    const pw = env(o.passwordEnv);
+    if (pw === undefined || pw === "") {
+      throw new TypeError(`password_env: the environment variable ${o.passwordEnv} is not set`);
+    }
+    rememberSentSecret(pw);
+    out.password = pw;
+  }
+  return out;
 }
 
 /**

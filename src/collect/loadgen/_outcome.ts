@@ -18,6 +18,7 @@ import { countReply, countSent, emptySecondCounts, type SecondCounts } from "./s
 import type { ArrivalMode, RatioMix } from "./schedule.ts";
 import type { Endpoint } from "./wire.ts";
 import type { RespReplyKind } from "./resp.ts";
+import type { SlotMap } from "../cluster/slots.ts";
 
 /** Which engine drives a shard. */
 export type EngineName = "ffi" | "deno";
@@ -49,6 +50,8 @@ export interface ShardOptions extends Endpoint {
   /** Engine `ffi`: turn on the kernel's receive timestamps. */
   kernelTimestamps: boolean;
   connectTimeoutMs: number;
+  /** A Redis Cluster's slot map (engine `deno`, one thread): requests go to their slot's master. */
+  cluster?: SlotMap;
 }
 
 /** Messages the main thread sends to a shard's Worker (`_worker.ts`). */
@@ -74,6 +77,10 @@ export interface OpenLoopCounts {
   unanswered: number;
   /** Up to five distinct error texts. */
   errorSamples: string[];
+  /** `MOVED` redirections followed (a cluster's slot served elsewhere), not errors. */
+  moved: number;
+  /** `ASK` redirections followed (a slot migrating), not errors. */
+  asked: number;
 }
 
 /** The SET part of an outcome (the GET part is the whole minus it). */
@@ -132,6 +139,8 @@ export function emptyOutcome(): ShardOutcome {
     unsent: 0,
     unanswered: 0,
     errorSamples: [],
+    moved: 0,
+    asked: 0,
     fromIntended: latencyHistogram(),
     fromSend: latencyHistogram(),
     lateness: latencyHistogram(),

@@ -70,7 +70,7 @@ class Conn {
    * @param onReply Each reply.
    */
   constructor(
-    readonly sock: Deno.TcpConn,
+    readonly sock: Deno.Conn,
     o: { index: number; depth: number; seed: number },
     onReply: (c: Conn, kind: RespReplyKind) => void,
   ) {
@@ -92,7 +92,7 @@ const TIMER_START_MS = 60_000;
 
 /** Opens the shard's connections; `run` then drives them. */
 export async function connectShard(o: ShardOptions): Promise<Shard> {
-  const socks: Deno.TcpConn[] = [];
+  const socks: Deno.Conn[] = [];
   try {
     for (const _ of o.indices) socks.push(await connectResp(o, o.connectTimeoutMs));
   } catch (e) {
@@ -148,7 +148,7 @@ export class Shard {
   #resolve: (o: ShardOutcome) => void = () => {};
   readonly #out: ShardOutcome = emptyOutcome();
 
-  constructor(o: ShardOptions, socks: Deno.TcpConn[]) {
+  constructor(o: ShardOptions, socks: Deno.Conn[]) {
     this.#o = o;
     this.#interval = connectionIntervalMs(o.requestedOpsPerSec, o.connections);
     this.#value = new Uint8Array(o.valueSize).fill(120);

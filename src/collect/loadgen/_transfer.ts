@@ -29,7 +29,9 @@ export function mergeOutcomes(parts: readonly ShardOutcome[]): Omit<ShardOutcome
     | "unsent"
     | "unanswered"
     | "windowCompleted"
-    | "stampedReplies";
+    | "stampedReplies"
+    | "moved"
+    | "asked";
   const sum = (k: Count) => parts.reduce((n, p) => n + p[k], 0);
   return {
     sent: sum("sent"),
@@ -40,6 +42,8 @@ export function mergeOutcomes(parts: readonly ShardOutcome[]): Omit<ShardOutcome
     unanswered: sum("unanswered"),
     windowCompleted: sum("windowCompleted"),
     stampedReplies: sum("stampedReplies"),
+    moved: sum("moved"),
+    asked: sum("asked"),
     runQueueS: parts.some((p) => p.runQueueS !== null)
       ? parts.reduce((n, p) => n + (p.runQueueS ?? 0), 0)
       : null,

@@ -103,6 +103,7 @@ export function ipv4Of(hostname: string): number[] | null {
  */
 export function ffiProblem(endpoint: Endpoint): string | null {
   if (Deno.build.os !== "linux") return `not Linux (${Deno.build.os})`;
+  if (endpoint.tls) return "TLS (the epoll engine speaks plain TCP only)";
   const host = endpoint.hostname ?? "127.0.0.1";
   if (ipv4Of(host) === null) return `the host is not an IPv4 address: ${host}`;
   if (Deno.permissions.querySync({ name: "ffi" }).state !== "granted") {

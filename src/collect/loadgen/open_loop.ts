@@ -13,18 +13,13 @@ import type { ArrivalMode, RatioMix } from "./schedule.ts";
 import { connectionIntervalMs, parseRatio } from "./schedule.ts";
 import { type Histogram, type LatencySummary, latencySummary } from "./histogram.ts";
 import { type SecondBucket, secondSeries } from "./series.ts";
-import {
-  connectShard,
-  type OpenLoopCounts,
-  type ShardOptions,
-  type ShardOutcome,
-} from "./_shard.ts";
+import type { OpenLoopCounts, ShardOptions, ShardOutcome } from "./_shard.ts";
 
 export type { OpenLoopCounts, ShardOptions };
 import { commandOutcomes, mergeOutcomes, runInWorkers } from "./_transfer.ts";
 import type { CommandOutcome, EngineName } from "./_outcome.ts";
-import { chooseFfiEngine } from "./libc.ts";
 import { type SleepCost, timedSleepCost } from "../../system/timer.ts";
+import { connectMainShard, stepEngine, type TopologyOptions } from "./cluster/engine.ts";
 
 /** Which engine drives the connections: `ffi` (an epoll loop over libc in each Worker),
  * `deno` (Deno's TCP and a timer thread), or `auto` (`ffi` where it can run). */
@@ -32,7 +27,7 @@ export type LoadgenEngine = "auto" | EngineName;
 export type { CommandOutcome, EngineName };
 
 /** Options of {@link runOpenLoop}. */
-export interface OpenLoopOptions {
+export interface OpenLoopOptions extends TopologyOptions {
   /** @default {"127.0.0.1"} */
   hostname?: string;
   /** Server port. */
@@ -232,6 +227,8 @@ export function openLoopPlan(o: OpenLoopOptions): ShardOptions {
     hostname: o.hostname ?? "127.0.0.1",
     port: o.port,
     password: o.password,
+    ...(o.tls ? { tls: o.tls } : {}),
+    ...(o.cluster ? { cluster: o.cluster } : {}),
     indices: Array.from({ length: connections }, (_, i) => i),
     connections,
     requestedOpsPerSec: rate,
@@ -340,8 +337,8 @@ function machineTimer(plan: ShardOptions, workers: number): SleepCost | null {
  */
 export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopResult> {
   const plan = openLoopPlan(options);
-  const { engine, note: engineNote } = chooseFfiEngine(options.engine ?? "auto", plan);
-  const shards = splitPlan(plan, options.workers ?? 1);
+  const { engine, note: engineNote } = stepEngine(options.engine ?? "auto", plan);
+  const shards = splitPlan(plan, plan.cluster ? 1 : options.workers ?? 1);
   const timer = engine === "ffi" ? machineTimer(plan, shards.length) : null;
   const deadlineMs = (options.timeoutS ?? plan.durationMs / 1000 + plan.drainMs / 1000 + 30) *
     1000;
@@ -372,7 +369,7 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
         },
       });
     }
-    const shard = await connectShard(shards[0]);
+    const shard = await connectMainShard(shards[0]);
     stop = () => Promise.resolve(shard.close());
     interrupt = () => shard.interrupt();
     if (abortEpochMs !== null) shard.interrupt();
@@ -412,6 +409,8 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
     unsent: m.unsent,
     unanswered: m.unanswered,
     errorSamples: m.errorSamples,
+    moved: m.moved,
+    asked: m.asked,
     latencyFromIntended: m.fromIntended,
     latencyFromSend: m.fromSend,
     sendLateness: m.lateness,

@@ -67,7 +67,7 @@ const HIGHEST_US = HIGHEST_LATENCY_NS / 1000;
  *   requestedOpsPerSec: 1000, achievedOpsPerSec: 990, sentOpsPerSec: 1000, durationS: 2,
  *   warmupS: 1, connections: 10, workers: 1, engine: "ffi", engineNote: null, pipeline: 1,
  *   arrival: "uniform",
- *   sent: 2000, completed: 1980, errors: 0, disconnects: 0, unsent: 0, unanswered: 20,
+ *   sent: 2000, completed: 1980, errors: 0, disconnects: 0, unsent: 0, unanswered: 20, moved: 0, asked: 0,
  *   errorSamples: [], latencyFromIntended: h(0.3, 1980), latencyFromSend: h(0.2, 1980),
  *   sendLateness: h(0.01, 2000), sendQueue: h(0, 2000), sendDelay: h(0.01, 2000),
  *   fromIntended: sum, fromSend: sum, lateness: sum, queue: sum, delay: sum,
@@ -208,6 +208,8 @@ function resultRow(r: OpenLoopResult, at: RowAt, f: RowFacts): ResultsRow {
     client_cpu_us_per_request: f.isStep ? r.clientCpuUsPerRequest : null,
     client_run_queue_s: f.isStep ? r.clientRunQueueS : null,
     error_count: f.errors,
+    moved_count: f.isStep ? r.moved : null,
+    ask_count: f.isStep ? r.asked : null,
     // a step that lost connections, or that a signal cut short, did not run as asked
     complete: r.disconnects === 0 && !r.interrupted,
     source_line: 0,

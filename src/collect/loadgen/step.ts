@@ -36,6 +36,7 @@ import { clientRoom } from "../server.ts";
 import { roomProblem } from "../limits.ts";
 import { parseCpusAllowed } from "../noise.ts";
 import { readSystemFiles } from "../../system/proc.ts";
+import { type NodeCrossCheck, stepTopology } from "./cluster/topology.ts";
 
 /** One open-loop step to run. */
 export interface OpenLoopCall {
@@ -92,6 +93,12 @@ export interface CollectedStep extends CollectedRun {
   threads: number | null;
   /** Why fewer threads ran than were asked for (see {@link stepThreads}), or null. */
   threadsNote: string | null;
+  /** Cluster redirections followed (null when none ran). */
+  redirects: { moved: number; asked: number } | null;
+  /** What kvlab found of the topology (cluster mode detected). */
+  notes: string[];
+  /** A cluster's per-node command counts and their cross-check with the generator's total. */
+  nodes: NodeCrossCheck | null;
 }
 
 /**
@@ -198,7 +205,10 @@ function usableCpus(): number {
 /** Why the generator cannot drive a target, or null when it can. */
 function unsupported(t: ServerTarget): string | null {
   if (t.socket !== undefined) return "the open-loop generator speaks TCP only (no unix sockets)";
-  if (t.tls) return "the open-loop generator does not speak TLS";
+  if (t.tlsFiles?.insecure) {
+    return "the open-loop generator checks the server's certificate (tls: { insecure } is for " +
+      "the external tools): give the server's CA with tls: { ca_file }";
+  }
   if (t.user) return "the open-loop generator authenticates with a password only (no ACL user)";
   if (t.db) return "the open-loop generator uses db 0 only";
   return null;
@@ -209,6 +219,10 @@ interface Measured extends Measurement {
   result?: OpenLoopResult;
   rows?: OpenLoopRows;
   reason: string | null;
+  /** What kvlab found of the server's topology (cluster mode detected). */
+  notes?: string[];
+  /** A cluster's per-node command counts and their cross-check. */
+  nodes?: NodeCrossCheck | null;
 }
 
 async function measure(
@@ -236,11 +250,14 @@ async function measure(
       reason: `interrupted (${stopCause(o.signal)}) before the step started${during}`,
     };
   }
+  const topology = await stepTopology(c.target, before.info);
+  if ("reason" in topology) return { before, reason: topology.reason };
   const warmupS = c.warmupS ?? 0;
   const startedAt = new Date(Date.now() + warmupS * 1000);
   let result: OpenLoopResult;
   try {
     result = await runOpenLoop({
+      ...topology.options,
       hostname: c.target.host,
       port: c.target.port,
       password: c.target.password,
@@ -263,13 +280,15 @@ async function measure(
     return { before, reason: redactText(text) };
   }
   const after = await snapshotAfter(c.target);
+  // every GET and SET the servers executed: warm-up and measured, answered without error
+  const nodes = await topology.after(result.perSecond.reduce((n, s) => n + s.completed, 0));
   const rows = openLoopRows(result, runId, {
     ratio: c.ratio,
     valueSize: c.valueSize ?? 256,
     keys: c.keys ?? 1000,
     startedAt,
   });
-  return { before, after, result, rows, reason: null };
+  return { before, after, result, rows, reason: null, notes: topology.notes, nodes };
 }
 
 /** The generator's summary as the raw file of the run (histograms left out: they are rows). */
@@ -322,6 +341,9 @@ export async function runOpenLoopStep(
     timer: m.result?.timer ?? null,
     threads: m.result?.workers ?? null,
     threadsNote: m.result ? threads.note : null,
+    redirects: m.result ? { moved: m.result.moved, asked: m.result.asked } : null,
+    notes: m.notes ?? [],
+    nodes: m.nodes ?? null,
   };
 }
 
@@ -373,13 +395,18 @@ function stored(
           achieved_ops_per_sec: r.achievedOpsPerSec,
           engine: r.engine,
           threads: r.workers,
+          moved: r.moved,
+          asked: r.asked,
         }
         : null,
+      cluster_nodes: m.nodes ?? null,
       warnings: [
         ...(r?.engine === "deno" && r.engineNote !== "asked for"
           ? [`loadgen engine deno (the epoll engine cannot run: ${r.engineNote})`]
           : []),
         ...(r && threads.note ? [threads.note] : []),
+        ...m.notes ?? [],
+        ...(m.nodes?.warning ? [m.nodes.warning] : []),
         ...r?.errorSamples.map((e) => `error: ${redactText(e)}`) ?? [],
       ],
     },

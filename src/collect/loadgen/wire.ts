@@ -15,6 +15,17 @@ export interface Endpoint {
   port: number;
   /** Sent with AUTH after connecting. */
   password?: string;
+  /** TLS (engine `deno` only): the PEM text of the CA and of a client certificate and key. */
+  tls?: EndpointTls;
+}
+
+/** What a TLS connection is given (plain data: it is posted to Workers). */
+export interface EndpointTls {
+  /** PEM of the CAs that may sign the server's certificate (else the system's). */
+  caCerts?: string[];
+  /** PEM of the client's certificate and of its key. */
+  cert?: string;
+  key?: string;
 }
 
 /** Writes all of `bytes` (Deno's write may be partial). */
@@ -59,8 +70,34 @@ export async function roundTrip(
  *
  * @throws {Deno.errors.TimedOut} When the connection is not up within `timeoutMs`.
  */
-export async function connectResp(endpoint: Endpoint, timeoutMs: number): Promise<Deno.TcpConn> {
-  const pending = Deno.connect({ hostname: endpoint.hostname ?? "127.0.0.1", port: endpoint.port });
+export async function connectResp(endpoint: Endpoint, timeoutMs: number): Promise<Deno.Conn> {
+  const hostname = endpoint.hostname ?? "127.0.0.1";
+  const t = endpoint.tls;
+  const pending = (t?.cert !== undefined && t.key !== undefined
+    // (a client certificate: connectTls takes one, startTls does not)
+    ? Deno.connectTls({
+      hostname,
+      port: endpoint.port,
+      caCerts: t.caCerts,
+      cert: t.cert,
+      key: t.key,
+    })
+    : Deno.connect({ hostname, port: endpoint.port })).then(async (conn) => {
+      if ("setNoDelay" in conn) conn.setNoDelay(true);
+      if (!t) return conn as Deno.Conn;
+      const tls = "handshake" in conn
+        ? conn
+        : await Deno.startTls(conn, { hostname, caCerts: t.caCerts });
+      try {
+        await tls.handshake();
+      } catch (e) {
+        tls.close();
+        throw new Deno.errors.InvalidData(
+          `TLS handshake with ${hostname}:${endpoint.port} failed: ${(e as Error).message}`,
+        );
+      }
+      return tls as Deno.Conn;
+    });
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
@@ -68,10 +105,9 @@ export async function connectResp(endpoint: Endpoint, timeoutMs: number): Promis
       timeoutMs,
     );
   });
-  let conn: Deno.TcpConn | undefined;
+  let conn: Deno.Conn | undefined;
   try {
     conn = await Promise.race([pending, timeout]);
-    conn.setNoDelay(true);
     if (endpoint.password !== undefined) {
       const r = await roundTrip(conn, encodeCommand(["AUTH", endpoint.password]), 1);
       if (r.errors > 0) {

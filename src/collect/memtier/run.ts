@@ -111,6 +111,12 @@ export function memtierArgv(call: MemtierCall, files: MemtierFiles = {}): string
   if (t.password !== undefined) argv.push("-a", t.user ? `${t.user}:${t.password}` : t.password);
   if (t.db) argv.push(`--select-db=${t.db}`);
   if (t.tls) argv.push("--tls");
+  const tf = t.tlsFiles ?? {};
+  if (tf.caFile) argv.push(`--cacert=${tf.caFile}`);
+  if (tf.certFile) argv.push(`--cert=${tf.certFile}`);
+  if (tf.keyFile) argv.push(`--key=${tf.keyFile}`);
+  if (tf.insecure) argv.push("--tls-skip-verify");
+  if (t.cluster) argv.push("--cluster-mode");
   argv.push("--protocol=redis");
   const f = call;
   const opt = (flag: string, v: number | string | undefined, eq = true) => {
@@ -266,6 +272,7 @@ async function measure(call: MemtierCall, o: MemtierRunOptions, w: RunWriter): P
   if (json) await writeMemtierSeries(jsonPath, { file: JSON_FILE, rows, writer: w });
   return {
     before,
+    nodeCalls: ran.nodeCalls,
     after,
     result,
     rows,

@@ -9,6 +9,7 @@
 
 import { LineCounter, parseDocument } from "yaml";
 import { parseServerUrl, type ServerTarget } from "../target.ts";
+import { readTargetOptions, TARGET_OPTION_FIELDS } from "./target_options.ts";
 import {
   MAX_PLAN_CELLS,
   type PlanCommon,
@@ -64,7 +65,7 @@ const COMMON_FIELDS = [
   "tags",
   "cpus",
 ];
-const SERVER_FIELDS = ["name", "url", "container"];
+const SERVER_FIELDS = ["name", "url", "container", ...TARGET_OPTION_FIELDS];
 /** Tags every run of a plan sets itself: a plan's `tags:` may not use them. */
 const RUN_TAGS = ["plan", "server_name", "client_cpus", "server_cpus"];
 /** Where a plan pins its servers: one list for all, in the plan's `cpus:`. */
@@ -203,6 +204,7 @@ function readCommon(read: PlanReader, kindTags: readonly string[]): PlanCommon {
         // the message shows the URL with its credentials redacted; the raw value never
         return read.fail(["servers", i, "url"], (e as Error).message, "");
       }
+      target = readTargetOptions(read, ["servers", i], target);
       const container = read.value(["servers", i, "container"]) === undefined
         ? undefined
         : read.string(["servers", i, "container"]);

@@ -35,7 +35,7 @@ export class BatchWriter {
    * @param sock The socket.
    * @param onError Called once when a write fails.
    */
-  constructor(readonly sock: Deno.TcpConn, readonly onError: (e: unknown) => void) {}
+  constructor(readonly sock: Deno.Conn, readonly onError: (e: unknown) => void) {}
 
   /** Bytes appended and not yet taken by the socket. */
   get queuedBytes(): number {
@@ -153,7 +153,7 @@ export class Publisher {
    * @param on Each reply matched to a message (`error`: an error reply), and a failed write.
    */
   constructor(
-    readonly sock: Deno.TcpConn,
+    readonly sock: Deno.Conn,
     o: { index: number; frames: PublishFrames; seed: number; sealKey: number },
     on: {
       reply: (p: Publisher, error: boolean) => void;
@@ -215,7 +215,7 @@ export class Subscriber {
    * none); an error reply (its text) or another reply (`other`).
    */
   constructor(
-    readonly sock: Deno.TcpConn,
+    readonly sock: Deno.Conn,
     o: { index: number; channels: readonly string[] },
     on: {
       message: (s: Subscriber, stampNs: number, publisher: number, sequence: number) => void;

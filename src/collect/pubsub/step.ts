@@ -109,6 +109,7 @@ export function pubSubArgv(call: PubSubCall): string[] {
 function unsupportedTarget(t: ServerTarget): string | null {
   if (t.socket !== undefined) return "the pub/sub engine speaks TCP only, not a unix socket";
   if (t.tls) return "the pub/sub engine does not speak TLS";
+  if (t.cluster) return "the pub/sub engine does not route to a cluster's shards";
   if (t.user !== undefined) return "the pub/sub engine sends AUTH with a password only, not a user";
   return null;
 }

@@ -168,7 +168,10 @@ export interface PubSubResult {
 /** The checked options with defaults filled. */
 export type PubSubChecked =
   & Required<
-    Omit<PubSubOptions, "password" | "hostname" | "channels" | "fanOut" | "signal" | "engine">
+    Omit<
+      PubSubOptions,
+      "password" | "hostname" | "channels" | "fanOut" | "signal" | "engine" | "tls"
+    >
   >
   & Endpoint
   & { channels: number; fanOut: number; signal?: AbortSignal; engine?: PubSubEngine };

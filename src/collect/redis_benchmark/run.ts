@@ -114,7 +114,36 @@ export function benchmarkArgs(call: BenchmarkCall): BenchmarkArgs {
  * ```
  */
 export function redisBenchmarkArgv(call: BenchmarkCall): string[] {
-  return benchmarkArgv(call.tool ?? "redis-benchmark", benchmarkArgs(call));
+  return [
+    ...benchmarkArgv(call.tool ?? "redis-benchmark", benchmarkArgs(call)),
+    ...topologyFlags(call.target),
+  ];
+}
+
+/**
+ * The flags a target's topology adds (redis-benchmark and valkey-benchmark name them alike):
+ * `--cluster` for a cluster node, `--cacert`, `--cert`, `--key` and `--insecure` for TLS files.
+ * (Shown through {@link redisBenchmarkArgv}.)
+ *
+ * @example
+ * ```ts
+ * import { parseServerUrl, redisBenchmarkArgv } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * const target = { ...parseServerUrl("rediss://127.0.0.1:7000"), cluster: true,
+ *   tlsFiles: { caFile: "ca.crt", insecure: true } };
+ * assert.deepEqual(redisBenchmarkArgv({ target, tests: ["get"] }).slice(-6),
+ *   ["-t", "get", "--cluster", "--cacert", "ca.crt", "--insecure"]);
+ * ```
+ */
+function topologyFlags(t: ServerTarget): string[] {
+  const f = t.tlsFiles ?? {};
+  return [
+    ...(t.cluster ? ["--cluster"] : []),
+    ...(f.caFile ? ["--cacert", f.caFile] : []),
+    ...(f.certFile ? ["--cert", f.certFile] : []),
+    ...(f.keyFile ? ["--key", f.keyFile] : []),
+    ...(f.insecure ? ["--insecure"] : []),
+  ];
 }
 
 /** Options of {@link runRedisBenchmark}. */
@@ -144,7 +173,7 @@ interface Measured extends Measurement {
  */
 export async function runRedisBenchmark(options: RedisBenchmarkRunOptions): Promise<CollectedRun> {
   const args = benchmarkArgs(options.params);
-  const argv = benchmarkArgv(options.params.tool ?? "redis-benchmark", args);
+  const argv = redisBenchmarkArgv(options.params);
   const { measured: _, ...run } = await collectRun(options, {
     target: options.params.target,
     // as started: `taskset -c LIST …` when the plan pins the client
@@ -228,6 +257,7 @@ async function measure(
   }
   return {
     before,
+    nodeCalls: ran.nodeCalls,
     after,
     result,
     parsed,
