@@ -1,5 +1,5 @@
-// .ci/summary: the plain "N passed, N failed" line CI ends with, from the two `deno test` runs
-// of .ci/test (the JSDoc examples, then test/), on logs shaped as Deno prints them.
+// .ci/summary: the plain "N passed, N failed" line CI ends with, from the `deno test` runs of
+// .ci/test (test/ in two runs, then the JSDoc examples), on logs shaped as Deno prints them.
 import assert from "node:assert/strict";
 
 const summary = async (log: string) => {
@@ -71,6 +71,26 @@ Deno.test(".ci/summary counts a run that failed without a failed test, or never 
     assert.equal(r.stdout, "0 passed, 2 failed\n");
     assert.match(r.stderr, /expected the 2 runs of \.ci\/test, found 1/);
     assert.equal(r.code, 1);
+  });
+  await t.step("the runs .ci/test announces: three, and one of them missing", async () => {
+    const runs = [
+      "kvlab-test-runs 3",
+      "ok | 120 passed | 0 failed (1m0s)",
+      mark("test/ (two at a time)", 0),
+      "ok | 300 passed (12 steps) | 0 failed (9m0s)",
+      mark("test/ (one at a time)", 0),
+      "ok | 330 passed | 0 failed (1m0s)",
+      mark("src/", 0),
+    ];
+    assert.deepEqual(await summary(runs.join("\n")), {
+      code: 0,
+      stdout: "750 passed, 0 failed\n",
+      stderr: "",
+    });
+    const cut = await summary(runs.slice(0, 5).join("\n"));
+    assert.equal(cut.stdout, "420 passed, 1 failed\n");
+    assert.match(cut.stderr, /expected the 3 runs of \.ci\/test, found 2/);
+    assert.equal(cut.code, 1);
   });
   await t.step("nothing ran", async () => {
     assert.deepEqual(await summary(""), {
