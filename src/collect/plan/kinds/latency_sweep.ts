@@ -143,7 +143,8 @@ function programOf(plan: LatencySweepPlan, tool: FixedRateTool): string {
 
 /** The `latency-sweep` plan kind. */
 export const latencySweepKind: PlanKind<LatencySweepPlan, LatencySweepCell> = {
-  fields: [S],
+  // (`agents:`, several client hosts, is read with the common fields: `../agents.ts`)
+  fields: [S, "agents"],
   parse: parseLatencySweepPlan,
   tags: ["engine", "connections", "requested_ops_per_sec", "sweep_rates"],
   count: (plan) => plan.repetitions * plan.rates.length * plan.servers.length,
