@@ -128,20 +128,20 @@ export function skewWarning(agent: string, skewMs: number, uncertaintyMs: number
  *
  * @param nowMs The control server's time, epoch ms.
  * @param clocks The agents' clocks.
- * @param leadMs Time to post the items and open the connections. @default {1500}
+ * @param leadMs Time to post the items and open the connections. @default {3000}
  * @returns Epoch ms, control clock.
  *
  * @example
  * ```ts
  * import { commonStartMs } from "./clock.ts";
  * import assert from "node:assert/strict";
- * assert.equal(commonStartMs(1000, [{ offsetMs: 3, uncertaintyMs: 10, roundTrips: 8 }]), 2520);
+ * assert.equal(commonStartMs(1000, [{ offsetMs: 3, uncertaintyMs: 10, roundTrips: 8 }]), 4020);
  * ```
  */
 export function commonStartMs(
   nowMs: number,
   clocks: readonly ClockOffset[],
-  leadMs = 1500,
+  leadMs = 3000,
 ): number {
   const worst = Math.max(0, ...clocks.map((c) => c.uncertaintyMs));
   return nowMs + leadMs + 2 * worst;

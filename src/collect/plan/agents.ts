@@ -78,6 +78,16 @@ export function readAgents(read: PlanReader, kind: string): PlanAgents | undefin
   if (names && count !== names.length) {
     read.fail(["agents", "count"], `expected ${names.length} (the names listed)`);
   }
-  const leadMs = read.number(["agents", "lead_ms"], 1500, { max: 60_000, positive: true });
+  const leadMs = read.number(["agents", "lead_ms"], 3000, { max: 60_000, positive: true });
+  const engine = read.value(["sweep", "engine"]) ?? "kvlab";
+  if (engine !== "kvlab") read.fail(["agents"], "agents run sweep engine kvlab only, for now");
+  // passwords never travel on the control stream: agents reach servers without one
+  const servers = read.value(["servers"]);
+  (Array.isArray(servers) ? servers : []).forEach((x, i) => {
+    const url = (x as Record<string, unknown> | null)?.url;
+    if (typeof url === "string" && /^[a-z]+:\/\/[^/@]*@/i.test(url)) {
+      read.fail(["servers", i, "url"], "with agents:, a server without credentials", "");
+    }
+  });
   return { control, count, names, leadMs };
 }
