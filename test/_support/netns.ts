@@ -10,8 +10,6 @@
  * @module
  */
 
-import { Redis } from "ioredis";
-
 /** Where the hosts of a test run. */
 export interface Hosts {
   /** `netns` (real separate network stacks) or `loopback` (all on 127.0.0.1). */
@@ -158,28 +156,47 @@ export async function makeHosts(agents: number): Promise<Hosts> {
   }
 }
 
+/**
+ * Runs `redis-cli` against a server of the test from the server's namespace (a process: the
+ * test itself may connect to loopback only), `--raw`.
+ *
+ * @returns Its stdout, or null when it failed.
+ */
+export async function redisCli(
+  hosts: Pick<Hosts, "inServer" | "serverHost">,
+  port: number,
+  args: string[],
+): Promise<string | null> {
+  const argv = [
+    ...hosts.inServer,
+    "redis-cli",
+    "-h",
+    hosts.serverHost,
+    "-p",
+    String(port),
+    "--raw",
+    ...args,
+  ];
+  const out = await new Deno.Command(argv[0], {
+    args: argv.slice(1),
+    stdout: "piped",
+    stderr: "null",
+  })
+    .output();
+  const text = new TextDecoder().decode(out.stdout);
+  return out.success && !/^(ERR|Could not connect)/m.test(text) ? text : null;
+}
+
 /** Waits (bounded: 100 tries, 100 ms apart) until a server answers PING. */
-export async function waitForServer(host: string, port: number): Promise<void> {
+export async function waitForServer(
+  hosts: Pick<Hosts, "inServer" | "serverHost">,
+  port: number,
+): Promise<void> {
   for (let i = 0; i < 100; i++) {
-    const r = new Redis({
-      host,
-      port,
-      lazyConnect: true,
-      maxRetriesPerRequest: 0,
-      retryStrategy: () => null,
-    });
-    r.on("error", () => {}); // (refused until it listens: told by connect's rejection)
-    try {
-      await r.connect();
-      await r.ping();
-      return;
-    } catch {
-      await new Promise((res) => setTimeout(res, 100));
-    } finally {
-      r.disconnect();
-    }
+    if ((await redisCli(hosts, port, ["PING"]))?.trim() === "PONG") return;
+    await new Promise((res) => setTimeout(res, 100));
   }
-  throw new Error(`no server at ${host}:${port}`);
+  throw new Error(`no server at ${hosts.serverHost}:${port}`);
 }
 
 /** A port free on loopback now (for a server of this test, in its namespace or on loopback). */

@@ -120,3 +120,30 @@ export function agentRow(a: Answer, runId: string, startAtMs: number | null): Ag
     raw_file: r === null ? null : `agent-${a.registration.agent}.json`,
   };
 }
+
+/**
+ * The disturbance a step's start skew is (the agents started further apart than their bound,
+ * max(5 ms, offset uncertainty)), as the run's `noise_disturbance` carries it to `compare`.
+ *
+ * @param rows The step's `agent_steps` rows.
+ * @returns `agents' start skew 12.5 ms (a2, a3)`, or null when every skew is within its bound.
+ *
+ * @example
+ * ```ts
+ * import { skewDisturbance } from "./_answers.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(skewDisturbance([
+ *   { agent: "a1", start_skew_ms: 0.4, start_skew_warning: false },
+ *   { agent: "a2", start_skew_ms: -12.5, start_skew_warning: true },
+ * ]), "agents' start skew 12.5 ms (a2)");
+ * assert.equal(skewDisturbance([{ agent: "a1", start_skew_ms: 1, start_skew_warning: false }]), null);
+ * ```
+ */
+export function skewDisturbance(
+  rows: readonly Pick<AgentStepsRow, "agent" | "start_skew_ms" | "start_skew_warning">[],
+): string | null {
+  const over = rows.filter((r) => r.start_skew_warning === true);
+  if (over.length === 0) return null;
+  const worst = Math.max(...over.map((r) => Math.abs(r.start_skew_ms ?? 0)));
+  return `agents' start skew ${worst.toFixed(1)} ms (${over.map((r) => r.agent).join(", ")})`;
+}

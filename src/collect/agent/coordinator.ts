@@ -32,7 +32,7 @@ import { KVLAB_VERSION } from "../../version.ts";
 import { commonStartMs, skewWarning } from "./clock.ts";
 import { ControlConnection, controlProblem } from "./control.ts";
 import { decodeStep, mergeSteps } from "./merge.ts";
-import { agentRow, type Answer, chooseAgents } from "./_answers.ts";
+import { agentRow, type Answer, chooseAgents, skewDisturbance } from "./_answers.ts";
 import {
   type AgentResult,
   REGISTRY_STREAM,
@@ -251,6 +251,8 @@ function stored(m: Measured, runId: string, s: AgentsStep): StoredRun {
       name: `agent-${a.registration.agent}.json`,
       bytes: new TextEncoder().encode(JSON.stringify(a.result, null, 1) + "\n"),
     })),
+    // a start skew over its bound is a warning in the run, and a disturbance `compare` shows
+    disturbance: skewDisturbance(agentRows),
     manifest: {
       step: r
         ? {
