@@ -27,6 +27,10 @@ interface World {
   controlPort: number;
   agents: Deno.ChildProcess[];
   dir: string;
+  /** Stops the control server (by PID). */
+  stopControl?: () => Promise<void>;
+  /** Starts the control server (again, on the same port). */
+  startControl: () => Promise<Deno.ChildProcess>;
 }
 
 const kvlab = (...args: string[]) => [Deno.execPath(), "run", "-A", CLI, ...args];
@@ -60,17 +64,22 @@ async function withWorld(fn: (w: World) => Promise<void>): Promise<void> {
   try {
     await withTempDir("kvlab-agents-", async (dir) => {
       const serverPort = freePort(), controlPort = freePort();
-      for (const port of [serverPort, controlPort]) {
-        hosts.spawn([
+      const start = async (port: number) => {
+        const p = hosts.spawn([
           ...hosts.inServer,
           "redis-server",
           ...["--port", String(port), "--bind", hosts.serverHost, "--save", ""],
           ...["--appendonly", "no", "--protected-mode", "no"],
         ]);
         await waitForServer(hosts, port);
-      }
+        return p;
+      };
+      await start(serverPort);
+      let controlServer = await start(controlPort);
+      const startControl = async () => (controlServer = await start(controlPort));
       const control = `redis://${hosts.serverHost}:${controlPort}`;
-      const w: World = { hosts, control, serverPort, controlPort, agents: [], dir };
+      const w: World = { hosts, control, serverPort, controlPort, agents: [], dir, startControl };
+      w.stopControl = () => hosts.kill(controlServer);
       for (let k = 0; k < AGENTS; k++) {
         w.agents.push(hosts.spawn(agentArgv(w, k), { log: `${dir}/agent${k + 1}.log` }));
       }
@@ -256,6 +265,14 @@ Deno.test("kvlab run with agents: one merged run per cell from three hosts", asy
         after.filter((x) => String(x.plan_cell).includes("/r3000/")).map((x) => x.status).sort(),
         ["complete", "incomplete"],
       );
+    });
+    await t.step("agents survive a restarted control server", async () => {
+      await w.stopControl!();
+      await new Promise((res) => setTimeout(res, 1500)); // the agents see it gone
+      await w.startControl();
+      // a new, empty control server: registrations on it are the agents' reconnection
+      await waitForAgents(w, ["a1", "a2", "a3"]);
+      assert.ok(w.agents.every((p) => p.pid > 0));
     });
     await t.step("agents stop cleanly on SIGTERM", async () => {
       for (const p of w.agents) await w.hosts.kill(p, "SIGTERM");
