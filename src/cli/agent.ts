@@ -12,6 +12,7 @@ import { checkWorkPlan } from "../collect/plan/agent_work.ts";
 import { hostFacts } from "../collect/host.ts";
 import { parseServerUrl, type ServerTarget } from "../collect/target.ts";
 import { KVLAB_VERSION } from "../version.ts";
+import { terminalText } from "../text/safe.ts";
 import { type Output, readOptions, withStopSignals } from "./_exit.ts";
 import { optionalString } from "./_options.ts";
 
@@ -84,9 +85,12 @@ export async function agentCommand(o: AgentCommandOptions, out: Output): Promise
                 `${e.clock.offsetMs.toFixed(3)} ± ${e.clock.uncertaintyMs.toFixed(3)} ms)\n`,
             );
           case "item":
+            // (item, cell and error come from the stream: untrusted text)
             return out.print(
-              `agent ${o.name}: ${e.item} (${e.cell}): ${e.status}` +
-                `${e.error ? `: ${e.error}` : ""}\n`,
+              terminalText(
+                `agent ${o.name}: ${e.item} (${e.cell}): ${e.status}` +
+                  `${e.error ? `: ${e.error}` : ""}`,
+              ) + "\n",
             );
           case "disconnected":
             return out.printErr(`agent ${o.name}: control server away (${e.problem})\n`);

@@ -199,6 +199,8 @@ function stored(m: Measured, runId: string, s: AgentsStep): StoredRun {
     }`
   );
   const lost = r ? stepFaults(r, server) : null;
+  // Ctrl-C / SIGTERM while waiting: the agents not heard from are named with it
+  if (s.signal?.aborted && missing.length > 0) missing.unshift("interrupted while waiting");
   const status = m.reason !== null || r === null
     ? "failed"
     : missing.length > 0 || lost !== null || r.interrupted
@@ -233,7 +235,7 @@ function stored(m: Measured, runId: string, s: AgentsStep): StoredRun {
     status,
     reason,
     tests: rows?.results.length ?? 0,
-    interrupted: r?.interrupted ?? false,
+    interrupted: (r?.interrupted || s.signal?.aborted) ?? false,
     columns: {
       tool: "kvlab-loadgen",
       tool_version: KVLAB_VERSION,

@@ -291,7 +291,7 @@ async function openLatencySweep(
     };
     // several client hosts (`agents:`): the step runs on them and is stored as one merged run
     const run: FixedRateRun = plan.agents && !notRun
-      ? await runAgentsStep(agentsStep(plan, cell, step), labels)
+      ? await runAgentsStep({ ...agentsStep(plan, cell, step), signal: ctx.signal }, labels)
       : await tool.run(tool.fixedRate.call(step, program), labels);
     // the runner's own rates (no read-back); the requested rate is the cell's, as typed
     // (a step some agents did not measure says nothing of the server: not judged)
