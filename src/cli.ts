@@ -15,6 +15,7 @@ import { KVLAB_VERSION } from "./version.ts";
 import { redactText } from "./text/redact.ts";
 import { terminalText } from "./text/safe.ts";
 import { exitCodeFor, type Output } from "./cli/_exit.ts";
+import { declareAgent } from "./cli/agent.ts";
 import { declareChanges } from "./cli/changes.ts";
 import { declareCompact } from "./cli/compact.ts";
 import { declareCompare } from "./cli/compare.ts";
@@ -52,6 +53,7 @@ const COMMANDS: ((program: Command, out: Output) => void)[] = [
   declarePubSub,
   declareSweep,
   declareLoad,
+  declareAgent,
 ];
 
 /** Options of {@link buildCli}. */

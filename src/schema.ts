@@ -10,8 +10,9 @@
  * @module
  */
 
+import { AGENT_STEPS } from "./schema_agents.ts";
 /** Version of the schema written by this kvlab. Readers accept any `1.x`. */
-export const SCHEMA_VERSION = "1.5";
+export const SCHEMA_VERSION = "1.6";
 
 /** Major version readers of this kvlab accept. */
 export const SCHEMA_MAJOR = 1;
@@ -372,6 +373,7 @@ export const TABLES = {
   memory: MEMORY,
   time_series: TIME_SERIES,
   hdr_histograms: HDR_HISTOGRAMS,
+  agent_steps: AGENT_STEPS,
 } as const;
 
 /** Name of a table. */
@@ -400,6 +402,7 @@ export function tableSpec(name: string): readonly ColumnSpec[] {
     case "memory":
     case "time_series":
     case "hdr_histograms":
+    case "agent_steps":
       return TABLES[name];
     default:
       throw new TypeError(`invalid table: ${name} (known: ${Object.keys(TABLES).join(", ")})`);
@@ -437,11 +440,12 @@ export type ServerInfoRow = RowOf<typeof SERVER_INFO>;
 export type ServerConfigRow = RowOf<typeof SERVER_CONFIG>;
 /** A `memory` row. */
 export type MemoryRow = RowOf<typeof MEMORY>;
-
 /** A `time_series` row. */
 export type TimeSeriesRow = RowOf<typeof TIME_SERIES>;
 /** An `hdr_histograms` row. */
 export type HdrHistogramsRow = RowOf<typeof HDR_HISTOGRAMS>;
+/** An `agent_steps` row. */
+export type AgentStepsRow = RowOf<typeof AGENT_STEPS>;
 
 /** The row type of each table, by table name. */
 export interface TableRows {
@@ -453,4 +457,5 @@ export interface TableRows {
   memory: MemoryRow;
   time_series: TimeSeriesRow;
   hdr_histograms: HdrHistogramsRow;
+  agent_steps: AgentStepsRow;
 }

@@ -178,6 +178,8 @@ export interface StoredRun {
   raw?: RawFile[];
   /** The collector's manifest fields; `host` and `server_config_error` are added. */
   manifest?: Record<string, unknown>;
+  /** What disturbed the run besides the noise guard's findings (agents' start skew). */
+  disturbance?: string | null;
   /**
    * Store the before/after INFO and CONFIG snapshots as tables (server CPU is always kept).
    * @default {true}
@@ -266,6 +268,8 @@ export async function collectRun<M extends Measurement>(
           ...s.columns,
           ...server,
           ...noise,
+          noise_disturbance: [noise.noise_disturbance, s.disturbance].filter((x) => x).join("; ") ||
+            null,
         }, host),
         collector.target.password,
       ),

@@ -10,7 +10,7 @@
 
 import process from "node:process";
 import type { ArrivalMode, RatioMix } from "./schedule.ts";
-import { connectionIntervalMs, parseRatio } from "./schedule.ts";
+import { connectionIntervalMs, parseRatio, shareOf } from "./schedule.ts";
 import { type Histogram, type LatencySummary, latencySummary } from "./histogram.ts";
 import { type SecondBucket, secondSeries } from "./series.ts";
 import type { OpenLoopCounts, ShardOptions, ShardOutcome } from "./_shard.ts";
@@ -107,6 +107,10 @@ export interface OpenLoopOptions extends TopologyOptions {
    * result says `interrupted` and its rates cover the part of the window that ran.
    */
   signal?: AbortSignal;
+  /** Only connections `i % of === index` (one host of several, issue 35; `shareOf`). */
+  share?: { index: number; of: number };
+  /** Epoch ms (this clock) the schedule starts at, if later than ready (a common start). */
+  startAtEpochMs?: number;
 }
 
 /** What {@link runOpenLoop} measured. Latencies in histograms are integer nanoseconds. */
@@ -174,6 +178,8 @@ export interface OpenLoopResult extends OpenLoopCounts {
   wallS: number;
   /** The `signal` ended the window early: `durationS` is the part that ran. */
   interrupted: boolean;
+  /** When the schedule started, epoch ms of this machine's clock (null when it never did). */
+  startEpochMs?: number | null;
 }
 
 function atLeastZero(name: string, v: number): number {
@@ -336,7 +342,7 @@ function machineTimer(plan: ShardOptions, workers: number): SleepCost | null {
  * @throws {Deno.errors.TimedOut} When the hard deadline passes.
  */
 export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopResult> {
-  const plan = openLoopPlan(options);
+  const plan = shareOf(openLoopPlan(options), options.share);
   const { engine, note: engineNote } = stepEngine(options.engine ?? "auto", plan);
   const shards = splitPlan(plan, plan.cluster ? 1 : options.workers ?? 1);
   const timer = engine === "ffi" ? machineTimer(plan, shards.length) : null;
@@ -365,7 +371,7 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
         started: () => {
           if (abortEpochMs !== null) interrupt(); // before the run message: ends it at once
           started();
-          return (startEpochMs = epochNow() + 50);
+          return (startEpochMs = Math.max(epochNow() + 50, options.startAtEpochMs ?? 0));
         },
       });
     }
@@ -374,7 +380,7 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
     interrupt = () => shard.interrupt();
     if (abortEpochMs !== null) shard.interrupt();
     started();
-    startEpochMs = epochNow() + 20;
+    startEpochMs = Math.max(epochNow() + 20, options.startAtEpochMs ?? 0);
     return [await shard.run(startEpochMs)];
   };
   if (options.signal?.aborted) abortEpochMs = epochNow();
@@ -391,12 +397,12 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
   const windowS = windowSeconds(plan, startEpochMs, abortEpochMs);
   const clientCpuS = (cpu.user + cpu.system) / 1e6;
   return {
-    requestedOpsPerSec: plan.requestedOpsPerSec,
+    requestedOpsPerSec: (plan.requestedOpsPerSec * plan.indices.length) / plan.connections,
     achievedOpsPerSec: m.windowCompleted / windowS,
     sentOpsPerSec: m.sent / windowS,
     durationS: windowS,
     warmupS: plan.warmupMs / 1000,
-    connections: plan.connections,
+    connections: plan.indices.length,
     workers: shards.length,
     engine,
     engineNote,
@@ -432,6 +438,7 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
     clientCpuUsPerRequest: m.sent > 0 ? (clientCpuS / m.sent) * 1e6 : null,
     wallS: (performance.now() - wall0) / 1000,
     interrupted,
+    startEpochMs,
   };
 }
 

@@ -222,3 +222,40 @@ export function connectionSchedule(index: number, o: ConnectionScheduleOptions):
 export function isSetRequest(n: number, index: number, mix: RatioMix): boolean {
   return (n + index) % (mix.set + mix.get) < mix.set;
 }
+
+/**
+ * The plan of one host's share of a run's connections (issue 35; `OpenLoopOptions.share`): its connections
+ * keep their global indices (phases and key choices as in the whole run), its request budget
+ * is in proportion.
+ *
+ * @param plan The whole run.
+ * @param share Which share, or none for the whole run.
+ * @returns The share's plan.
+ * @throws {RangeError} For a share that is not one of `of`, or one with no connection.
+ *
+ * @example
+ * ```ts
+ * import { openLoopPlan } from "./open_loop.ts";
+ * import { shareOf } from "./schedule.ts";
+ * import assert from "node:assert/strict";
+ * const p = openLoopPlan({ port: 1, requestedOpsPerSec: 900, connections: 6, durationS: 1 });
+ * assert.deepEqual(shareOf(p, { index: 1, of: 3 }).indices, [1, 4]);
+ * assert.throws(() => shareOf(p, { index: 3, of: 3 }), RangeError);
+ * ```
+ */
+export function shareOf<T extends { indices: number[]; connections: number; maxRequests: number }>(
+  plan: T,
+  share?: { index: number; of: number },
+): T {
+  if (share === undefined) return plan;
+  const { index, of } = share;
+  if (!Number.isInteger(of) || of < 1 || !Number.isInteger(index) || index < 0 || index >= of) {
+    throw new RangeError(`share must be 0 ≤ index < of: ${index} of ${of}`);
+  }
+  const indices = plan.indices.filter((i) => i % of === index);
+  if (indices.length === 0) {
+    throw new RangeError(`share ${index} of ${of} has no connection (${plan.connections} in all)`);
+  }
+  const maxRequests = Math.ceil((plan.maxRequests * indices.length) / plan.indices.length);
+  return { ...plan, indices, maxRequests };
+}

@@ -8,6 +8,7 @@
  */
 
 import type { PlanReader, PlanWhere } from "./reader.ts";
+import type { PlanAgents } from "./agents.ts";
 export * from "./reader.ts";
 import type { HostFacts } from "../host.ts";
 import type { ProcessRunner } from "../process.ts";
@@ -45,6 +46,8 @@ export interface PlanBase {
    * servers on these CPUs (`./pin.ts`).
    */
   cpus?: { client?: PlanCpuSet; server?: PlanCpuSet };
+  /** `agents:` (issue 35): each step runs on several client hosts (`./agents.ts`). */
+  agents?: PlanAgents;
 }
 
 /** One CPU list of a plan's `cpus:`. */

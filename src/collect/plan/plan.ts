@@ -19,6 +19,7 @@ import {
   type PlanServer,
 } from "./kind.ts";
 import { parseCpuList } from "./cpus.ts";
+import { readAgents } from "./agents.ts";
 import { memoryKind } from "./kinds/memory.ts";
 import { memtierKind } from "./kinds/memtier.ts";
 import { pubSubKind } from "./kinds/pubsub.ts";
@@ -149,7 +150,11 @@ export function parsePlan(text: string, file: string): StudyPlan {
     if (owner) read.fail([k], `only for kind: ${owner}`);
     read.fail([k], `unknown field (known: ${[...COMMON_FIELDS, ...kind.fields].join(", ")})`);
   }
-  const plan = kind.parse(read, readCommon(read, kind.tags ?? []));
+  const agents = readAgents(read, name);
+  const plan = kind.parse(read, {
+    ...readCommon(read, kind.tags ?? []),
+    ...(agents && { agents }),
+  });
   checkCellCount(read, plan, kind);
   return plan;
 }

@@ -18,6 +18,7 @@ import { type FixedRateTool, fixedRateTools } from "../tools.ts";
 import { cellRecord, interleavedCells, type PlanKind, type PlanReader } from "../kind.ts";
 import type { CellRunner, KindContext, PlanBase, PlanCellBase, PlanCommon } from "../kind.ts";
 import { skippedStep, storedSteps } from "./_sweep_steps.ts";
+import { type AgentsStep, runAgentsStep } from "../../agent/coordinator.ts";
 import {
   checkSustainedRule,
   DEFAULT_SUSTAINED_RULE,
@@ -143,7 +144,8 @@ function programOf(plan: LatencySweepPlan, tool: FixedRateTool): string {
 
 /** The `latency-sweep` plan kind. */
 export const latencySweepKind: PlanKind<LatencySweepPlan, LatencySweepCell> = {
-  fields: [S],
+  // (`agents:`, several client hosts, is read with the common fields: `../agents.ts`)
+  fields: [S, "agents"],
   parse: parseLatencySweepPlan,
   tags: ["engine", "connections", "requested_ops_per_sec", "sweep_rates"],
   count: (plan) => plan.repetitions * plan.rates.length * plan.servers.length,
@@ -268,7 +270,7 @@ async function openLatencySweep(
       after = "warm-up";
       await tool.unrecorded(warmup, unrecorded);
     }
-    const run: FixedRateRun = await tool.run(tool.fixedRate.call(step, program), {
+    const labels = {
       data: ctx.data,
       runner: ctx.runner,
       label: cell.label,
@@ -286,9 +288,14 @@ async function openLatencySweep(
       toolVersion: prepared.version,
       host: ctx.host,
       now: ctx.now,
-    });
+    };
+    // several client hosts (`agents:`): the step runs on them and is stored as one merged run
+    const run: FixedRateRun = plan.agents && !notRun
+      ? await runAgentsStep({ ...agentsStep(plan, cell, step), signal: ctx.signal }, labels)
+      : await tool.run(tool.fixedRate.call(step, program), labels);
     // the runner's own rates (no read-back); the requested rate is the cell's, as typed
-    if (run.status !== "failed") {
+    // (a step some agents did not measure says nothing of the server: not judged)
+    if (run.status !== "failed" && !(plan.agents && run.status === "incomplete")) {
       sweeps.note(cell.label, {
         requestedOpsPerSec: cell.requestedOpsPerSec,
         achievedOpsPerSec: run.achievedOpsPerSec,
@@ -341,4 +348,60 @@ function readRule(read: PlanReader): SustainedRule {
   const max = read.number([S, "sustained", "max"], d.max, { max: 100 });
   if (max < 1) read.fail([S, "sustained", "max"], "expected max ≥ 1");
   return checkSustainedRule({ min, max });
+}
+
+/**
+ * The step of a cell as a coordinator posts it to agents.
+ *
+ * @param plan A latency-sweep plan with `agents:`.
+ * @param cell One of its cells.
+ * @param step The cell's step.
+ * @returns What `runAgentsStep` runs.
+ * @throws {TypeError} For a plan without `agents:`.
+ *
+ * @example
+ * ```ts
+ * import { parsePlan, planCells, sweepStep } from "@kvlab/kvlab/collect";
+ * import { agentsStep } from "./latency_sweep.ts";
+ * import assert from "node:assert/strict";
+ * const plan = parsePlan("name: s\nkind: latency-sweep\nservers: [{name: a, url: 'redis://h:1'}]\n" +
+ *   "sweep: {clients: 6, rates: [3000], step_s: 2}\nagents: {control: 'redis://c:2', count: 3}\n",
+ *   "s.yaml");
+ * assert.ok(plan.kind === "latency-sweep");
+ * const cell = planCells(plan)[0];
+ * const s = agentsStep(plan, cell, sweepStep(plan, cell));
+ * assert.deepEqual(s.plan.sweep.rates, [3000]);
+ * assert.equal(s.plan.server.url, "redis://h:1");
+ * assert.equal(s.agents.count, 3);
+ * ```
+ */
+export function agentsStep(
+  plan: LatencySweepPlan,
+  cell: LatencySweepCell,
+  step: FixedRateStep,
+): AgentsStep {
+  if (!plan.agents) throw new TypeError(`plan ${plan.name} has no agents:`);
+  return {
+    agents: plan.agents,
+    step,
+    cell: cell.id,
+    timeoutS: plan.timeoutS,
+    plan: {
+      kind: plan.kind,
+      server: { name: cell.server.name, url: cell.server.target.display },
+      sweep: {
+        engine: plan.engine,
+        threads: plan.threads,
+        clients: plan.clients,
+        rates: [cell.requestedOpsPerSec],
+        step_s: plan.stepS,
+        warmup_s: plan.warmupS,
+        ratio: plan.ratio,
+        keys: plan.keys,
+        data_size_bytes: plan.dataSizeBytes,
+        pipeline: plan.pipeline,
+        arrivals: plan.arrivals,
+      },
+    },
+  };
 }

@@ -1,0 +1,271 @@
+/**
+ * `kvlab agent`: one client host of a step run from several (issue 35). It registers on the
+ * control server (host facts, CPUs, tool versions, clock offset), reads its work stream as a
+ * consumer of a group, checks each item (the caller's `check`: the plan parser's rules), runs
+ * its share of the step with kvlab's open-loop engine from the common start, and posts back the
+ * measured step (its HdrHistograms encoded), its noise columns, or why it refused or failed. It
+ * reconnects to a control server that restarted (for at most `reconnectForS`), and ends cleanly
+ * when its signal aborts (SIGTERM): a step then running ends at once and is posted as an error.
+ *
+ * @module
+ */
+
+import type { HostFacts } from "../host.ts";
+import type { FixedRateStep } from "../tools/tool.ts";
+import type { ServerTarget } from "../target.ts";
+import { runOpenLoop } from "../loadgen/open_loop.ts";
+import { noiseRunColumns, readNoiseSnapshot } from "../noise.ts";
+import { redactText } from "../../text/redact.ts";
+import { KVLAB_VERSION } from "../../version.ts";
+import { BLOCK_MS, ControlConnection, controlProblem } from "./control.ts";
+import { encodeStep } from "./merge.ts";
+import {
+  type AgentResult,
+  type ClockOffset,
+  REGISTRY_STREAM,
+  RESULT_STREAM,
+  WORK_GROUP,
+  type WorkItem,
+  workStream,
+} from "./protocol.ts";
+
+/** What an agent reports to whoever runs it (the CLI prints these). */
+export type AgentEvent =
+  | { kind: "registered"; clock: ClockOffset }
+  | {
+    kind: "item";
+    item: string;
+    cell: string;
+    status: AgentResult["status"];
+    error: string | null;
+  }
+  | { kind: "disconnected"; problem: string }
+  | { kind: "reconnected" };
+
+/** Options of {@link runAgent}. */
+export interface AgentOptions {
+  /** The control server. */
+  control: ServerTarget;
+  /** This agent's name (its consumer name and work stream). */
+  name: string;
+  host: HostFacts;
+  /** Checks an item's plan data and gives its step; throws (with the reason) to refuse it. */
+  check: (item: WorkItem) => { step: FixedRateStep; engine: string };
+  /** The engines it runs (`kvlab`), as registered. */
+  tools: Record<string, string | null>;
+  /** Aborting (SIGTERM) ends the agent: a running step stops and is posted as an error. */
+  signal: AbortSignal;
+  /** Seconds between registrations (each with a fresh clock offset). @default {5} */
+  registerEveryS?: number;
+  /** How long it keeps trying to reach a control server that went away, s. @default {300} */
+  reconnectForS?: number;
+  /** Ends after this many items (tests). @default {Infinity} */
+  maxItems?: number;
+  onEvent?: (e: AgentEvent) => void;
+}
+
+/**
+ * Runs an agent until its signal aborts (or `maxItems` items were answered).
+ *
+ * @param o Control server, name, checks, signal.
+ * @returns How many items it answered.
+ * @throws {ServerUnreachableError} When the control server cannot be reached at the start, or
+ * stays away longer than `reconnectForS`.
+ */
+export async function runAgent(o: AgentOptions): Promise<number> {
+  const every = (o.registerEveryS ?? 5) * 1000;
+  const reconnectMs = (o.reconnectForS ?? 300) * 1000;
+  const maxItems = o.maxItems ?? Infinity;
+  let conn: ControlConnection | null = await ControlConnection.open(o.control);
+  let clock = await register(conn, o);
+  let registeredAt = performance.now();
+  let answered = 0;
+  let awaySince: number | null = null;
+  // results not yet posted (the control server went away after the step)
+  const outbox: AgentResult[] = [];
+  try {
+    while (!o.signal.aborted && answered < maxItems) {
+      try {
+        if (conn === null) {
+          conn = await ControlConnection.open(o.control);
+          awaySince = null;
+          o.onEvent?.({ kind: "reconnected" });
+          registeredAt = -Infinity;
+        }
+        while (outbox.length > 0) {
+          await conn.post(RESULT_STREAM, outbox[0]);
+          outbox.shift();
+        }
+        if (performance.now() - registeredAt >= every) {
+          clock = await register(conn, o);
+          registeredAt = performance.now();
+        }
+        const stream = workStream(o.name);
+        await conn.ensureGroup(stream, WORK_GROUP);
+        const entries = await conn.readGroup({ stream, group: WORK_GROUP, consumer: o.name });
+        for (const e of entries) {
+          const result = e.message?.type === "work"
+            ? await answer(e.message, clock, o)
+            : refusal(e.message?.type === undefined ? e.problem!.message : "not a work item", {
+              item: e.id,
+              clock,
+              o,
+            });
+          o.onEvent?.({
+            kind: "item",
+            item: result.item,
+            cell: e.message?.type === "work" ? e.message.cell : "?",
+            status: result.status,
+            error: result.error,
+          });
+          outbox.push(result);
+          await conn.ack(stream, WORK_GROUP, e.id);
+          answered++;
+          while (outbox.length > 0) {
+            await conn.post(RESULT_STREAM, outbox[0]);
+            outbox.shift();
+          }
+        }
+      } catch (e) {
+        if (o.signal.aborted) break;
+        if (e instanceof RangeError || e instanceof TypeError) throw e;
+        // the control server went away: try again, for a bounded time
+        conn?.close();
+        conn = null;
+        awaySince ??= performance.now();
+        o.onEvent?.({ kind: "disconnected", problem: controlProblem(e) });
+        if (performance.now() - awaySince > reconnectMs) throw e;
+        await sleep(Math.min(BLOCK_MS, reconnectMs), o.signal);
+      }
+    }
+    // a result measured before the stop is still posted, when the server is there
+    if (conn !== null) {
+      for (const r of outbox) await conn.post(RESULT_STREAM, r).catch(() => {});
+    }
+  } finally {
+    conn?.close();
+  }
+  return answered;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+async function register(conn: ControlConnection, o: AgentOptions): Promise<ClockOffset> {
+  const clock = await conn.clock();
+  await conn.post(REGISTRY_STREAM, {
+    type: "register",
+    v: 1,
+    agent: o.name,
+    host: o.host.hostname,
+    cpuModel: o.host.cpuModel,
+    cpuCount: o.host.cpuCount,
+    memoryBytes: o.host.memoryBytes,
+    kernel: o.host.kernel,
+    tools: o.tools,
+    clock,
+    atMs: await conn.timeMs(),
+  });
+  o.onEvent?.({ kind: "registered", clock });
+  return clock;
+}
+
+function refusal(
+  why: string,
+  { item, clock, o, status = "refused" }: {
+    item: string;
+    clock: ClockOffset;
+    o: AgentOptions;
+    status?: "refused" | "error";
+  },
+): AgentResult {
+  return {
+    type: "result",
+    v: 1,
+    item: item.slice(0, 100),
+    agent: o.name,
+    host: o.host.hostname,
+    status,
+    error: redactText(why).slice(0, 4000),
+    clock,
+    startedAtMs: null,
+    step: null,
+    noise: null,
+  };
+}
+
+/** Checks an item, runs it, and says what happened. */
+async function answer(item: WorkItem, clock: ClockOffset, o: AgentOptions): Promise<AgentResult> {
+  let step: FixedRateStep, engine: string;
+  try {
+    if (item.agent !== o.name) throw new Error(`addressed to agent ${item.agent}, not ${o.name}`);
+    ({ step, engine } = o.check(item));
+    if (engine !== "kvlab") throw new Error(`engine ${engine}: this agent runs kvlab`);
+  } catch (e) {
+    return refusal((e as Error).message, { item: item.item, clock, o });
+  }
+  const localStart = item.startAtMs - clock.offsetMs;
+  const late = Date.now() - localStart;
+  if (late > 1000) {
+    return refusal(`its start passed ${(late / 1000).toFixed(1)} s ago: not run`, {
+      item: item.item,
+      clock,
+      o,
+    });
+  }
+  const before = safeNoise();
+  try {
+    const r = await runOpenLoop({
+      hostname: step.target.host,
+      port: step.target.port,
+      requestedOpsPerSec: step.requestedOpsPerSec,
+      connections: step.threads * step.clients,
+      durationS: step.durationS,
+      warmupS: step.warmupS,
+      ratio: step.ratio,
+      valueSize: step.dataSizeBytes,
+      keys: step.keys,
+      pipeline: step.pipeline,
+      arrival: step.arrivals,
+      workers: step.threads,
+      share: item.share,
+      startAtEpochMs: localStart,
+      signal: o.signal,
+    });
+    const after = safeNoise();
+    const startedAtMs = typeof r.startEpochMs === "number" ? r.startEpochMs + clock.offsetMs : null;
+    const stopped = r.interrupted ? `interrupted (${o.signal.reason ?? "stop"}) mid-step` : null;
+    return {
+      type: "result",
+      v: 1,
+      item: item.item,
+      agent: o.name,
+      host: o.host.hostname,
+      status: stopped ? "error" : "ok",
+      error: stopped,
+      clock,
+      startedAtMs,
+      step: { ...encodeStep(r), kvlabVersion: KVLAB_VERSION },
+      noise: { ...noiseRunColumns(before, after, {}) },
+    };
+  } catch (e) {
+    return refusal(controlProblem(e), { item: item.item, clock, o, status: "error" });
+  }
+}
+
+function safeNoise() {
+  try {
+    return readNoiseSnapshot([Deno.pid]);
+  } catch {
+    return null;
+  }
+}

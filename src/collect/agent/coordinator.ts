@@ -1,0 +1,270 @@
+/**
+ * The coordinator of `kvlab run` for a plan with `agents:` (issue 35): one step run from several
+ * client hosts and stored as ONE run. It picks the registered agents, splits the step's
+ * connections (and so its rate) into interleaved shares, posts each agent its work item with a
+ * common start far enough ahead for every agent's clock, waits for their results within the
+ * cell's limit, and stores the merge (`./merge.ts`: counts summed, histograms added) with one
+ * `agent_steps` row per agent and each agent's result as a raw file. No silent partial result:
+ * an agent that does not answer, fails or refuses makes the run incomplete (failed when none
+ * measured), its reason naming the agent and what was seen; the others' data is kept.
+ *
+ * @module
+ */
+
+import {
+  type CollectedRun,
+  type CollectOptions,
+  collectRun,
+  type Measurement,
+  snapshotAfter,
+  snapshotBefore,
+  stepFaults,
+  type StoredRun,
+} from "../collector.ts";
+import type { FixedRateStep } from "../tools/tool.ts";
+import type { ServerTarget } from "../target.ts";
+import type { OpenLoopResult } from "../loadgen/open_loop.ts";
+import { openLoopRows } from "../loadgen/rows.ts";
+import { openLoopCommand } from "../loadgen/step.ts";
+import { openLoopStepCall } from "../loadgen/tool.ts";
+import type { AgentStepsRow } from "../../schema.ts";
+import { KVLAB_VERSION } from "../../version.ts";
+import { commonStartMs, skewWarning } from "./clock.ts";
+import { ControlConnection, controlProblem } from "./control.ts";
+import { decodeStep, mergeSteps } from "./merge.ts";
+import { agentRow, type Answer, chooseAgents, skewDisturbance } from "./_answers.ts";
+import {
+  type AgentResult,
+  REGISTRY_STREAM,
+  RESULT_STREAM,
+  WORK_GROUP,
+  type WorkPlan,
+  workStream,
+} from "./protocol.ts";
+
+/** A step to run on agents. */
+export interface AgentsStep {
+  /** The control server, the agents wanted and the lead before the common start. */
+  agents: { control: ServerTarget; count: number; names: string[] | null; leadMs: number };
+  /** The step (its server, rate, connections, workload). */
+  step: FixedRateStep;
+  /** The plan data each agent is sent (its `rates` the step's total). */
+  plan: WorkPlan;
+  /** The cell id. */
+  cell: string;
+  /** The cell's limit, seconds: agents that have not answered by then count as not answering. */
+  timeoutS: number;
+  signal?: AbortSignal;
+}
+
+/** A stored step of several agents, with its rates (as a latency sweep notes them). */
+export interface AgentsCollectedStep extends CollectedRun {
+  requestedOpsPerSec: number;
+  achievedOpsPerSec: number | null;
+}
+
+interface Measured extends Measurement {
+  reason: string | null;
+  answers: Answer[];
+  merged: OpenLoopResult | null;
+  /** Refusals and stray messages the coordinator saw on the result stream, not its own. */
+  strays: string[];
+  startAtMs: number | null;
+}
+
+/**
+ * Runs one step on agents and stores it as one run. Throws only for bad options or a dataset
+ * that cannot be written; a control server or agents that cannot be reached give a failed run.
+ *
+ * @param s The step and its agents.
+ * @param options Dataset, labels, plan reference.
+ * @returns The stored run, with the requested and merged achieved rates.
+ */
+export async function runAgentsStep(
+  s: AgentsStep,
+  options: CollectOptions,
+): Promise<AgentsCollectedStep> {
+  const call = openLoopStepCall(s.step);
+  const names = s.agents.names?.join(", ") ?? `${s.agents.count} agents`;
+  const { measured: m, ...run } = await collectRun(options, {
+    target: s.step.target,
+    command: `${openLoopCommand(call)} (on agents: ${names}, control ${s.agents.control.display})`,
+    measure: (writer) => measure(s, writer.runId),
+    store: (m, runId) => stored(m, runId, s),
+  });
+  return {
+    ...run,
+    requestedOpsPerSec: s.step.requestedOpsPerSec,
+    achievedOpsPerSec: m.merged?.achievedOpsPerSec ?? null,
+  };
+}
+
+async function measure(s: AgentsStep, runId: string): Promise<Measured> {
+  const none = { answers: [], merged: null, strays: [], startAtMs: null };
+  const before = await snapshotBefore(s.step.target);
+  if ("reason" in before) return { ...before, ...none };
+  let conn: ControlConnection;
+  try {
+    conn = await ControlConnection.open(s.agents.control);
+  } catch (e) {
+    return { before, reason: `control server: ${controlProblem(e)}`, ...none };
+  }
+  try {
+    const nowMs = await conn.timeMs();
+    const picked = chooseAgents(await conn.latest(REGISTRY_STREAM, 1000), {
+      nowMs,
+      count: s.agents.count,
+      names: s.agents.names,
+    });
+    if ("reason" in picked) return { before, reason: picked.reason, ...none };
+    const startAtMs = commonStartMs(nowMs, picked.map((r) => r.clock), s.agents.leadMs);
+    let after = await conn.lastId(RESULT_STREAM);
+    const answers: Answer[] = picked.map((r, index) => ({
+      registration: r,
+      item: `${runId}-${index}`,
+      share: { index, of: picked.length },
+      result: null,
+    }));
+    for (const a of answers) {
+      const stream = workStream(a.registration.agent);
+      await conn.ensureGroup(stream, WORK_GROUP);
+      await conn.post(stream, {
+        type: "work",
+        v: 1,
+        item: a.item,
+        cell: s.cell,
+        agent: a.registration.agent,
+        plan: s.plan,
+        share: a.share,
+        startAtMs,
+        timeoutS: s.timeoutS,
+      });
+    }
+    // the results, until every agent answered or the cell's limit passed (reads block ≤ 1 s)
+    const strays: string[] = [];
+    const deadline = performance.now() + s.timeoutS * 1000;
+    const byItem = new Map(answers.map((a) => [a.item, a]));
+    while (answers.some((a) => a.result === null) && performance.now() < deadline) {
+      if (s.signal?.aborted) break;
+      for (const e of await conn.readAfter(RESULT_STREAM, after)) {
+        after = e.id;
+        if (e.problem) {
+          if (strays.length < 20) strays.push(e.problem.message);
+          continue;
+        }
+        const r = e.message as AgentResult;
+        const mine = r.type === "result" ? byItem.get(r.item) : undefined;
+        if (mine && mine.registration.agent === r.agent && mine.result === null) mine.result = r;
+        else if (r.type === "result" && r.status !== "ok" && strays.length < 20) {
+          strays.push(`agent ${r.agent} ${r.status} item ${r.item}: ${r.error}`);
+        }
+      }
+    }
+    const parts: OpenLoopResult[] = [];
+    for (const a of answers) {
+      if (a.result?.status !== "ok") continue;
+      try {
+        a.step = decodeStep(a.result.step!);
+        parts.push(a.step);
+      } catch (e) {
+        a.result = { ...a.result, status: "error", error: `its step: ${(e as Error).message}` };
+      }
+    }
+    const merged = parts.length > 0 ? mergeSteps(parts) : null;
+    return {
+      before,
+      after: await snapshotAfter(s.step.target),
+      reason: null,
+      answers,
+      merged,
+      strays,
+      startAtMs,
+    };
+  } catch (e) {
+    return { before, reason: `control server: ${controlProblem(e)}`, ...none };
+  } finally {
+    conn.close();
+  }
+}
+
+/** How a step of agents is stored: the merge, one row per agent, their raw results. */
+function stored(m: Measured, runId: string, s: AgentsStep): StoredRun {
+  const r = m.merged;
+  const server = s.step.target.display;
+  const missing = m.answers.filter((a) => a.result?.status !== "ok").map((a) =>
+    `agent ${a.registration.agent}: ${
+      a.result === null
+        ? `no answer within the cell's ${s.timeoutS} s`
+        : `${a.result.status}: ${a.result.error}`
+    }`
+  );
+  const lost = r ? stepFaults(r, server) : null;
+  // Ctrl-C / SIGTERM while waiting: the agents not heard from are named with it
+  if (s.signal?.aborted && missing.length > 0) missing.unshift("interrupted while waiting");
+  const status = m.reason !== null || r === null
+    ? "failed"
+    : missing.length > 0 || lost !== null || r.interrupted
+    ? "incomplete"
+    : "complete";
+  const reason = m.reason ?? ([...missing, ...(lost ? [lost] : [])].join("; ") || null);
+  const rows = r
+    ? openLoopRows(r, runId, {
+      ratio: s.step.ratio,
+      valueSize: s.step.dataSizeBytes,
+      keys: s.step.keys,
+      startedAt: m.startAtMs === null ? null : new Date(m.startAtMs + s.step.warmupS * 1000),
+    })
+    : null;
+  // per-second percentiles of several hosts cannot be merged: left out (null), counts kept
+  for (const t of rows?.time_series ?? []) {
+    t.p50_latency_ms = null;
+    t.p99_latency_ms = null;
+  }
+  const agentRows: AgentStepsRow[] = m.answers.map((a) => agentRow(a, runId, m.startAtMs));
+  const warnings = [
+    ...m.answers.flatMap((a) => {
+      const row = agentRows.find((x) => x.agent === a.registration.agent)!;
+      const w = row.start_skew_ms == null
+        ? null
+        : skewWarning(a.registration.agent, row.start_skew_ms, row.clock_uncertainty_ms ?? 0);
+      return w ? [w] : [];
+    }),
+    ...m.strays.map((x) => `control stream: ${x}`),
+  ];
+  return {
+    status,
+    reason,
+    tests: rows?.results.length ?? 0,
+    interrupted: (r?.interrupted || s.signal?.aborted) ?? false,
+    columns: {
+      tool: "kvlab-loadgen",
+      tool_version: KVLAB_VERSION,
+      output_format: r ? "kvlab" : "none",
+      tool_exit_code: null,
+      warning_count: warnings.length,
+    },
+    tables: {
+      results: rows?.results ?? [],
+      time_series: rows?.time_series ?? [],
+      hdr_histograms: rows?.hdr_histograms ?? [],
+      agent_steps: agentRows,
+    },
+    raw: m.answers.filter((a) => a.result !== null).map((a) => ({
+      name: `agent-${a.registration.agent}.json`,
+      bytes: new TextEncoder().encode(JSON.stringify(a.result, null, 1) + "\n"),
+    })),
+    // a start skew over its bound is a warning in the run, and a disturbance `compare` shows
+    disturbance: skewDisturbance(agentRows),
+    manifest: {
+      step: r
+        ? {
+          requested_ops_per_sec: s.step.requestedOpsPerSec,
+          achieved_ops_per_sec: r.achievedOpsPerSec,
+          engine: r.engine,
+          agents: m.answers.length,
+        }
+        : null,
+      warnings,
+    },
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * The `agent_steps` table (schema 1.6, issue 35): one row per client host of a step run from
+ * several (`kvlab run` with `agents:`), beside the one merged run of the step. Its columns are
+ * listed here (with the shape of `schema.ts`'s, which adds the table to `TABLES`) to keep
+ * `schema.ts` within its size.
+ *
+ * @module
+ */
+
+/** `agent_steps` (1.6): the agents of a step run from several client hosts. */
+export const AGENT_STEPS = [
+  { name: "run_id", type: "string", nullable: false, doc: "The merged run of the step." },
+  {
+    name: "agent",
+    type: "string",
+    nullable: false,
+    doc: "The agent's name (`kvlab agent --name`).",
+  },
+  { name: "host", type: "string", nullable: true, doc: "The agent's host name, as it registered." },
+  {
+    name: "share_index",
+    type: "int",
+    nullable: false,
+    doc: "Its connections: i % share_of = share_index.",
+  },
+  { name: "share_of", type: "int", nullable: false, doc: "Agents sharing the step." },
+  { name: "status", type: "string", nullable: false, doc: "ok, error, refused or no-answer." },
+  {
+    name: "error",
+    type: "string",
+    nullable: true,
+    doc: "What the agent (or the coordinator) saw, when not ok.",
+  },
+  {
+    name: "clock_offset_ms",
+    type: "float",
+    nullable: true,
+    doc: "Control clock − agent clock (TIME round trips), ms.",
+  },
+  {
+    name: "clock_uncertainty_ms",
+    type: "float",
+    nullable: true,
+    doc: "Half the best TIME round trip: the offset is within ± this, ms.",
+  },
+  {
+    name: "start_skew_ms",
+    type: "float",
+    nullable: true,
+    doc: "Its schedule's start − the common start (control clock), ms.",
+  },
+  {
+    name: "start_skew_warning",
+    type: "bool",
+    nullable: true,
+    doc: "Skew above max(5 ms, clock_uncertainty_ms).",
+  },
+  { name: "connections", type: "int", nullable: true, doc: "Connections it ran." },
+  {
+    name: "requested_ops_per_sec",
+    type: "float",
+    nullable: true,
+    doc: "Its share of the requested rate.",
+  },
+  {
+    name: "ops_per_sec",
+    type: "float",
+    nullable: true,
+    doc: "Its achieved rate (replies in its window / window).",
+  },
+  {
+    name: "error_count",
+    type: "int",
+    nullable: true,
+    doc: "Error replies, lost and unanswered requests.",
+  },
+  { name: "client_cpu_s", type: "float", nullable: true, doc: "CPU time its generator used." },
+  {
+    name: "send_lateness_p99_ms",
+    type: "float",
+    nullable: true,
+    doc: "p99 of its generator's own send lateness.",
+  },
+  {
+    name: "noise_other_cpu_pct",
+    type: "float",
+    nullable: true,
+    doc: "Other processes' CPU on its host during its step, %.",
+  },
+  {
+    name: "noise_steal_pct",
+    type: "float",
+    nullable: true,
+    doc: "Steal time on its host during its step, %.",
+  },
+  {
+    name: "noise_disturbance",
+    type: "string",
+    nullable: true,
+    doc: "Why its host was not quiet, or null.",
+  },
+  {
+    name: "raw_file",
+    type: "string",
+    nullable: true,
+    doc: "Its raw file in the run (its result with HDR histograms).",
+  },
+] as const;
