@@ -48,7 +48,7 @@ const SUMMARIES = ["fromIntended", "fromSend", "lateness", "queue", "delay"] as 
  *   sendLateness: h, sendQueue: h, sendDelay: h, fromIntended: s, fromSend: s, lateness: s,
  *   queue: s, delay: s, perSecond: [], commands: [], clientCpuS: 0.1, clientRunQueueS: null,
  *   stampedReplies: 0, setupCpuS: 0, timer: null, requestsPerCpuS: 70,
- *   clientCpuUsPerRequest: 1, wallS: 1, interrupted: false };
+ *   clientCpuUsPerRequest: 1, wallS: 1, interrupted: false, moved: 0, asked: 0 };
  * const back = decodeStep(JSON.parse(JSON.stringify(encodeStep(r))));
  * assert.equal(back.latencyFromIntended.totalCount, 7);
  * assert.ok(Math.abs(back.fromIntended.p50Ms - 0.25) < 0.001); // recomputed from the histogram
@@ -84,7 +84,16 @@ function histogram(v: unknown, field: string): Histogram {
   }
 }
 
-const COUNTS = ["sent", "completed", "errors", "disconnects", "unsent", "unanswered"] as const;
+const COUNTS = [
+  "sent",
+  "completed",
+  "errors",
+  "disconnects",
+  "unsent",
+  "unanswered",
+  "moved",
+  "asked",
+] as const;
 const NUMBERS = [
   ...COUNTS,
   "requestedOpsPerSec",
@@ -173,7 +182,8 @@ const sum = (parts: readonly OpenLoopResult[], k: (typeof NUMBERS)[number]) =>
  *     latencyFromSend: h, sendLateness: h, sendQueue: h, sendDelay: h, fromIntended: s,
  *     fromSend: s, lateness: s, queue: s, delay: s, perSecond: [], commands: [],
  *     clientCpuS: 0.1, clientRunQueueS: null, stampedReplies: 0, setupCpuS: 0, timer: null,
- *     requestsPerCpuS: 0, clientCpuUsPerRequest: null, wallS: 1, interrupted: false };
+ *     requestsPerCpuS: 0, clientCpuUsPerRequest: null, wallS: 1, interrupted: false, moved: 0,
+ *     asked: 0 };
  * };
  * // 99 % of the requests at 1 ms on one host, 1 % at 9 ms on the other: p99 is 1 ms, p99.9 9 ms
  * const m = mergeSteps([step(1, 990), step(9, 10)]);

@@ -133,6 +133,8 @@ function step(values: number[]): OpenLoopResult {
     clientCpuUsPerRequest: null,
     wallS: 1,
     interrupted: false,
+    moved: 0,
+    asked: 0,
   };
 }
 
