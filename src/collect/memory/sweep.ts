@@ -184,7 +184,9 @@ export async function runMemorySweep(o: MemorySweepOptions): Promise<MemorySweep
           const p = client.pipeline();
           const end = Math.min(target, next + batch);
           for (let i = next; i < end; i++) p.set(`key:${String(i).padStart(12, "0")}`, value);
-          await p.exec();
+          // a server gone mid-fill (an OOM kill) fails each SET: stop there, not after the last
+          const failed = (await p.exec())?.find(([e]) => e);
+          if (failed) throw failed[0];
           next = end;
           o.onProgress?.({ step, keys: next, target });
         }
