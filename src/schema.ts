@@ -11,7 +11,7 @@
  */
 
 /** Version of the schema written by this kvlab. Readers accept any `1.x`. */
-export const SCHEMA_VERSION = "1.4";
+export const SCHEMA_VERSION = "1.5";
 
 /** Major version readers of this kvlab accept. */
 export const SCHEMA_MAJOR = 1;
@@ -139,6 +139,12 @@ export const RUNS = [
     true,
     "Why the run was disturbed (other CPU > 10 %, steal > 2 %, iowait > 5 %, load > CPUs), or null.",
   ),
+  // 1.5: servers in containers (null when the server is in none)
+  c("container_name", "string", true, "The Docker container of the server, watched over the run."),
+  c("container_image", "string", true, "Its image (`kvlab/redis:7.0.15` for one kvlab started)."),
+  c("container_memory_limit_bytes", "int", true, "Its memory limit (`--memory`); null if none."),
+  c("container_cpus", "float", true, "Its CPU quota (`docker run --cpus`); null when it has none."),
+  c("container_oom_killed", "bool", true, "Whether it was killed for lack of memory (OOM)."),
 ] as const;
 
 /** `results`: one row per test per run. */
@@ -347,6 +353,19 @@ export const HDR_HISTOGRAMS = [
   c("source_line", "int", false, "Line of the raw file."),
 ] as const;
 
+/** `container_stats` (1.5): a server's container over a run, one `docker stats` sample a second. */
+export const CONTAINER_STATS = [
+  c("run_id", "string", false, "The run."),
+  c("sample", "int", false, "0-based sample of the run."),
+  c("elapsed_s", "float", false, "Seconds since the run started, when docker printed the sample."),
+  c("container_name", "string", false, "The container."),
+  c("cpu_pct", "float", true, "CPU %, as docker stats prints it (100 = one CPU)."),
+  c("memory_bytes", "int", true, "MEM USAGE (the cgroup's usage less inactive file pages)."),
+  c("memory_limit_bytes", "int", true, "LIMIT: the container's memory limit, else the host's."),
+  c("pids", "int", true, "PIDS: processes and threads in the container."),
+  c("source_line", "int", false, "Line of the run's raw `docker-stats.jsonl`."),
+] as const;
+
 /** The tables of schema 1.x, by name. */
 export const TABLES = {
   runs: RUNS,
@@ -357,6 +376,7 @@ export const TABLES = {
   memory: MEMORY,
   time_series: TIME_SERIES,
   hdr_histograms: HDR_HISTOGRAMS,
+  container_stats: CONTAINER_STATS,
 } as const;
 
 /** Name of a table. */
@@ -376,19 +396,8 @@ export type TableName = keyof typeof TABLES;
  * ```
  */
 export function tableSpec(name: string): readonly ColumnSpec[] {
-  switch (name) {
-    case "runs":
-    case "results":
-    case "latency_distribution":
-    case "server_info":
-    case "server_config":
-    case "memory":
-    case "time_series":
-    case "hdr_histograms":
-      return TABLES[name];
-    default:
-      throw new TypeError(`invalid table: ${name} (known: ${Object.keys(TABLES).join(", ")})`);
-  }
+  if (Object.hasOwn(TABLES, name)) return TABLES[name as TableName];
+  throw new TypeError(`invalid table: ${name} (known: ${Object.keys(TABLES).join(", ")})`);
 }
 
 /** A row of any table: values keyed by column name (checked against the table at write time). */
@@ -427,6 +436,8 @@ export type MemoryRow = RowOf<typeof MEMORY>;
 export type TimeSeriesRow = RowOf<typeof TIME_SERIES>;
 /** An `hdr_histograms` row. */
 export type HdrHistogramsRow = RowOf<typeof HDR_HISTOGRAMS>;
+/** A `container_stats` row. */
+export type ContainerStatsRow = RowOf<typeof CONTAINER_STATS>;
 
 /** The row type of each table, by table name. */
 export interface TableRows {
@@ -438,4 +449,5 @@ export interface TableRows {
   memory: MemoryRow;
   time_series: TimeSeriesRow;
   hdr_histograms: HdrHistogramsRow;
+  container_stats: ContainerStatsRow;
 }
