@@ -1,8 +1,8 @@
 /**
  * Memory collection: a key-count sweep over a Redis client (fill to each target with pipelined
  * SETs, wait until memory settles, then read DBSIZE, INFO memory, the server process's RSS from
- * /proc and the container's memory from `docker stats`), a sampler of the same views over time,
- * `docker stats` and a process RSS reader. The sweep and the sampler share one skeleton
+ * /proc and the container's memory from `docker stats`, `../docker/stats.ts`), a sampler of the
+ * same views over time, and a process RSS reader. The sweep and the sampler share one skeleton
  * (snapshot, connect, loop of samples, snapshot, commit); every loop is bounded in keys and time.
  *
  * @module
@@ -14,63 +14,14 @@ import { memoryRow } from "../_rows.ts";
 import type { MemoryFields } from "../formats/format.ts";
 import { infoNumber, memoryViews } from "../formats/info/info.ts";
 import { type CollectOptions, collectRun, type Measurement, snapshotAfter } from "../collector.ts";
-import { type DockerStatsRow, parseDockerStats } from "../formats/docker_stats/docker_stats.ts";
+import type { DockerStatsRow } from "../formats/docker_stats/docker_stats.ts";
+import { dockerStats } from "../docker/stats.ts";
+import { DockerUnavailableError } from "../docker/engine.ts";
 import { parseInfo } from "../formats/info/info.ts";
-import { DenoProcessRunner, type ProcessRunner, ToolNotFoundError } from "../process.ts";
+import { DenoProcessRunner, type ProcessRunner } from "../process.ts";
 import { connect, snapshotServer } from "../server.ts";
 import { LIMITS } from "../limits.ts";
 import { isLocal, type ServerTarget } from "../target.ts";
-
-/** No Docker engine could be reached (or no docker client is installed). */
-export class DockerUnavailableError extends Error {
-  /** @param message What docker said. */
-  constructor(message: string) {
-    super(message);
-    this.name = "DockerUnavailableError";
-  }
-}
-
-/**
- * One `docker stats --no-stream --format '{{json .}}' [NAME]` sample.
- *
- * @throws {DockerUnavailableError} When docker is missing or no engine answers (with docker's
- * own message, e.g. "Cannot connect to the Docker daemon at unix:///var/run/docker.sock").
- */
-export async function dockerStats(
-  runner: ProcessRunner,
-  container?: string,
-): Promise<DockerStatsRow[]> {
-  let r;
-  try {
-    r = await runner.run({
-      argv: [
-        "docker",
-        "stats",
-        "--no-stream",
-        "--format",
-        "{{json .}}",
-        ...(container ? [container] : []),
-      ],
-      timeoutMs: 15_000,
-      capture: true,
-    });
-  } catch (e) {
-    if (e instanceof ToolNotFoundError) {
-      throw new DockerUnavailableError("docker: not found on PATH (no Docker client)");
-    }
-    throw e;
-  }
-  const err = new TextDecoder().decode(r.stderr ?? new Uint8Array()).trim();
-  if (r.code !== 0) {
-    throw new DockerUnavailableError(
-      `docker stats failed (exit ${r.code ?? r.signal}): ${err || "no message"}` +
-        (/Cannot connect to the Docker daemon/.test(err)
-          ? " — no Docker engine is running here; container memory is left empty"
-          : ""),
-    );
-  }
-  return parseDockerStats(new TextDecoder().decode(r.stdout ?? new Uint8Array()));
-}
 
 /**
  * The resident set size of a local process: `VmRSS` from /proc/<pid>/status, or `ps -o rss=`
@@ -131,6 +82,8 @@ export interface MemorySweepResult {
   reason: string | null;
   /** Set when container memory was asked for and docker could not give it. */
   dockerError: string | null;
+  /** The reason the run was stored with (its container's OOM kill first, when it had one). */
+  runReason: string | null;
   /** The `memory` rows the run stored, as committed. */
   memory: readonly MemoryRow[];
   /** The `results` rows the run stored (a memory run stores none). */
@@ -309,6 +262,7 @@ async function memoryRun(o: MemoryRunOptions, kind: MemoryRunKind): Promise<Memo
     steps: m.memory.length,
     reason: m.reason,
     dockerError: m.dockerError,
+    runReason: run.reason,
     memory: m.memory,
     results: run.results,
   };
