@@ -359,7 +359,7 @@ export const CONTAINER_STATS = [
   c("sample", "int", false, "0-based sample of the run."),
   c("elapsed_s", "float", false, "Seconds since the run started, when docker printed the sample."),
   c("container_name", "string", false, "The container."),
-  c("cpu_pct", "float", true, "CPU %, as docker stats prints it (100 = one CPU)."),
+  c("cpu_pct", "float", true, "CPU %, as docker stats prints it (100 = one CPU); see SCHEMA.md."),
   c("memory_bytes", "int", true, "MEM USAGE (the cgroup's usage less inactive file pages)."),
   c("memory_limit_bytes", "int", true, "LIMIT: the container's memory limit, else the host's."),
   c("pids", "int", true, "PIDS: processes and threads in the container."),

@@ -43,13 +43,14 @@ export const DOCKER_STATS_RAW = "docker-stats.jsonl";
  * ```ts
  * import { containerStatsRows } from "./watch.ts";
  * import assert from "node:assert/strict";
- * const text = '{"BlockIO":"0B / 0B","CPUPerc":"12.50%","ID":"e209","MemPerc":"5.24%",' +
+ * const text = '{"BlockIO":"0B / 0B","CPUPerc":"0.00%","ID":"e209","MemPerc":"5.24%",' +
  *   '"MemUsage":"3.352MiB / 64MiB","Name":"kvlab-redis","NetIO":"0B / 0B","PIDs":"5"}';
- * const [row] = containerStatsRows("r1", [{ text, atMs: 1500 }]);
+ * const [row, next] = containerStatsRows("r1", [{ text, atMs: 1500 }, { text, atMs: 2500 }]);
  * assert.deepEqual(
  *   [row.sample, row.elapsed_s, row.cpu_pct, row.memory_bytes, row.memory_limit_bytes, row.pids, row.source_line],
- *   [0, 1.5, 12.5, Math.round(3.352 * 2 ** 20), 64 * 2 ** 20, 5, 1],
+ *   [0, 1.5, null, Math.round(3.352 * 2 ** 20), 64 * 2 ** 20, 5, 1],
  * );
+ * assert.equal(next.cpu_pct, 0); // a 0.00 % after the first is one
  * ```
  */
 export function containerStatsRows(
@@ -62,7 +63,8 @@ export function containerStatsRows(
       sample: i,
       elapsed_s: s.atMs / 1000,
       container_name: r.name,
-      cpu_pct: r.cpuPercent,
+      // a first reading with no earlier one to take CPU time from prints 0.00 %: not a measure
+      cpu_pct: i === 0 && r.cpuPercent === 0 ? null : r.cpuPercent,
       memory_bytes: r.memUsageBytes,
       memory_limit_bytes: r.memLimitBytes,
       pids: r.pids,

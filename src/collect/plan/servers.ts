@@ -69,6 +69,40 @@ export function containerName(plan: string, server: string, pid: number): string
   return `kvlab-${plan}-${server}-${pid}`.replace(/[^a-zA-Z0-9_.-]/g, "-");
 }
 
+/**
+ * What a plan would start, for `--dry-run`: one line per server with `start:`.
+ *
+ * @param plan The plan.
+ * @returns The lines.
+ *
+ * @example
+ * ```ts
+ * import { parsePlan, startLines } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * const plan = parsePlan("name: p\nkind: memory\nservers: [{ name: r, start: { engine: redis, " +
+ *   "container: true, memory_limit: 64m, cpus: 1 } }]\nmemory: { key_counts: [10] }\n", "p.yaml");
+ * assert.deepEqual(startLines(plan), [
+ *   "server r: a container of kvlab/redis (the installed redis-server), memory limit 64 MiB, " +
+ *     "1 CPUs, on a free loopback port (port 0 until it runs)",
+ * ]);
+ * ```
+ */
+export function startLines(plan: Pick<StudyPlan, "servers">): string[] {
+  return plan.servers.flatMap((s) => {
+    if (!s.start) return [];
+    const limits = [
+      s.start.memoryLimitBytes === undefined
+        ? ""
+        : `, memory limit ${Number((s.start.memoryLimitBytes / 2 ** 20).toFixed(1))} MiB`,
+      s.start.cpus === undefined ? "" : `, ${s.start.cpus} CPUs`,
+    ].join("");
+    return [
+      `server ${s.name}: a container of kvlab/${s.start.engine} (the installed ` +
+      `${s.start.engine}-server)${limits}, on a free loopback port (port 0 until it runs)`,
+    ];
+  });
+}
+
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /**

@@ -33,7 +33,7 @@ import { localServerPid, pinProcess, type ProcessPin, restorePins } from "./pin.
 import { DenoProcessRunner, pinnedRunner, type ProcessRunner } from "../process.ts";
 import type { CollectedRun } from "../collector.ts";
 import type { DockerEngine } from "../docker/engine.ts";
-import { startPlanServers, usesDocker } from "./servers.ts";
+import { startLines, startPlanServers, usesDocker } from "./servers.ts";
 
 export { cellParams } from "./kinds/redis_benchmark.ts";
 export type { LockOwner, Orphan } from "../../store/locks.ts";
@@ -201,7 +201,10 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
   checkPinning(plan, options.pinning);
   const dataset = Dataset.of(options.data);
   const own = options.runner ?? new DenoProcessRunner({ pidDir: dataset.childrenDir() });
-  if (options.dryRun) return await runCellsOf({ plan, options, own });
+  if (options.dryRun) {
+    for (const line of startLines(plan)) options.onServers?.(line);
+    return await runCellsOf({ plan, options, own });
+  }
   const stored = new StoredCells(dataset, plan.name);
   // no engine nor container for a plan whose every cell is complete already
   if (!usesDocker(plan) || planCells(plan).every((c) => stored.complete(c.id) !== undefined)) {
