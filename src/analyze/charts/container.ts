@@ -26,14 +26,16 @@ export interface ContainerChartOptions extends ChartOptions {
 
 const MiB = 1024 * 1024;
 
+/** What one panel draws: a field, its axis title, the series' colours, layers drawn over it. */
+interface Panel {
+  field: string;
+  title: string;
+  color: VegaLiteSpec;
+  extra?: VegaLiteSpec[];
+}
+
 /** One panel of the figure: a line per series against seconds, sharing the x axis. */
-function panel(
-  values: Rec[],
-  field: string,
-  title: string,
-  color: VegaLiteSpec,
-  extra: VegaLiteSpec[] = [],
-): VegaLiteSpec {
+function panel(values: Rec[], { field, title, color, extra = [] }: Panel): VegaLiteSpec {
   const line = {
     mark: { type: "line", point: { size: 16 } },
     encoding: {
@@ -106,9 +108,18 @@ export function containerChart(
     }]
     : [];
   const panels = [
-    ...(tp.length ? [panel(tp, "ops_per_sec", "throughput (ops/s)", color)] : []),
-    panel(recs.filter((r) => r.memory_mib !== null), "memory_mib", "memory (MiB)", color, rule),
-    panel(recs.filter((r) => r.cpu_pct !== null), "cpu_pct", "CPU (% of one CPU)", color),
+    ...(tp.length ? [panel(tp, { field: "ops_per_sec", title: "throughput (ops/s)", color })] : []),
+    panel(recs.filter((r) => r.memory_mib !== null), {
+      field: "memory_mib",
+      title: "memory (MiB)",
+      color,
+      extra: rule,
+    }),
+    panel(recs.filter((r) => r.cpu_pct !== null), {
+      field: "cpu_pct",
+      title: "CPU (% of one CPU)",
+      color,
+    }),
   ];
   return {
     ...base(
