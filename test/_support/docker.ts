@@ -11,8 +11,8 @@ import {
   DenoProcessRunner,
   type DockerEngine,
   DockerUnavailableError,
-  findEngine,
-  startPrivateEngine,
+  type OpenEngine,
+  openEngine,
 } from "../../src/collect/mod.ts";
 
 const CI = () => Deno.env.get("CI") === "true";
@@ -29,30 +29,23 @@ export async function withDockerEngine(
   what: string,
   fn: (engine: DockerEngine) => Promise<void>,
 ): Promise<void> {
-  const runner = new DenoProcessRunner();
-  let engine: DockerEngine;
-  let stop: (() => Promise<string | null>) | undefined;
+  let open: OpenEngine;
   try {
-    engine = await findEngine(runner);
+    open = await openEngine(new DenoProcessRunner());
   } catch (e) {
-    if (!(e instanceof DockerUnavailableError)) throw e;
-    try {
-      const own = await startPrivateEngine({ runner });
-      engine = own;
-      stop = own.stop;
-    } catch (why) {
-      if (!(why instanceof DockerUnavailableError) || CI()) throw why;
-      // deno-lint-ignore no-console -- one line saying what was skipped and why
-      console.log(`skipped: ${what}: ${e.message}; ${why.message}`);
-      return;
-    }
+    if (!(e instanceof DockerUnavailableError) || CI()) throw e;
+    // deno-lint-ignore no-console -- one line saying what was skipped and why
+    console.log(`skipped: ${what}: ${e.message}`);
+    return;
   }
+  let left: string | null;
   try {
-    await fn(engine);
+    await fn(open.engine);
   } finally {
-    const left = await stop?.();
-    if (left) throw new Error(left);
+    left = await open.stop();
   }
+  // an engine kvlab started that left its folder behind fails the test that started it
+  if (left) throw new Error(left);
 }
 
 /**

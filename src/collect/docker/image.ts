@@ -12,7 +12,6 @@ import { findTool } from "../tools/find.ts";
 import { ToolNotFoundError } from "../process.ts";
 import type { DockerEngine } from "./engine.ts";
 import { dockerCacheDir } from "./private_engine.ts";
-import { runDocker } from "./engine.ts";
 
 /** The servers kvlab can put in a container. */
 export const SERVER_ENGINES = ["redis", "valkey"] as const;

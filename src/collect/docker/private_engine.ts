@@ -13,7 +13,7 @@ import { processStart, processState, sameProcess } from "../../system/pids.ts";
 import { readSystemFiles } from "../../system/proc.ts";
 import { findTool } from "../tools/find.ts";
 import type { ProcessRunner } from "../process.ts";
-import { connectEngine, type DockerEngine, DockerUnavailableError } from "./engine.ts";
+import { connectEngine, type DockerEngine, DockerUnavailableError, findEngine } from "./engine.ts";
 
 /** The environment variables the cache folder is read from. */
 export interface DockerDirEnv {
@@ -414,4 +414,37 @@ async function removeLeftContainers(dir: string, runner: ProcessRunner): Promise
     Deno.kill(pid, "SIGKILL");
   } catch { /* gone */ }
   await child?.status;
+}
+
+/** An engine for a session of several plans (a notebook, a test), and what stops it. */
+export interface OpenEngine {
+  engine: DockerEngine;
+  /** Stops the engine when kvlab started it (nothing otherwise); what was left, or null. */
+  stop(): Promise<string | null>;
+}
+
+/**
+ * The engine `DOCKER_HOST` or the default socket names, else a private one kvlab starts: for
+ * several plans in a row (hand it to each as `runPlan`'s `docker`), stopped once at the end.
+ *
+ * @param runner Starts docker and dockerd.
+ * @param signal Aborting stops the start of a private engine.
+ * @returns The engine and its stop.
+ * @throws {DockerUnavailableError} When none answers and none can be started here (both why).
+ */
+export async function openEngine(runner: ProcessRunner, signal?: AbortSignal): Promise<OpenEngine> {
+  try {
+    return { engine: await findEngine(runner), stop: () => Promise.resolve(null) };
+  } catch (e) {
+    if (!(e instanceof DockerUnavailableError)) throw e;
+    try {
+      const engine = await startPrivateEngine({ runner, signal });
+      return { engine, stop: engine.stop };
+    } catch (why) {
+      if (!(why instanceof DockerUnavailableError)) throw why;
+      throw new DockerUnavailableError(
+        `${e.message}; and kvlab cannot start one here: ${why.message}`,
+      );
+    }
+  }
 }

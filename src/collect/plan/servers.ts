@@ -10,9 +10,10 @@
  */
 
 import type { ProcessRunner } from "../process.ts";
+import { processState } from "../../system/pids.ts";
 import { parseServerUrl } from "../target.ts";
 import { type DockerEngine, DockerUnavailableError, findEngine } from "../docker/engine.ts";
-import { startPrivateEngine } from "../docker/private_engine.ts";
+import { type OpenEngine, openEngine, type PrivateEngine } from "../docker/private_engine.ts";
 import { type ServerEngine, type ServerImage, serverImage } from "../docker/image.ts";
 import { type ServerContainer, startServerContainer } from "../docker/container.ts";
 import { containerWatch } from "../docker/watch.ts";
@@ -67,6 +68,46 @@ export function usesDocker(plan: Pick<StudyPlan, "servers">): boolean {
  */
 export function containerName(plan: string, server: string, pid: number): string {
   return `kvlab-${plan}-${server}-${pid}`.replace(/[^a-zA-Z0-9_.-]/g, "-");
+}
+
+/**
+ * Removes the containers kvlab started whose kvlab is gone (killed by SIGKILL, or a crash): the
+ * ones labelled `kvlab.pid` with a pid that no longer runs.
+ *
+ * @param engine The engine.
+ * @returns What was removed, one line each.
+ */
+export async function removeLeftContainers(engine: DockerEngine): Promise<string[]> {
+  let listed: string;
+  try {
+    listed = await engine.run([
+      "ps",
+      "--all",
+      "--filter",
+      "label=kvlab.pid",
+      "--format",
+      '{{.Names}} {{.Label "kvlab.pid"}}',
+    ]);
+  } catch {
+    return []; // a client that cannot list them: nothing to do here
+  }
+  const done: string[] = [];
+  for (const line of listed.split("\n")) {
+    const [name, pid] = line.trim().split(" ");
+    if (!name || !/^\d+$/.test(pid ?? "") || Number(pid) === Deno.pid) continue;
+    if (processState(Number(pid)).state !== "gone") continue;
+    try {
+      await engine.run(["rm", "--force", "--volumes", name]);
+      done.push(`removed container ${name}, left by kvlab pid ${pid} which is gone`);
+    } catch (e) {
+      done.push(
+        `container ${name}, left by kvlab pid ${pid}, could not be removed: ${
+          (e as Error).message
+        }`,
+      );
+    }
+  }
+  return done;
 }
 
 /**
@@ -140,6 +181,7 @@ export async function startPlanServers(
   try {
     const engine = o.engine ?? await chooseEngine(plan, o, (s) => ownEngine = s);
     if (engine === null) return { plan, runner: o.runner, stop };
+    for (const line of await removeLeftContainers(engine)) say(line);
     const images = new Map<ServerEngine, ServerImage>();
     const servers: PlanServer[] = [];
     for (const s of plan.servers) {
@@ -194,31 +236,36 @@ async function chooseEngine(
   owned: (stop: () => Promise<string | null>) => void,
 ): Promise<DockerEngine | null> {
   const say = (line: string) => o.onMessage?.(line);
+  const starts = plan.servers.filter((s) => s.start).map((s) => s.name);
+  let open: OpenEngine;
   try {
-    const found = await findEngine(o.runner);
-    say(`engine: Docker ${found.version} (${Deno.env.get("DOCKER_HOST") ?? "the default socket"})`);
-    return found;
+    open = starts.length
+      ? await openEngine(o.runner, o.signal)
+      : { engine: await findEngine(o.runner), stop: () => Promise.resolve(null) };
   } catch (e) {
     if (!(e instanceof DockerUnavailableError)) throw e;
-    const starts = plan.servers.filter((s) => s.start).map((s) => s.name);
     if (starts.length === 0) {
       say(`containers not watched: ${e.message}`);
       return null;
     }
-    try {
-      const engine = await startPrivateEngine({ runner: o.runner, signal: o.signal });
-      owned(engine.stop);
-      say(
-        `engine: a private dockerd ${engine.version} (pid ${engine.pid}, ${engine.dir}, ` +
-          `${seconds(engine.startMs)}): ${e.message}`,
-      );
-      return engine;
-    } catch (why) {
-      if (!(why instanceof DockerUnavailableError)) throw why;
-      throw new DockerUnavailableError(
-        `server ${starts.join(", ")}: start: { container: true } needs a Docker engine; ` +
-          `${e.message}; and kvlab cannot start one here: ${why.message}`,
-      );
-    }
+    throw new DockerUnavailableError(
+      `server ${starts.join(", ")}: start: { container: true } needs a Docker engine: ${e.message}`,
+    );
   }
+  const { engine } = open;
+  if (engine.private) {
+    owned(open.stop);
+    const p = engine as PrivateEngine;
+    say(
+      `engine: a private dockerd ${engine.version} (pid ${p.pid}, ${p.dir}, ${
+        seconds(p.startMs)
+      }; ` +
+        `no engine answered at ${Deno.env.get("DOCKER_HOST") ?? "the default socket"})`,
+    );
+  } else {
+    say(
+      `engine: Docker ${engine.version} (${Deno.env.get("DOCKER_HOST") ?? "the default socket"})`,
+    );
+  }
+  return engine;
 }

@@ -33,7 +33,7 @@ import { localServerPid, pinProcess, type ProcessPin, restorePins } from "./pin.
 import { DenoProcessRunner, pinnedRunner, type ProcessRunner } from "../process.ts";
 import type { CollectedRun } from "../collector.ts";
 import type { DockerEngine } from "../docker/engine.ts";
-import { startLines, startPlanServers, usesDocker } from "./servers.ts";
+import { type PlanServers, startLines, startPlanServers, usesDocker } from "./servers.ts";
 
 export { cellParams } from "./kinds/redis_benchmark.ts";
 export type { LockOwner, Orphan } from "../../store/locks.ts";
@@ -210,12 +210,20 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
   if (!usesDocker(plan) || planCells(plan).every((c) => stored.complete(c.id) !== undefined)) {
     return await runCellsOf({ plan, options, own, stored });
   }
-  const servers = await startPlanServers(plan, {
-    runner: own,
-    signal: options.signal,
-    engine: options.docker,
-    onMessage: options.onServers,
-  });
+  let servers: PlanServers;
+  try {
+    servers = await startPlanServers(plan, {
+      runner: own,
+      signal: options.signal,
+      engine: options.docker,
+      onMessage: options.onServers,
+    });
+  } catch (e) {
+    // Ctrl-C while the engine or a container started: nothing ran, nothing is left
+    if (!options.signal?.aborted) throw e;
+    const cells = planCells(plan).length;
+    return { cells, complete: 0, skipped: 0, incomplete: 0, failed: 0, interrupted: true };
+  }
   try {
     return await runCellsOf({ plan: servers.plan, options, own: servers.runner, stored });
   } finally {

@@ -9,6 +9,7 @@ import {
   dockerCacheDir,
   type DockerEngine,
   parsePlan,
+  removeLeftContainers,
   runPlan,
   serverBinaryVersion,
   serverImage,
@@ -165,7 +166,7 @@ Deno.test("servers in containers against a real engine", async (t) => {
           await withTempDir("kvlab-container-theirs-", async (data) => {
             const plan = parsePlan(
               `name: theirs\nservers:\n  - { name: redis, url: "${theirs.url}", container: ${name} }\n` +
-                "tests: [set]\nrequests: 300000\n",
+                "tests: [set]\nrequests: 150000\n",
               "theirs.yaml",
             );
             const r = await runPlan(plan, { data, docker: engine });
@@ -189,6 +190,25 @@ Deno.test("servers in containers against a real engine", async (t) => {
         }
       },
     );
+
+    await t.step("removeLeftContainers() removes what a kvlab killed by SIGKILL left", async () => {
+      const image = await serverImage(engine, "redis");
+      const gone = 2 ** 22 + 1; // above Linux's pid_max: no process has it
+      const name = `kvlab-test-left-${Deno.pid}`;
+      await engine.run(["create", "--label", `kvlab.pid=${gone}`, "--name", name, image.tag]);
+      const mine = `kvlab-test-mine-${Deno.pid}`;
+      await engine.run(["create", "--label", `kvlab.pid=${Deno.pid}`, "--name", mine, image.tag]);
+      try {
+        assert.deepEqual(await removeLeftContainers(engine), [
+          `removed container ${name}, left by kvlab pid ${gone} which is gone`,
+        ]);
+        assert.deepEqual(await ours(engine), [
+          (await engine.run(["inspect", "--format", "{{.Id}}", mine])).trim().slice(0, 12),
+        ]);
+      } finally {
+        await engine.run(["rm", "--force", name, mine]).catch(() => "");
+      }
+    });
   });
 });
 
