@@ -138,9 +138,19 @@ if (import.meta.main) {
   // Everything kvlab prints leaves the process here: redacted once, control characters shown
   // (text from datasets and servers is untrusted), written whole.
   const enc = new TextEncoder();
+  // A reader that goes away (`kvlab table … | head -c 100`) ends what is shown, not the work:
+  // later output to that stream is dropped, the command finishes (so a run being stored is
+  // stored) and exits as it would have, with no "Broken pipe" error.
+  const closed = new Set<unknown>();
   const writeAll = (w: { writeSync(b: Uint8Array): number }, text: string) => {
+    if (closed.has(w)) return;
     const bytes = enc.encode(text);
-    for (let off = 0; off < bytes.length;) off += w.writeSync(bytes.subarray(off));
+    try {
+      for (let off = 0; off < bytes.length;) off += w.writeSync(bytes.subarray(off));
+    } catch (e) {
+      if (!(e instanceof Deno.errors.BrokenPipe)) throw e;
+      closed.add(w);
+    }
   };
   const print = (s: string) => writeAll(Deno.stdout, terminalText(redactText(s)));
   const printErr = (s: string) => writeAll(Deno.stderr, terminalText(redactText(s)));

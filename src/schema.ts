@@ -43,6 +43,19 @@ const c = <const N extends string, const T extends ColumnType, const Nl extends 
   doc: string,
 ): Col<N, T, Nl> => ({ name, type, nullable, doc });
 
+/**
+ * String columns that hold a JSON object (`runs.tags`): `--format json` output gives them as
+ * objects, not as strings of JSON.
+ *
+ * @example
+ * ```ts
+ * import { JSON_TEXT_COLUMNS } from "./schema.ts";
+ * import assert from "node:assert/strict";
+ * assert.ok(JSON_TEXT_COLUMNS.has("tags"));
+ * ```
+ */
+export const JSON_TEXT_COLUMNS: ReadonlySet<string> = new Set(["tags"]);
+
 /** `runs`: one row per run. */
 export const RUNS = [
   c("run_id", "string", false, "Unique id made by the writer: `<UTC yyyymmddThhmmssZ>-<12 hex>`."),
@@ -431,7 +444,6 @@ export type ServerInfoRow = RowOf<typeof SERVER_INFO>;
 export type ServerConfigRow = RowOf<typeof SERVER_CONFIG>;
 /** A `memory` row. */
 export type MemoryRow = RowOf<typeof MEMORY>;
-
 /** A `time_series` row. */
 export type TimeSeriesRow = RowOf<typeof TIME_SERIES>;
 /** An `hdr_histograms` row. */
@@ -440,14 +452,4 @@ export type HdrHistogramsRow = RowOf<typeof HDR_HISTOGRAMS>;
 export type ContainerStatsRow = RowOf<typeof CONTAINER_STATS>;
 
 /** The row type of each table, by table name. */
-export interface TableRows {
-  runs: RunsRow;
-  results: ResultsRow;
-  latency_distribution: LatencyDistributionRow;
-  server_info: ServerInfoRow;
-  server_config: ServerConfigRow;
-  memory: MemoryRow;
-  time_series: TimeSeriesRow;
-  hdr_histograms: HdrHistogramsRow;
-  container_stats: ContainerStatsRow;
-}
+export type TableRows = { [K in TableName]: RowOf<(typeof TABLES)[K]> };

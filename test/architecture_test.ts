@@ -178,6 +178,61 @@ Deno.test("the import graph has no cycle between files", () => {
   assert.deepEqual(cycles, []);
 });
 
+/**
+ * Loops between the rooms of each folder: a room is a file or a sub-folder (all its files), and
+ * room A → room B when a file of A imports a file of B. A loop means some room imports one that
+ * stands above it (as `process.ts` did `tools/find.ts`, while `tools/` imports `process.ts`).
+ */
+function roomLoops(graph: Map<string, string[]>, root: string): string[] {
+  const loops: string[] = [];
+  const folders = new Set(
+    [...graph.keys()].map((f) => dirname(f)).flatMap((d) => {
+      const up: string[] = [];
+      for (let x = d; x.startsWith(root); x = dirname(x)) up.push(x);
+      return up;
+    }),
+  );
+  for (const folder of folders) {
+    const roomOf = (f: string) =>
+      f.startsWith(folder + "/") ? relative(folder, f).split("/")[0] : null;
+    const edges = new Map<string, Set<string>>();
+    for (const [f, ds] of graph) {
+      const a = roomOf(f);
+      if (a === null) continue;
+      for (const d of ds) {
+        const b = roomOf(d);
+        if (b !== null && b !== a) edges.set(a, (edges.get(a) ?? new Set()).add(b));
+      }
+    }
+    const state = new Map<string, 1 | 2>();
+    const visit = (r: string, path: string[]) => {
+      state.set(r, 1);
+      for (const n of edges.get(r) ?? []) {
+        if (state.get(n) === 1) {
+          loops.push(`${relative(root, folder) || "."}: ${[...path, r, n].join(" → ")}`);
+        } else if (!state.has(n)) visit(n, [...path, r]);
+      }
+      state.set(r, 2);
+    };
+    for (const r of edges.keys()) if (!state.has(r)) visit(r, []);
+  }
+  return loops;
+}
+
+Deno.test("the rooms of every folder import each other one way (no loop between them)", async (t) => {
+  await t.step("the check finds a loop through a sub-folder", () => {
+    const g = new Map([
+      ["/s/process.ts", ["/s/tools/find.ts"]],
+      ["/s/tools/find.ts", []],
+      ["/s/tools/tool.ts", ["/s/process.ts"]],
+    ]);
+    assert.deepEqual(roomLoops(g, "/s"), [".: process.ts → tools → process.ts"]);
+  });
+  await t.step("under src/", () => {
+    assert.deepEqual(roomLoops(GRAPH, SRC), []);
+  });
+});
+
 /** A function of the source (declaration, expression, arrow or method) as Deno's parser sees it. */
 interface FunctionSite {
   /** `path:line` of its first line. */

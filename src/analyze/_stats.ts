@@ -8,6 +8,62 @@
  */
 
 /**
+ * The ratio `to / from` of two medians or means, or null when it is no number: from 0 (a rate
+ * of nothing has no factor or percentage of change) or a value that is null or not finite. The
+ * one rule of every relative column (`compare`'s `ratio`, `delta`'s factor and changes,
+ * `changes`' `change_pct`), so that each output format prints the same: empty in CSV, text and
+ * Markdown, `null` in JSON, never `Infinity` or `NaN`.
+ *
+ * @param to The value after (the candidate's).
+ * @param from The value before (the baseline's).
+ * @returns The ratio, or null.
+ *
+ * @example
+ * ```ts
+ * import { ratioOf } from "./_stats.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(ratioOf(120, 100), 1.2);
+ * assert.equal(ratioOf(50_000, 0), null);
+ * assert.equal(ratioOf(0, 0), null);
+ * assert.equal(ratioOf(null, 100), null);
+ * assert.equal(ratioOf(1, Infinity), null);
+ * ```
+ */
+export function ratioOf(
+  to: number | null | undefined,
+  from: number | null | undefined,
+): number | null {
+  if (to === null || to === undefined || from === null || from === undefined || from === 0) {
+    return null;
+  }
+  const r = to / from;
+  return Number.isFinite(r) && Number.isFinite(to) && Number.isFinite(from) ? r : null;
+}
+
+/**
+ * The change from `from` to `to` in percent, `(to - from) / from · 100`, or null by the rule of
+ * {@link ratioOf} (from 0, null or not finite).
+ *
+ * @param to The value after.
+ * @param from The value before.
+ * @returns The change in percent, or null.
+ *
+ * @example
+ * ```ts
+ * import { changePctOf } from "./_stats.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(changePctOf(90, 100), -10);
+ * assert.equal(changePctOf(50_000, 0), null);
+ * ```
+ */
+export function changePctOf(
+  to: number | null | undefined,
+  from: number | null | undefined,
+): number | null {
+  return ratioOf(to, from) === null ? null : ((to! - from!) / from!) * 100;
+}
+
+/**
  * The median of numbers (mean of the two middle ones for an even count).
  *
  * @example

@@ -1,7 +1,7 @@
 /**
  * Rendering and saving charts: `toSvg` (Vega, headless), `toPng` (resvg, with the system's
  * fonts, CJK included), `saveChart(spec, path)` choosing the format from the extension, and
- * `display(spec)` for Jupyter (a MIME bundle of the Vega-Lite spec plus an SVG fallback).
+ * `display(spec)` for Jupyter (a MIME bundle of the Vega-Lite spec plus a PNG of it).
  *
  * @module
  */
@@ -9,6 +9,7 @@
 import { Resvg } from "@resvg/resvg-js";
 import * as vega from "vega";
 import { textWidth } from "./_text_width.ts";
+import { jupyter } from "./_jupyter.ts";
 import * as vl from "vega-lite";
 import type { VegaLiteSpec } from "./chart.ts";
 import { terminalText } from "../text/safe.ts";
@@ -327,15 +328,22 @@ export async function chartDisplay(spec: VegaLiteSpec): Promise<ChartDisplay> {
 
 /**
  * Shows a chart inline under the Deno Jupyter kernel (feature-detected: `Deno.jupyter` only
- * exists there): the bundle of {@link chartDisplay}. Outside Jupyter it shows nothing.
+ * exists there): the bundle of {@link chartDisplay}, the Vega-Lite spec and a PNG. Outside
+ * Jupyter it shows nothing. It returns nothing, so `await display(spec)` as a cell's last line
+ * shows the figure once, without an `Out[n]` echo of the bundle; {@link chartDisplay} gives the
+ * bundle for inspection.
  *
- * @returns The bundle shown (or that would be shown), for inspection outside Jupyter.
+ * @example
+ * ```ts
+ * import { display } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * const spec = { data: { values: [{ a: 1 }] }, mark: "bar", encoding: { x: { field: "a", type: "quantitative" } } };
+ * assert.equal(await display(spec), undefined);
+ * ```
  */
-export async function display(spec: VegaLiteSpec): Promise<Record<string, unknown>> {
+export async function display(spec: VegaLiteSpec): Promise<void> {
+  const kernel = jupyter();
+  if (!kernel) return;
   const { data, metadata } = await chartDisplay(spec);
-  const jupyter = (Deno as unknown as {
-    jupyter?: { broadcast(type: string, content: unknown): Promise<void> };
-  }).jupyter;
-  if (jupyter) await jupyter.broadcast("display_data", { data, metadata, transient: {} });
-  return data;
+  await kernel.broadcast("display_data", { data, metadata, transient: {} });
 }

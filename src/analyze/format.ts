@@ -7,6 +7,7 @@
 
 import pl from "nodejs-polars";
 import { csvCell, markdownText, terminalText } from "../text/safe.ts";
+import { JSON_TEXT_COLUMNS } from "../schema.ts";
 
 /** Output formats of {@link formatTable}: `text` is aligned columns for a terminal. */
 export type TableFormat = "md" | "csv" | "json" | "text";
@@ -173,9 +174,13 @@ export function formatTable(df: pl.DataFrame, format: TableFormat): string {
       return guardedCsv(jsText(df), df).writeCSV({ quoteStyle: "necessary" }).toString();
     }
     case "json": {
+      // a column of JSON text (runs.tags) is given as the object it holds
+      const objects = df.columns.filter((c) =>
+        JSON_TEXT_COLUMNS.has(c) && df.getColumn(c).dtype.equals(pl.String)
+      );
       // polars writes the rows; JSON.parse + stringify gives JavaScript's numbers and layout
-      const frame = jsonReady(df);
-      if (!frame) return jsonRecords(df);
+      const frame = objects.length ? undefined : jsonReady(df);
+      if (!frame) return jsonRecords(df, objects);
       return JSON.stringify(JSON.parse(frame.writeJSON({ format: "json" }).toString()), null, 2) +
         "\n";
     }
@@ -209,15 +214,32 @@ function guardedCsv(df: pl.DataFrame, source: pl.DataFrame): pl.DataFrame {
     : text;
 }
 
-/** The old way of writing JSON: through row objects (for columns polars writes differently). */
-function jsonRecords(df: pl.DataFrame): string {
+/**
+ * The old way of writing JSON: through row objects (for columns polars writes differently, and
+ * `objects`, columns of JSON text given as what they hold; text that is no JSON stays text).
+ */
+function jsonRecords(df: pl.DataFrame, objects: readonly string[] = []): string {
   const cols = df.columns;
+  const parsed = (v: unknown) => {
+    if (typeof v !== "string") return v ?? null;
+    try {
+      return JSON.parse(v);
+    } catch {
+      return v;
+    }
+  };
   return JSON.stringify(
     (df.toRecords() as Record<string, unknown>[]).map((r) => {
       const o: Record<string, unknown> = {};
       for (const c of cols) {
         const v = r[c];
-        o[c] = v instanceof Date ? v.toISOString() : typeof v === "bigint" ? Number(v) : v ?? null;
+        o[c] = objects.includes(c)
+          ? parsed(v)
+          : v instanceof Date
+          ? v.toISOString()
+          : typeof v === "bigint"
+          ? Number(v)
+          : v ?? null;
       }
       return o;
     }),

@@ -4,7 +4,9 @@
  * (`Dataset.read`), so polars reads only those; results come joined with their runs. A command
  * reads each table once and hands the frames down: the `runs` it loaded, given to the next load,
  * spare that load its own read of `runs` for the schema check. Analysis code reads datasets only
- * through here (never through the parsers). A damaged file is named, never skipped.
+ * through here (never through the parsers). A damaged file is named, never skipped. The runs of a
+ * plan cell done again are left out but for the cell's latest complete attempt (`attempts.ts`),
+ * here, so that every view counts the same runs.
  *
  * @module
  */
@@ -13,6 +15,7 @@ import pl from "nodejs-polars";
 import { Dataset, type DatasetRef, type TableFilter } from "../store/dataset.ts";
 import { DatasetError } from "../errors.ts";
 import { SCHEMA_MAJOR, type TableName, tableSpec } from "../schema.ts";
+import { ATTEMPT_COLUMNS, currentAttempts } from "./attempts.ts";
 
 /**
  * The runs of a dataset, by id (finished runs only; `tmp/` is never read).
@@ -54,12 +57,24 @@ export function scanTable(
   return Dataset.of(data).scan(table, filter);
 }
 
+/** Which runs a load counts: the superseded attempts of plan cells left out, or every run. */
+export interface AttemptOptions {
+  /**
+   * Keep every run, also those of plan cells done again whose latest complete attempt supersedes
+   * them (`kvlab table` shows them all).
+   * @default {false: a cell counts its latest complete attempt (see `attempts.ts`)}
+   */
+  everyAttempt?: boolean;
+  /** Told the ids of the runs left out as superseded attempts (only when there are some). */
+  onLeftOut?: (runIds: string[]) => void;
+}
+
 /** Options of {@link loadTable}: which rows and columns, read in the scan. */
-export interface LoadTableOptions extends TableFilter {
+export interface LoadTableOptions extends TableFilter, AttemptOptions {
   /**
    * The runs this command loaded already (`loadTable(data, "runs")`, with `run_id` and
    * `schema_version`): their schema versions are checked in memory instead of reading `runs`
-   * again.
+   * again, and the rows of runs not in it (superseded attempts it left out) are left out.
    * @default {the runs of the rows loaded, read for the check}
    */
   runs?: pl.DataFrame;
@@ -67,6 +82,25 @@ export interface LoadTableOptions extends TableFilter {
 
 /** The columns {@link checkVersions} reads of `runs`. */
 const VERSION_COLUMNS = ["run_id", "schema_version"];
+
+/** The columns of `runs` a load reads for the version check and the attempts rule. */
+function runColumns(o: AttemptOptions): string[] {
+  return o.everyAttempt ? VERSION_COLUMNS : [...new Set([...VERSION_COLUMNS, ...ATTEMPT_COLUMNS])];
+}
+
+/** The runs without superseded attempts (unless every attempt is asked for), told. */
+function attemptsOf(runs: pl.DataFrame, o: AttemptOptions): pl.DataFrame {
+  if (o.everyAttempt) return runs;
+  const { kept, leftOut } = currentAttempts(runs);
+  if (leftOut.length > 0) o.onLeftOut?.(leftOut);
+  return kept;
+}
+
+/** The rows of these runs (a semi join on `run_id`, the rows' order kept). */
+function ofRuns(df: pl.DataFrame, runs: pl.DataFrame): pl.DataFrame {
+  if (!df.columns.includes("run_id") || !runs.columns.includes("run_id")) return df;
+  return df.join(runs.select("run_id"), { on: "run_id", how: "semi" });
+}
 
 /**
  * Loads one table into memory, narrowed in the scan, checking the runs' schema version.
@@ -98,22 +132,25 @@ export function loadTable(
 ): pl.DataFrame {
   const ds = Dataset.of(data);
   tableSpec(table);
-  const { runs, ...filter } = options;
+  const { runs, everyAttempt, onLeftOut, ...filter } = options;
+  const attempts = { everyAttempt, onLeftOut };
+  const needed = runColumns(attempts);
   if (table === "runs") {
     const asked = filter.columns;
-    const narrowed = asked !== undefined && !VERSION_COLUMNS.every((c) => asked.includes(c));
-    const columns = narrowed ? [...new Set([...asked, ...VERSION_COLUMNS])] : asked;
+    const narrowed = asked !== undefined && !needed.every((c) => asked.includes(c));
+    const columns = narrowed ? [...new Set([...asked, ...needed])] : asked;
     const df = ds.read("runs", { ...filter, columns });
     checkVersions(df);
-    return narrowed ? df.select(...asked) : df;
+    const kept = attemptsOf(df, attempts);
+    return narrowed ? kept.select(...asked) : kept;
   }
   const df = ds.read(table, filter);
-  if (df.height > 0) {
-    checkVersions(
-      runs ?? ds.read("runs", { runIds: filter.runIds, columns: VERSION_COLUMNS }),
-    );
-  }
-  return df;
+  if (df.height === 0) return df;
+  const known = runs ?? ds.read("runs", { runIds: filter.runIds, columns: needed });
+  checkVersions(known);
+  const kept = attemptsOf(known, attempts);
+  // runs given may have left superseded attempts out already: keep the rows of those given
+  return runs !== undefined || kept.height < known.height ? ofRuns(df, kept) : df;
 }
 
 function checkVersions(runs: pl.DataFrame): void {
@@ -135,7 +172,7 @@ function checkVersions(runs: pl.DataFrame): void {
 }
 
 /** Options of {@link loadResults}: which results, read in the scan. */
-export interface LoadResultsOptions {
+export interface LoadResultsOptions extends AttemptOptions {
   /**
    * Keep only tests the tool finished (`complete`), so that cut tests never count as results.
    * @default {true}
@@ -158,7 +195,7 @@ export interface LoadResultsOptions {
   columns?: readonly string[];
   /**
    * The runs this command loaded already (`loadTable(data, "runs")`): joined on instead of
-   * reading `runs` again.
+   * reading `runs` again (results of runs not in it are left out).
    * @default {read}
    */
   runs?: pl.DataFrame;
@@ -219,30 +256,42 @@ function runsWhere(options: LoadResultsOptions): pl.Expr | null {
 export function loadResults(data: DatasetRef, options: LoadResultsOptions = {}): pl.DataFrame {
   const ds = Dataset.of(data);
   const split = options.columns ? splitColumns(options.columns) : undefined;
-  const ofRuns = runsWhere(options);
+  const picked = runsWhere(options);
+  let leftOut: string[] = [];
+  const attempts: AttemptOptions = {
+    everyAttempt: options.everyAttempt,
+    onLeftOut: (ids) => {
+      leftOut = ids;
+      options.onLeftOut?.(ids);
+    },
+  };
   let runs: pl.DataFrame;
   if (options.runs) {
     checkVersions(options.runs);
-    runs = ofRuns ? options.runs.filter(ofRuns) : options.runs;
+    runs = attemptsOf(picked ? options.runs.filter(picked) : options.runs, attempts);
   } else {
     runs = loadTable(ds, "runs", {
       runIds: options.runIds,
-      where: ofRuns ?? undefined,
+      where: picked ?? undefined,
       columns: split?.runs,
+      ...attempts,
     });
   }
   // runs picked by their own columns: their results are those of the runs kept
-  const runIds = ofRuns ? runs.getColumn("run_id").toArray() as string[] : options.runIds;
+  const runIds = picked ? runs.getColumn("run_id").toArray() as string[] : options.runIds;
   const keep = [
     ...(options.completeOnly ?? true ? [COMPLETE] : []),
     ...(options.where ? [options.where] : []),
+    ...(leftOut.length > 0 ? [pl.col("run_id").isIn(leftOut).not()] : []),
   ];
-  const results = ds.read("results", {
+  const read = ds.read("results", {
     runIds,
     tests: options.tests,
     where: keep.length > 0 ? keep.reduce((a, b) => a.and(b)) : undefined,
     columns: split?.results,
   });
+  // the runs given may have left superseded attempts out already: only their results
+  const results = options.runs ? ofRuns(read, runs) : read;
   const joined = joinRuns(results, runs);
   return options.columns ? joined.select(...options.columns) : joined;
 }

@@ -21,6 +21,7 @@ export * from "./plots.ts";
 export * from "./summary.ts";
 export * from "./units.ts";
 export * from "./arms.ts";
+export * from "./attempts.ts";
 export * from "./environment.ts";
 export * from "./sweep/mod.ts";
 export * from "./summary_page/mod.ts";

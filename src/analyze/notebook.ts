@@ -13,14 +13,9 @@ import type pl from "nodejs-polars";
 import type { VegaLiteSpec } from "./chart.ts";
 import { armColumn, cellCounts, environmentSummary, fewRunsWarning } from "./environment.ts";
 import { display, saveChart } from "./export.ts";
+import { jupyter } from "./_jupyter.ts";
 import { loadTable } from "./load.ts";
 import { formatForPeople } from "./present.ts";
-
-type Jupyter = { display(bundle: unknown, options: { raw: boolean }): Promise<void> | void };
-
-function jupyter(): Jupyter | undefined {
-  return (Deno as unknown as { jupyter?: Jupyter }).jupyter;
-}
 
 /** Shows Markdown (with the same text as plain text) under Jupyter. */
 async function showMarkdown(md: string): Promise<void> {
@@ -32,6 +27,17 @@ async function showMarkdown(md: string): Promise<void> {
  *
  * @param df The table.
  * @param caption Shown in bold above the table.
+ *
+ * @example
+ * ```ts
+ * import { showChart, showNote, showTable } from "@kvlab/kvlab/analyze";
+ * import pl from "nodejs-polars";
+ * import assert from "node:assert/strict";
+ * // outside Jupyter the helpers show nothing and return nothing: the same code runs in scripts
+ * assert.equal(await showTable(pl.DataFrame({ ops_per_sec: [1] }), "t"), undefined);
+ * assert.equal(await showNote("n"), undefined);
+ * assert.equal(await showChart({ mark: "bar", data: { values: [] } }), undefined);
+ * ```
  */
 export async function showTable(df: pl.DataFrame, caption?: string): Promise<void> {
   await showMarkdown((caption ? `**${caption}**\n\n` : "") + formatForPeople(df, "md"));

@@ -19,13 +19,15 @@ import {
 import { hdrDistribution, hdrDistributionFrame } from "./histograms/distribution.ts";
 import { rowKey } from "./histograms/rows.ts";
 import { compare, delta, PARAMETER_COLUMNS } from "./compare/compare.ts";
-import { changeSeries, defaultOrder } from "./changes/changes.ts";
+import { changeHistory, defaultOrder } from "./changes/changes.ts";
 import { changesChart } from "./charts/changes.ts";
 import { comparisonKeys } from "./grouping.ts";
 import { latencySteps } from "./latency.ts";
 import { loadResults, loadTable } from "./load.ts";
-import { crossovers, scaling, type ScalingOptions } from "./scaling.ts";
+import { crossovers, scalingBy } from "./scaling.ts";
 import { sweepChart, sweepTable } from "./sweep/sweep.ts";
+import { splitFixedRate } from "./sweep/compare.ts";
+import type { SustainedRule } from "../fixed_rate.ts";
 
 /** The kinds of plot in {@link PLOTS}. */
 export type PlotKind =
@@ -40,9 +42,10 @@ export type PlotKind =
 /**
  * The data a plot is built from: `results` is {@link loadResults}; `latency` is
  * {@link latencyDistributionBy} (`latency_distribution` with each test's arm and parameter
- * columns).
+ * columns); `sweep` is `sweepTable`'s result (the rows `kvlab sweep` prints: the chart shows
+ * the table's numbers and verdicts, never numbers of its own).
  */
-export type PlotData = "results" | "latency";
+export type PlotData = "results" | "latency" | "sweep";
 
 /** Options of a plot; each kind reads the ones it needs. */
 export interface PlotOptions {
@@ -68,6 +71,14 @@ export interface PlotOptions {
   orderBy?: string;
   /** Only this test (`changes`). */
   test?: string;
+  /** The sustained rule of a sweep's steps (`sweep`, as `kvlab sweep --sustained`). */
+  sustained?: SustainedRule;
+  /** Runs per window of the change points' first pass (`changes`). @default {50} */
+  window?: number;
+  /** The level of change points and outliers (`changes`). @default {0.001} */
+  maxPValue?: number;
+  /** The least change point kept, relative (`changes`). @default {0} */
+  minChange?: number;
   /**
    * The grouping: `test` and the parameters that split groups. @default {comparisonKeys} (as
    * `compare` groups: `test` plus each parameter that varies within an arm)
@@ -105,23 +116,25 @@ function resolved(o: PlotOptions): Resolved {
  *   "throughput", "ratio", "latency", "scaling", "delta", "sweep", "changes",
  * ]);
  * assert.equal(PLOTS.latency.needs, "latency");
+ * assert.equal(PLOTS.sweep.needs, "sweep"); // sweepTable's rows, as `kvlab sweep` prints them
  * assert.throws(() => PLOTS.ratio.build(pl.DataFrame({}), {}), /ratio needs --baseline/);
  * ```
  */
 export const PLOTS: Readonly<Record<PlotKind, Plot>> = {
   throughput: {
     needs: "results",
-    build: (results, options) => {
+    build: (all, options) => {
       const o = resolved(options);
+      const results = notFixedRate(all);
       return throughputChart(results, { by: o.by, metric: o.metric, keys: o.keys, title: o.title });
     },
   },
   ratio: {
     needs: "results",
-    build: (results, options) => {
+    build: (all, options) => {
       const o = resolved(options);
       if (!o.baseline) throw new TypeError("ratio needs --baseline");
-      const cmp = compare(results, {
+      const cmp = compare(notFixedRate(all), {
         by: o.by,
         baseline: o.baseline,
         metric: o.metric,
@@ -132,8 +145,9 @@ export const PLOTS: Readonly<Record<PlotKind, Plot>> = {
   },
   latency: {
     needs: "latency",
-    build: (dist, options) => {
+    build: (all, options) => {
       const o = resolved(options);
+      const dist = notFixedRate(all);
       const extra = (o.keys ?? comparisonKeys(dist, o.by).keys).filter((k) => k !== "test");
       const steps = latencySteps(dist, { by: [o.by, ...extra] });
       return latencyChart(steps, { by: o.by, keys: extra, title: o.title });
@@ -141,8 +155,9 @@ export const PLOTS: Readonly<Record<PlotKind, Plot>> = {
   },
   scaling: {
     needs: "results",
-    build: (results, options) => {
+    build: (all, options) => {
       const o = resolved(options);
+      const results = notFixedRate(all);
       const axes = { x: o.x, by: o.by, metric: o.metric };
       const extra = (o.keys ?? comparisonKeys(results, o.by).keys)
         .filter((k) => k !== "test" && k !== o.x);
@@ -163,62 +178,63 @@ export const PLOTS: Readonly<Record<PlotKind, Plot>> = {
       if (!o.dimension || o.from === undefined || o.to === undefined) {
         throw new TypeError("delta needs --dimension, --from and --to");
       }
-      const d = delta(results, { dimension: o.dimension, from: o.from, to: o.to, keys: o.keys });
+      const d = delta(notFixedRate(results), {
+        dimension: o.dimension,
+        from: o.from,
+        to: o.to,
+        keys: o.keys,
+      });
       return deltaChart(d, { title: o.title });
     },
   },
   sweep: {
-    needs: "results",
-    build: (results, o) =>
-      sweepChart(sweepTable({ results }, { by: o.by }), { by: o.by, title: o.title }),
+    needs: "sweep",
+    build: (table, o) => sweepChart(table, { by: o.by, title: o.title }),
   },
   changes: {
     needs: "results",
     build: (results, o) => {
       const orderBy = o.orderBy ?? defaultOrder(results);
       const metric = o.metric ?? "ops_per_sec";
-      const series = changeSeries(results, { orderBy, metric, test: o.test, by: o.by });
+      // one analysis, as `kvlab changes` makes it with the same options
+      const { series } = changeHistory(results, {
+        orderBy,
+        metric,
+        test: o.test,
+        by: o.by,
+        window: o.window,
+        maxPValue: o.maxPValue,
+        minChange: o.minChange,
+      });
       return changesChart(series, { metric, orderBy, title: o.title });
     },
   },
 };
 
 /**
- * Scaling curves per group of `extra` columns: {@link scaling} of each group's rows, with the
- * group's values as columns (so the chart draws each group apart instead of pooling them).
+ * The rows of a frame that are not fixed-rate steps (a `requested_ops_per_sec` above 0), when it
+ * holds other rows too: a dataset of a throughput plan and a fixed-rate plan draws its
+ * throughput runs as bars and spectra, its steps in the sweep figure (`sweepTable`). A frame of
+ * steps only (or of none) is kept as it is.
  *
- * @param results A results frame.
- * @param options The curve's axes.
- * @param extra Columns that split groups besides `test`, the arm and x.
- * @returns `scaling`'s columns, then the `extra` columns.
+ * @param frame Results (`loadResults`), or latency rows with their runs' parameters
+ * (`latencyDistributionBy`).
+ * @returns The rows that are no fixed-rate step, or the frame.
  *
  * @example
  * ```ts
  * import pl from "nodejs-polars";
- * import { scalingBy } from "@kvlab/kvlab/analyze";
+ * import { notFixedRate } from "@kvlab/kvlab/analyze";
  * import assert from "node:assert/strict";
- * const df = pl.DataFrame({ test: ["SET", "SET", "SET", "SET"], server: ["a", "a", "a", "a"],
- *   clients: [1, 8, 1, 8], pipeline: [1, 1, 16, 16], ops_per_sec: [1, 8, 16, 128] });
- * const curve = scalingBy(df, { x: "clients", by: "server" }, ["pipeline"]);
- * assert.deepEqual(curve.getColumn("median_ops_per_sec").toArray(), [1, 8, 16, 128]);
- * assert.deepEqual(curve.getColumn("pipeline").toArray(), [1, 1, 16, 16]);
+ * const mixed = pl.DataFrame({ test: ["SET", "GET"], requested_ops_per_sec: [null, 1000] });
+ * assert.deepEqual(notFixedRate(mixed).getColumn("test").toArray(), ["SET"]);
+ * const steps = pl.DataFrame({ test: ["GET"], requested_ops_per_sec: [1000] });
+ * assert.equal(notFixedRate(steps).height, 1);
  * ```
  */
-export function scalingBy(
-  results: pl.DataFrame,
-  options: ScalingOptions,
-  extra: readonly string[],
-): pl.DataFrame {
-  if (extra.length === 0 || results.height === 0) return scaling(results, options);
-  const parts = results.sort([...extra]).partitionBy([...extra], true, true);
-  const curves = parts.flatMap((part) => {
-    const curve = scaling(part, options);
-    if (curve.height === 0) return []; // a group with no point on the x axis draws nothing
-    const first = part.head(1).toRecords()[0];
-    return [curve.withColumns(...extra.map((c) => pl.repeat(first[c], curve.height).alias(c)))];
-  });
-  if (curves.length === 0) return scaling(results.head(0), options);
-  return pl.concat(curves, { how: "diagonalRelaxed" } as never);
+export function notFixedRate(frame: pl.DataFrame): pl.DataFrame {
+  const { others } = splitFixedRate(frame);
+  return others.height === 0 ? frame : others;
 }
 
 /** The plot kinds, in the registry's order. */
@@ -358,7 +374,8 @@ export function latencyDistributionBy(
  *
  * @param dataDir The dataset, or its directory.
  * @param needs What the plot needs.
- * @param options The plot's options (`by` picks the arm column of latency data).
+ * @param options The plot's options (`by` picks the arm column of latency data and sweeps,
+ * `sustained` the rule of a sweep's steps).
  * @returns The frame for the plot's `build`.
  * @throws {DatasetError} When the directory is not a dataset.
  */
@@ -372,6 +389,8 @@ export function plotData(
       return loadResults(dataDir);
     case "latency":
       return latencyDistributionBy(dataDir, resolved(options).by);
+    case "sweep":
+      return sweepTable(dataDir, { by: options.by, sustained: options.sustained });
   }
 }
 

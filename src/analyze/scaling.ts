@@ -121,3 +121,42 @@ export function crossovers(df: pl.DataFrame, options: CrossoverOptions): pl.Data
   }
   return resultsFrame(rows);
 }
+
+/**
+ * Scaling curves per group of `extra` columns: {@link scaling} of each group's rows, with the
+ * group's values as columns (so the chart draws each group apart instead of pooling them).
+ *
+ * @param results A results frame.
+ * @param options The curve's axes.
+ * @param extra Columns that split groups besides `test`, the arm and x.
+ * @returns `scaling`'s columns, then the `extra` columns.
+ *
+ * @example
+ * ```ts
+ * import pl from "nodejs-polars";
+ * import { scalingBy } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * const df = pl.DataFrame({ test: ["SET", "SET", "SET", "SET"], server: ["a", "a", "a", "a"],
+ *   clients: [1, 8, 1, 8], pipeline: [1, 1, 16, 16], ops_per_sec: [1, 8, 16, 128] });
+ * const curve = scalingBy(df, { x: "clients", by: "server" }, ["pipeline"]);
+ * assert.deepEqual(curve.getColumn("median_ops_per_sec").toArray(), [1, 8, 16, 128]);
+ * assert.deepEqual(curve.getColumn("pipeline").toArray(), [1, 1, 16, 16]);
+ * ```
+ */
+export function scalingBy(
+  results: pl.DataFrame,
+  options: ScalingOptions,
+  extra: readonly string[],
+): pl.DataFrame {
+  if (extra.length === 0 || results.height === 0) return scaling(results, options);
+  const parts = results.sort([...extra]).partitionBy([...extra], true, true);
+  const curves = parts.flatMap((part) => {
+    const curve = scaling(part, options);
+    if (curve.height === 0) return []; // a group with no point on the x axis draws nothing
+    const first = part.head(1).toRecords()[0];
+    // a group's value may be null (a parameter one plan did not set): lit, not repeat
+    return [curve.withColumns(...extra.map((c) => pl.lit(first[c] ?? null).alias(c)))];
+  });
+  if (curves.length === 0) return scaling(results.head(0), options);
+  return pl.concat(curves, { how: "diagonalRelaxed" } as never);
+}

@@ -4,9 +4,10 @@
  * @module
  */
 
-import { InvalidArgumentError } from "commander";
+import { InvalidArgumentError, type OptionValues } from "commander";
 import { type TableFormat, tableFormat } from "../analyze/format.ts";
 import { Dataset } from "../store/dataset.ts";
+import { checkSustainedRule, DEFAULT_SUSTAINED_RULE, type SustainedRule } from "../fixed_rate.ts";
 
 /** The repository root (with a trailing slash): bundled data, plans and samples live under it. */
 export const REPO: string = new URL("../../", import.meta.url).pathname;
@@ -118,4 +119,97 @@ export function optionalFormat(value: unknown): TableFormat | undefined {
  */
 export function datasetOption(value: unknown): Dataset {
   return Dataset.open(value === undefined ? "" : String(value));
+}
+
+/**
+ * The sustained rule of `--sustained min:max` (`kvlab sweep`, `kvlab plot sweep`).
+ *
+ * @param value The option's text, e.g. `0.95:1.05`.
+ * @returns The rule.
+ * @throws {TypeError} For text that is not `min:max` around 1.
+ *
+ * @example
+ * ```ts
+ * import { sustainedOption } from "./_options.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(sustainedOption("0.95:1.05"), { min: 0.95, max: 1.05 });
+ * assert.throws(() => sustainedOption("1.1:2"), /invalid --sustained: 1\.1:2 \(expected min:max around 1/);
+ * ```
+ */
+export function sustainedOption(value: unknown): SustainedRule {
+  const d = `${DEFAULT_SUSTAINED_RULE.min}:${DEFAULT_SUSTAINED_RULE.max}`;
+  const text = String(value ?? d);
+  const m = /^(\d*\.?\d+):(\d*\.?\d+)$/.exec(text);
+  const rule = m ? { min: Number(m[1]), max: Number(m[2]) } : { min: NaN, max: NaN };
+  try {
+    checkSustainedRule(rule);
+  } catch {
+    throw new TypeError(`invalid --sustained: ${text} (expected min:max around 1, e.g. ${d})`);
+  }
+  return rule;
+}
+
+/** The detector's thresholds, as `kvlab changes` and `kvlab plot changes` read them. */
+export interface ChangesThresholds {
+  /** @default {0.001} */
+  maxPValue: number;
+  /** Relative (0.05 = 5 %). @default {0} */
+  minChange: number;
+  /** @default {50} */
+  window: number;
+}
+
+/** A number option, checked. */
+function numberOption(
+  name: string,
+  value: unknown,
+  rule: { ok: (n: number) => boolean; what: string },
+) {
+  const { ok, what } = rule;
+  const n = Number(value);
+  if (String(value).trim() === "" || !Number.isFinite(n) || !ok(n)) {
+    throw new TypeError(`invalid ${name}: ${value} (${what})`);
+  }
+  return n;
+}
+
+/**
+ * Reads `--max-pvalue`, `--min-change` and `--window` (the detector's thresholds), for
+ * `kvlab changes` and `kvlab plot changes` alike.
+ *
+ * @param raw Commander's option values.
+ * @returns The thresholds, defaults filled in.
+ * @throws {TypeError} For a p, change or window out of range.
+ *
+ * @example
+ * ```ts
+ * import { changesThresholds } from "./_options.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(changesThresholds({}), { maxPValue: 0.001, minChange: 0, window: 50 });
+ * assert.equal(changesThresholds({ minChange: "5%" }).minChange, 0.05);
+ * assert.throws(() => changesThresholds({ window: "3" }), /invalid --window: 3/);
+ * ```
+ */
+export function changesThresholds(raw: OptionValues): ChangesThresholds {
+  const pct = String(raw.minChange ?? "0").trim();
+  const minChange = pct.endsWith("%")
+    ? numberOption("--min-change", pct.slice(0, -1), { ok: (n) => n >= 0, what: "at least 0" }) /
+      100
+    : numberOption("--min-change", pct, {
+      ok: (n) => n >= 0,
+      what: "relative, at least 0: 0.05 or 5%",
+    });
+  return {
+    maxPValue: numberOption(
+      "--max-pvalue",
+      raw.maxPvalue ?? "0.001",
+      { ok: (n) => n > 0 && n <= 1, what: "in (0, 1]" },
+    ),
+    minChange,
+    window: numberOption(
+      "--window",
+      raw.window ?? "50",
+      { ok: (n) => Number.isInteger(n) && n >= 4, what: "an integer of at least 4" },
+    ),
+  };
 }

@@ -1,7 +1,8 @@
 /**
  * Commands that have nothing to show for a dataset end with exit 1 and name the command that
- * does show it: `compare`, `plot ratio` and `summary` on fixed-rate steps point to `kvlab sweep`,
- * `kvlab sweep` on data without steps to `kvlab compare`. Private to `src/cli/`.
+ * does show it: `plot ratio`, `plot throughput` and `plot latency` on fixed-rate steps point to
+ * `kvlab sweep` and `kvlab compare` (which compares steps rate by rate), `kvlab sweep` on data
+ * without steps to `kvlab compare`. Private to `src/cli/`.
  *
  * @module
  */
@@ -9,6 +10,25 @@
 import { Dataset, type DatasetRef } from "../store/dataset.ts";
 import type pl from "nodejs-polars";
 import { fixedRateOnly } from "../analyze/sweep/sweep.ts";
+import { leftOutAttempts } from "../analyze/attempts.ts";
+import type { Output } from "./_exit.ts";
+
+/**
+ * What a view says when its load left out superseded attempts of plan cells (see
+ * `analyze/attempts.ts`): one line on stderr, once per command.
+ *
+ * @param out Where to print.
+ * @returns The `onLeftOut` to give the loads.
+ */
+export function attemptsNote(out: Output): (runIds: string[]) => void {
+  let said = false;
+  return (ids) => {
+    const line = leftOutAttempts(ids);
+    if (said || line === null) return;
+    said = true;
+    out.printErr(`${line}\n`);
+  };
+}
 
 /** A command with nothing to show for the data it was given (exit 1). */
 export class NothingToShowError extends Error {
@@ -46,7 +66,8 @@ export function notForSweeps(command: string, data: DatasetRef, results: pl.Data
       `rate, the rate achieved and the latency at it); \`kvlab sweep --data ${
         Dataset.of(data).dir
       }\` prints ` +
-      `them and \`kvlab plot sweep --data ${Dataset.of(data).dir} -o FIG.svg\` draws them`,
+      `them, \`kvlab compare --data ${Dataset.of(data).dir}\` compares the arms rate by rate ` +
+      `and \`kvlab plot sweep --data ${Dataset.of(data).dir} -o FIG.svg\` draws them`,
   );
 }
 

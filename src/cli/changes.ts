@@ -1,7 +1,8 @@
 /**
  * `kvlab changes`: the change points of every series of a dataset's run history (see
- * `analyze/changes.ts`): which night, version or commit moved a test, by how much, and what
- * else differed between the runs either side.
+ * `analyze/changes/changes.ts`): which night, version or commit moved a test, by how much, and
+ * what else differed between the runs either side; and, in a section of their own, the
+ * single-run outliers (one run far from the other runs of its segment).
  *
  * @module
  */
@@ -9,12 +10,21 @@
 import type { Dataset } from "../store/dataset.ts";
 import type { Command, OptionValues } from "commander";
 import pl from "nodejs-polars";
-import { changes, changesForPeople, defaultOrder } from "../analyze/changes/changes.ts";
+import {
+  changeHistory,
+  changesForPeople,
+  defaultOrder,
+  outliersForPeople,
+} from "../analyze/changes/changes.ts";
+import { leftOutText, missingOrder } from "../analyze/changes/order.ts";
+import { finiteRows } from "../analyze/summary.ts";
 import type { TableFormat } from "../analyze/format.ts";
 import { loadResults } from "../analyze/load.ts";
 import { type Output, readOptions } from "./_exit.ts";
-import { datasetOption, optionalFormat, optionalString } from "./_options.ts";
+import { attemptsNote } from "./_shows.ts";
+import { changesThresholds, datasetOption, optionalFormat, optionalString } from "./_options.ts";
 import { peopleFormat, tableText } from "./_tables.ts";
+import { terminalText } from "../text/safe.ts";
 
 /** What `kvlab changes` looks at. */
 export interface ChangesCommandOptions {
@@ -36,20 +46,8 @@ export interface ChangesCommandOptions {
   by?: string;
   /** @default {text on a terminal, md in a pipe} */
   format?: TableFormat;
-}
-
-/** A number option, checked. */
-function numberOption(
-  name: string,
-  value: unknown,
-  rule: { ok: (n: number) => boolean; what: string },
-) {
-  const { ok, what } = rule;
-  const n = Number(value);
-  if (String(value).trim() === "" || !Number.isFinite(n) || !ok(n)) {
-    throw new TypeError(`invalid ${name}: ${value} (${what})`);
-  }
-  return n;
+  /** Print the single-run outliers only (any format). @default {false} */
+  outliers?: boolean;
 }
 
 /**
@@ -73,50 +71,34 @@ function numberOption(
  * ```
  */
 export function changesOptions(raw: OptionValues): ChangesCommandOptions {
-  const pct = String(raw.minChange ?? "0").trim();
-  const minChange = pct.endsWith("%")
-    ? numberOption("--min-change", pct.slice(0, -1), { ok: (n) => n >= 0, what: "at least 0" }) /
-      100
-    : numberOption("--min-change", pct, {
-      ok: (n) => n >= 0,
-      what: "relative, at least 0: 0.05 or 5%",
-    });
   return {
     data: datasetOption(raw.data),
     orderBy: optionalString(raw.orderBy),
     metric: String(raw.metric ?? "ops_per_sec"),
-    maxPValue: numberOption(
-      "--max-pvalue",
-      raw.maxPvalue ?? "0.001",
-      { ok: (n) => n > 0 && n <= 1, what: "in (0, 1]" },
-    ),
-    minChange,
-    window: numberOption(
-      "--window",
-      raw.window ?? "50",
-      { ok: (n) => Number.isInteger(n) && n >= 4, what: "an integer of at least 4" },
-    ),
+    ...changesThresholds(raw),
     test: optionalString(raw.test),
     by: optionalString(raw.by),
     format: optionalFormat(raw.format),
+    outliers: raw.outliers === true,
   };
 }
 
 /**
- * Prints the change points: compact for people (Markdown, or aligned text on a terminal),
- * every column at full precision in CSV and JSON. Says on stderr how many runs were left out
- * for lack of an order value, and when there was no change point.
+ * Prints the change points and, in a section of their own, the single-run outliers: compact
+ * for people (Markdown, or aligned text on a terminal), every column at full precision in CSV
+ * and JSON (the change points, or the outliers with `--outliers`). Says on stderr how many runs
+ * were left out for lack of an order value, and when there was no change point.
  *
  * @param o What to look at.
  * @param out Where to print.
  */
 export function changesCommand(o: ChangesCommandOptions, out: Output): void {
-  const results = loadResults(o.data);
+  const results = loadResults(o.data, { onLeftOut: attemptsNote(out) });
   const orderBy = o.orderBy ?? defaultOrder(results);
   if (o.orderBy === undefined && orderBy !== "started_at") {
     out.printErr(`ordering by ${orderBy} (no run has a start time)\n`);
   }
-  const c = changes(results, {
+  const h = changeHistory(results, {
     orderBy,
     metric: o.metric,
     maxPValue: o.maxPValue,
@@ -125,12 +107,58 @@ export function changesCommand(o: ChangesCommandOptions, out: Output): void {
     test: o.test,
     by: o.by,
   });
-  const missing = orderBy.startsWith("tag:") || !results.columns.includes(orderBy)
-    ? 0
-    : results.filter(pl.col(orderBy).isNull()).height;
-  if (missing > 0) out.printErr(`left out ${missing} results with no ${orderBy}\n`);
+  const considered = finiteRows(results, o.metric);
+  const missing = missingOrder(
+    o.test === undefined ? considered : considered.filter(pl.col("test").eq(pl.lit(o.test))),
+    orderBy,
+  );
+  if (missing.results > 0) out.printErr(`left out ${leftOutText(missing, orderBy)}\n`);
+  const format = peopleFormat(o.format, out.isTerminal);
+  const level = `p × ${h.runsTested.toLocaleString("en")} runs tested ≤ ${o.maxPValue}`;
+  if (o.outliers) {
+    if (h.outliers.height === 0) out.printErr(`no single-run outlier (${level})\n`);
+    out.print(tableText(h.outliers, format, outliersForPeople));
+    return;
+  }
+  const c = h.changes;
   if (c.height === 0) out.printErr(`no change point (p ≤ ${o.maxPValue}, by ${orderBy})\n`);
-  out.print(tableText(c, peopleFormat(o.format, out.isTerminal), changesForPeople));
+  fromZeroNote(c, out);
+  const people = format !== "csv" && format !== "json";
+  if (!people || h.outliers.height === 0) {
+    out.print(tableText(c, format, changesForPeople));
+    if (h.outliers.height > 0) {
+      out.printErr(
+        `${outlierCount(h.outliers.height)} (not change points; ${level}): ` +
+          "--outliers prints them\n",
+      );
+    }
+    return;
+  }
+  const title = (t: string) => format === "md" ? `**${t}**\n\n` : `${t}\n\n`;
+  out.print(
+    title("Change points") + tableText(c, format, changesForPeople) + "\n" +
+      title(
+        `Single-run outliers: one run far from the other runs of its segment, not a change ` +
+          `point (Student's t against them; ${level})`,
+      ) + tableText(h.outliers, format, outliersForPeople),
+  );
+}
+
+/** `3 single-run outliers`. */
+function outlierCount(n: number): string {
+  return `${n} single-run outlier${n === 1 ? "" : "s"}`;
+}
+
+/** Says on stderr which changes start from a mean of 0 (their change (%) is empty). */
+function fromZeroNote(c: pl.DataFrame, out: Output): void {
+  const fromZero = c.filter(pl.col("change_pct").isNull());
+  if (fromZero.height === 0) return;
+  const at = (fromZero.select("test", "index").toRecords() as { test: string; index: number }[])
+    .map((r) => `${terminalText(r.test)} at ${r.index}`);
+  out.printErr(
+    `change (%) left empty where the mean before is 0 (no percentage of nothing): ` +
+      `${at.slice(0, 5).join(", ")}${at.length > 5 ? ` and ${at.length - 5} more` : ""}\n`,
+  );
 }
 
 /**
@@ -142,7 +170,8 @@ export function declareChanges(program: Command, out: Output): void {
     .description(
       "Find the change points of every series of a run history (E-divisive with a t test, as " +
         "Apache Otava): which night, version or commit moved a test, by how much, and what " +
-        "else differed between the runs either side.",
+        "else differed between the runs either side; and the single-run outliers (one run far " +
+        "from the other runs of its segment, such as a one-night dip), listed apart.",
     )
     .requiredOption("--data <dir>", "dataset directory")
     .option(
@@ -151,11 +180,17 @@ export function declareChanges(program: Command, out: Output): void {
         "tag:<key>, … (default: started_at, or source_path when no run has a start time)",
     )
     .option("--metric <column>", "metric: ops_per_sec, p50_latency_ms, …", "ops_per_sec")
-    .option("--max-pvalue <p>", "keep change points with a t test p at most this", "0.001")
+    .option(
+      "--max-pvalue <p>",
+      "keep change points with a t test p at most this, and outliers whose p times the runs " +
+        "tested is at most this",
+      "0.001",
+    )
     .option("--min-change <r>", "keep changes of at least this (0.05 or 5%)", "0")
     .option("--window <n>", "runs per window of the first pass", "50")
     .option("--test <name>", "only this test (SET, GET, …)")
     .option("--by <column>", "arm column: a series per value (default: label when it splits)")
+    .option("--outliers", "print the single-run outliers only (in any format)")
     .option(
       "--format <format>",
       "md, csv, json or text (default: text on a terminal, md in a pipe)",

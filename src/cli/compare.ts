@@ -1,9 +1,11 @@
 /**
  * `kvlab compare`: each arm against a baseline per test, with an interval and a verdict (see
- * `src/analyze/compare.ts`). Without `--by`, the arms are the runs' labels when they split the
- * data, else the run column that differs; without `--baseline`, the first arm. On stderr: the
- * warning when cells hold fewer than 4 runs per arm (as demo and summary print it) and one line
- * on the table as a whole (how many cells differ, after Benjamini–Hochberg too).
+ * `src/analyze/compare/compare.ts`), and each arm's fixed-rate steps against the baseline's, rate
+ * by rate (`src/analyze/sweep/compare.ts`); a dataset with both shows both. Without `--by`, the
+ * arms are the runs' labels when they split the data, else the run column that differs; without
+ * `--baseline`, the first arm. On stderr: the warning when cells hold fewer than 4 runs per arm
+ * (as demo and summary print it) and one line on each table as a whole (how many cells differ,
+ * after Benjamini–Hochberg too).
  *
  * @module
  */
@@ -15,9 +17,15 @@ import { resolveArms } from "../analyze/arms.ts";
 import { compare, verdictSummary } from "../analyze/compare/compare.ts";
 import { cellCounts, fewRunsWarning } from "../analyze/environment.ts";
 import type { TableFormat } from "../analyze/format.ts";
-import { loadResults } from "../analyze/load.ts";
+import { loadResults, loadTable } from "../analyze/load.ts";
+import { compareSteps, splitFixedRate } from "../analyze/sweep/compare.ts";
+import {
+  STEP_COMPARE_METHOD,
+  stepsForPeople,
+  stepVerdictSummary,
+} from "../analyze/sweep/compare_people.ts";
 import { type Output, readOptions } from "./_exit.ts";
-import { notForSweeps } from "./_shows.ts";
+import { attemptsNote, NothingToShowError } from "./_shows.ts";
 import { datasetOption, optionalFormat, optionalString } from "./_options.ts";
 import { peopleFormat, tableText } from "./_tables.ts";
 
@@ -33,6 +41,8 @@ export interface CompareCommandOptions {
   metric: string;
   /** @default {text on a terminal, md in a pipe} */
   format?: TableFormat;
+  /** CSV and JSON: the fixed-rate steps' comparison (of a dataset with both kinds). */
+  steps?: boolean;
 }
 
 /**
@@ -58,20 +68,22 @@ export function compareOptions(raw: OptionValues): CompareCommandOptions {
     baseline: optionalString(raw.baseline),
     metric: String(raw.metric ?? "ops_per_sec"),
     format: optionalFormat(raw.format),
+    steps: raw.steps === true,
   };
 }
 
 /**
  * The columns of a comparison worth a table for people: without the per-arm spread, the
- * direction, the baseline name, the unadjusted p and the Hodges–Lehmann ratio (JSON and CSV
- * keep them), and without an all-empty `also_differs`, `verdict_note` or `unstable`.
+ * direction, the baseline name, the unadjusted p, the Hodges–Lehmann ratio and the details of
+ * `unstable` (JSON and CSV keep them), and without an all-empty `also_differs`, `verdict_note`
+ * or `unstable`.
  *
  * @param c A comparison from `compare()`.
  * @returns The narrower frame.
  */
 export function compactCompare(c: pl.DataFrame): pl.DataFrame {
   const keep = c.columns.filter((col) =>
-    !/^(baseline_min|baseline_max|candidate_min|candidate_max)_|^direction$|^baseline$|^p_value$|^shift_ratio$/
+    !/^(baseline_min|baseline_max|candidate_min|candidate_max)_|^direction$|^baseline$|^p_value$|^shift_ratio$|^unstable_details$/
       .test(col) &&
     !(["also_differs", "verdict_note", "unstable"].includes(col) &&
       c.getColumn(col).nullCount() === c.height)
@@ -81,28 +93,73 @@ export function compactCompare(c: pl.DataFrame): pl.DataFrame {
 
 /**
  * Prints the comparison: compact and rounded for people (Markdown, or aligned text on a
- * terminal), every column at full precision in CSV and JSON. When the arms were chosen by
- * default, says which on stderr.
+ * terminal), every column at full precision in CSV and JSON. Runs of fixed-rate steps are
+ * compared rate by rate (`compareSteps`), the other runs per test (`compare`); a dataset with
+ * both prints both for people, and in CSV and JSON the per-test table (`--steps`: the steps').
+ * When the arms were chosen by default, says which on stderr.
  *
  * @param o What to compare.
  * @param out Where to print.
  * @throws {TypeError} For fewer than two arms (naming the arms found) or a baseline not in the
  * data.
+ * @throws {NothingToShowError} When no test and no step has results for the baseline and
+ * another arm.
  */
 export function compareCommand(o: CompareCommandOptions, out: Output): void {
-  const results = loadResults(o.data);
-  notForSweeps("kvlab compare", o.data, results);
-  const arms = resolveArms(results, { by: o.by, baseline: o.baseline });
+  const onLeftOut = attemptsNote(out);
+  const runs = loadTable(o.data, "runs", { onLeftOut });
+  const all = loadResults(o.data, { runs });
+  const { steps, others } = splitFixedRate(all);
+  const arms = resolveArms(all, { by: o.by, baseline: o.baseline });
   if (arms.defaulted || o.baseline === undefined) {
     out.printErr(
       `comparing by ${arms.by} (${arms.values.join(", ")}), baseline ${arms.baseline}\n`,
     );
   }
-  const c = compare(results, { by: arms.by, baseline: arms.baseline, metric: o.metric });
-  out.print(tableText(c, peopleFormat(o.format, out.isTerminal), compactCompare));
-  const warning = fewRunsWarning(cellCounts(results, arms.by));
-  if (warning) out.printErr(`${warning}\n`);
-  if (c.height > 0) out.printErr(`${verdictSummary(c)}\n`);
+  const options = { by: arms.by, baseline: arms.baseline };
+  const c = others.height > 0 ? compare(others, { ...options, metric: o.metric }) : null;
+  const s = steps.height > 0
+    ? compareSteps({ results: steps, hdr: loadTable(o.data, "hdr_histograms", { runs }) }, options)
+    : null;
+  if ((c?.height ?? 0) === 0 && (s?.height ?? 0) === 0) nothingToCompare(o, arms);
+  const format = peopleFormat(o.format, out.isTerminal);
+  const people = format === "md" || format === "text";
+  const title = (t: string) => format === "md" ? `**${t}**\n\n` : `${t}\n\n`;
+  const both = c !== null && c.height > 0 && s !== null && s.height > 0;
+  if (c !== null && c.height > 0 && (people || !o.steps)) {
+    out.print(
+      (both && people ? title("Per test") : "") + tableText(c, format, compactCompare),
+    );
+    const warning = fewRunsWarning(cellCounts(others, arms.by));
+    if (warning) out.printErr(`${warning}\n`);
+    out.printErr(`${verdictSummary(c)}\n`);
+  }
+  if (s === null || s.height === 0) return;
+  if (!people && both && !o.steps) {
+    out.printErr("the fixed-rate steps: `kvlab compare --steps` prints their comparison\n");
+    return;
+  }
+  out.print(
+    (both && people ? `\n${title("Fixed-rate steps, rate by rate")}` : "") +
+      tableText(s, format, (f) => stepsForPeople(f, arms.by)) +
+      (people ? `\n${STEP_COMPARE_METHOD}\n` : ""),
+  );
+  out.printErr(`${stepVerdictSummary(s)}\n`);
+}
+
+/** Refuses a comparison with no row: no test or step has the baseline and another arm. */
+function nothingToCompare(
+  o: CompareCommandOptions,
+  arms: { by: string; baseline: string; values: string[] },
+): never {
+  throw new NothingToShowError(
+    `kvlab compare has nothing to show: no test or fixed-rate step in ${o.data.dir} has ` +
+      `${o.metric} for ${arms.baseline} and another arm of ${arms.by} (${
+        arms.values.join(", ")
+      }) ` +
+      `under the same parameters; \`kvlab table results --data ${o.data.dir}\` lists what each ` +
+      "arm ran, and `--by` picks another arm column",
+  );
 }
 
 /**
@@ -115,8 +172,10 @@ export function declareCompare(program: Command, out: Output): void {
       "Compare each arm with a baseline per test: medians over repetitions, ratio with a 95% " +
         "interval, and a verdict (better / worse at 5% by an exact rank-sum test with 4+ runs " +
         "per arm; no difference when the interval is within ±5%; else inconclusive), with " +
-        "Benjamini–Hochberg q-values across the table. CSV and JSON carry every column at full " +
-        "precision.",
+        "Benjamini–Hochberg q-values across the table. Fixed-rate steps (latency sweeps) are " +
+        "compared rate by rate: achieved rate, p50 and p99 as kvlab sweep merges them, the p99 " +
+        "and p50 ratios with intervals and verdicts over repetitions; steps not sustained are " +
+        "shown, never compared. CSV and JSON carry every column at full precision.",
     )
     .requiredOption("--data <dir>", "dataset directory")
     .option(
@@ -133,6 +192,10 @@ export function declareCompare(program: Command, out: Output): void {
     .option(
       "--format <format>",
       "md, csv, json or text (default: text on a terminal, md in a pipe)",
+    )
+    .option(
+      "--steps",
+      "CSV and JSON of a dataset with per-test results and fixed-rate steps: the steps' table",
     )
     .action((opts) => compareCommand(readOptions(() => compareOptions(opts)), out));
 }

@@ -14,6 +14,7 @@ import { cellCounts, fewRunsWarning } from "../analyze/environment.ts";
 import type { TableFormat } from "../analyze/format.ts";
 import { loadResults } from "../analyze/load.ts";
 import { type Output, readOptions } from "./_exit.ts";
+import { attemptsNote } from "./_shows.ts";
 import { datasetOption, optionalFormat } from "./_options.ts";
 import { peopleFormat, tableText } from "./_tables.ts";
 
@@ -83,7 +84,7 @@ export function compactDelta(d: pl.DataFrame): pl.DataFrame {
  * two of them.
  */
 export function deltaCommand(o: DeltaCommandOptions, out: Output): void {
-  const results = loadResults(o.data);
+  const results = loadResults(o.data, { onLeftOut: attemptsNote(out) });
   deltaSides(results, o);
   const d = delta(results, { dimension: o.dimension, from: o.from, to: o.to });
   out.print(tableText(d, peopleFormat(o.format, out.isTerminal), compactDelta));

@@ -1,7 +1,8 @@
 /**
  * `kvlab doctor`: whether this machine is quiet enough to benchmark on, in the spirit of
  * `pyperf system show`: what it checked (CPUs, load, other processes' CPU over a short sample,
- * steal, iowait, CPU governor and turbo, the tools kvlab drives) and what it recommends.
+ * steal, iowait, CPU governor and turbo, the tools kvlab drives) and what it recommends. First, it
+ * puts back on its CPUs a server a kvlab killed mid-plan left pinned (`collect/plan/pin.ts`).
  *
  * @module
  */
@@ -16,6 +17,8 @@ import {
   readNoiseSnapshot,
 } from "../collect/noise.ts";
 import { findTool } from "../collect/tools/find.ts";
+import { restoreLeftPins } from "../collect/plan/pin.ts";
+import { DenoProcessRunner } from "../collect/process.ts";
 import { type Output, readOptions } from "./_exit.ts";
 import { seconds } from "./_options.ts";
 
@@ -153,6 +156,8 @@ export function doctorReport(
  * @throws {Deno.errors.NotFound} Without `/proc` (not Linux).
  */
 export async function doctorCommand(o: DoctorCommandOptions, out: Output): Promise<void> {
+  // processes a kvlab killed mid-plan left pinned (kill -9) go back on their CPUs first
+  for (const line of await restoreLeftPins(new DenoProcessRunner())) out.print(`${line}\n`);
   const before = readNoiseSnapshot();
   await new Promise((r) => setTimeout(r, o.sampleS * 1000));
   const after = readNoiseSnapshot();
@@ -183,7 +188,8 @@ export function declareDoctor(program: Command, out: Output): void {
   program.command("doctor")
     .description(
       "Check whether this machine is quiet enough to benchmark on (CPUs, load, other processes' " +
-        "CPU, steal, iowait, CPU governor and turbo, the tools kvlab drives) and say what to change.",
+        "CPU, steal, iowait, CPU governor and turbo, the tools kvlab drives) and say what to " +
+        "change; first put back a server a killed kvlab left pinned.",
     )
     .option("--sample-s <s>", "how long to watch the machine, seconds", "1")
     .action((opts) => doctorCommand(readOptions(() => doctorOptions(opts)), out));

@@ -133,9 +133,11 @@ export async function loadCommand(o: LoadCommandOptions, out: Output): Promise<v
   // from the rows the step stored, as they were committed (never read back)
   out.print(stepLines(run.results, { detail: true, timer: run.timer }));
   if (run.engine !== null) {
+    // the threads that ran, and why fewer than asked, said once (issue 30)
     out.print(
-      engineLine({ engine: run.engine, note: run.engineNote, threads: o.call.threads ?? 1 }),
+      engineLine({ engine: run.engine, note: run.engineNote, threads: run.threads ?? undefined }),
     );
+    if (run.threadsNote) out.print(`  (${run.threadsNote})\n`);
   }
   out.print(`stored run ${run.runId} in ${o.data.dir}\n`);
   if (run.status !== "complete") {

@@ -10,10 +10,13 @@
 import type { DatasetRef } from "../store/dataset.ts";
 import type { Dataset } from "../store/dataset.ts";
 import type { Command, OptionValues } from "commander";
-import type pl from "nodejs-polars";
+import pl from "nodejs-polars";
 import { defaultArmColumn, deltaSides, resolveArms } from "../analyze/arms.ts";
+import { defaultOrder } from "../analyze/changes/changes.ts";
+import { leftOutText, missingOrder } from "../analyze/changes/order.ts";
+import { finiteRows } from "../analyze/summary.ts";
 import { chartFormat, saveChart } from "../analyze/export.ts";
-import { loadResults, onlyComplete } from "../analyze/load.ts";
+import { loadResults, loadTable, onlyComplete } from "../analyze/load.ts";
 import { latencySteps } from "../analyze/latency.ts";
 import {
   latencyDistributionBy,
@@ -24,10 +27,10 @@ import {
   type PlotOptions,
   PLOTS,
 } from "../analyze/plots.ts";
-import { sweepTable } from "../analyze/sweep/sweep.ts";
+import { sweepFrames, sweepTable } from "../analyze/sweep/sweep.ts";
 import { type Output, readOptions } from "./_exit.ts";
-import { datasetOption, optionalString } from "./_options.ts";
-import { notForSweeps, nothingToDraw, onlyForSweeps } from "./_shows.ts";
+import { changesThresholds, datasetOption, optionalString, sustainedOption } from "./_options.ts";
+import { attemptsNote, notForSweeps, nothingToDraw, onlyForSweeps } from "./_shows.ts";
 
 /** What `kvlab plot` draws and where it saves it. */
 export interface PlotCommandOptions {
@@ -81,6 +84,8 @@ export function plotOptions(kind: string, raw: OptionValues): PlotCommandOptions
       title: optionalString(raw.title),
       orderBy: optionalString(raw.orderBy),
       test: optionalString(raw.test),
+      sustained: raw.sustained === undefined ? undefined : sustainedOption(raw.sustained),
+      ...(resolved === "changes" ? changesThresholds(raw) : {}),
     },
   };
 }
@@ -140,17 +145,30 @@ export function plotArms(source: PlotSource, kind: PlotKind, plot: PlotOptions):
 /**
  * Builds the chart, saves it and prints `wrote <file>`. Each table is read once: a latency
  * figure reads every result (finished or not), its distribution and histograms, and takes the
- * finished results for the arms from the same frame.
+ * finished results for the arms from the same frame; a sweep reads the results and histograms
+ * `kvlab sweep` reads, and draws `sweepTable`'s rows (the same numbers and verdicts).
  *
  * @param o The kind, the dataset, the output file and the kind's options.
  * @param out Where to print.
  */
 export async function plotCommand(o: PlotCommandOptions, out: Output): Promise<void> {
   const kind = PLOTS[o.kind];
-  const latency = kind.needs === "latency" ? latencyFrames(o.data) : undefined;
-  const results = latency ? onlyComplete(latency.results) : loadResults(o.data);
+  const onLeftOut = attemptsNote(out);
+  const latency = kind.needs === "latency"
+    ? latencyFrames(o.data, loadTable(o.data, "runs", { onLeftOut }))
+    : undefined;
+  const sweep = kind.needs === "sweep" ? sweepFrames(o.data, onLeftOut) : undefined;
+  const results = latency
+    ? onlyComplete(latency.results)
+    : sweep
+    ? sweep.results
+    : loadResults(o.data, { onLeftOut });
   const plot = plotArms({ data: o.data, results }, o.kind, o.plot);
-  const frame = latency ? latencyDistributionBy(latency, plot.by ?? "server") : results;
+  const frame = latency
+    ? latencyDistributionBy(latency, plot.by ?? "server")
+    : sweep
+    ? sweepTable(sweep, { by: plot.by, sustained: plot.sustained })
+    : results;
   if (
     frame.height === 0 ||
     (o.kind === "latency" && latencySteps(frame, { by: [plot.by ?? "server"] }).height === 0)
@@ -159,6 +177,15 @@ export async function plotCommand(o: PlotCommandOptions, out: Output): Promise<v
       ? "latency distribution (redis-benchmark's latency blocks, memtier's or kvlab's histograms)"
       : "complete results";
     nothingToDraw(`kvlab plot ${o.kind}`, o.data, { what, results });
+  }
+  if (o.kind === "changes") {
+    const orderBy = plot.orderBy ?? defaultOrder(results);
+    const rows = finiteRows(results, plot.metric ?? "ops_per_sec");
+    const missing = missingOrder(
+      plot.test === undefined ? rows : rows.filter(pl.col("test").eq(pl.lit(plot.test))),
+      orderBy,
+    );
+    if (missing.results > 0) out.printErr(`left out ${leftOutText(missing, orderBy)}\n`);
   }
   // the folder of -o is made only when its parent exists (a typo is an error, not a new tree)
   await saveChart(kind.build(frame, plot), o.output, { folders: "parent" });
@@ -194,6 +221,13 @@ export function declarePlot(program: Command, out: Output): void {
     .option("--to <value>", "delta: value after (default: the other arm)")
     .option("--order-by <column>", "changes: run column that orders the history")
     .option("--test <name>", "changes: only this test")
+    .option(
+      "--sustained <min:max>",
+      "sweep: sustained bounds on achieved / requested, as kvlab sweep's (default 0.97:1.03)",
+    )
+    .option("--max-pvalue <p>", "changes: as kvlab changes --max-pvalue", "0.001")
+    .option("--min-change <r>", "changes: as kvlab changes --min-change", "0")
+    .option("--window <n>", "changes: as kvlab changes --window", "50")
     .option("--title <text>", "chart title")
     .action((kind: string, opts) => plotCommand(readOptions(() => plotOptions(kind, opts)), out));
 }

@@ -105,62 +105,85 @@ export function cellOutcome(e: StudyEvent): CellOutcome | undefined {
 }
 
 /**
- * The per-cell summary of a study: each cell's status, its complete tests and their median
- * ops/s (grouped in polars), and the reason when it has one. The rows are those the cells'
- * runs returned; only cells skipped as complete before (a resumed plan) have theirs read from
- * the dataset, in one scan narrowed to those runs (none when no cell was skipped).
+ * The per-cell summary of a study: one row per cell and test (each test's own ops/s and p99:
+ * SET and GET, or a fixed-rate step's SET, GET and TOTALS, are never pooled into one figure),
+ * one row with no test for a cell with no complete test, and the reason when a cell has one.
+ * The rows are those the cells' runs returned; only cells skipped as complete before (a resumed
+ * plan) have theirs read from the dataset, in one scan narrowed to those runs (none when no cell
+ * was skipped).
  *
  * @param outcomes The cells' outcomes, in plan order.
  * @param data The dataset, or its directory, for the cells skipped as complete before.
- * @returns Columns `cell`, `status`, `tests`, `median_ops_per_sec`, and `reason` when a cell has
- * one.
+ * @returns Columns `cell`, `status`, `test`, `ops_per_sec`, `p99_latency_ms`, and `reason`
+ * when a cell has one.
  *
  * @example
  * ```ts
  * import { cellSummary } from "./run.ts";
  * import assert from "node:assert/strict";
  * const row = (test: string, ops: number, complete = true) => ({ run_id: "r1", test_index: 0,
- *   test, test_title: test, ops_per_sec: ops, complete, source_line: 0 });
+ *   test, test_title: test, ops_per_sec: ops, p99_latency_ms: 0.5, complete, source_line: 0 });
  * const df = cellSummary([
  *   { cell: "p/a/c1/rep1", status: "complete", runId: "r1", reason: null,
  *     results: [row("SET", 100), row("GET", 300), row("LPUSH", 1, false)] },
  *   { cell: "p/a/c5/rep1", status: "failed", runId: "r2", reason: "down", results: [] },
  * ], Deno.makeTempDirSync());
  * assert.deepEqual(df.toRecords(), [
- *   { cell: "p/a/c1/rep1", status: "complete", tests: 2, median_ops_per_sec: 200, reason: null },
- *   { cell: "p/a/c5/rep1", status: "failed", tests: 0, median_ops_per_sec: null, reason: "down" },
+ *   { cell: "p/a/c1/rep1", status: "complete", test: "SET", ops_per_sec: 100, p99_latency_ms: 0.5,
+ *     reason: null },
+ *   { cell: "p/a/c1/rep1", status: "complete", test: "GET", ops_per_sec: 300, p99_latency_ms: 0.5,
+ *     reason: null },
+ *   { cell: "p/a/c5/rep1", status: "failed", test: null, ops_per_sec: null, p99_latency_ms: null,
+ *     reason: "down" },
  * ]);
  * ```
  */
 export function cellSummary(outcomes: readonly CellOutcome[], data: DatasetRef): pl.DataFrame {
-  const mine = outcomes.flatMap((o) => o.results ?? []).filter((r) => r.complete);
-  let rows = pl.DataFrame({
-    run_id: pl.Series("run_id", mine.map((r) => r.run_id), pl.String),
-    ops_per_sec: pl.Series("ops_per_sec", mine.map((r) => r.ops_per_sec ?? null), pl.Float64),
-  });
+  type Test = { test: string | null; ops_per_sec: number | null; p99_latency_ms: number | null };
+  const byRun = new Map<string, Test[]>();
+  const add = (runId: string, t: Test) => byRun.set(runId, [...byRun.get(runId) ?? [], t]);
+  for (const o of outcomes) {
+    for (const r of o.results ?? []) {
+      if (r.complete) {
+        add(o.runId, {
+          test: r.test,
+          ops_per_sec: r.ops_per_sec ?? null,
+          p99_latency_ms: r.p99_latency_ms ?? null,
+        });
+      }
+    }
+  }
   const before = outcomes.filter((o) => o.results === undefined && o.runId !== "").map((o) =>
     o.runId
   );
   if (before.length > 0) {
     const stored = scanTable(data, "results")
       .filter(pl.col("run_id").isIn(before).and(pl.col("complete")))
-      .select(pl.col("run_id"), pl.col("ops_per_sec").cast(pl.Float64)).collectSync();
-    rows = pl.concat([rows, stored], { how: "vertical" });
+      .sort("test_index")
+      .select(
+        pl.col("run_id"),
+        pl.col("test"),
+        pl.col("ops_per_sec").cast(pl.Float64),
+        pl.col("p99_latency_ms").cast(pl.Float64),
+      ).collectSync();
+    for (const r of stored.toRecords() as (Test & { run_id: string })[]) {
+      add(r.run_id, { test: r.test, ops_per_sec: r.ops_per_sec, p99_latency_ms: r.p99_latency_ms });
+    }
   }
-  const perRun = rows.groupBy("run_id")
-    .agg(pl.len().alias("tests"), pl.col("ops_per_sec").median().alias("median_ops_per_sec"));
-  const byRun = new Map(
-    (perRun.toRecords() as { run_id: string; tests: number; median_ops_per_sec: number }[])
-      .map((r) => [r.run_id, r]),
-  );
   const withReason = outcomes.some((o) => o.reason !== null);
-  return resultsFrame(outcomes.map((o) => ({
-    cell: o.cell,
-    status: o.status,
-    tests: Number(byRun.get(o.runId)?.tests ?? 0),
-    median_ops_per_sec: byRun.get(o.runId)?.median_ops_per_sec ?? null,
-    ...(withReason ? { reason: o.reason } : {}),
-  })));
+  const none: Test[] = [{
+    test: null as unknown as string,
+    ops_per_sec: null,
+    p99_latency_ms: null,
+  }];
+  return resultsFrame(outcomes.flatMap((o) =>
+    (byRun.get(o.runId) ?? none).map((t) => ({
+      cell: o.cell,
+      status: o.status,
+      ...t,
+      ...(withReason ? { reason: o.reason } : {}),
+    }))
+  ));
 }
 
 /**
@@ -270,11 +293,17 @@ export async function runStudy(
     return result;
   }
   const notRun = outcomes.filter((o) => o.status === "skipped" && o.runId === "").length;
+  // cells an interruption kept from starting: the plan run again does them
+  const unreached = result.cells - result.complete - result.skipped - result.incomplete -
+    result.failed;
+  const cut = unreached > 0
+    ? `: ${unreached} cell${unreached === 1 ? "" : "s"} not reached (run the plan again for them)`
+    : "";
   print(
     `${result.cells} cells: ${result.complete - notRun} complete, ${result.skipped} skipped ` +
       `(already complete), ${notRun ? `${notRun} not run (after a first NS), ` : ""}` +
       `${result.incomplete} incomplete, ${result.failed} failed` +
-      (result.interrupted ? ", interrupted" : "") + "\n",
+      (result.interrupted ? `, interrupted${cut}` : "") + "\n",
   );
   if (outcomes.length) {
     print("\n" + formatForPeople(cellSummary(outcomes, data), out.isTerminal ? "text" : "md"));

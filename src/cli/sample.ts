@@ -96,6 +96,7 @@ export async function sampleCommand(o: SampleCommandOptions, out: Output): Promi
       r.dockerError ? ` (${r.dockerError})` : ""
     }\n`,
   );
+  if (r.rssNote) out.printErr(`warning: ${r.rssNote}\n`);
   if (r.status === "failed") exitWith(1, "sample");
 }
 

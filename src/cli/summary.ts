@@ -17,9 +17,9 @@ import { loadResults, loadTable, onlyComplete } from "../analyze/load.ts";
 import { latencyDistributionBy } from "../analyze/plots.ts";
 import type { VegaLiteSpec } from "../analyze/chart.ts";
 import { historyPage } from "../analyze/changes/summary.ts";
-import { summaryPage } from "../analyze/summary_page/page.ts";
+import { summaryPage, withPageTitle } from "../analyze/summary_page/page.ts";
 import { type Output, readOptions } from "./_exit.ts";
-import { notForSweeps } from "./_shows.ts";
+import { attemptsNote } from "./_shows.ts";
 import { optionalString } from "./_options.ts";
 
 /** What `kvlab summary` summarizes and where it writes. */
@@ -93,6 +93,7 @@ export interface SummaryTables {
  * from them before it.
  *
  * @param data The dataset, or its directory.
+ * @param onLeftOut Told the runs left out as superseded attempts of plan cells.
  * @returns The frames.
  * @throws {DatasetError} When the directory is not a dataset, or a file of it is damaged.
  *
@@ -105,9 +106,12 @@ export interface SummaryTables {
  * assert.ok(t.all.columns.includes("complete") && t.all.columns.includes("label"));
  * ```
  */
-export function summaryTables(data: DatasetRef): SummaryTables {
+export function summaryTables(
+  data: DatasetRef,
+  onLeftOut?: (runIds: string[]) => void,
+): SummaryTables {
   const dataset = Dataset.of(data);
-  const runs = loadTable(dataset, "runs");
+  const runs = loadTable(dataset, "runs", { onLeftOut });
   const all = loadResults(dataset, { completeOnly: false, runs });
   return { dataset, runs, all, results: onlyComplete(all) };
 }
@@ -133,32 +137,35 @@ export interface SummaryWritten {
 export async function summaryCommand(
   o: SummaryCommandOptions,
   out: Output,
-  tables: SummaryTables = summaryTables(o.data),
+  tables: SummaryTables = summaryTables(o.data, attemptsNote(out)),
 ): Promise<SummaryWritten> {
   const { dataset, runs, all, results } = tables;
-  notForSweeps("kvlab summary", o.data, results);
   let arms;
   try {
     arms = resolveArms(results.height > 0 ? results : runs, { by: o.by, baseline: o.baseline });
   } catch (e) {
     // one history with no arms (a nightly CI's dataset): the page of its change points
-    const history = o.by === undefined ? historyPage(results, o.title ?? o.data) : null;
+    const title = o.title ?? o.data;
+    const history = o.by === undefined ? historyPage(results, title) : null;
     if (history === null) throw e;
-    return await writePage(history, o, out);
+    const figures = history.figures.map((f) => ({ ...f, spec: withPageTitle(f.spec, title) }));
+    return await writePage({ ...history, figures }, o, out);
   }
   out.printErr(
     `summarizing by ${arms.by} (${arms.values.join(", ")}), baseline ${arms.baseline}\n`,
   );
   const table = (name: string) => loadTable(dataset, name, { runs });
+  const hdr = table("hdr_histograms");
   const page = summaryPage({
     results,
     runs,
     environment: environmentSummary({ runs, serverConfig: table("server_config") }, arms.by),
     latency: latencyDistributionBy(
-      { results: all, distribution: table("latency_distribution"), hdr: table("hdr_histograms") },
+      { results: all, distribution: table("latency_distribution"), hdr },
       arms.by,
     ),
     memory: memoryBy(table("memory"), runs, arms.by),
+    hdr,
   }, { title: o.title ?? o.data, by: arms.by, arms: arms.values, baseline: arms.baseline });
   return await writePage(page, o, out);
 }

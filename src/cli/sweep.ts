@@ -6,13 +6,13 @@
  */
 
 import type { Dataset } from "../store/dataset.ts";
-import { datasetOption } from "./_options.ts";
+import { datasetOption, sustainedOption } from "./_options.ts";
 import type { Command, OptionValues } from "commander";
 import { type TableFormat, tableFormat } from "../analyze/format.ts";
 import { formatSweep, sweepTable } from "../analyze/sweep/sweep.ts";
 import { type Output, readOptions } from "./_exit.ts";
-import { checkSustainedRule, DEFAULT_SUSTAINED_RULE, type SustainedRule } from "../fixed_rate.ts";
-import { onlyForSweeps } from "./_shows.ts";
+import { DEFAULT_SUSTAINED_RULE, type SustainedRule } from "../fixed_rate.ts";
+import { attemptsNote, onlyForSweeps } from "./_shows.ts";
 
 /** What `kvlab sweep` prints. */
 export interface SweepCommandOptions {
@@ -45,15 +45,7 @@ export interface SweepCommandOptions {
  * ```
  */
 export function sweepOptions(raw: OptionValues): SweepCommandOptions {
-  const d = `${DEFAULT_SUSTAINED_RULE.min}:${DEFAULT_SUSTAINED_RULE.max}`;
-  const text = String(raw.sustained ?? d);
-  const m = /^(\d*\.?\d+):(\d*\.?\d+)$/.exec(text);
-  const rule = m ? { min: Number(m[1]), max: Number(m[2]) } : { min: NaN, max: NaN };
-  try {
-    checkSustainedRule(rule);
-  } catch {
-    throw new TypeError(`invalid --sustained: ${text} (expected min:max around 1, e.g. ${d})`);
-  }
+  const rule = sustainedOption(raw.sustained);
   return {
     data: datasetOption(raw.data),
     format: tableFormat(String(raw.format ?? "md")),
@@ -70,7 +62,11 @@ export function sweepOptions(raw: OptionValues): SweepCommandOptions {
  * @throws {NothingToShowError} When the dataset holds no fixed-rate step.
  */
 export function sweepCommand(o: SweepCommandOptions, out: Output): void {
-  const table = sweepTable(o.data, { by: o.by, sustained: o.sustained });
+  const table = sweepTable(o.data, {
+    by: o.by,
+    sustained: o.sustained,
+    onLeftOut: attemptsNote(out),
+  });
   onlyForSweeps("kvlab sweep", o.data, table.height);
   out.print(formatSweep(table, o.format, { by: o.by }));
 }

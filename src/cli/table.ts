@@ -92,7 +92,10 @@ export function tableView(
   const own = tableSpec(name).map((c) => c.name);
   if (name !== "results") {
     if (columns) checkColumns(name, columns, own);
-    const table = loadTable(ds, name, { columns: columns && [...new Set(columns)] });
+    const table = loadTable(ds, name, {
+      columns: columns && [...new Set(columns)],
+      everyAttempt: true,
+    });
     return { frame: table, shown: table.columns };
   }
   const fromRuns = tableSpec("runs").map((c) => c.name).filter((c) => !own.includes(c));
@@ -100,8 +103,16 @@ export function tableView(
   const pick = (offered: readonly string[], always: string[]) =>
     columns && [...new Set([...always, ...columns.filter((c) => offered.includes(c))])];
   // runs first, read once: the results' schema check uses them
-  const runs = loadTable(ds, "runs", { columns: pick(fromRuns, ["run_id", "schema_version"]) });
-  const table = loadTable(ds, "results", { runs, columns: pick(own, ["run_id"]) });
+  // every run, also superseded attempts of plan cells: a table shows what the dataset holds
+  const runs = loadTable(ds, "runs", {
+    columns: pick(fromRuns, ["run_id", "schema_version"]),
+    everyAttempt: true,
+  });
+  const table = loadTable(ds, "results", {
+    runs,
+    columns: pick(own, ["run_id"]),
+    everyAttempt: true,
+  });
   const extra = runs.columns.filter((c) => c === "run_id" || fromRuns.includes(c))
     .filter((c) => c === "run_id" || !columns || columns.includes(c));
   const frame = table.join(runs.select(...extra), { on: "run_id", how: "left" });

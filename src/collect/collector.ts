@@ -32,7 +32,10 @@ import { type ServerSnapshot, ServerUnreachableError, snapshotServer } from "./s
 import { Dataset, type DatasetRef } from "../store/dataset.ts";
 import { newRunId, type RawFile, type RunTables, type RunWriter } from "../store/writer.ts";
 import { isLocal, type ServerTarget, transportOf } from "./target.ts";
-import { redactText } from "../text/redact.ts";
+import { redactSent, redactText, rememberSentSecret } from "../text/redact.ts";
+import { stopCause } from "./step_outcome.ts";
+
+export { type StepFaults, stepFaults, stepStatus, stopCause } from "./step_outcome.ts";
 import type { ResultsRow } from "../schema.ts";
 import { type RunWatch, withWatched } from "./watch.ts";
 
@@ -74,6 +77,13 @@ export interface ToolRunOptions extends CollectOptions {
   timeoutMs?: number;
   /** Aborting stops the tool; the run is kept as incomplete. */
   signal?: AbortSignal;
+  /**
+   * What ran unrecorded just before (`warm-up`, `preload`): a stop signal that came during it
+   * is named with it in the run's reason.
+   */
+  after?: string;
+  /** Why the run must not start (its key space was not written): stored failed with it. */
+  notRun?: string;
 }
 
 /** What {@link runToolBetweenSnapshots} saw: the snapshots and the tool's end, or why not run. */
@@ -99,7 +109,14 @@ export async function runToolBetweenSnapshots(
 ): Promise<ToolMeasurement> {
   const before = await snapshotBefore(target);
   if ("reason" in before) return before;
-  if (options.signal?.aborted) return { before, reason: null };
+  if (options.notRun) return { before, reason: options.notRun };
+  if (options.signal?.aborted) {
+    const during = options.after ? ` (during its ${options.after})` : "";
+    return {
+      before,
+      reason: `interrupted (${stopCause(options.signal)}) before the run started${during}`,
+    };
+  }
   const result = await options.runner.run({
     ...process(),
 
@@ -193,6 +210,7 @@ export async function collectRun<M extends Measurement>(
   collector: Collector<M>,
 ): Promise<Collected<M>> {
   const now = options.now ?? (() => new Date());
+  rememberSentSecret(collector.target.password);
   const host = options.host ?? hostFacts();
   const startedAt = now();
   const dataset = Dataset.of(options.data);
@@ -213,7 +231,12 @@ export async function collectRun<M extends Measurement>(
   const stored = collector.store(measured, writer.runId);
   const cut = stored.status !== "complete" && !stored.interrupted;
   const watched = await watching?.stop(writer.runId, cut);
-  const s = watched ? withWatched(stored, watched) : stored;
+  // what the server sent back (an echoed password, a reason quoting its reply) is redacted
+  // against the password kvlab sent it, wherever the run keeps text (issue 30)
+  const s = redactStored(
+    watched ? withWatched(stored, watched) : stored,
+    collector.target.password,
+  );
   const { before, after } = measured;
   const server = serverColumns(before, after);
   const local = isLocal(collector.target);
@@ -229,26 +252,29 @@ export async function collectRun<M extends Measurement>(
     : { ...s.tables, server_info: snaps.info, server_config: snaps.config };
   writingAt(folder, () =>
     writer.commit({
-      run: runRow({
-        run_id: writer.runId,
-        target: collector.target.display,
-        transport: transportOf(collector.target),
-        label: options.label ?? null,
-        tags: options.tags,
-        started_at: startedAt,
-        ingested_at: finishedAt, // a collected run is stored when it finishes
-        finished_at: finishedAt,
-        plan_name: options.plan?.name ?? null,
-        plan_cell: options.plan?.cell ?? null,
-        repetition: options.plan?.repetition ?? null,
-        command: collector.command,
-        status: s.status,
-        error: s.reason,
-        ...s.columns,
-        ...server,
-        ...noise,
-        ...watched?.columns,
-      }, host),
+      run: redactStrings(
+        runRow({
+          run_id: writer.runId,
+          target: collector.target.display,
+          transport: transportOf(collector.target),
+          label: options.label ?? null,
+          tags: options.tags,
+          started_at: startedAt,
+          ingested_at: finishedAt, // a collected run is stored when it finishes
+          finished_at: finishedAt,
+          plan_name: options.plan?.name ?? null,
+          plan_cell: options.plan?.cell ?? null,
+          repetition: options.plan?.repetition ?? null,
+          command: collector.command,
+          status: s.status,
+          error: s.reason,
+          ...s.columns,
+          ...server,
+          ...noise,
+          ...watched?.columns,
+        }, host),
+        collector.target.password,
+      ),
       tables,
       raw: s.raw ?? [],
       manifest: { ...s.manifest, host, server_config_error: before?.configError ?? null },
@@ -263,6 +289,42 @@ export async function collectRun<M extends Measurement>(
     results: s.tables.results ?? [],
     measured,
   };
+}
+
+/**
+ * A stored run's texts redacted against the password sent to its server ({@link redactSent}):
+ * its reason, its manifest, and the engines' raw JSON (error samples quote the server).
+ */
+function redactStored(s: StoredRun, password: string | undefined): StoredRun {
+  const dec = new TextDecoder("utf-8", { fatal: true });
+  const raw = s.raw?.map((f) => {
+    let text: string;
+    try {
+      text = dec.decode(f.bytes);
+    } catch {
+      return f; // not text
+    }
+    const red = redactSent(text, password);
+    return red === text ? f : { ...f, bytes: new TextEncoder().encode(red) };
+  });
+  return {
+    ...s,
+    reason: s.reason === null ? null : redactText(redactSent(s.reason, password)),
+    manifest: s.manifest && redactStrings(s.manifest, password),
+    ...(raw ? { raw } : {}),
+  };
+}
+
+/** Every string in a plain value (objects, arrays) passed through {@link redactSent}. */
+function redactStrings<T>(v: T, password: string | undefined): T {
+  if (typeof v === "string") return redactSent(v, password) as T;
+  if (Array.isArray(v)) return v.map((x) => redactStrings(x, password)) as T;
+  if (v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype) {
+    return Object.fromEntries(
+      Object.entries(v).map(([k, x]) => [k, redactStrings(x, password)]),
+    ) as T;
+  }
+  return v;
 }
 
 /** A noise snapshot of this machine (this process and its reaped tools), or null off Linux. */
@@ -358,66 +420,4 @@ export function argvToCommand(argv: readonly string[]): string {
   return argv.map((a) => (/^[\w@%+=:,./*-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(
     " ",
   );
-}
-
-/** What a kvlab generator counted that breaks a step (`kvlab load`, `kvlab pubsub`). */
-export interface StepFaults {
-  /** Connections lost, of `connections`. */
-  disconnects: number;
-  connections: number;
-  /** Replies or messages kvlab did not ask for (pub/sub: messages it did not publish). */
-  protocolErrors?: number;
-  /** Up to five error texts, as the engine sampled them. */
-  errorSamples: string[];
-}
-
-/**
- * What broke a generator's step, for its run's reason (issue 21): connections lost and
- * protocol errors, the server named with what it did (redacted); null when nothing broke.
- *
- * @example
- * ```ts
- * import { stepFaults } from "./collector.ts";
- * import assert from "node:assert/strict";
- * assert.equal(
- *   stepFaults({ disconnects: 2, connections: 4, errorSamples: ["ConnectionReset: x"] }, "r:1"),
- *   "2 of 4 connections lost (r:1: ConnectionReset: x)",
- * );
- * const none = { disconnects: 0, connections: 4 };
- * const protocol = stepFaults({ ...none, protocolErrors: 1, errorSamples: [] }, "r:1");
- * assert.equal(protocol, "1 protocol error");
- * assert.equal(stepFaults({ ...none, errorSamples: ["busy"] }, "r:1"), null);
- * ```
- */
-export function stepFaults(f: StepFaults, server: string): string | null {
-  const lost = f.disconnects > 0 ? `${f.disconnects} of ${f.connections} connections lost` : null;
-  const n = f.protocolErrors ?? 0;
-  const protocol = n > 0 ? `${n} protocol error${n === 1 ? "" : "s"}` : null;
-  if (!lost && !protocol) return null;
-  const samples = f.errorSamples.length
-    ? ` (${server}: ${redactText(f.errorSamples.join("; "))})`
-    : "";
-  return [lost, protocol].filter((x) => x).join(", ") + samples;
-}
-
-/**
- * A generator step's status: failed without a result, or when broken with nothing done;
- * incomplete when broken or interrupted; else complete.
- *
- * @example
- * ```ts
- * import { stepStatus } from "./collector.ts";
- * import assert from "node:assert/strict";
- * const broken = "2 of 4 connections lost";
- * assert.equal(stepStatus({ done: 10, broken, interrupted: false }), "incomplete");
- * assert.equal(stepStatus({ done: 0, broken, interrupted: false }), "failed");
- * assert.equal(stepStatus({ done: 0, broken: null, interrupted: true }), "incomplete");
- * assert.equal(stepStatus(null), "failed");
- * ```
- */
-export function stepStatus(
-  s: { done: number; broken: string | null; interrupted: boolean } | null | undefined,
-): CollectedRun["status"] {
-  if (!s || (s.broken && s.done === 0)) return "failed";
-  return s.broken || s.interrupted ? "incomplete" : "complete";
 }

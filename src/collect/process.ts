@@ -17,7 +17,6 @@
  */
 
 import { diskFullAt } from "../system/disk.ts";
-import { isExecutableFile } from "./tools/find.ts";
 import { type ChildPidFile, hostName, killGroup, processStart } from "../system/pids.ts";
 
 export type { ChildPidFile };
@@ -406,4 +405,14 @@ async function pump(
     off += c.length;
   }
   return out;
+}
+
+/** Whether `path` is a file with an execute bit (or a file system without modes). */
+export function isExecutableFile(path: string): boolean {
+  try {
+    const st = Deno.statSync(path);
+    return st.isFile && (st.mode === null || (st.mode & 0o111) !== 0);
+  } catch {
+    return false;
+  }
 }

@@ -13,7 +13,7 @@ import {
   type ServerIdentity,
   serverIdentity,
 } from "./formats/info/info.ts";
-import { redactConfigValue } from "../text/redact.ts";
+import { redactConfigValue, redactSent, rememberSentSecret } from "../text/redact.ts";
 import type { ServerTarget } from "./target.ts";
 
 /** The server could not be reached (down, wrong port, refused auth). */
@@ -119,6 +119,7 @@ function commandError(
 
 /** Opens an ioredis client that fails fast instead of retrying. */
 export async function connect(target: ServerTarget, timeoutMs = 5000): Promise<Redis> {
+  rememberSentSecret(target.password);
   let lastError: Error | undefined;
   const client = new Redis({
     ...(target.socket ? { path: target.socket } : { host: target.host, port: target.port }),
@@ -132,7 +133,12 @@ export async function connect(target: ServerTarget, timeoutMs = 5000): Promise<R
     maxRetriesPerRequest: 0,
     enableOfflineQueue: false,
     retryStrategy: () => null,
+    // no CLIENT SETINFO before the ready check's INFO: a server that answers nothing is told
+    // after one timeout, not two
+    disableClientInfo: true,
   });
+  let connected = false;
+  client.on("connect", () => (connected = true));
   client.on("error", (e: Error) => {
     lastError = e;
     if (isProtocolError(e) && !protocolErrors.has(client)) protocolErrors.set(client, e);
@@ -141,9 +147,16 @@ export async function connect(target: ServerTarget, timeoutMs = 5000): Promise<R
     await client.connect();
   } catch (e) {
     client.disconnect();
-    const why = (lastError ?? (e as Error)).message;
-    // ioredis' ready check sends INFO
-    const fallback = `cannot connect to ${target.display}: ${why}`;
+    // (a server may echo the password it refused: `unknown command 'auth', with args …`)
+    const why = redactSent((lastError ?? (e as Error)).message, target.password);
+    // ioredis' ready check sends INFO; a server that took the connection and then said nothing
+    // is not one that is down (issue 30)
+    const silent = connected && /timed out/i.test(why);
+    const fallback = silent
+      ? `${target.display} accepted the connection but did not answer (no reply to ` +
+        `${target.password ? "AUTH or " : ""}INFO in ${timeoutMs / 1000} s): not a ` +
+        "Redis-compatible server, or one that is stuck"
+      : `cannot connect to ${target.display}: ${why}`;
     throw commandError(client, { target, command: "INFO", fallback });
   }
   return client;

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { redactWholeUrl } from "../text/redact.ts";
+import { redactWholeUrl, rememberSentSecret } from "../text/redact.ts";
 
 /** A server to benchmark. */
 export interface ServerTarget {
@@ -71,12 +71,15 @@ export function parseServerUrl(url: string): ServerTarget {
       );
     }
   };
+  const password = dec(m[3]);
+  // the password kvlab will send: a server echoing it back never gets it printed or stored
+  rememberSentSecret(password);
   return {
     host: m[4].replace(/^\[|\]$/g, ""),
     port,
     tls: m[1] === "rediss" || m[1] === "valkeys",
     user: dec(m[2]),
-    password: dec(m[3]),
+    password,
     db: m[6] ? Number(m[6]) : 0,
     display,
   };

@@ -181,24 +181,72 @@ function retire(dataDir: string, id: string): void {
 }
 
 /** Removes batches a merged batch in place replaces (left by a compaction that was killed). */
-function removeReplaced(dataDir: string): void {
+function removeReplaced(dataDir: string): string[] {
+  const ids = replacedInPlace(dataDir);
+  for (const id of ids) retire(dataDir, id);
+  return ids;
+}
+
+/**
+ * Finishes what a compaction killed after its rename left (`kill -9`, a power cut): the batches
+ * its merged batch replaces, still in `batches/` (readers leave them out), are removed, and its
+ * `tmp/compact.lock` with them. Nothing is done while another compaction runs (it does the
+ * same), and nothing is read but the merged batches' `replaces.json` when nothing is left over.
+ * Writers call it before they write (`Dataset.sweepTmp`).
+ *
+ * @param dataDir The dataset directory.
+ * @returns The ids of the batches removed.
+ *
+ * @example
+ * ```ts
+ * import { finishKilledCompaction } from "./compact.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(finishKilledCompaction(Deno.makeTempDirSync()), []);
+ * ```
+ */
+export function finishKilledCompaction(dataDir: string): string[] {
+  const stale = replacedInPlace(dataDir);
+  let locked = false;
+  try {
+    Deno.statSync(`${dataDir}/tmp/compact.lock`);
+    locked = true;
+  } catch { /* no lock */ }
+  if (stale.length === 0 && !locked) return [];
+  let unlock: () => void;
+  try {
+    unlock = lock(dataDir);
+  } catch (e) {
+    if (e instanceof DatasetError) return []; // a compaction is running: it removes them
+    throw e;
+  }
+  try {
+    return removeReplaced(dataDir);
+  } finally {
+    unlock();
+  }
+}
+
+/** Batches in `batches/` that a merged batch also in place replaces. */
+function replacedInPlace(dataDir: string): string[] {
   const root = `${dataDir}/${BATCHES}`;
   let entries: Deno.DirEntry[];
   try {
     entries = [...Deno.readDirSync(root)];
   } catch {
-    return;
+    return [];
   }
   const present = new Set(entries.map((e) => e.name));
+  const out: string[] = [];
   for (const e of entries) {
-    let ids: string[] = [];
+    let ids: unknown;
     try {
       ids = JSON.parse(Deno.readTextFileSync(`${root}/${e.name}/${REPLACES}`));
     } catch {
       continue;
     }
-    for (const id of ids) if (present.has(id)) retire(dataDir, id);
+    if (Array.isArray(ids)) out.push(...ids.filter((id) => present.has(String(id))).map(String));
   }
+  return out;
 }
 
 /** Takes the dataset's compaction lock (`tmp/compact.lock`); a lock of a dead process is taken over. */

@@ -23,7 +23,12 @@
  */
 
 import type pl from "nodejs-polars";
-import { compactDataset, type CompactOptions, type CompactResult } from "./compact.ts";
+import {
+  compactDataset,
+  type CompactOptions,
+  type CompactResult,
+  finishKilledCompaction,
+} from "./compact.ts";
 import { type DatasetFiles, datasetFiles } from "./layout.ts";
 import {
   readDatasetTable,
@@ -118,9 +123,17 @@ export class Dataset {
     return `${this.dir}/locks/children`;
   }
 
-  /** Removes what writers that are gone left under `tmp/`. @returns The entries removed. */
+  /**
+   * Removes what writers that are gone left: their entries under `tmp/`, and the batches a
+   * compaction killed after its rename had merged but not yet removed (with its lock; see
+   * {@link finishKilledCompaction}). Every writer calls it before it writes.
+   *
+   * @returns The entries removed under `tmp/`.
+   */
   sweepTmp(): string[] {
-    return sweepTmp(this.dir);
+    const removed = sweepTmp(this.dir);
+    finishKilledCompaction(this.dir);
+    return removed;
   }
 
   /** The per-cell locks of plan runs. */

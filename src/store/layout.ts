@@ -122,21 +122,84 @@ export function tableOfFile(name: string): string | null {
   return TABLE_FILE.exec(name)?.[1] ?? null;
 }
 
-function names(dir: string): { name: string; isDirectory: boolean }[] {
-  const out: { name: string; isDirectory: boolean }[] = [];
+/** An entry of a dataset folder. */
+interface Entry {
+  name: string;
+  isDirectory: boolean;
+  isFile: boolean;
+  isSymlink: boolean;
+}
+
+function names(dir: string): Entry[] {
+  const out: Entry[] = [];
   for (const e of Deno.readDirSync(dir)) {
-    if (!e.name.startsWith(".")) out.push({ name: e.name, isDirectory: e.isDirectory });
+    if (!e.name.startsWith(".")) {
+      out.push({
+        name: e.name,
+        isDirectory: e.isDirectory,
+        isFile: e.isFile,
+        isSymlink: e.isSymlink,
+      });
+    }
   }
   return out.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 }
 
-function listOrEmpty(dir: string): { name: string; isDirectory: boolean }[] {
+function listOrEmpty(dir: string): Entry[] {
   try {
     return names(dir);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return [];
     throw e;
   }
+}
+
+/**
+ * What a symbolic link inside a dataset is, followed only while it stays in the dataset: the
+ * entry it points to, or the error that names the link and where it leads (out of the dataset,
+ * or nowhere).
+ */
+function followInside(root: string, path: string): Entry | DatasetError {
+  let target: string;
+  try {
+    target = Deno.realPathSync(path);
+  } catch {
+    let to = "?";
+    try {
+      to = Deno.readLinkSync(path);
+    } catch { /* removed meanwhile */ }
+    return new DatasetError(
+      `${path}: a symbolic link to ${to}, which does not exist; remove the link (or restore ` +
+        `what it pointed to inside the dataset)`,
+    );
+  }
+  const inside = Deno.realPathSync(root);
+  if (target !== inside && !target.startsWith(inside + "/")) {
+    return new DatasetError(
+      `${path}: a symbolic link out of the dataset (to ${target}); kvlab does not follow links ` +
+        `out of a dataset: move what it points to into the dataset in its place, or remove ` +
+        `the link`,
+    );
+  }
+  const st = Deno.statSync(path);
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  return { name, isDirectory: st.isDirectory, isFile: st.isFile, isSymlink: false };
+}
+
+/**
+ * An entry of `batches/` (or of the old `runs/`) as a folder to read, or the error that names
+ * what is in a folder's place: a file, or a link out of the dataset.
+ */
+function batchFolder(root: string, dir: string, e: Entry): string {
+  const path = `${dir}/${e.name}`;
+  const seen = e.isSymlink ? followInside(root, path) : e;
+  if (seen instanceof DatasetError) throw seen;
+  if (seen.isDirectory) return path;
+  throw new DatasetError(
+    `${path}: a file where a batch folder should be, so the runs of the batch are missing: ` +
+      `restore the folder from a backup (or move the file out of the dataset and ingest its ` +
+      `runs' source files again)`,
+  );
 }
 
 /**
@@ -166,14 +229,46 @@ export function datasetFiles(dataDir: string): DatasetFiles {
   }
 }
 
+/**
+ * Checks that a path inside a dataset is not a symbolic link out of it (nor a link to nothing):
+ * kvlab reads and writes only inside the dataset.
+ *
+ * @param dataDir The dataset directory.
+ * @param path A path inside it (a missing path passes).
+ * @throws {DatasetError} Naming the link and where it leads.
+ *
+ * @example
+ * ```ts
+ * import { checkInside } from "./layout.ts";
+ * import assert from "node:assert/strict";
+ * const dir = Deno.makeTempDirSync();
+ * Deno.symlinkSync("/etc", `${dir}/batches`);
+ * assert.throws(() => checkInside(dir, `${dir}/batches`), /a symbolic link out of the dataset \(to \/etc\)/);
+ * checkInside(dir, `${dir}/raw`);
+ * ```
+ */
+export function checkInside(dataDir: string, path: string): void {
+  let link: boolean;
+  try {
+    link = Deno.lstatSync(path).isSymlink;
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return;
+    throw e;
+  }
+  if (!link) return;
+  const seen = followInside(dataDir, path);
+  if (seen instanceof DatasetError) throw seen;
+}
+
 function listFiles(dataDir: string): DatasetFiles {
+  checkInside(dataDir, `${dataDir}/${BATCHES}`);
+  checkInside(dataDir, `${dataDir}/${OLD_RUNS}`);
   const tables = new Map<string, string[]>();
   const replaced = new Set<string>();
   const found: { dir: string; id: string; files: string[] }[] = [];
   for (const e of listOrEmpty(`${dataDir}/${BATCHES}`)) {
-    if (!e.isDirectory) continue;
-    const dir = `${dataDir}/${BATCHES}/${e.name}`;
-    const files = listOrEmpty(dir).map((f) => f.name);
+    const dir = batchFolder(dataDir, `${dataDir}/${BATCHES}`, e);
+    const files = tableFiles(dataDir, dir);
     if (files.includes(REPLACES)) {
       for (const id of readReplaces(`${dir}/${REPLACES}`)) replaced.add(id);
     }
@@ -182,10 +277,9 @@ function listFiles(dataDir: string): DatasetFiles {
   const batches = found.filter((b) => !replaced.has(b.id));
   const oldRuns: string[] = [];
   for (const e of listOrEmpty(`${dataDir}/${OLD_RUNS}`)) {
-    if (!e.isDirectory) continue;
-    const dir = `${dataDir}/${OLD_RUNS}/${e.name}`;
+    const dir = batchFolder(dataDir, `${dataDir}/${OLD_RUNS}`, e);
     oldRuns.push(dir);
-    batches.push({ dir, id: e.name, files: listOrEmpty(dir).map((f) => f.name) });
+    batches.push({ dir, id: e.name, files: tableFiles(dataDir, dir) });
   }
   for (const b of batches) {
     let hasRuns = false;
@@ -213,6 +307,21 @@ function listFiles(dataDir: string): DatasetFiles {
     batches: batches.filter((b) => !b.dir.includes(`/${OLD_RUNS}/`)).map((b) => b.dir),
     oldRuns,
   };
+}
+
+/**
+ * The names in a batch folder, each table file checked to be a file in the dataset: a folder in
+ * a table file's place, or a link out of the dataset, is named.
+ */
+function tableFiles(root: string, dir: string): string[] {
+  return listOrEmpty(dir).map((f) => {
+    if (tableOfFile(f.name) === null) return f.name;
+    const path = `${dir}/${f.name}`;
+    const seen = f.isSymlink ? followInside(root, path) : f;
+    if (seen instanceof DatasetError) throw seen;
+    if (seen.isDirectory) throw damaged(path, "a folder, not a Parquet file");
+    return f.name;
+  });
 }
 
 function readReplaces(path: string): string[] {

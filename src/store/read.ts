@@ -12,6 +12,7 @@
 import pl from "nodejs-polars";
 import { DatasetError } from "../errors.ts";
 import {
+  checkInside,
   columnTypes,
   damaged,
   datasetFiles,
@@ -229,7 +230,9 @@ export function runRaw(dataDir: string, runId: string): RunRaw[] {
   }
   const refs = readDatasetTable(dataDir, RAW_REFS, { runIds: [runId] }).toRecords();
   return refs.map((r) => {
-    const f = Deno.openSync(rawPathOf(dataDir, String(r.raw_sha256)), { read: true });
+    const path = rawPathOf(dataDir, String(r.raw_sha256));
+    checkInside(dataDir, path);
+    const f = Deno.openSync(path, { read: true });
     try {
       const start = Number(r.byte_start);
       const bytes = new Uint8Array(Number(r.byte_end) - start);

@@ -7,6 +7,8 @@
  * @module
  */
 
+import { readSystemFiles } from "./proc.ts";
+
 /**
  * What is known of a process: `running` with its start time, `gone` (no such pid, or a
  * zombie), or `unknown` when `ps` could not be run.
@@ -91,6 +93,136 @@ export function sameProcess(pid: number, start: string | null): boolean | undefi
   if (s.state === "unknown") return undefined;
   if (s.state === "gone") return false;
   return start === null ? undefined : s.start === start;
+}
+
+/**
+ * The inodes of the TCP sockets listening on `port` (IPv4 and IPv6), from `/proc/net/tcp` and
+ * `/proc/net/tcp6`'s text (state `0A`, LISTEN). Pure.
+ *
+ * @param tables The files' texts (null: unreadable).
+ * @param port The port.
+ * @returns The inodes.
+ *
+ * @example
+ * ```ts
+ * import { listeningInodes } from "./pids.ts";
+ * import assert from "node:assert/strict";
+ * const tcp = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n" +
+ *   "   0: 0100007F:18EB 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 4242 1\n" +
+ *   "   1: 0100007F:18EB 0100007F:C656 01 00000000:00000000 00:00000000 00000000  1000        0 4343 1\n";
+ * assert.deepEqual(listeningInodes([tcp, null], 6379), ["4242"]);
+ * assert.deepEqual(listeningInodes([tcp], 6380), []);
+ * ```
+ */
+export function listeningInodes(tables: readonly (string | null)[], port: number): string[] {
+  const hex = port.toString(16).toUpperCase().padStart(4, "0");
+  const out: string[] = [];
+  for (const t of tables) {
+    for (const line of (t ?? "").split("\n")) {
+      const f = line.trim().split(/\s+/);
+      if (f.length > 9 && f[1].endsWith(`:${hex}`) && f[3] === "0A") out.push(f[9]);
+    }
+  }
+  return out;
+}
+
+/**
+ * The inodes of the unix sockets bound to `path`, from `/proc/net/unix`'s text. Pure.
+ *
+ * @example
+ * ```ts
+ * import { unixSocketInodes } from "./pids.ts";
+ * import assert from "node:assert/strict";
+ * const unix = "Num       RefCount Protocol Flags    Type St Inode Path\n" +
+ *   "0000000000000000: 00000002 00000000 00010000 0001 01 5151 /tmp/redis.sock\n";
+ * assert.deepEqual(unixSocketInodes(unix, "/tmp/redis.sock"), ["5151"]);
+ * ```
+ */
+export function unixSocketInodes(table: string | null, path: string): string[] {
+  return (table ?? "").split("\n").map((l) => l.trim().split(/\s+/))
+    .filter((f) => f.length >= 8 && f.slice(7).join(" ") === path).map((f) => f[6]);
+}
+
+/**
+ * Whether a process holds the socket a server listens on: TCP `port` of this machine (IPv4 or
+ * IPv6), or the unix socket at `path`. A process a server names as itself (INFO's
+ * `process_id`) is believed only when it does (issue 30: a server naming PID 1, or a busy
+ * neighbour, had that process's memory stored as its own). Reads `/proc/net/*` and the links
+ * of `/proc/PID/fd` (through `sh`: Deno refuses `/proc` without `--allow-all`).
+ *
+ * @param pid The process.
+ * @param where The port, or the unix socket's path.
+ * @returns true or false, or null when it cannot be told (no `/proc`, another user's process).
+ *
+ * @example
+ * ```ts
+ * import { holdsListeningPort } from "./pids.ts";
+ * import assert from "node:assert/strict";
+ * const server = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+ * const port = (server.addr as Deno.NetAddr).port;
+ * assert.equal(holdsListeningPort(Deno.pid, { port }), true);
+ * assert.equal(holdsListeningPort(Deno.pid, { port: port === 1 ? 2 : port - 1 }), false);
+ * server.close();
+ * ```
+ */
+export function holdsListeningPort(
+  pid: number,
+  where: { port: number } | { path: string },
+): boolean | null {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  const tables = "port" in where ? ["/proc/net/tcp", "/proc/net/tcp6"] : ["/proc/net/unix"];
+  const files = readSystemFiles(tables);
+  if (tables.every((t) => files[t] === null)) return null;
+  const inodes = new Set(
+    "port" in where
+      ? listeningInodes(tables.map((t) => files[t]), where.port)
+      : unixSocketInodes(files[tables[0]], where.path),
+  );
+  if (inodes.size === 0) return false;
+  let out: Deno.CommandOutput;
+  try {
+    out = new Deno.Command("sh", {
+      // exit 3: the fd folder cannot be read (another user's process, or gone)
+      args: [
+        "-c",
+        '[ -r "/proc/$1/fd" ] || exit 3; for f in /proc/"$1"/fd/*; do readlink "$f"; done',
+        "sh",
+        String(pid),
+      ],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+    }).outputSync();
+  } catch {
+    return null;
+  }
+  if (out.code === 3) return processState(pid).state === "gone" ? false : null;
+  const links = new TextDecoder().decode(out.stdout).split("\n");
+  return links.some((l) => inodes.has(/^socket:\[(\d+)\]$/.exec(l)?.[1] ?? ""));
+}
+
+/**
+ * Whether a process title (`/proc/PID/cmdline`, NULs between words) names a port
+ * (`redis-server 127.0.0.1:6379`, `*:6379`) or a socket path: what is left to go by when a
+ * process's sockets cannot be read (another user's server).
+ *
+ * @example
+ * ```ts
+ * import { titleNames } from "./pids.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(titleNames("redis-server 127.0.0.1:6379\0\0", { port: 6379 }), true);
+ * assert.equal(titleNames("/sbin/init\0", { port: 6379 }), false);
+ * assert.equal(titleNames("redis-server unixsocket:/tmp/r.sock", { path: "/tmp/r.sock" }), true);
+ * ```
+ */
+export function titleNames(
+  cmdline: string | null,
+  where: { port: number } | { path: string },
+): boolean {
+  const title = (cmdline ?? "").replaceAll("\0", " ");
+  return "port" in where
+    ? new RegExp(`:${where.port}(\\s|$)`).test(title)
+    : title.includes(where.path);
 }
 
 /**

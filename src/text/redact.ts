@@ -115,11 +115,82 @@ const BANNER_COMMAND = /(COMMAND=")((?:[^"\\]|\\.)*)(")/g;
  */
 export function redactText(text: string, state: RedactState = { secretNext: false }): string {
   // Fast path: most outputs hold nothing that could be a secret.
-  if (!state.secretNext && !state.continued && !MAYBE_SECRET.test(text)) return text;
-  return text.replace(/[^\n]+/g, (line) => {
+  if (!state.secretNext && !state.continued && !MAYBE_SECRET.test(text)) return redactSent(text);
+  return redactSent(text.replace(/[^\n]+/g, (line) => {
     const cr = line.endsWith("\r") ? "\r" : "";
     return redactLine(cr ? line.slice(0, -1) : line, state) + cr;
-  });
+  }));
+}
+
+/** The passwords kvlab sent to servers in this process (see {@link rememberSentSecret}). */
+const SENT_SECRETS = new Set<string>();
+
+/**
+ * Shortest password that {@link redactText} replaces wherever it appears, the length
+ * {@link redactSecret} trusts too (a shorter one would take ordinary words and numbers with it;
+ * it is replaced where a server echoes it in the shapes kvlab knows, and by {@link redactSent}
+ * given it).
+ */
+export const MIN_SENT_SECRET_CHARS = 6;
+
+/**
+ * Notes a password kvlab sends to a server (a target's, an AUTH of its own): from then on,
+ * {@link redactText} replaces it wherever it appears, in this process, so that a server that
+ * echoes it back (`ERR unknown command 'auth', with args beginning with: 'pw'`, an INFO field,
+ * a pushed message) never gets it printed or stored (issue 30). Empty and absent passwords are
+ * ignored.
+ *
+ * @param secret The password.
+ *
+ * @example
+ * ```ts
+ * import { redactText, rememberSentSecret } from "./redact.ts";
+ * import assert from "node:assert/strict";
+ * rememberSentSecret("s3cret-of-a-doc-test");
+ * assert.equal(redactText("-ERR you said s3cret-of-a-doc-test"), "-ERR you said ***");
+ * ```
+ */
+export function rememberSentSecret(secret: string | null | undefined): void {
+  if (secret) SENT_SECRETS.add(secret);
+}
+
+// A server's echo of a command it does not know (Redis 6.2+: 'auth', with args beginning with:
+// 'pw' ; 6.0: `auth`, with args beginning with: `pw`, ) when the command carries a secret.
+const ECHOED_ARGS =
+  /(unknown (?:sub)?command [`'"]?(?:auth2?|hello|config|acl|migrate|sentinel)\b[^\n]*?with args beginning with:)[^\n]*/gi;
+
+/**
+ * Text a server sent back, redacted against the credentials kvlab sent: the arguments a server
+ * echoes in its "unknown command" error for a command that carries a secret (`AUTH`, `HELLO`,
+ * …), `secret` wherever it appears (any length: the caller knows it was sent), and every
+ * password noted by {@link rememberSentSecret} of {@link MIN_SENT_SECRET_CHARS} characters or
+ * more. {@link redactText} applies it to everything it redacts.
+ *
+ * @param text What a server sent, or any text holding it.
+ * @param secret The password sent on this connection, when the caller knows it.
+ * @returns The text without them.
+ *
+ * @example
+ * ```ts
+ * import { redactSent } from "./redact.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   redactSent("ERR unknown command 'auth', with args beginning with: 'pw' "),
+ *   "ERR unknown command 'auth', with args beginning with: ***",
+ * );
+ * assert.equal(redactSent("WRONGPASS pw", "pw"), "WRONGPASS ***");
+ * assert.equal(redactSent("ok"), "ok");
+ * ```
+ */
+export function redactSent(text: string, secret?: string): string {
+  let out = text.includes("beginning with")
+    ? text.replace(ECHOED_ARGS, (_m, head: string) => `${head} ${REDACTED}`)
+    : text;
+  if (secret) out = out.split(secret).join(REDACTED);
+  for (const s of SENT_SECRETS) {
+    if (s.length >= MIN_SENT_SECRET_CHARS && out.includes(s)) out = out.split(s).join(REDACTED);
+  }
+  return out;
 }
 
 /**

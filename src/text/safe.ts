@@ -45,9 +45,12 @@ const ENTITY: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;",
 
 /**
  * A value as Markdown prose or a table cell shows it literally: HTML escaped (`<script>`,
- * `<img onerror=…>` become text), `|` escaped (it would end a table cell), `[` `]` and `` ` ``
- * escaped (no link, image or code span made of a label), line breaks as spaces, control
- * characters as in {@link terminalText}.
+ * `<img onerror=…>` become text), `\` escaped first (so no backslash the text holds can undo
+ * an escape: `\[x\](…)` stays text, `x\|y` stays one cell), `|` escaped (it would end a
+ * table cell), `[` `]` and `` ` `` escaped (no link, image or code span made of a label), no GFM
+ * autolink (`https://…`, `www.…`, `a@b.c` are shown, not linked: the `:` of `://`, the `.` of
+ * `www.` and `@` are escaped), line breaks as spaces, control characters as in
+ * {@link terminalText}. Rendered (CommonMark, GFM), the text reads as it was given.
  *
  * @param text A label, server name, version, config key … from a dataset.
  * @returns The text, safe to place in a Markdown page or table.
@@ -59,13 +62,15 @@ const ENTITY: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;",
  * assert.equal(markdownText("<script>alert(1)</script>"), "&lt;script&gt;alert(1)&lt;/script&gt;");
  * assert.equal(markdownText('7.0<img src=x onerror="a()">'), "7.0&lt;img src=x onerror=&quot;a()&quot;&gt;");
  * assert.equal(markdownText("a|b [x](javascript:y)"), "a\\|b \\[x\\](javascript:y)");
+ * assert.equal(markdownText("\\[x\\](y) a\\|b"), "\\\\\\[x\\\\\\](y) a\\\\\\|b");
+ * assert.equal(markdownText("https://e.example www.e.example a@e.example"), "https\\://e.example www\\.e.example a\\@e.example");
  * assert.equal(markdownText("redis 7.0.15"), "redis 7.0.15");
  * ```
  */
 export function markdownText(text: string): string {
   return terminalText(text.replace(/\r?\n/g, " "))
     .replace(HTML, (c) => ENTITY[c])
-    .replace(/[|[\]`]/g, (c) => `\\${c}`);
+    .replace(/[\\|[\]`@]|:(?=\/\/)|(?<=\bwww)\./gi, (c) => `\\${c}`);
 }
 
 // Controls but tab, line feed and carriage return (which CSV quotes) inside a cell.

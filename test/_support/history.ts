@@ -91,6 +91,38 @@ export function nightlyHistory(seed: number, options: HistoryOptions = {}): Test
   });
 }
 
+/** Options of {@link wideHistory}. */
+export interface WideHistoryOptions {
+  /** Tests per night (`T00000`, `T00001`, …). */
+  tests: number;
+  /** @default {30} */
+  nights?: number;
+  /** Share of the tests 12 % slower from the middle night on. @default {0.1} */
+  changed?: number;
+}
+
+/**
+ * A wide history, the shape that broke the changes chart (issue 30): many tests over a few
+ * nights, 2 % noise, a share of the tests 12 % slower from the middle night on. Seeded.
+ */
+export function wideHistory(seed: number, options: WideHistoryOptions): TestHistory[] {
+  const nights = options.nights ?? 30;
+  const share = options.changed ?? 0.1;
+  const rand = seededRandom(seed);
+  return Array.from({ length: options.tests }, (_, t) => {
+    const level = 40_000 + 80_000 * rand();
+    const shift = rand() < share ? Math.floor(nights / 2) : null;
+    return {
+      title: `T${String(t).padStart(5, "0")}`,
+      opsPerSec: Array.from(
+        { length: nights },
+        (_, i) => level * (shift !== null && i >= shift ? 0.88 : 1) * (1 + 0.02 * gauss(rand)),
+      ),
+      shifts: shift === null ? [] : [shift],
+    };
+  });
+}
+
 /** The date folder of night `i` (night 0 is 2026-01-01). */
 export function nightFolder(i: number): string {
   return new Date(Date.UTC(2026, 0, 1 + i)).toISOString().slice(0, 10);

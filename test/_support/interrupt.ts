@@ -40,3 +40,41 @@ export async function interruptCli(
     printed: new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr),
   };
 }
+
+/**
+ * Runs `deno run -A src/cli.ts ARGS…` and sends `signal` once its stdout matches `after` (a
+ * plan's progress: `[3/4] …` then `SET: done`), then waits for it to end. A child whose output
+ * never matches runs to its end (the caller's assertions say so); one that ignores the signal
+ * is killed after 120 s, which shows as `signal: "SIGKILL"`.
+ */
+export async function interruptCliAfter(
+  args: string[],
+  signal: Deno.Signal,
+  after: RegExp,
+): Promise<Interrupted & { signalled: boolean }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", ROOT + "src/cli.ts", ...args],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let out = "";
+  let signalled = false;
+  let killer: ReturnType<typeof setTimeout> | undefined;
+  const reading = (async () => {
+    for await (const c of child.stdout.pipeThrough(new TextDecoderStream())) {
+      out += c;
+      if (!signalled && after.test(out)) {
+        signalled = true;
+        child.kill(signal);
+        killer = setTimeout(() => child.kill("SIGKILL"), 120_000);
+      }
+    }
+  })();
+  const [status, , err] = await Promise.all([
+    child.status,
+    reading,
+    new Response(child.stderr).text(),
+  ]);
+  clearTimeout(killer);
+  return { code: status.code, signal: status.signal, printed: out + err, signalled };
+}

@@ -80,10 +80,10 @@ export function walk(dir: string): string[] {
 }
 
 /**
- * Commands a local server processed so far (INFO stats), or 0 when it does not answer: a fresh
- * connection per look, as one may be closed under a test on a loaded machine.
+ * One INFO section of a local server, read with a fresh connection per look (one may be closed
+ * under a test on a loaded machine); null when it does not answer.
  */
-export async function commandsProcessed(port: number): Promise<number> {
+async function infoSection(port: number, section: string): Promise<string | null> {
   // 127.0.0.1, not localhost: the test task's --allow-net names the address
   const admin = new Redis({
     host: "127.0.0.1",
@@ -94,11 +94,25 @@ export async function commandsProcessed(port: number): Promise<number> {
   });
   try {
     await admin.connect();
-    const info = await admin.info("stats");
-    return Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? 0);
+    return await admin.info(section);
   } catch {
-    return 0;
+    return null;
   } finally {
     admin.disconnect();
   }
+}
+
+/** Commands a local server processed so far (INFO stats), or 0 when it does not answer. */
+export async function commandsProcessed(port: number): Promise<number> {
+  const info = await infoSection(port, "stats");
+  return Number(/total_commands_processed:(\d+)/.exec(info ?? "")?.[1] ?? 0);
+}
+
+/**
+ * The calls of one command a local server answered so far (INFO commandstats: `get`, `set`,
+ * …), or 0 when it does not answer: how far a load against it has got, without a clock.
+ */
+export async function commandCalls(port: number, command: string): Promise<number> {
+  const info = await infoSection(port, "commandstats");
+  return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info ?? "")?.[1] ?? 0);
 }

@@ -29,6 +29,13 @@ export interface Drawn {
   height?: number;
   /** 0 for an item laid out but not shown (an axis label dropped by `labelOverlap`). */
   opacity: number;
+  /** How it is painted: fill and stroke colours, fill opacity (0: hollow), dashes, shape. */
+  fill?: string;
+  fillOpacity?: number;
+  stroke?: string;
+  strokeDash?: unknown;
+  shape?: string;
+  angle?: number;
 }
 
 /** Renders a Vega-Lite spec headless and returns every drawn item, and the canvas size. */
@@ -50,7 +57,12 @@ export async function drawn(
           marktype: mark.marktype,
           name: mark.name ?? "",
           datum: item.datum ?? {},
-          text: typeof item.text === "string" ? item.text : undefined,
+          // a text of several lines is an array of them
+          text: typeof item.text === "string"
+            ? item.text
+            : Array.isArray(item.text)
+            ? item.text.join("\n")
+            : undefined,
           x1: b.x1 + ox,
           x2: b.x2 + ox,
           y1: b.y1 + oy,
@@ -60,6 +72,12 @@ export async function drawn(
           width: item.width,
           height: item.height,
           opacity: item.opacity ?? 1,
+          fill: item.fill,
+          fillOpacity: item.fillOpacity,
+          stroke: item.stroke,
+          strokeDash: item.strokeDash,
+          shape: item.shape,
+          angle: item.angle,
         });
       }
       if (mark.marktype === "group") {

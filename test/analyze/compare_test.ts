@@ -253,7 +253,44 @@ Deno.test("compare() flags a cell whose runs the noise guard found disturbed", (
     ],
   });
   const c = compare(df, { by: "server", baseline: "a" }).toRecords()[0];
-  assert.equal(c.unstable, "candidate: runs disturbed (other processes used 49 % of the CPUs)");
+  assert.equal(c.unstable, "candidate: 1/5 runs disturbed (other processes ≤ 49 %)");
+  assert.equal(
+    c.unstable_details,
+    "candidate: runs disturbed (other processes used 49 % of the CPUs)",
+  );
   const quiet = compare(df.drop("noise_disturbance"), { by: "server", baseline: "a" });
   assert.equal(quiet.toRecords()[0].unstable, null);
+});
+
+Deno.test("compare() says why a cell is unstable in one short reason per arm (issue 31)", () => {
+  // 5 runs per arm on a noisy VM: every run's steal differs, so each has its own reason
+  const n = 5;
+  const steal = [37.04, 21.3, 0, 12.71, 30.5];
+  const df = pl.DataFrame({
+    test: Array(2 * n).fill("GET"),
+    server: [...Array(n).fill("redis"), ...Array(n).fill("valkey")],
+    ops_per_sec: [100, 101, 99, 100, 100.5, 80, 135, 95, 70, 120],
+    noise_disturbance: [
+      ...Array(n).fill(null),
+      ...steal.map((s) =>
+        s === 0
+          ? null
+          : `steal ${s.toFixed(1)} %; other processes used ${Math.round(s / 2)} % of the CPUs`
+      ),
+    ],
+  });
+  const c = compare(df, { by: "server", baseline: "redis" }).toRecords()[0];
+  assert.equal(
+    c.unstable,
+    "candidate: CV 27 %, 4/5 runs disturbed (steal ≤ 37 %, other processes ≤ 19 %)",
+  );
+  // the details keep every reason, for JSON and the summary page's details section
+  for (const s of steal.filter((s) => s > 0)) {
+    assert.ok(String(c.unstable_details).includes(`steal ${s.toFixed(1)} %`), String(s));
+  }
+  assert.ok(
+    String(c.unstable_details).startsWith(
+      "candidate: runs disturbed (steal 37.0 %; other processes used 19 % of the CPUs; steal 21.3",
+    ),
+  );
 });

@@ -82,6 +82,18 @@ Deno.test("formatTable() CSV and JSON", async (t) => {
     assert.equal(formatTable(df, "csv"), rowCsv(df));
     assert.equal(formatTable(df, "json"), rowJson(df));
   });
+  await t.step("runs.tags, JSON text, is an object in JSON (text in CSV)", () => {
+    const df = pl.DataFrame({
+      run_id: ["a", "b", "c"],
+      tags: ['{"study":"history","night":"2026-05-24"}', "{}", "not json"],
+    });
+    assert.deepEqual(JSON.parse(formatTable(df, "json")).map((r: { tags: unknown }) => r.tags), [
+      { study: "history", night: "2026-05-24" },
+      {},
+      "not json",
+    ]);
+    assert.match(formatTable(df, "csv"), /^run_id,tags\na,"\{""study""/);
+  });
   await t.step("an empty frame keeps its header", () => {
     const df = pl.DataFrame({ a: [] as number[], b: [] as string[] });
     assert.equal(formatTable(df, "csv"), "a,b\n");

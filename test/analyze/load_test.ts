@@ -5,24 +5,13 @@ import { loadResults, loadTable, scanTable } from "../../src/analyze/mod.ts";
 import { ingestFile, newRunId, writeRun } from "../../src/collect/mod.ts";
 import { DatasetError } from "../../src/errors.ts";
 import { Dataset } from "../../src/store/dataset.ts";
+import { minimalRun as storedRun } from "../_support/stored.ts";
+
+/** The smallest valid `runs` row, of a schema version when given. */
+const minimalRun = (runId: string, schemaVersion?: string) =>
+  storedRun(runId, schemaVersion ? { schema_version: schemaVersion } : {});
 
 const DATA = new URL("../testdata/", import.meta.url).pathname;
-
-/** The smallest valid `runs` row. */
-function minimalRun(runId: string, schemaVersion?: string) {
-  return {
-    run_id: runId,
-    ...(schemaVersion ? { schema_version: schemaVersion } : {}),
-    tool: "redis-benchmark",
-    server: "redis",
-    transport: "tcp",
-    tags: "{}",
-    ingested_at: new Date(),
-    status: "complete",
-    output_format: "quiet",
-    warning_count: 0,
-  };
-}
 
 Deno.test("loadTable() on an empty or missing dataset", () => {
   const dir = Deno.makeTempDirSync();

@@ -43,3 +43,38 @@ Deno.test("summaryPage(): verdicts, the table's line, and an unstable cell flagg
   // the method, stated where the table is
   assert.match(md, /exact rank-sum test at 5 % with at least 4 runs per arm/);
 });
+
+Deno.test("summaryPage(): an unstable cell's reason is short in each table, its details once (issue 31)", () => {
+  const n = 5;
+  const steal = [37.04, 21.3, 0, 12.71, 30.5];
+  const rows = ["a", "b"].flatMap((label) =>
+    Array.from({ length: n }, (_, i) => ({
+      test: "GET",
+      label,
+      ops_per_sec: 100 + (i * 3) % 5,
+      p50_latency_ms: 0.2 + ((i * 3) % 5) / 100,
+      p99_latency_ms: 0.9 + ((i * 3) % 5) / 100,
+      noise_disturbance: label === "b" && steal[i] > 0 ? `steal ${steal[i].toFixed(1)} %` : null,
+    }))
+  );
+  const page = summaryPage({ results: pl.DataFrame(rows), environment }, {
+    title: "t",
+    by: "label",
+    arms: ["a", "b"],
+    baseline: "a",
+  });
+  const md = page.markdown;
+  const short = "candidate: 4/5 runs disturbed (steal ≤ 37 %)";
+  // the three tables (throughput, p50, p99) each say it in short
+  assert.equal(md.split(`| ${short} |`).length - 1, 3);
+  const tables = md.split("\n").filter((l) => l.startsWith("|"));
+  assert.ok(tables.every((l) => l.length < 300), "no row of a table is long");
+  // the details, once, under their own heading
+  const details = md.slice(md.indexOf("## Details: unstable cells"));
+  assert.ok(details.length > 0 && md.includes("## Details: unstable cells"));
+  const line = details.split("\n").filter((l) => l.startsWith("- "));
+  assert.deepEqual(line, [
+    "- GET · b: candidate: runs disturbed (steal 37.0 %; steal 21.3 %; steal 12.7 %; " +
+    "steal 30.5 %) (throughput, p50 latency, p99 latency)",
+  ]);
+});

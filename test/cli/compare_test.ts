@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { cli, labelledDataset } from "./_cli.ts";
+import { newRunId, writeRun } from "../../src/store/writer.ts";
+import { minimalRun, resultRow } from "../_support/stored.ts";
 
 Deno.test("kvlab compare: arms by default, hints, and fewer than two arms", async (t) => {
   const data = await labelledDataset(["before", "after"]);
@@ -93,7 +95,8 @@ Deno.test("kvlab compare and delta: formats", async (t) => {
         "test,label,baseline,baseline_n,candidate_n,baseline_median_ops_per_sec," +
           "candidate_median_ops_per_sec,baseline_min_ops_per_sec,baseline_max_ops_per_sec," +
           "candidate_min_ops_per_sec,candidate_max_ops_per_sec,ratio,ratio_ci_low,ratio_ci_high," +
-          "verdict,direction,shift_ratio,p_value,q_value,verdict_note,unstable,also_differs",
+          "verdict,direction,shift_ratio,p_value,q_value,verdict_note,unstable,also_differs," +
+          "unstable_details",
       );
       const cells = set.split(",");
       assert.equal(cells[5], "100000.12");
@@ -158,4 +161,47 @@ Deno.test("kvlab compare and delta: formats", async (t) => {
     assert.match(csv.stdout.split("\n")[0], /from_p50_latency_ms,to_p50_latency_ms/);
     assert.equal(Number(csv.stdout.split("\n")[1].split(",")[7]), 110000.14 / 100000.12);
   });
+});
+
+Deno.test("kvlab compare and delta against a baseline of 0 ops/s: no ratio, no Infinity or NaN", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "kvlab-compare-zero-" });
+  try {
+    // the broken server's 0 ops/s stored as an older kvlab did (this one stores redis-benchmark's
+    // "0.00 requests per second" as no rate)
+    for (const [label, set] of [["broken", 0], ["fixed", 50_000]] as const) {
+      for (let i = 0; i < 4; i++) {
+        const id = newRunId(new Date(Date.UTC(2026, 0, 1 + i + (set ? 10 : 0))));
+        await writeRun(`${dir}/data`, {
+          run: minimalRun(id, { label, source_path: `${dir}/${label}/${i}.txt` }),
+          tables: {
+            results: [
+              resultRow(id, { test: "SET", index: 0, ops: set + (set ? i * 10 : 0) }, {
+                p50_latency_ms: 0.5 + i / 100,
+              }),
+            ],
+          },
+          raw: [],
+        });
+      }
+    }
+    for (const format of ["csv", "text", "md", "json"]) {
+      for (const cmd of [["compare"], ["delta", "--dimension", "label"]]) {
+        const args = [...cmd, "--data", `${dir}/data`, "--format", format];
+        const r = await cli(
+          cmd[0] === "delta" ? [...args, "--from", "broken", "--to", "fixed"] : args,
+        );
+        assert.equal(r.code, 0, r.stderr);
+        assert.doesNotMatch(r.stdout, /Infinity|NaN/, `${cmd[0]} ${format}`);
+      }
+    }
+    const c = JSON.parse(
+      (await cli(["compare", "--data", `${dir}/data`, "--format", "json"])).stdout,
+    );
+    assert.deepEqual(
+      [c[0].baseline_median_ops_per_sec, c[0].ratio, c[0].verdict_note],
+      [0, null, "values not all positive"],
+    );
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
 });

@@ -10,7 +10,7 @@ import type { ResultsRow } from "../../src/schema.ts";
 const cell = { id: "p/redis/c1-d3-P1-t0-r0/rep1" } as StudyEvent["cell"];
 const at = { cell, index: 1, total: 1 };
 
-Deno.test("studyProgress() in a pipe: warm-up apart, known rates only, every 10 s", () => {
+Deno.test("studyProgress() in a pipe: warm-up apart, settled rates only, every 10 s", () => {
   let out = "";
   let clock = 0;
   const on = studyProgress((s) => out += s, false, () => clock);
@@ -26,11 +26,14 @@ Deno.test("studyProgress() in a pipe: warm-up apart, known rates only, every 10 
   on({ kind: "warmup", cell });
   progress("SET", 0, null);
   clock += 500;
-  progress("SET", 40000, 39000.4);
+  // redis-benchmark's first figures cover a fraction of a second: a test shorter than 2 s shows
+  // no rate (this one's first overall, 61,000, was stored at 39,062)
+  progress("SET", 232.8, 61000);
+  clock += 1000;
   progress("SET", 41000, 39500);
   done("SET");
-  // a long test gets a rate line every 10 s
-  for (let s = 1; s <= 12; s++) {
+  // a long test: its first rate once it has run 2 s, then one every 10 s
+  for (let s = 1; s <= 14; s++) {
     clock += 1000;
     progress("GET", 50000, 50000 + s);
   }
@@ -54,10 +57,9 @@ Deno.test("studyProgress() in a pipe: warm-up apart, known rates only, every 10 
       "  $ redis-benchmark -t set,get\n" +
       "  warm-up run (not stored)\n" +
       "  measured run:\n" +
-      "  SET: 39,000 ops/s so far\n" +
       "  SET: done\n" +
-      "  GET: 50,001 ops/s so far\n" +
-      "  GET: 50,011 ops/s so far\n" +
+      "  GET: 50,003 ops/s so far\n" +
+      "  GET: 50,013 ops/s so far\n" +
       "  GET: done\n" +
       "  → complete: 2 tests, run r1\n",
   );
@@ -94,7 +96,7 @@ Deno.test("studyProgress() tells a preload from a warm-up run", () => {
   on({ kind: "warmup", cell });
   assert.match(
     out,
-    /\n {2}preload: every key written once \(not stored\)\n {2}warm-up run \(not stored\)\n$/,
+    /\n {2}preload: writing every key once \(not stored\)\n {2}warm-up run \(not stored\)\n$/,
   );
 });
 
@@ -123,17 +125,34 @@ timeout_s: 60
     assert.doesNotMatch(out, /rps=0|overall: -/);
     const table = out.slice(out.indexOf("2 cells: 2 complete"));
     const lines = table.trim().split("\n");
-    assert.equal(lines[2], "| cell | status | tests | median (ops/s) |");
-    assert.equal(lines[3], "|---|---|---:|---:|");
-    assert.match(lines[4], /^\| t\/redis\/c1-d3-P1-t0-r0\/rep1 \| complete \| 2 \| \d+\.\d\d \|$/);
-    assert.match(lines[5], /^\| t\/redis\/c5-d3-P1-t0-r0\/rep1 \| complete \| 2 \| \d+\.\d\d \|$/);
+    // one row per cell and test: SET's and GET's rates are never pooled into one figure
+    assert.equal(lines[2], "| cell | status | test | throughput (ops/s) | p99 latency (ms) |");
+    assert.equal(lines[3], "|---|---|---|---:|---:|");
+    const row = (cell: string, test: string) =>
+      new RegExp(
+        `^\\| t/redis/${cell}/rep1 \\| complete \\| ${test} \\| \\d+\\.\\d\\d \\| \\d+\\.\\d+ \\|$`,
+      );
+    assert.match(lines[4], row("c1-d3-P1-t0-r0", "SET"));
+    assert.match(lines[5], row("c1-d3-P1-t0-r0", "GET"));
+    assert.match(lines[6], row("c5-d3-P1-t0-r0", "SET"));
+    assert.match(lines[7], row("c5-d3-P1-t0-r0", "GET"));
 
     // again: both cells skipped, listed with their earlier runs; aligned text on a terminal
     out = "";
     await runStudy(plan, { data, dryRun: false }, { ...o, isTerminal: true });
     const again = out.trim().split("\n");
-    assert.equal(again.at(-4), "cell                         status   tests  median (ops/s)");
-    assert.match(again.at(-2)!, /^t\/redis\/c1-d3-P1-t0-r0\/rep1 {2}skipped {6}2\s+\d+\.\d\d$/);
+    assert.match(
+      again.at(-6)!,
+      /^cell {25}status {3}test {2}throughput \(ops\/s\)\s+p99 latency \(ms\)$/,
+    );
+    assert.match(
+      again.at(-4)!,
+      /^t\/redis\/c1-d3-P1-t0-r0\/rep1 {2}skipped {2}SET\s+\d+\.\d\d\s+\d+\.\d+$/,
+    );
+    assert.match(
+      again.at(-3)!,
+      /^t\/redis\/c1-d3-P1-t0-r0\/rep1 {2}skipped {2}GET\s+\d+\.\d\d\s+\d+\.\d+$/,
+    );
   });
 });
 

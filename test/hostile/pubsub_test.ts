@@ -49,7 +49,7 @@ Deno.test("hostile: unsolicited pub/sub messages are protocol errors, not delive
     });
     assert.equal(r.delivered, 0, JSON.stringify(r.errorSamples));
     assert.equal(r.latency.totalCount, 0);
-    assert.equal(r.errors, 5);
+    assert.equal(r.errors, 5, JSON.stringify(r.errorSamples));
     assert.match(r.errorSamples.join("\n"), /protocol error: a message kvlab did not publish/);
   } finally {
     server.close();

@@ -1,7 +1,9 @@
 /**
  * A compaction killed with `kill -9` (issue 21) leaves its half-made batch under `tmp/<id>/`;
- * the next compaction, and the next ingest, sweep it. The kill is injected at the worst point:
- * the merged batch fully written under `tmp/`, not yet renamed into `batches/`.
+ * the next compaction, and the next ingest, sweep it. The kill is injected at the worst points:
+ * the merged batch fully written under `tmp/`, not yet renamed into `batches/`; and (issue 30)
+ * the merged batch renamed into `batches/`, the batches it replaces not yet removed, which left
+ * them and `tmp/compact.lock` through the next ingests.
  */
 
 import assert from "node:assert/strict";
@@ -12,15 +14,25 @@ import { loadTable } from "../../src/analyze/mod.ts";
 const CORPUS = new URL("../testdata/corpus/", import.meta.url).pathname;
 const COMPACT = new URL("../../src/store/compact.ts", import.meta.url).href;
 
-/** Runs a compaction in a child process that kills itself (SIGKILL) at its first rename out of tmp/. */
-async function killedCompaction(data: string): Promise<void> {
+/**
+ * Runs a compaction in a child process that kills itself (SIGKILL) at its first rename out of
+ * tmp/ (`before-rename`: the merged batch is written, not in place), or at its first rename of a
+ * replaced batch out of batches/ (`after-rename`: the merged batch is in place, the batches it
+ * replaces are not yet removed).
+ */
+async function killedCompaction(
+  data: string,
+  at: "before-rename" | "after-rename" = "before-rename",
+): Promise<void> {
   const script = `
     const rename = Deno.renameSync;
     Deno.renameSync = (from, to) => {
       const tmp = ${JSON.stringify(data + "/tmp/")};
-      if (String(from).startsWith(tmp) && !String(to).startsWith(tmp)) {
-        Deno.kill(Deno.pid, "SIGKILL");
-      }
+      const batches = ${JSON.stringify(data + "/batches/")};
+      const kill = ${JSON.stringify(at)} === "before-rename"
+        ? String(from).startsWith(tmp) && !String(to).startsWith(tmp)
+        : String(from).startsWith(batches) && String(to).startsWith(tmp);
+      if (kill) Deno.kill(Deno.pid, "SIGKILL");
       return rename(from, to);
     };
     const { compactDataset } = await import(${JSON.stringify(COMPACT)});
@@ -77,4 +89,28 @@ Deno.test("a compaction killed mid-way leaves tmp/<id> that later writers sweep"
     assert.equal(loadTable(data, "runs").height, 3);
     Deno.removeSync(data, { recursive: true });
   });
+});
+
+Deno.test("a compaction killed between its rename and removing what it merged: the next ingest finishes it", async () => {
+  const data = Deno.makeTempDirSync({ prefix: "kvlab-compact-kill-" });
+  try {
+    await twoBatches(data);
+    const before = [...Deno.readDirSync(`${data}/batches`)].map((e) => e.name).sort();
+    await killedCompaction(data, "after-rename");
+    const batches = () => [...Deno.readDirSync(`${data}/batches`)].map((e) => e.name).sort();
+    const merged = batches().filter((b) => !before.includes(b));
+    assert.equal(merged.length, 1, "the merged batch is in place");
+    assert.deepEqual(batches(), [...before, ...merged].sort(), "the replaced batches are left");
+    assert.ok(Deno.statSync(`${data}/tmp/compact.lock`).isFile, "and the compaction's lock");
+    assert.equal(loadTable(data, "runs").height, 2, "readers count no run twice meanwhile");
+    await ingestPaths([CORPUS + "redis-benchmark_7.0.15_redis-7.0.15_full.txt"], { data });
+    const after = batches();
+    assert.equal(after.length, 2, `the merged batch and the new one: ${after.join(", ")}`);
+    assert.ok(after.includes(merged[0]) && !before.some((b) => after.includes(b)));
+    assert.throws(() => Deno.statSync(`${data}/tmp/compact.lock`), Deno.errors.NotFound);
+    assert.deepEqual(leftovers(data), []);
+    assert.equal(loadTable(data, "runs").height, 3);
+  } finally {
+    Deno.removeSync(data, { recursive: true });
+  }
 });

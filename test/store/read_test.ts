@@ -60,3 +60,86 @@ Deno.test("Dataset.read() narrows in the scan", async (t) => {
   });
   Deno.removeSync(dir, { recursive: true });
 });
+
+Deno.test("damage in a batch's place is named, and links out of the dataset are not followed", async (t) => {
+  /** A fresh dataset of three batches, and the path of its second batch. */
+  const fresh = async () => {
+    const { dir, ds } = await threeBatches();
+    const batches = `${dir}/data/batches`;
+    const second = `${batches}/${[...Deno.readDirSync(batches)].map((e) => e.name).sort()[1]}`;
+    assert.equal(ds.read("runs").height, 3);
+    return { dir, ds, second };
+  };
+  const named = (path: string, what: RegExp) => (e: unknown) =>
+    e instanceof DatasetError && e.message.startsWith(`${path}: `) && what.test(e.message);
+  await t.step("a file in place of a batch folder", async () => {
+    const { dir, ds, second } = await fresh();
+    Deno.removeSync(second, { recursive: true });
+    Deno.writeTextFileSync(second, "not a batch\n");
+    assert.throws(() => ds.read("runs"), named(second, /a file where a batch folder should be/));
+    Deno.removeSync(dir, { recursive: true });
+  });
+  await t.step("a batch folder moved out of the dataset and linked back", async () => {
+    const { dir, ds, second } = await fresh();
+    Deno.renameSync(second, `${dir}/elsewhere`);
+    Deno.symlinkSync(`${dir}/elsewhere`, second);
+    assert.throws(
+      () => ds.read("runs"),
+      named(second, new RegExp(`a symbolic link out of the dataset \\(to ${dir}/elsewhere\\)`)),
+    );
+    // a link to nothing is named too
+    Deno.removeSync(`${dir}/elsewhere`, { recursive: true });
+    assert.throws(() => ds.read("runs"), named(second, /a symbolic link to .*does not exist/));
+    Deno.removeSync(dir, { recursive: true });
+  });
+  await t.step("batches/ itself linked out of the dataset", async () => {
+    const { dir, ds } = await fresh();
+    Deno.renameSync(`${dir}/data/batches`, `${dir}/batches`);
+    Deno.symlinkSync(`${dir}/batches`, `${dir}/data/batches`);
+    assert.throws(() => ds.read("results"), named(`${dir}/data/batches`, /out of the dataset/));
+    Deno.removeSync(dir, { recursive: true });
+  });
+  await t.step("a Parquet file linked out of the dataset", async () => {
+    const { dir, ds, second } = await fresh();
+    Deno.renameSync(`${second}/results.parquet`, `${dir}/results.parquet`);
+    Deno.symlinkSync(`${dir}/results.parquet`, `${second}/results.parquet`);
+    assert.throws(
+      () => ds.read("results"),
+      named(`${second}/results.parquet`, /out of the dataset/),
+    );
+    Deno.removeSync(dir, { recursive: true });
+  });
+  await t.step("a link that stays inside the dataset is followed", async () => {
+    const { dir, ds, second } = await fresh();
+    Deno.mkdirSync(`${dir}/data/moved`);
+    Deno.renameSync(second, `${dir}/data/moved/batch`);
+    Deno.symlinkSync(`${dir}/data/moved/batch`, second);
+    assert.equal(ds.read("runs").height, 3);
+    Deno.removeSync(dir, { recursive: true });
+  });
+  await t.step("a raw file linked out of the dataset", async () => {
+    const { dir, ds } = await fresh();
+    const id = String(ds.runFacts(["run_id"])[0].run_id);
+    const raw = `${dir}/data/raw`;
+    const sub = [...Deno.readDirSync(raw)].map((e) => e.name)
+      .find((d) => [...Deno.readDirSync(`${raw}/${d}`)].length > 0)!;
+    const all = [...Deno.readDirSync(raw)].flatMap((d) =>
+      [...Deno.readDirSync(`${raw}/${d.name}`)].map((f) => `${raw}/${d.name}/${f.name}`)
+    );
+    assert.ok(sub && all.length > 0);
+    for (const f of all) {
+      Deno.renameSync(f, `${dir}/${f.slice(f.lastIndexOf("/") + 1)}`);
+      Deno.symlinkSync(`${dir}/${f.slice(f.lastIndexOf("/") + 1)}`, f);
+    }
+    assert.throws(() => ds.runRaw(id), /a symbolic link out of the dataset/);
+    Deno.removeSync(dir, { recursive: true });
+  });
+  await t.step("a folder in place of results.parquet", async () => {
+    const { dir, ds, second } = await fresh();
+    const results = `${second}/results.parquet`;
+    Deno.removeSync(results);
+    Deno.mkdirSync(results);
+    assert.throws(() => ds.read("results"), named(results, /a folder, not a Parquet file/));
+    Deno.removeSync(dir, { recursive: true });
+  });
+});

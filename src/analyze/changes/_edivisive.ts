@@ -15,10 +15,13 @@
  *   re-tested against their new neighbours until every point passes `maxPValue` (and
  *   `minChange`).
  *
- * One departure, kvlab's own: the t test's p is multiplied by the number of positions the split
+ * Two departures, kvlab's own: the t test's p is multiplied by the number of positions the split
  * was chosen among (Bonferroni), since the best of ~n splits of pure noise passes an uncorrected
  * test far more often than p says (measured: 5.8 % of 150-run noise series got a change point
- * at p 0.001 uncorrected, at most 1 in 1,000 corrected; 5 % steps under 2 % noise are still found).
+ * at p 0.001 uncorrected, at most 1 in 1,000 corrected; 5 % steps under 2 % noise are still
+ * found); and the next window starts 2 runs before the last point a window found, not at it, so a
+ * change whose first run is a window's last (placed one run early there: a side of a split holds
+ * at least 2 runs) is seen again with runs on both sides and the merge keeps its true place.
  *
  * Q̂ for every split of a segment of n values is computed in O(n²) (the within- and
  * between-sums of |xᵢ − xⱼ| updated as one value crosses the split), so a window of w values
@@ -50,6 +53,9 @@ export interface EDivisiveOptions {
    */
   minChange?: number;
 }
+
+/** The fewest runs on either side of a split. */
+const MIN_SIZE = 2;
 
 /** One change point of a series, with the segments on either side. */
 export interface ChangePoint {
@@ -92,7 +98,7 @@ export interface ChangePoint {
  */
 export function bestSplit(
   xs: readonly number[],
-  { start, end, minSize = 2 }: { start: number; end: number; minSize?: number },
+  { start, end, minSize = MIN_SIZE }: { start: number; end: number; minSize?: number },
 ): { index: number; q: number } | null {
   const len = end - start;
   if (len < 2 * minSize) return null;
@@ -332,7 +338,10 @@ export function changePoints(xs: readonly number[], options: EDivisiveOptions = 
     const found = eDivisive(xs, { start, end, maxPValue: Math.min(1, maxP * 10) });
 
     weak.push(...found);
-    start = Math.max(found.at(-1) ?? 0, start + step);
+    // the next window starts MIN_SIZE runs before the last point found (Hunter starts it at the
+    // point): a change at a window's last run has one run after it there, so the split can only
+    // fall one run early; seen again with runs on both sides, the merge below keeps the true one
+    start = Math.max((found.at(-1) ?? 0) - MIN_SIZE, start + step);
   }
   const points = [...new Set(weak)].sort((p, q) => p - q);
   // strong pass: bottom-up merge

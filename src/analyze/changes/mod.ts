@@ -9,3 +9,5 @@
 export * from "./changes.ts";
 export * from "./summary.ts";
 export * from "./order.ts";
+export * from "./outliers.ts";
+export * from "./people.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type pl from "nodejs-polars";
+import pl from "nodejs-polars";
 
 type Rec = Record<string, unknown>;
 
@@ -86,6 +86,66 @@ export function defaultOrder(df: pl.DataFrame): string {
   return !has("started_at") && has("source_path") ? "source_path" : "started_at";
 }
 
+/**
+ * The results a history leaves out for want of an order value: those whose run has no value of
+ * the order column, or no tag `<key>` for `tag:<key>` (changes, its chart and the summary page
+ * leave them out, and say how many).
+ *
+ * @param df A results frame.
+ * @param orderBy A run column or `tag:<key>`.
+ * @returns How many results and how many runs have no order value.
+ *
+ * @example
+ * ```ts
+ * import pl from "nodejs-polars";
+ * import { missingOrder } from "./order.ts";
+ * import assert from "node:assert/strict";
+ * const df = pl.DataFrame({
+ *   run_id: ["a", "a", "b", "c"],
+ *   tags: ['{"build":"7"}', '{"build":"7"}', "{}", null],
+ *   started_at: [new Date(0), new Date(0), null, null],
+ * });
+ * assert.deepEqual(missingOrder(df, "tag:build"), { results: 2, runs: 2 });
+ * assert.deepEqual(missingOrder(df, "started_at"), { results: 2, runs: 2 });
+ * assert.deepEqual(missingOrder(df.head(2), "tag:build"), { results: 0, runs: 0 });
+ * ```
+ */
+export function missingOrder(df: pl.DataFrame, orderBy: string): { results: number; runs: number } {
+  let missing: pl.DataFrame;
+  if (orderBy.startsWith("tag:")) {
+    if (!df.columns.includes("tags")) missing = df;
+    else {
+      const key = orderBy.slice(4);
+      const tags = df.getColumn("tags").unique().toArray() as (string | null)[];
+      const without = tags.filter((t) => tagValue(t, key) === null);
+      const noTags = without.includes(null);
+      const texts = without.filter((t): t is string => t !== null);
+      missing = df.filter(
+        pl.col("tags").isIn(texts).or(noTags ? pl.col("tags").isNull() : pl.lit(false)),
+      );
+    }
+  } else if (df.columns.includes(orderBy)) missing = df.filter(pl.col(orderBy).isNull());
+  else missing = df.head(0);
+  const runs = missing.columns.includes("run_id") ? missing.getColumn("run_id").nUnique() : 0;
+  return { results: missing.height, runs };
+}
+
+/**
+ * What {@link missingOrder} found, in words: `12 results of 6 runs with no tag:build`.
+ *
+ * @example
+ * ```ts
+ * import { leftOutText } from "./order.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(leftOutText({ results: 12, runs: 6 }, "tag:build"), "12 results of 6 runs with no tag:build");
+ * assert.equal(leftOutText({ results: 1, runs: 1 }, "started_at"), "1 result of 1 run with no started_at");
+ * ```
+ */
+export function leftOutText(missing: { results: number; runs: number }, orderBy: string): string {
+  const n = (k: number, what: string) => `${k} ${what}${k === 1 ? "" : "s"}`;
+  return `${n(missing.results, "result")} of ${n(missing.runs, "run")} with no ${orderBy}`;
+}
+
 /** An order value as text (times as ISO 8601). */
 export function orderText(v: unknown): string {
   return v instanceof Date ? v.toISOString() : String(v);
@@ -118,4 +178,24 @@ function parseTags(tags: unknown): Record<string, string> {
   } catch {
     return {};
   }
+}
+
+/**
+ * The folder (ending in `/`) every value starts with, or "".
+ *
+ * @example
+ * ```ts
+ * import { sharedFolder } from "./order.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(sharedFolder(["ci/nightly/2026-01-01/a.csv", "ci/nightly/2026-01-02/a.csv"]), "ci/nightly/");
+ * assert.equal(sharedFolder(["7.2.4", "7.2.5"]), "");
+ * ```
+ */
+export function sharedFolder(values: string[]): string {
+  if (values.length === 0) return "";
+  let p = values[0].slice(0, values[0].lastIndexOf("/") + 1);
+  for (const v of values) {
+    while (p !== "" && !v.startsWith(p)) p = p.slice(0, p.slice(0, -1).lastIndexOf("/") + 1);
+  }
+  return p;
 }

@@ -1,7 +1,8 @@
 /**
  * The "What changed" section of a summary page, for a dataset with a history (a series with
- * many runs, e.g. one per night): the change points of throughput per series (`changes`), in
- * a table and a chart of the series that changed. Also the page of a history with no arms to
+ * many runs, e.g. one per night): the change points of throughput per series (`changes`) and the
+ * single-run outliers (`outliers`), in tables and a chart of the series that changed, from one
+ * analysis (`changeHistory`). Also the page of a history with no arms to
  * compare (one server, one label: a nightly CI's dataset). Pure: frames in, Markdown and chart
  * specs out.
  *
@@ -10,9 +11,13 @@
 
 import type pl from "nodejs-polars";
 import type { VegaLiteSpec } from "../chart.ts";
-import { changes, changeSeries, changesForPeople, defaultOrder, hasHistory } from "./changes.ts";
-import { changesChart } from "../charts/changes.ts";
+import { changeHistory, defaultOrder, hasHistory } from "./changes.ts";
+import { changesForPeople, outliersForPeople } from "./people.ts";
+import { changesChart, MAX_CHANGE_PANELS } from "../charts/changes.ts";
+import { leftOutText, missingOrder } from "./order.ts";
+import { finiteRows } from "../summary.ts";
 import { formatForPeople } from "../present.ts";
+import { markdownText } from "../../text/safe.ts";
 
 /** A section of a summary page: its lines and figures (as `summaryPage` takes them). */
 export interface ChangesSection {
@@ -47,7 +52,8 @@ export interface ChangesSection {
 export function whatChangedSection(results: pl.DataFrame): ChangesSection | null {
   if (!hasHistory(results)) return null;
   const orderBy = defaultOrder(results);
-  const c = changes(results, { orderBy });
+  const h = changeHistory(results, { orderBy });
+  const c = h.changes;
   const lines = [
     "## What changed",
     "",
@@ -59,20 +65,59 @@ export function whatChangedSection(results: pl.DataFrame): ChangesSection | null
     "server. `kvlab changes --data <dir>` prints every column.",
     "",
   ];
+  const missing = missingOrder(finiteRows(results, "ops_per_sec"), orderBy);
+  if (missing.results > 0) lines.push(`Left out: ${leftOutText(missing, orderBy)}.`, "");
+  const odd = outlierLines(h.outliers, h.runsTested);
   if (c.height === 0) {
-    lines.push("No change point.", "");
+    lines.push("No change point.", "", ...odd);
     return { lines, figures: [] };
   }
-  lines.push(formatForPeople(changesForPeople(c), "md"), "");
-  const spec = changesChart(changeSeries(results, { orderBy }), { orderBy, changedOnly: true });
+  lines.push(formatForPeople(changesForPeople(c), "md"), "", ...odd);
+  const changed = new Set(changeSeriesNames(c)).size;
+  if (changed > MAX_CHANGE_PANELS) {
+    lines.push(
+      `The chart draws the ${MAX_CHANGE_PANELS} of the ${changed} series that changed with the ` +
+        "largest changes; the table lists them all.",
+      "",
+    );
+  }
+  if (c.getColumn("change_pct").nullCount() > 0) {
+    lines.push("An empty change (%) is a change from a mean of 0: no percentage of nothing.", "");
+  }
+  const spec = changesChart(h.series, { orderBy, changedOnly: true });
   return {
     lines,
     figures: [{
       name: "changes",
-      caption: "Each changed series in order, change points in red, segment means as lines",
+      caption: "Each changed series in order, change points in red, single-run outliers in " +
+        "orange rings, segment means as lines",
       spec,
     }],
   };
+}
+
+/** The outliers' lines: a sentence on what they are and their table; none without one. */
+function outlierLines(outliers: pl.DataFrame, tested: number): string[] {
+  if (outliers.height === 0) return [];
+  return [
+    "### Single-run outliers",
+    "",
+    "One run far from the other runs of its segment (a one-night dip), which is not a change " +
+    "point: the level before and after it is the same. Student's t of the run against the other " +
+    `runs of its segment; listed when its p times the ${tested.toLocaleString("en")} runs ` +
+    "tested is at most 0.001 (Bonferroni).",
+    "",
+    formatForPeople(outliersForPeople(outliers), "md"),
+    "",
+  ];
+}
+
+/** Each change point's series, as its keys (the columns before `index`) in one string. */
+function changeSeriesNames(c: pl.DataFrame): string[] {
+  const keys = c.columns.slice(0, c.columns.indexOf("index"));
+  return (c.select(...keys).toRecords() as Record<string, unknown>[]).map((r) =>
+    JSON.stringify(keys.map((k) => r[k] ?? null))
+  );
 }
 
 /**
@@ -92,7 +137,7 @@ export function historyPage(
   const runs = new Set(results.getColumn("run_id").toArray()).size;
   const tests = new Set(results.getColumn("test").toArray()).size;
   const lines = [
-    `# ${title}`,
+    `# ${markdownText(title)}`,
     "",
     `${runs} runs of ${tests} tests, one history (no arms to compare).`,
     "",

@@ -7,6 +7,7 @@
  */
 
 import { THEME, VEGA_LITE_SCHEMA, type VegaLiteSpec } from "./theme.ts";
+import { textWidth } from "../_text_width.ts";
 
 export type Rec = Record<string, unknown>;
 
@@ -28,11 +29,11 @@ export function testOrder(records: Rec[]): string[] {
 export const GROUP = "group";
 
 /**
- * A group's name from its keys besides `test`: `clients 50`, `clients 50 · pipeline 16`; ""
- * without such keys.
+ * A group's name from its keys besides `test`: `clients 50`, `clients 50 · pipeline 16`,
+ * `keyspace none` for a parameter the run did not set; "" without such keys.
  */
 export function groupName(r: Rec, extra: readonly string[]): string {
-  return extra.map((k) => `${k.replace(/_/g, " ")} ${r[k]}`).join(" · ");
+  return extra.map((k) => `${k.replace(/_/g, " ")} ${r[k] ?? "none"}`).join(" · ");
 }
 
 /** Compares key values: numbers as numbers, anything else as text. */
@@ -109,6 +110,110 @@ export function changeDomain(values: readonly unknown[]): [number, number] {
   return [lo < 0 ? lo - pad : 0, hi > 0 ? hi + pad : 0];
 }
 
+/**
+ * An axis domain for bars with whiskers: `domainOf` the bars, widened to hold the whiskers' ends
+ * by at most the bars' own span on each side; a whisker reaching beyond is cut at the axis
+ * (see {@link clipWhiskers}), so one wide interval (a p99 ratio's 21.9×) does not flatten every
+ * bar.
+ *
+ * @param bars The bars' values.
+ * @param ends The whiskers' ends.
+ * @param domainOf The axis' own domain rule (`ratioDomain`, `changeDomain`).
+ * @returns The domain.
+ */
+export function whiskerDomain(
+  bars: readonly unknown[],
+  ends: readonly unknown[],
+  domainOf: (values: readonly unknown[]) => [number, number],
+): [number, number] {
+  const [a, b] = domainOf(bars);
+  const span = b - a;
+  // each end within a span of the bars' domain, then the axis' own rule (its room for labels)
+  const held = ends.filter((e): e is number => typeof e === "number" && Number.isFinite(e))
+    .map((e) => Math.min(Math.max(e, a - span), b + span));
+  return domainOf([...bars, ...held]);
+}
+
+/**
+ * The whiskers as drawn on an axis of `domain`: each row gets `ci_low_drawn` and
+ * `ci_high_drawn` (its ends cut at the axis) and, for an end cut, `ci_low_cut` or `ci_high_cut`
+ * (the end's value as `label` writes it), which {@link whiskerCuts} marks.
+ */
+export function clipWhiskers(
+  rows: Rec[],
+  domain: readonly [number, number],
+  label: (x: number) => string,
+): Rec[] {
+  const [lo, hi] = domain;
+  return rows.map((r) => {
+    const low = typeof r.ci_low === "number" ? r.ci_low : null;
+    const high = typeof r.ci_high === "number" ? r.ci_high : null;
+    return {
+      ...r,
+      ci_low_drawn: low === null ? null : Math.max(low, lo),
+      ci_high_drawn: high === null ? null : Math.min(high, hi),
+      ci_low_cut: low !== null && low < lo ? label(low) : null,
+      ci_high_cut: high !== null && high > hi ? label(high) : null,
+    };
+  });
+}
+
+/** The interval of each bar as a whisker, as drawn (cut at the axis, see {@link clipWhiskers}). */
+export function whiskerLayer(position: VegaLiteSpec, y: VegaLiteSpec): VegaLiteSpec {
+  return {
+    transform: [{ filter: "datum.ci_low != null" }],
+    mark: { type: "rule", color: "#222", strokeWidth: 1.5 },
+    encoding: { ...position, y: { ...y, field: "ci_low_drawn" }, y2: { field: "ci_high_drawn" } },
+  };
+}
+
+/** The subtitle's line for a chart with a whisker cut at the axis ({@link whiskerCuts}). */
+export const CUT_NOTE = "▲ ▼ : a whisker beyond the axis, cut there; its end written beside";
+
+/**
+ * Where a whisker is cut at the axis (rows of {@link clipWhiskers}): a triangle at the axis'
+ * end pointing on, and the whisker's true end written beside it.
+ *
+ * @param position The whiskers' `x` (and `xOffset`) encodings.
+ * @param y The y encoding of the chart's scale (its type and scale; the field is set here).
+ * @returns Four layers: the marks and the values, at the top and the bottom.
+ */
+export function whiskerCuts(position: VegaLiteSpec, y: VegaLiteSpec): VegaLiteSpec[] {
+  return (["high", "low"] as const).flatMap((end) => {
+    const cut = `ci_${end}_cut`;
+    const at = { ...y, field: `ci_${end}_drawn` };
+    const up = end === "high";
+    return [
+      {
+        transform: [{ filter: `datum.${cut} != null` }],
+        mark: {
+          type: "point",
+          shape: up ? "triangle-up" : "triangle-down",
+          filled: true,
+          size: 60,
+          color: "#222",
+          // the triangle inside the plot, its tip at the axis' end
+          yOffset: up ? 4 : -4,
+        },
+        encoding: { ...position, y: at },
+      },
+      {
+        transform: [{ filter: `datum.${cut} != null` }],
+        mark: {
+          type: "text",
+          fontSize: 10,
+          color: "#222",
+          align: "left",
+          baseline: up ? "top" : "bottom",
+          dx: 6,
+          dy: up ? 1 : -1,
+        },
+        encoding: { ...position, y: at, text: { field: cut } },
+      },
+    ];
+  });
+}
+
 /** The extent of the finite numbers among `values`, widened to hold `lo` and `hi`. */
 function extent(values: readonly unknown[], lo: number, hi: number): [number, number] {
   const xs = values.filter((v): v is number => typeof v === "number" && Number.isFinite(v));
@@ -177,17 +282,132 @@ export function referenceRule(value: number): VegaLiteSpec {
 
 /**
  * A spec of one unit chart, faceted into a row per group when there are groups besides the
- * tests (`groups` holds more than the empty name).
+ * tests (`groups` holds more than the empty name). Each row's name stands above it, level
+ * (a name turned beside the row ran over the y axis' title); `independentY` gives each row its
+ * own y scale (throughput at pipeline 1 beside pipeline 16), else the rows share one (ratios).
  */
 export function rowsPerGroup(
   head: VegaLiteSpec,
-  { values, unit, groups }: { values: Rec[]; unit: VegaLiteSpec; groups: readonly string[] },
+  { values, unit, groups, independentY = false }: {
+    values: Rec[];
+    unit: VegaLiteSpec;
+    groups: readonly string[];
+    independentY?: boolean;
+  },
 ): VegaLiteSpec {
   if (groups.length <= 1 && !groups[0]) return { ...head, data: { values }, ...unit };
   return {
     ...head,
     data: { values },
-    facet: { row: { field: GROUP, type: "nominal", sort: groups, title: null } },
+    facet: {
+      row: {
+        field: GROUP,
+        type: "nominal",
+        sort: groups,
+        title: null,
+        header: ROW_HEADER,
+      },
+    },
     spec: unit,
+    ...(independentY ? { resolve: { scale: { y: "independent" } } } : {}),
+  };
+}
+
+/** A facet row's name: above its panel, level, from the panel's left edge. */
+export const ROW_HEADER: VegaLiteSpec = {
+  labelAngle: 0,
+  labelOrient: "top",
+  labelAnchor: "start",
+  labelAlign: "left",
+  labelFontWeight: "bold",
+};
+
+/**
+ * The x axis of test names under bands `width` px wide in all: level when the longest name fits
+ * its band, else turned 40° (21 names of seed 001 do not fit; SET, GET, INCR do).
+ */
+export function testAxis(tests: readonly string[], width: number): VegaLiteSpec {
+  const band = width / Math.max(1, tests.length);
+  const widest = Math.max(0, ...tests.map((t) => textWidth({ fontSize: LABEL_PX }, t)));
+  return { labelAngle: widest + 8 <= band ? 0 : -40 };
+}
+
+/** The theme's axis label size, px. */
+const LABEL_PX = (THEME.axis as { labelFontSize: number }).labelFontSize;
+
+/** The verdicts of `compare` and `delta`, in legend order. */
+export const VERDICTS = ["better", "worse", "no difference", "inconclusive"] as const;
+
+/** How much of a bar is filled, by verdict: solid, faint, hollow. */
+const VERDICT_FILL: Readonly<Record<(typeof VERDICTS)[number], number>> = {
+  better: 1,
+  worse: 1,
+  "no difference": 0.35,
+  inconclusive: 0,
+};
+
+/** The legend's symbol of each verdict: as its bars are filled, in grey. */
+const VERDICT_SYMBOL: Readonly<Record<(typeof VERDICTS)[number], string>> = {
+  better: "#666",
+  worse: "#666",
+  "no difference": "#d1d1d1", // #666 at 0.35 on white
+  inconclusive: "#fff",
+};
+
+/**
+ * The verdict of each bar as drawn (its `verdict` field, as `compare` or `delta` gave it): solid
+ * when better or worse, faint when no different, hollow with a dashed outline when
+ * inconclusive. Spread the result into the bar's encoding (the bar's mark needs a
+ * `strokeWidth`); {@link verdictLegend} adds the legend that says so.
+ *
+ * @param color The bar's colour encoding (a field, or a `value`): its fill and its outline.
+ * @returns The `color`, `stroke`, `fillOpacity` and `strokeDash` encodings.
+ */
+export function verdictEncoding(color: VegaLiteSpec): VegaLiteSpec {
+  const when = (v: string) => `datum.verdict == '${v}'`;
+  return {
+    color,
+    // the same scale as the fill: one legend for both (`legend: null` here dropped both)
+    stroke: color,
+    fillOpacity: {
+      condition: (["inconclusive", "no difference"] as const).map((v) => ({
+        test: when(v),
+        value: VERDICT_FILL[v],
+      })),
+      value: 1,
+    },
+    strokeDash: { condition: { test: when("inconclusive"), value: [4, 3] }, value: [1, 0] },
+  };
+}
+
+/**
+ * The legend of {@link verdictEncoding}: a layer of invisible points at the bars whose fill
+ * legend shows each verdict's symbol (solid, faint, hollow). Vega-Lite draws no legend for
+ * `fillOpacity`, and bars' legend symbols ignore the outline.
+ *
+ * @param position The bars' `x` (and `xOffset`) and `y` encodings.
+ * @param verdicts The verdicts the chart holds (listed in {@link VERDICTS}' order).
+ * @returns A layer.
+ */
+export function verdictLegend(position: VegaLiteSpec, verdicts: readonly unknown[]): VegaLiteSpec {
+  const domain = VERDICTS.filter((v) => verdicts.includes(v));
+  return {
+    mark: { type: "point", filled: true, opacity: 0 },
+    encoding: {
+      ...position,
+      fill: {
+        field: "verdict",
+        type: "nominal",
+        title: "verdict",
+        scale: { domain, range: domain.map((v) => VERDICT_SYMBOL[v]) },
+        legend: {
+          symbolType: "square",
+          symbolOpacity: 1,
+          symbolStrokeColor: "#666",
+          symbolStrokeWidth: 1.5,
+          labelExpr: "datum.label == 'inconclusive' ? 'inconclusive (hollow)' : datum.label",
+        },
+      },
+    },
   };
 }

@@ -161,10 +161,29 @@ export function colorEncoding(
   return {
     field,
     type: numeric ? "ordinal" : "nominal",
-    title: title ?? field.replace(/_/g, " "),
+    title: title ?? armTitle(field),
     scale: { domain, range: names.map((a) => byArm.get(a)!) },
     sort: domain,
   };
+}
+
+/**
+ * The title of an arms' legend: `arm` for `label` (the runs' labels: a plan's server names, or
+ * `--label`), else the column's name in words (`server version`).
+ *
+ * @param by The arm column.
+ * @returns The legend's title.
+ *
+ * @example
+ * ```ts
+ * import { armTitle } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * assert.equal(armTitle("label"), "arm");
+ * assert.equal(armTitle("server_version"), "server version");
+ * ```
+ */
+export function armTitle(by: string): string {
+  return by === "label" ? "arm" : by.replace(/_/g, " ");
 }
 
 /** Distinct values, numbers sorted as numbers, anything else as text (numerals by value). */

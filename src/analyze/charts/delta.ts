@@ -9,6 +9,8 @@ import type pl from "nodejs-polars";
 import {
   base,
   changeDomain,
+  clipWhiskers,
+  CUT_NOTE,
   factorLabel,
   GROUP,
   keysBefore,
@@ -17,21 +19,61 @@ import {
   type Rec,
   referenceRule,
   runsPhrase,
+  testAxis,
   testOrder,
   valueLabels,
+  verdictEncoding,
+  verdictLegend,
+  whiskerCuts,
+  whiskerDomain,
+  whiskerLayer,
   withGroups,
 } from "./_common.ts";
 import { colorFor } from "./color.ts";
-import type { ChartOptions, VegaLiteSpec } from "./theme.ts";
+import { type ChartOptions, type VegaLiteSpec, WIDTH } from "./theme.ts";
 
 const PERCENTILES = ["avg", "p50", "p95", "p99"] as const;
 
 /**
+ * The percentiles' colours in the delta figure: grey, blue, amber, crimson (each pair at least
+ * `MIN_DELTA_E` apart; four blues were hard to tell apart).
+ *
+ * @example
+ * ```ts
+ * import { deltaE, MIN_DELTA_E, PERCENTILE_COLORS } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * const colors = Object.values(PERCENTILE_COLORS);
+ * for (const a of colors) {
+ *   for (const b of colors) if (a !== b) assert.ok(deltaE(a, b) >= MIN_DELTA_E);
+ * }
+ * ```
+ */
+export const PERCENTILE_COLORS: Readonly<Record<(typeof PERCENTILES)[number], string>> = {
+  avg: "#9D9D9D",
+  p50: "#2C7FB8",
+  p95: "#F0A30A",
+  p99: "#A21E3C",
+};
+
+/**
+ * The scales every panel shares: the percentiles' colours (fill and outline: one legend) and the
+ * verdicts' legend.
+ */
+const SHARED = { color: "shared", stroke: "shared", fill: "shared" } as const;
+
+/** The widest two panels side by side may be (px, plots only): a figure about 800 px wide. */
+const SIDE_BY_SIDE_PX = 620;
+
+/**
  * A change along one dimension (from {@link delta}): the throughput factor per test (bars
  * from a line at 1, labelled `2.32×`) beside the latency change in % per test and percentile
- * (bars from 0, labelled `-53.0 %`). Each group of `delta`'s rows (test and each parameter
- * that varies within a side, e.g. `clients` 10 and 50) gets its own row of panels: nothing is
- * stacked or summed.
+ * (bars from 0, labelled `-53.0 %`; avg, p50, p95 and p99 in four colours told apart). Each bar
+ * shows `delta`'s verdict as the ratio chart does (solid when better or worse, hollow when
+ * inconclusive, with a legend), its interval as a whisker with the value label beside it (never
+ * across it), cut at the axis with a mark when it would stretch the axis beyond the bars. Each
+ * group of `delta`'s rows (test and each parameter that varies within a side, e.g. `clients` 10
+ * and 50) gets its own row of panels, every row on the same two axes: nothing is stacked or
+ * summed. The two panels stand one above the other when side by side they would be too wide.
  *
  * @param d A frame from `delta`.
  * @param options Title and subtitle.
@@ -66,8 +108,56 @@ export function deltaChart(d: pl.DataFrame, options: ChartOptions = {}): VegaLit
     })),
     extra,
   );
-  const from = String(recs[0]?.from ?? "from");
-  const to = String(recs[0]?.to ?? "to");
+  const lat = latencyRows(values);
+  const whiskers = values.some((r) => typeof r.ci_low === "number") ||
+    lat.some((r) => typeof r.ci_low === "number");
+  // one axis per kind of panel across every group: the same baseline in each row
+  const factorDomain = whiskerDomain(
+    values.map((r) => r.throughput_factor),
+    values.flatMap((r) => [r.ci_low, r.ci_high]),
+    ratioDomain,
+  );
+  const changeAxis = whiskerDomain(
+    lat.map((r) => r.change_pct),
+    lat.flatMap((r) => [r.ci_low, r.ci_high]),
+    changeDomain,
+  );
+  const factors = clipWhiskers(values, factorDomain, factorLabel);
+  const changes = clipWhiskers(lat, changeAxis, pctLabel);
+  const tests = testOrder(recs);
+  const panels: Panels = {
+    tests,
+    from: String(recs[0]?.from ?? "from"),
+    to: String(recs[0]?.to ?? "to"),
+    lat: changes,
+    values: factors,
+    factorDomain,
+    changeDomain: changeAxis,
+    verdicts: [...factors, ...changes].map((r) => r.verdict),
+    widths: panelWidths(tests.length),
+  };
+  const cut = [...factors, ...changes].some((r) => r.ci_low_cut !== null || r.ci_high_cut !== null);
+  const head = base(
+    options.title ?? `${panels.to} vs ${panels.from}`,
+    options.subtitle ?? [
+      `${runsPhrase(recs.flatMap((r) => [r.from_n, r.to_n]))}; ${
+        whiskers
+          ? "whiskers: 95 % interval (delta); bars hollow where delta's verdict is inconclusive"
+          : "no whiskers (under 4 runs per side)"
+      }`,
+      ...(cut ? [CUT_NOTE] : []),
+    ],
+  );
+  if (extra.length === 0) return { ...head, ...panelRow(panels, null) };
+  return {
+    ...head,
+    vconcat: groups.map((g) => ({ title: g, ...panelRow(panels, g) })),
+    resolve: { scale: SHARED },
+  };
+}
+
+/** Each row's latency changes, one per percentile it has. */
+function latencyRows(values: Rec[]): Rec[] {
   const lat: Rec[] = [];
   for (const r of values) {
     for (const p of PERCENTILES) {
@@ -87,23 +177,19 @@ export function deltaChart(d: pl.DataFrame, options: ChartOptions = {}): VegaLit
       }
     }
   }
-  const panels = { tests: testOrder(recs), from, to, lat, values };
-  const head = base(
-    options.title ?? `${to} vs ${from}`,
-    options.subtitle ??
-      `${runsPhrase(recs.flatMap((r) => [r.from_n, r.to_n]))}; ${
-        values.some((r) => typeof r.ci_low === "number") ||
-          lat.some((r) => typeof r.ci_low === "number")
-          ? "whiskers: 95 % interval (delta); verdicts in the tooltips"
-          : "no whiskers (under 4 runs per side)"
-      }`,
-  );
-  if (extra.length === 0) return { ...head, ...panelRow(panels, null) };
-  return {
-    ...head,
-    vconcat: groups.map((g) => ({ title: g, ...panelRow(panels, g) })),
-    resolve: { scale: { color: "shared" } },
-  };
+  return lat;
+}
+
+/**
+ * The panels' widths: a factor bar per test and four latency bars per test, each wide enough
+ * for an upright label beside its whisker; side by side while both fit, else one above the other
+ * at the theme's width.
+ */
+function panelWidths(tests: number): { factor: number; latency: number; stacked: boolean } {
+  const factor = Math.max(240, tests * 50);
+  const latency = Math.max(300, tests * 4 * 30);
+  if (factor + latency <= SIDE_BY_SIDE_PX) return { factor, latency, stacked: false };
+  return { factor: WIDTH, latency: Math.max(WIDTH, tests * 4 * 30), stacked: true };
 }
 
 interface Panels {
@@ -112,6 +198,13 @@ interface Panels {
   to: string;
   lat: Rec[];
   values: Rec[];
+  /** The factor axis of every group. */
+  factorDomain: [number, number];
+  /** The latency change axis of every group. */
+  changeDomain: [number, number];
+  /** Every verdict drawn (the one verdict legend lists them). */
+  verdicts: unknown[];
+  widths: { factor: number; latency: number; stacked: boolean };
 }
 
 /** The two panels of one group (all rows when `group` is null). */
@@ -122,82 +215,78 @@ function panelRow(p: Panels, group: string | null): VegaLiteSpec {
     type: "nominal",
     sort: p.tests,
     title: "test",
-    axis: { labelAngle: -40 },
+    axis: testAxis(p.tests, p.widths.factor),
   };
+  const both = [factorPanel(p, mine(p.values), x), latencyPanel(p, mine(p.lat), x)];
   return {
-    hconcat: [factorPanel(p, mine(p.values), x), latencyPanel(p, mine(p.lat), x)],
-    resolve: { scale: { color: "independent" } },
+    ...(p.widths.stacked ? { vconcat: both } : { hconcat: both }),
+    resolve: { scale: SHARED },
   };
 }
 
 /** Bars of the throughput factor per test, with their intervals and labels. */
 function factorPanel(p: Panels, rows: Rec[], x: VegaLiteSpec): VegaLiteSpec {
-  const domain = ratioDomain(rows.flatMap((r) => [r.throughput_factor, r.ci_low, r.ci_high]));
+  const y = {
+    type: "quantitative",
+    scale: { domain: p.factorDomain, nice: false, clamp: true },
+  };
   return {
-    width: Math.max(300, p.tests.length * 40),
-    height: 280,
+    width: p.widths.factor,
+    height: p.widths.stacked ? 220 : 280,
     data: { values: rows },
     layer: [
       {
-        mark: { type: "bar", color: colorFor(p.to) },
+        mark: { type: "bar", strokeWidth: 1.5 },
         encoding: {
           x,
           y: {
+            ...y,
             field: "throughput_factor",
-            type: "quantitative",
             title: `throughput factor (${p.to} / ${p.from}, ×)`,
-            scale: { domain, nice: false },
           },
           y2: { datum: 1 },
+          ...verdictEncoding({ value: colorFor(p.to) }),
           tooltip: [{ field: "test" }, { field: "throughput_factor", format: ".3f" }, {
             field: "verdict",
           }],
         },
       },
       referenceRule(1),
-      {
-        transform: [{ filter: "datum.ci_low != null" }],
-        mark: { type: "rule", color: "#222", strokeWidth: 1.5 },
-        encoding: {
-          x,
-          y: { field: "ci_low", type: "quantitative" },
-          y2: { field: "ci_high" },
-        },
-      },
-      ...valueLabels("throughput_factor", { reference: 1, encoding: { x } }),
+      whiskerLayer({ x }, y),
+      ...whiskerCuts({ x }, y),
+      verdictLegend({ x, y: { ...y, field: "throughput_factor" } }, p.verdicts),
+      ...valueLabels("throughput_factor", {
+        reference: 1,
+        encoding: { x },
+        beside: rows.some((r) => typeof r.ci_low === "number"), // beside the whisker, not across
+      }),
     ],
   };
 }
 
 /** Bars of the latency changes per test and percentile, with their intervals and labels. */
 function latencyPanel(p: Panels, rows: Rec[], x: VegaLiteSpec): VegaLiteSpec {
+  const xOffset = { field: "latency", sort: PERCENTILES };
+  const px = { ...x, axis: testAxis(p.tests, p.widths.latency) };
+  const y = { type: "quantitative", scale: { domain: p.changeDomain, nice: false, clamp: true } };
   return {
-    width: Math.max(300, p.tests.length * 60),
-    height: 280,
+    width: p.widths.latency,
+    height: p.widths.stacked ? 220 : 280,
     data: { values: rows },
     layer: [
       {
-        mark: { type: "bar" },
+        mark: { type: "bar", strokeWidth: 1.5 },
         encoding: {
-          x,
-          xOffset: { field: "latency", sort: PERCENTILES },
-          y: {
-            field: "change_pct",
-            type: "quantitative",
-            title: `latency change (%, ${p.to} vs ${p.from})`,
-            scale: {
-              domain: changeDomain(
-                rows.flatMap((r) => [r.change_pct, r.ci_low, r.ci_high]),
-              ),
-            },
-          },
-          color: {
+          x: px,
+          xOffset,
+          y: { ...y, field: "change_pct", title: `latency change (%, ${p.to} vs ${p.from})` },
+          ...verdictEncoding({
             field: "latency",
             type: "nominal",
             title: "latency",
             sort: PERCENTILES,
-            scale: { domain: PERCENTILES, scheme: "blues" },
-          },
+            scale: { domain: PERCENTILES, range: PERCENTILES.map((q) => PERCENTILE_COLORS[q]) },
+          }),
           tooltip: [{ field: "test" }, { field: "latency" }, {
             field: "change_pct",
             format: ".1f",
@@ -205,21 +294,15 @@ function latencyPanel(p: Panels, rows: Rec[], x: VegaLiteSpec): VegaLiteSpec {
         },
       },
       referenceRule(0),
-      {
-        transform: [{ filter: "datum.ci_low != null" }],
-        mark: { type: "rule", color: "#222", strokeWidth: 1.5 },
-        encoding: {
-          x,
-          xOffset: { field: "latency", sort: PERCENTILES },
-          y: { field: "ci_low", type: "quantitative" },
-          y2: { field: "ci_high" },
-        },
-      },
+      whiskerLayer({ x: px, xOffset }, y),
+      ...whiskerCuts({ x: px, xOffset }, y),
+      verdictLegend({ x: px, xOffset, y: { ...y, field: "change_pct" } }, p.verdicts),
       ...valueLabels("change_pct", {
         reference: 0,
-        encoding: { x, xOffset: { field: "latency", sort: PERCENTILES } },
+        encoding: { x: px, xOffset },
         fontSize: 10,
         upright: true,
+        beside: rows.some((r) => typeof r.ci_low === "number"),
       }),
     ],
   };

@@ -30,7 +30,9 @@ export interface LatencyChartOptions extends ChartOptions {
 /**
  * Latency spectrum: latency (log axis) against percentile on a "nines" axis (0 %, 90 %,
  * 99 %, 99.9 % … evenly spaced), one line per arm (numbers such as `clients` on an ordinal
- * colour scale), one panel per test and group (e.g. `clients 50`): nothing pooled.
+ * colour scale), one panel per test and group (e.g. `clients 50`): nothing pooled. A grid of
+ * tests × groups when each test ran in each group, else a panel per pair that ran (`GET ·
+ * clients 50`), none drawn empty.
  *
  * From {@link latencySteps} (preferred) the line is the merged histogram's exact step
  * function (`step-after`: each printed bucket's upper bound from the share of requests below
@@ -110,13 +112,30 @@ export function latencyChart(
     ],
   );
   if (single) return { ...head, data: { values }, ...layer };
+  // a panel's name fits its panel (long group names were drawn over their neighbours')
+  const header = { labelLimit: layer.width, labelFontSize: 13 };
+  const cells = new Set(values.map((r) => `${r.test}\u0000${r[GROUP]}`));
+  if (extra.length && cells.size < tests.length * groups.length) {
+    // not every test in every group: one panel per pair that has data, none drawn empty
+    const name = (r: Rec) => [r.test, r[GROUP]].filter((x) => x !== "").join(" · ");
+    const panels = [...cells].map((c) => c.split("\u0000")).sort((a, b) =>
+      tests.indexOf(a[0]) - tests.indexOf(b[0]) || groups.indexOf(a[1]) - groups.indexOf(b[1])
+    ).map(([test, group]) => name({ test, [GROUP]: group }));
+    return {
+      ...head,
+      data: { values: values.map((r) => ({ ...r, panel: name(r) })) },
+      facet: { field: "panel", type: "nominal", title: null, sort: panels, header },
+      columns: 2,
+      spec: layer,
+    };
+  }
   return {
     ...head,
     data: { values },
     facet: {
       row: { field: "test", type: "nominal", title: null, sort: tests },
       ...(extra.length
-        ? { column: { field: GROUP, type: "nominal", title: null, sort: groups } }
+        ? { column: { field: GROUP, type: "nominal", title: null, sort: groups, header } }
         : {}),
     },
     spec: layer,

@@ -8,6 +8,8 @@ import type pl from "nodejs-polars";
 import { metricName } from "../units.ts";
 import {
   base,
+  clipWhiskers,
+  CUT_NOTE,
   factorLabel,
   keysBefore,
   ratioDomain,
@@ -15,8 +17,14 @@ import {
   referenceRule,
   rowsPerGroup,
   runsPhrase,
+  testAxis,
   testOrder,
   valueLabels,
+  verdictEncoding,
+  verdictLegend,
+  whiskerCuts,
+  whiskerDomain,
+  whiskerLayer,
   withGroups,
 } from "./_common.ts";
 import { armOrder, colorEncoding } from "./color.ts";
@@ -84,23 +92,28 @@ export function ratioChart(cmp: pl.DataFrame, options: RatioChartOptions = {}): 
   );
   const baseline = String(recs[0]?.baseline ?? "baseline");
   const arms = values.map((v) => String(v[by]));
-  const domain = ratioDomain(values.flatMap((v) => [v.ratio, v.ci_low, v.ci_high]));
+  const domain = whiskerDomain(
+    values.map((v) => v.ratio),
+    values.flatMap((v) => [v.ci_low, v.ci_high]),
+    ratioDomain,
+  );
   const x = {
     field: "test",
     type: "nominal",
     title: "test",
     sort: testOrder(recs),
-    axis: { labelAngle: -40 },
+    axis: testAxis(testOrder(recs), WIDTH),
   };
   const xOffset = { field: by, sort: armOrder(arms) };
-  const y = { type: "quantitative", scale: { domain, zero: false, nice: false } };
+  const y = { type: "quantitative", scale: { domain, zero: false, nice: false, clamp: true } };
   const name = metricName(metric);
   const unit = {
     width: WIDTH,
     height: extra.length ? 240 : 320,
     layer: [
       {
-        mark: { type: "bar" },
+        // compare's verdict, drawn: solid when better or worse, hollow when inconclusive
+        mark: { type: "bar", strokeWidth: 1.5 },
         encoding: {
           x,
           xOffset,
@@ -110,7 +123,7 @@ export function ratioChart(cmp: pl.DataFrame, options: RatioChartOptions = {}): 
             title: `${name} ratio (${armOrder(arms).join(", ")} / ${baseline})`,
           },
           y2: { datum: 1 },
-          color: colorEncoding(by, arms),
+          ...verdictEncoding(colorEncoding(by, arms)),
           tooltip: [
             { field: "test" },
             ...extra.map((field) => ({ field })),
@@ -123,12 +136,10 @@ export function ratioChart(cmp: pl.DataFrame, options: RatioChartOptions = {}): 
           ],
         },
       },
-      {
-        transform: [{ filter: "datum.ci_low != null" }],
-        mark: { type: "rule", color: "#222", strokeWidth: 1.5 },
-        encoding: { x, xOffset, y: { ...y, field: "ci_low" }, y2: { field: "ci_high" } },
-      },
+      whiskerLayer({ x, xOffset }, y),
+      ...whiskerCuts({ x, xOffset }, y),
       referenceRule(1),
+      verdictLegend({ x, xOffset, y: { ...y, field: "ratio" } }, values.map((v) => v.verdict)),
       ...valueLabels("ratio", {
         reference: 1,
         encoding: { x, xOffset },
@@ -138,18 +149,24 @@ export function ratioChart(cmp: pl.DataFrame, options: RatioChartOptions = {}): 
       }),
     ],
   };
+  const drawnValues = clipWhiskers(values, domain, factorLabel);
   const head = base(
     options.title ?? `${name}: ${armOrder(arms).join(", ")} relative to ${baseline}`,
-    options.subtitle ?? ratioSubtitle(recs, options.confidence ?? 0.95),
+    options.subtitle ?? ratioSubtitle(drawnValues, options.confidence ?? 0.95),
   );
-  return rowsPerGroup(head, { values, unit, groups });
+  return rowsPerGroup(head, { values: drawnValues, unit, groups });
 }
 
 /** What the bars and whiskers of a ratio chart are, from compare's n and intervals. */
-function ratioSubtitle(recs: Rec[], confidence: number): string {
-  const runs = runsPhrase(recs.flatMap((r) => [r.baseline_n, r.candidate_n]));
-  if (recs.some((r) => typeof r.ratio_ci_low === "number")) {
-    return `bars: ratio of ${runs}; whiskers: ${Math.round(confidence * 100)} % interval (compare)`;
+function ratioSubtitle(values: Rec[], confidence: number): string | string[] {
+  const runs = runsPhrase(values.flatMap((r) => String(r.n).split(" vs ").map(Number)));
+  if (values.some((r) => typeof r.ci_low === "number")) {
+    const line = `bars: ratio of ${runs}; whiskers: ${
+      Math.round(confidence * 100)
+    } % interval (compare)`;
+    return values.some((r) => r.ci_low_cut !== null || r.ci_high_cut !== null)
+      ? [line, CUT_NOTE]
+      : line;
   }
   return `${runs}, so no interval: differences of a few % may be noise`;
 }

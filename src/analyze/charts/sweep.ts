@@ -19,8 +19,9 @@ export interface SweepChartOptions extends ChartOptions {
 const tableOf = (r: Rec) => `${r.test}, ${r.clients ?? "?"} connections`;
 
 /**
- * p50 (solid) and p99 (dashed) against the requested rate (log axes), one colour per arm, one
- * panel per workload and connection count; `over` steps drawn as triangles, NS steps as a
+ * p50 (solid line, solid points) and p99 (dashed line, hollow points) against the requested rate
+ * (log axes around the steps), one colour per arm, one panel per workload and connection count,
+ * with legends for the arms and the percentiles; `over` steps drawn as triangles, NS steps as a
  * `+` at their latency (when measured) and a dotted rule at the rate they reached (the
  * requested rate when that is unknown), so two arms NS at one step draw two rules; a
  * generator-bound step (`generator_bound`: the load generator's send delay p99 is above 10 % of
@@ -39,26 +40,30 @@ const tableOf = (r: Rec) => `${r.test}, ${r.clients ?? "?"} connections`;
  *   requested_ops_per_sec: [1000, 2000], p50_latency_ms: [0.1, null],
  *   p99_latency_ms: [0.3, null], verdict: ["sustained", "NS"] });
  * const spec = sweepChart(t);
- * assert.equal((spec.layer as unknown[]).length, 3);
+ * assert.equal((spec.layer as unknown[]).length, 4);
  * const bound = sweepChart(t.withColumns(pl.lit(true).alias("generator_bound")));
- * assert.equal((bound.layer as unknown[]).length, 4);
+ * assert.equal((bound.layer as unknown[]).length, 5);
  * ```
  */
 export function sweepChart(table: pl.DataFrame, options: SweepChartOptions = {}): VegaLiteSpec {
   const by = options.by ?? "label";
   const recs = table.toRecords() as Rec[];
   const points = latencyPoints(recs, by);
+  const rules = nsRules(recs);
   const encodings: SweepEncodings = {
     by,
-    x: {
-      field: "requested_ops_per_sec",
-      type: "quantitative",
-      title: "requested rate (ops/s)",
-      scale: { type: "log" },
-    },
+    x: rateAxis([
+      ...points.map((r) => r.requested_ops_per_sec),
+      ...rules.map((r) => r.ns_at_ops_per_sec),
+    ]),
     color: colorEncoding(by, recs.map((r) => String(r[by]))),
   };
-  const layers = [lineLayer(encodings), pointLayer(encodings), nsLayer(encodings)];
+  const layers = [
+    lineLayer(encodings),
+    pointLayer(encodings),
+    nsLayer(encodings),
+    percentileLegend(encodings),
+  ];
   // steps whose generator delay dominates (sweepTable's generator_bound): a grey ring around
   // both points, only when there is one (charts without them stay as they were)
   const genBound = points.some((r) => r.generator_bound === true);
@@ -67,14 +72,14 @@ export function sweepChart(table: pl.DataFrame, options: SweepChartOptions = {})
     options.title ?? "latency against offered load",
     options.subtitle ??
       [
-        "solid p50, dashed p99; ▲ above the requested rate (over)",
+        "▲ : a step above the requested rate (over)",
         "+ : a step not sustained (NS), its dotted rule at the rate it reached",
         ...(genBound
           ? ["○ : generator-bound (the generator's send delay p99 > 10 % of the p99)"]
           : []),
       ],
   );
-  const values = [...points, ...nsRules(recs)];
+  const values = [...points, ...rules];
   const tables = [...new Set(recs.map(tableOf))];
   if (tables.length <= 1) {
     return { ...head, width: WIDTH, height: 340, data: { values }, layer: layers };
@@ -141,20 +146,45 @@ function lineLayer({ x, color }: SweepEncodings): VegaLiteSpec {
       color,
       detail: { field: "series" },
       // said in the subtitle: one legend (the arms) keeps the figure as wide as its plot
-      strokeDash: { field: "percentile", type: "nominal", title: "percentile", legend: null },
+      strokeDash: { field: "percentile", type: "nominal", title: "percentile" },
     },
   };
 }
 
-/** A point per step and percentile, its shape the verdict (circle, triangle for over, `+` NS). */
+/**
+ * The requested rate on a log axis around the steps drawn (a third beyond the lowest and the
+ * highest: one step at 20k is not drawn on a 10k–90k axis), ticks at the rates when there are
+ * few of them.
+ */
+function rateAxis(rates: unknown[]): Rec {
+  const xs = rates.filter((x): x is number => typeof x === "number" && x > 0);
+  const distinct = [...new Set(xs)].sort((a, b) => a - b);
+  const domain = xs.length ? [Math.min(...xs) / 1.5, Math.max(...xs) * 1.5] : undefined;
+  return {
+    field: "requested_ops_per_sec",
+    type: "quantitative",
+    title: "requested rate (ops/s)",
+    scale: { type: "log", ...(domain ? { domain, nice: false } : {}) },
+    ...(distinct.length > 0 && distinct.length <= 6 ? { axis: { values: distinct } } : {}),
+  };
+}
+
+/**
+ * A point per step and percentile, its shape the verdict (circle, triangle for over, `+` NS),
+ * p50 solid and p99 hollow (its outline in the arm's colour): a step of one rate has no line to
+ * tell them by.
+ */
 function pointLayer({ by, x, color }: SweepEncodings): VegaLiteSpec {
   return {
     transform: [{ filter: "datum.layer == 'point'" }],
-    mark: { type: "point", filled: true, size: 60 },
+    mark: { type: "point", filled: true, size: 60, strokeWidth: 1.5 },
     encoding: {
       x,
       y: { field: "latency_ms", type: "quantitative" },
       color,
+      // the fill's scale: one legend for both
+      stroke: color,
+      fillOpacity: { condition: { test: "datum.percentile == 'p99'", value: 0 }, value: 1 },
       shape: {
         field: "verdict",
         type: "nominal",
@@ -172,6 +202,34 @@ function pointLayer({ by, x, color }: SweepEncodings): VegaLiteSpec {
         { field: "latency_ms", format: ".3f" },
         { field: "verdict" },
       ],
+    },
+  };
+}
+
+/**
+ * The legend of the percentiles (● p50, ○ p99): invisible points whose fill legend shows them
+ * (Vega-Lite draws no legend for `fillOpacity`).
+ */
+function percentileLegend({ x }: SweepEncodings): VegaLiteSpec {
+  return {
+    transform: [{ filter: "datum.layer == 'point'" }],
+    mark: { type: "point", filled: true, opacity: 0 },
+    encoding: {
+      x,
+      y: { field: "latency_ms", type: "quantitative" },
+      fill: {
+        field: "percentile",
+        type: "nominal",
+        title: "percentile",
+        scale: { domain: ["p50", "p99"], range: ["#555", "#fff"] },
+        legend: {
+          symbolType: "circle",
+          symbolOpacity: 1,
+          symbolStrokeColor: "#555",
+          symbolStrokeWidth: 1.5,
+          labelExpr: "datum.label == 'p50' ? 'p50 (solid line)' : 'p99 (dashed line)'",
+        },
+      },
     },
   };
 }

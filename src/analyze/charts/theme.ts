@@ -35,13 +35,15 @@ export const THEME: VegaLiteSpec = {
     domainColor: "#888",
     tickColor: "#888",
   },
-  // at most 4 entries a row: a legend of many arms wraps instead of widening the canvas
+  // at most 4 entries a row: a legend of many arms wraps instead of widening the canvas; two
+  // legends (arms, verdicts) one above the other, not side by side past the plot's width
   legend: {
     labelFontSize: 13,
     titleFontSize: 13,
     titleFontWeight: "normal",
     orient: "bottom",
     columns: 4,
+    layout: { bottom: { anchor: "start", direction: "vertical", margin: 8 } },
   },
   header: { labelFontSize: 14, titleFontSize: 14 },
   view: { stroke: null },

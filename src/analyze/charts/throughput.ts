@@ -8,7 +8,15 @@ import type pl from "nodejs-polars";
 import { comparisonKeys } from "../grouping.ts";
 import { finiteRows, summarize } from "../summary.ts";
 import { metricName, metricTitle } from "../units.ts";
-import { base, type Rec, rowsPerGroup, runsPhrase, testOrder, withGroups } from "./_common.ts";
+import {
+  base,
+  type Rec,
+  rowsPerGroup,
+  runsPhrase,
+  testAxis,
+  testOrder,
+  withGroups,
+} from "./_common.ts";
 import { armOrder, colorEncoding } from "./color.ts";
 import { type ChartOptions, type VegaLiteSpec, WIDTH } from "./theme.ts";
 
@@ -78,6 +86,7 @@ export function throughputChart(
         ? `bars: ${runs}, so no whiskers`
         : `bars: ${runs}; whiskers: min–max of the runs`),
   );
+  const tests = testOrder(rows.toRecords() as Rec[]);
   const unit = {
     width: WIDTH,
     height: extra.length ? 240 : 360,
@@ -86,8 +95,8 @@ export function throughputChart(
         field: "test",
         type: "nominal",
         title: "test",
-        sort: testOrder(rows.toRecords() as Rec[]),
-        axis: { labelAngle: -40 },
+        sort: tests,
+        axis: testAxis(tests, WIDTH),
       },
       xOffset: { field: by, sort: armOrder(arms) },
     },
@@ -119,5 +128,6 @@ export function throughputChart(
       },
     ],
   };
-  return rowsPerGroup(head, { values, unit, groups });
+  // each panel its own y scale: pipeline 1's bars are not flattened beside pipeline 16's
+  return rowsPerGroup(head, { values, unit, groups, independentY: true });
 }

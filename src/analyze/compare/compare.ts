@@ -15,9 +15,10 @@
  * @module
  */
 
-import type pl from "nodejs-polars";
-import { benjaminiHochberg } from "../_stats.ts";
-import { instability, VERDICT_DEFAULTS } from "./verdict.ts";
+import pl from "nodejs-polars";
+import { benjaminiHochberg, ratioOf } from "../_stats.ts";
+import { VERDICT_DEFAULTS } from "./verdict.ts";
+import { DISTURBED, unstableDetails, unstableText } from "./_unstable.ts";
 import { finiteRows } from "../summary.ts";
 import { metricDirection, resultsFrame } from "../units.ts";
 import { comparisonCells, differs, type Rec, sortRows, verdictOf } from "./_cells.ts";
@@ -72,10 +73,13 @@ export interface CompareOptions {
  * coverage), `verdict` (better / worse / no difference / inconclusive), `direction`,
  * `shift_ratio` (the Hodges–Lehmann ratio), `p_value` (exact rank-sum test), `q_value`
  * (Benjamini–Hochberg across the rows of this table), `verdict_note` (why inconclusive),
- * `unstable` (repetitions with a CV above 10 % or a monotone drift, or runs the noise guard
- * found disturbed (`noise_disturbance`), per arm; else null), and
+ * `unstable` (one short reason per arm: repetitions with a CV above 10 % or a monotone drift,
+ * and how many runs the noise guard found disturbed (`noise_disturbance`) with their reasons in
+ * short: `candidate: CV 27 %, 4/5 runs disturbed (steal ≤ 37 %)`; else null),
  * `also_differs`: run parameters that differ between the two arms besides `by` (they are
- * confounded with it; e.g. `keyspace 1000000 vs 1000000000`), or null.
+ * confounded with it; e.g. `keyspace 1000000 vs 1000000000`), or null, and `unstable_details`
+ * (the disturbed runs `unstable` counts, in full: every reason the noise guard gave, per arm;
+ * else null).
  * @throws {TypeError} For a missing column, an unknown metric direction, or a baseline that is
  * not in the data.
  *
@@ -102,13 +106,18 @@ export function compare(df: pl.DataFrame, options: CompareOptions): pl.DataFrame
   const metric = options.metric ?? "ops_per_sec";
   metricDirection(metric); // throws for a metric whose name does not tell the direction
   let arms: string[] = [];
-  const { keys, confounded, groups } = comparisonCells(df, {
+  // per run, whether the noise guard found it disturbed: the count of disturbed runs per arm
+  const noise = df.columns.includes("noise_disturbance");
+  const frame = noise
+    ? df.withColumns(pl.col("noise_disturbance").isNotNull().cast(pl.Float64).alias(DISTURBED))
+    : df;
+  const { keys, confounded, groups } = comparisonCells(frame, {
     by: options.by,
     keys: options.keys,
     metric,
-    metrics: [metric],
+    metrics: noise ? [metric, DISTURBED] : [metric],
     // the tool (its latency resolution) and the noise guard's reasons (disturbed runs)
-    extra: ["tool", "noise_disturbance"].filter((c) => df.columns.includes(c)),
+    extra: ["tool", "noise_disturbance"].filter((c) => frame.columns.includes(c)),
     rows: (selected) => finiteRows(selected, metric),
     check: (values) => {
       arms = values;
@@ -133,29 +142,13 @@ export function compare(df: pl.DataFrame, options: CompareOptions): pl.DataFrame
         [options.by]: arm,
         ...armComparison(base, cand, { ...options, metric }),
         also_differs: differs(base, cand, confounded),
+        unstable_details: unstableDetails([["baseline", base], ["candidate", cand]]),
       });
     }
   }
   const q = benjaminiHochberg(out.map((r) => (r.p_value as number | null) ?? NaN));
   out.forEach((r, i) => r.q_value = Number.isFinite(q[i]) ? q[i] : null);
   return resultsFrame(sortRows(out, keys));
-}
-
-/**
- * Why a cell's repetitions are unstable or were disturbed, per arm (`baseline: CV 12 %`,
- * `candidate: runs disturbed (other processes used 49 % of the CPUs)`), or null.
- */
-function unstableText(metric: string, pairs: [string, Rec][]): string | null {
-  const why = pairs.flatMap(([name, r]) => {
-    const w = instability((r[`values_${metric}`] as number[] | undefined) ?? []);
-    const noise = ((r.distinct_noise_disturbance as unknown[] | undefined) ?? [])
-      .filter((x) => x !== null && x !== undefined).map(String);
-    return [
-      ...(w ? [`${name}: ${w}`] : []),
-      ...(noise.length ? [`${name}: runs disturbed (${noise.join("; ")})`] : []),
-    ];
-  });
-  return why.length ? why.join("; ") : null;
 }
 
 /** The columns of one compare() row from the two arms' summary rows, from `baseline` on. */
@@ -168,7 +161,7 @@ function armComparison(
   const direction = metricDirection(metric);
   const baseMedian = base[`median_${metric}`] as number;
   const candMedian = cand[`median_${metric}`] as number;
-  const ratio = candMedian / baseMedian;
+  const ratio = ratioOf(candMedian, baseMedian);
   const v = verdictOf(base, cand, { ...options, direction });
 
   return {

@@ -6,6 +6,7 @@
  */
 
 import type pl from "nodejs-polars";
+import { changePctOf, ratioOf } from "../_stats.ts";
 import { resultsFrame } from "../units.ts";
 import { comparisonCells, differs, type Rec, sortRows, verdictOf } from "./_cells.ts";
 
@@ -97,7 +98,7 @@ function change(a: Rec, b: Rec, options: DeltaOptions & { metrics: string[] }): 
     to_n: b.n,
     from_ops_per_sec: fo,
     to_ops_per_sec: to,
-    throughput_factor: fo && to !== null ? to / fo : null,
+    throughput_factor: ratioOf(to, fo),
   };
   const tp = verdictOf(a, b, { ...options, metric: "ops_per_sec", direction: "higher" });
   row.throughput_factor_ci_low = tp.ciLow;
@@ -110,7 +111,7 @@ function change(a: Rec, b: Rec, options: DeltaOptions & { metrics: string[] }): 
     const y = b[`median_${m}`] as number | null;
     row[`from_${m}`] = x;
     row[`to_${m}`] = y;
-    row[`${l}_latency_change_pct`] = x && y !== null ? ((y - x) / x) * 100 : null;
+    row[`${l}_latency_change_pct`] = changePctOf(y, x);
     const v = verdictOf(a, b, { ...options, metric: m, direction: "lower" });
 
     row[`${l}_latency_change_ci_low_pct`] = v.ciLow === null ? null : (v.ciLow - 1) * 100;

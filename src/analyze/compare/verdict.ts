@@ -40,6 +40,15 @@ export interface VerdictOptions {
    * @default {() => 0}
    */
   resolution?: (value: number) => number;
+  /**
+   * What medians within the resolution are. `inconclusive` (compare's rule): never a verdict.
+   * `equivalent` (fixed-rate steps, whose latencies a histogram or a printed table rounds): never
+   * better or worse, and, as any cell, `no difference` when the interval lies within the band,
+   * the band being at least one bucket there (the ratio of the bucket below the smaller median
+   * to the next: a tool that cannot show 5 % there cannot tell it either).
+   * @default {"inconclusive"}
+   */
+  ties?: "inconclusive" | "equivalent";
 }
 
 /** The verdict of one cell and its evidence. */
@@ -64,7 +73,8 @@ export const VERDICT_DEFAULTS = { alpha: 0.05, band: 0.05, minRuns: 4 } as const
  *
  * - fewer than `minRuns` runs on a side: inconclusive (an interval is still given when one
  *   reaches the confidence);
- * - the medians within the tool's resolution: inconclusive;
+ * - the medians within the tool's resolution: inconclusive (with `ties: "equivalent"`: never
+ *   better or worse, and on to the next rule with the band at least the relative resolution);
  * - p < alpha (and the interval excludes 1): better or worse, by the metric's direction;
  * - the interval inside `1 ± band`: no difference;
  * - else inconclusive (the interval is too wide to say either).
@@ -84,6 +94,11 @@ export const VERDICT_DEFAULTS = { alpha: 0.05, band: 0.05, minRuns: 4 } as const
  * assert.equal(cellVerdict(a, a.map((v) => v * 1.2), { direction: "lower" }).verdict, "worse");
  * assert.equal(cellVerdict(a, a, up).verdict, "no difference");
  * assert.equal(cellVerdict([100], [1049], up).verdict, "inconclusive");
+ * // p99s in 0.1 ms steps (a printed table): a one-step tie is no difference when asked
+ * const res = { direction: "lower", resolution: () => 0.1 } as const;
+ * const p99 = [2.1, 2.1, 2.2, 2.1, 2.1], other = [2.2, 2.1, 2.2, 2.2, 2.1];
+ * assert.equal(cellVerdict(p99, other, res).verdict, "inconclusive");
+ * assert.equal(cellVerdict(p99, other, { ...res, ties: "equivalent" }).verdict, "no difference");
  * ```
  */
 export function cellVerdict(
@@ -119,24 +134,29 @@ export function cellVerdict(
   }
   const mb = median(baseline), mc = median(candidate);
   const step = options.resolution?.(Math.max(mb, mc)) ?? 0;
-  if (step > 0 && Math.abs(mc - mb) <= step + 1e-12) {
-    return {
-      verdict: "inconclusive",
-      note: `within the tool's resolution (${+step.toPrecision(3)})`,
-      ...ev,
-    };
-  }
+  const tie = step > 0 && Math.abs(mc - mb) <= step + 1e-12;
+  const within = `within the tool's resolution (${+step.toPrecision(3)})`;
+  const equivalent = options.ties === "equivalent";
+  if (tie && !equivalent) return { verdict: "inconclusive", note: within, ...ev };
   const excludesOne = ev.ciLow !== null && ev.ciHigh !== null && (ev.ciLow > 1 || ev.ciHigh < 1);
-  if (pValue !== null && pValue < alpha && excludesOne) {
+  if (!tie && pValue !== null && pValue < alpha && excludesOne) {
     const up = ev.shiftRatio > 1;
     return { verdict: up === (direction === "higher") ? "better" : "worse", note: null, ...ev };
   }
-  if (ev.ciLow !== null && ev.ciHigh !== null && ev.ciLow >= 1 - band && ev.ciHigh <= 1 + band) {
-    return { verdict: "no difference", note: null, ...ev };
+  // resolution-aware: the band is at least one bucket, the ratio of the bucket below the
+  // smaller median to the next (below one bucket the tool tells nothing apart)
+  const low = Math.min(mb, mc) - step;
+  const bucket = low > 0 ? step / low : 1;
+  const b = equivalent && step > 0 ? Math.max(band, bucket) : band;
+  const eps = 1e-9; // ratios of bucket edges, computed in floating point
+  if (
+    ev.ciLow !== null && ev.ciHigh !== null && ev.ciLow >= 1 - b - eps && ev.ciHigh <= 1 + b + eps
+  ) {
+    return { verdict: "no difference", note: tie ? within : null, ...ev };
   }
   return {
     verdict: "inconclusive",
-    note: `interval wider than ±${Math.round(band * 100)} %`,
+    note: `interval wider than ±${+(b * 100).toFixed(1)} %`,
     ...ev,
   };
 }

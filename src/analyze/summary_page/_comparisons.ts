@@ -1,14 +1,22 @@
 /**
  * The sections of the summary page that judge each arm against the baseline: per metric, the
  * verdict counts and the comparison table (`compare`), with the throughput and ratio figures;
- * and per candidate arm, the change from the baseline (`delta`) with its figure. Private to
- * `summary_page/`.
+ * the fixed-rate steps rate by rate (`compareSteps`: p99 and p50 ratios with intervals and
+ * verdicts, as `kvlab compare` prints them); the details of unstable cells; and per candidate
+ * arm, the change from the baseline (`delta`) with its figure. Runs of fixed-rate steps are
+ * compared only rate by rate. Private to `summary_page/`.
  *
  * @module
  */
 
 import pl from "nodejs-polars";
 import { compare, delta, verdictSummary } from "../compare/compare.ts";
+import { compareSteps, splitFixedRate } from "../sweep/compare.ts";
+import {
+  STEP_COMPARE_METHOD,
+  stepsForPeople,
+  stepVerdictSummary,
+} from "../sweep/compare_people.ts";
 import { comparisonKeys } from "../grouping.ts";
 import { PLOTS } from "../plots.ts";
 import { formatForPeople } from "../present.ts";
@@ -25,16 +33,27 @@ import {
 /** The metrics compared, when the results hold values for the baseline and another arm. */
 export const SUMMARY_METRICS = ["ops_per_sec", "p50_latency_ms", "p99_latency_ms"] as const;
 
+/** The key of the fixed-rate steps' comparison among a page's comparisons. */
+export const FIXED_RATE_KEY = "fixed_rate_steps";
+
 /**
  * Per metric of {@link SUMMARY_METRICS} that has values for the baseline and another arm, its
- * section and the comparison its table shows.
+ * section and the comparison its table shows (runs of fixed-rate steps left out), then the
+ * fixed-rate steps' section and comparison ({@link FIXED_RATE_KEY}) when there are any.
+ *
+ * @param all The results (joined with runs), fixed-rate steps included.
+ * @param o The page's options.
+ * @param hdr The `hdr_histograms` table: steps merged as `kvlab sweep` merges them (without it,
+ * by the median of the repetitions' own percentiles).
  */
 export function comparisonSections(
-  results: pl.DataFrame,
+  all: pl.DataFrame,
   o: Resolved,
+  hdr?: pl.DataFrame,
 ): { sections: Section[]; comparisons: Record<string, pl.DataFrame> } {
   const sections: Section[] = [];
   const comparisons: Record<string, pl.DataFrame> = {};
+  const { steps, others: results } = splitFixedRate(all);
   for (const metric of SUMMARY_METRICS) {
     if (!hasArms(results, metric, o)) continue;
     comparisons[metric] = compare(results, { by: o.by, baseline: o.baseline, metric });
@@ -44,7 +63,66 @@ export function comparisonSections(
         : compareSection(comparisons[metric], { results, metric, options: o }),
     );
   }
+  if (steps.height > 0) {
+    const c = compareSteps({ results: steps, hdr }, { by: o.by, baseline: o.baseline });
+    if (c.height > 0) {
+      comparisons[FIXED_RATE_KEY] = c;
+      sections.push(fixedRateSection(c, o));
+    }
+  }
+  const details = unstableDetailsSection(comparisons, o.by);
+  if (details) sections.push(details);
   return { sections, comparisons };
+}
+
+/** The fixed-rate steps, rate by rate: the method, the line on the whole, the table. */
+function fixedRateSection(c: pl.DataFrame, o: Resolved): Section {
+  return {
+    lines: [
+      `## Fixed-rate latency: each arm against ${md(o.baseline)}, rate by rate`,
+      "",
+      STEP_COMPARE_METHOD,
+      "",
+      stepVerdictSummary(c),
+      "",
+      formatForPeople(dropEmpty(stepsForPeople(c, o.by)), "md"),
+    ],
+    figures: [],
+  };
+}
+
+/**
+ * The details of the unstable cells, once: per cell and arm, every reason the noise guard gave
+ * (the tables say it in short), with the metrics whose table flags it.
+ */
+function unstableDetailsSection(
+  comparisons: Record<string, pl.DataFrame>,
+  by: string,
+): Section | null {
+  const cells = new Map<string, string[]>();
+  for (const [metric, c] of Object.entries(comparisons)) {
+    if (!c.columns.includes("unstable_details")) continue;
+    const keys = c.columns.slice(0, c.columns.indexOf(by) + 1);
+    for (const r of c.filter(pl.col("unstable_details").isNotNull()).toRecords()) {
+      const cell = keys.map((k) => k === "test" || k === by ? String(r[k]) : `${k} ${r[k]}`)
+        .join(" · ");
+      const line = `${cell}: ${r.unstable_details}`;
+      cells.set(line, [...(cells.get(line) ?? []), metricName(metric)]);
+    }
+  }
+  if (cells.size === 0) return null;
+  return {
+    lines: [
+      "## Details: unstable cells",
+      "",
+      "The disturbed runs the `unstable` column of the tables above counts, per cell and arm: " +
+      "each reason the noise guard gave (the tables say it in short).",
+      "",
+      ...[...cells].map(([line, metrics]) => `- ${md(line)} (${metrics.join(", ")})`),
+      "",
+    ],
+    figures: [],
+  };
 }
 
 /** Whether the metric has values for the baseline and at least one other arm. */
@@ -66,7 +144,7 @@ function nothingToCompare(results: pl.DataFrame, metric: string, o: Resolved): S
     lines: [
       `## ${name[0].toUpperCase()}${name.slice(1)}: nothing to compare`,
       "",
-      `No group (${keys}) has ${name} for ${o.baseline} and another arm.`,
+      `No group (${keys}) has ${name} for ${md(o.baseline)} and another arm.`,
       "",
     ],
     figures: [],
@@ -154,14 +232,21 @@ function compareSection(
   return { lines, figures };
 }
 
-/** For each candidate arm, the change from the baseline (`delta`), when latencies are known. */
-export function deltaSections(results: pl.DataFrame, o: Resolved): Section[] {
+/**
+ * For each candidate arm, the change from the baseline (`delta`), when latencies are known (runs
+ * of fixed-rate steps left out: they are compared rate by rate).
+ */
+export function deltaSections(all: pl.DataFrame, o: Resolved): Section[] {
+  const results = splitFixedRate(all).others;
   const latencies = ["avg", "p50", "p95", "p99"].map((p) => `${p}_latency_ms`)
     .filter((c) =>
       results.columns.includes(c) && results.getColumn(c).nullCount() < results.height
     );
-  if (latencies.length === 0) return [];
-  return o.arms.filter((a) => a !== o.baseline).flatMap((arm) => {
+  if (latencies.length === 0 || !results.columns.includes(o.by)) return [];
+  // arms that ran only fixed-rate steps are compared rate by rate, not here
+  const present = new Set(results.getColumn(o.by).cast(pl.Utf8).toArray());
+  if (!present.has(o.baseline)) return [];
+  return o.arms.filter((a) => a !== o.baseline && present.has(a)).flatMap((arm) => {
     const sides = { dimension: o.by, from: o.baseline, to: arm };
     const d = delta(results, sides);
     if (d.height === 0 || !d.columns.includes("from_n")) return []; // no group both sides ran

@@ -148,6 +148,7 @@ export interface SweepFrames {
  * The frames of a sweep: a dataset's are read (each table once), frames given are kept.
  *
  * @param source The dataset (or its directory), or its frames.
+ * @param onLeftOut Told the runs a dataset's load left out as superseded attempts.
  * @returns The frames.
  *
  * @example
@@ -160,9 +161,12 @@ export interface SweepFrames {
  * assert.equal(sweepFrames(Deno.makeTempDirSync()).hdr?.height, 0);
  * ```
  */
-export function sweepFrames(source: DatasetRef | SweepFrames): SweepFrames {
+export function sweepFrames(
+  source: DatasetRef | SweepFrames,
+  onLeftOut?: (runIds: string[]) => void,
+): SweepFrames {
   if (typeof source !== "string" && !(source instanceof Dataset)) return source;
-  const runs = loadTable(source, "runs");
+  const runs = loadTable(source, "runs", { onLeftOut });
   return {
     results: loadResults(source, { runs }),
     hdr: loadTable(source, "hdr_histograms", { runs }),

@@ -17,8 +17,9 @@ import type { DatasetRef } from "../../store/dataset.ts";
 import { type Rec, type StepRow, stepRows, type SweepFrames, sweepFrames } from "./_steps.ts";
 import { formatForPeople } from "../present.ts";
 
-export type { SweepFrames };
+export { type SweepFrames, sweepFrames };
 import { formatTable, type TableFormat } from "../format.ts";
+import { markdownText } from "../../text/safe.ts";
 import {
   DEFAULT_SUSTAINED_RULE,
   firstNotSustained,
@@ -41,6 +42,28 @@ export interface SweepOptions {
   by?: string;
   /** Sustained when `min ≤ achieved / requested ≤ max`. @default {DEFAULT_SUSTAINED_RULE} */
   sustained?: SustainedRule;
+  /**
+   * Told the runs a dataset's load left out as superseded attempts of plan cells (see
+   * `attempts.ts`; a repeated step counts its latest complete attempt).
+   */
+  onLeftOut?: (runIds: string[]) => void;
+  /**
+   * Told each step's row as it is made, with its repetitions (what a comparison over
+   * repetitions reads, `compareSteps`).
+   */
+  onStep?: (row: Readonly<Record<string, unknown>>, repetitions: StepRepetition[]) => void;
+}
+
+/** One repetition of a step, as {@link SweepOptions.onStep} tells it. */
+export interface StepRepetition {
+  runId: string;
+  /** The load generator (the run's `tool`: `kvlab-loadgen`, `memtier_benchmark`, …). */
+  engine: string;
+  /** The latency basis (`intended`, `send`). */
+  basis: string;
+  achievedOpsPerSec: number | null;
+  p50LatencyMs: number | null;
+  p99LatencyMs: number | null;
 }
 
 /** The median (`_stats.ts`), or null for none. */
@@ -104,7 +127,7 @@ export function sweepTable(
 ): pl.DataFrame {
   const by = options.by ?? "label";
   const rule = options.sustained ?? DEFAULT_SUSTAINED_RULE;
-  const frames = sweepFrames(source);
+  const frames = sweepFrames(source, options.onLeftOut);
   const steps = stepRows(frames.results, by);
   const hist = rowHistograms(
     frames.hdr ?? pl.DataFrame({}),
@@ -115,7 +138,21 @@ export function sweepTable(
     const k = JSON.stringify([s.workload, s.clients, s.arm, s.requestedOpsPerSec]);
     groups.set(k, [...(groups.get(k) ?? []), s]);
   }
-  const rows: Rec[] = [...groups.values()].map((g) => stepSummary(g, { hist, by, rule }));
+  const rows: Rec[] = [...groups.values()].map((g) => {
+    const row = stepSummary(g, { hist, by, rule });
+    options.onStep?.(
+      row,
+      g.map((x) => ({
+        runId: x.runId,
+        engine: x.engine,
+        basis: x.basis,
+        achievedOpsPerSec: x.achievedOpsPerSec,
+        p50LatencyMs: x.p50,
+        p99LatencyMs: x.p99,
+      })),
+    );
+    return row;
+  });
   rows.push(...skippedRows(rows, by, planned(steps)));
   // tables in order of appearance; arms in order of appearance; rates ascending
   const order = (k: (r: Rec) => string) => {
@@ -378,7 +415,9 @@ export function formatSweep(
   if (format === "csv" || format === "json") return formatTable(table, format);
   // one row per arm × step, rounded by unit (ms to 3 decimals, rates to 2)
   if (format === "text") return formatForPeople(table, "text");
-  return sweepMatrices(table, options).map((m) => `**${m.title}**\n\n${formatTable(m.frame, "md")}`)
+  return sweepMatrices(table, options).map((m) =>
+    `**${markdownText(m.title)}**\n\n${formatTable(m.frame, "md")}`
+  )
     .join("\n") + `\n${SWEEP_LEGEND}\n`;
 }
 

@@ -14,7 +14,12 @@
  * @module
  */
 
-import { encodeKeyCommandInto, RespReplyReader } from "./resp.ts";
+import {
+  encodeKeyCommandInto,
+  ReplyMismatchError,
+  type RespReplyKind,
+  RespReplyReader,
+} from "./resp.ts";
 import {
   connectionIntervalMs,
   firstSendMs,
@@ -28,7 +33,9 @@ import {
   bookReply,
   bookSend,
   emptyOutcome,
+  replyProblem,
   sampleError,
+  sampleUnanswered,
   type ShardOptions,
   type ShardOutcome,
 } from "./_outcome.ts";
@@ -88,7 +95,7 @@ class Conn {
   constructor(
     at: { fd: number; slot: number; index: number },
     o: ShardOptions,
-    onReply: (c: Conn, error: boolean) => void,
+    onReply: (c: Conn, kind: RespReplyKind) => void,
   ) {
     this.fd = at.fd;
     this.slot = at.slot;
@@ -98,7 +105,7 @@ class Conn {
     this.sentAt = new Float64Array(o.pipeline);
     this.flags = new Uint8Array(o.pipeline);
     this.random = seededRandom(Math.imul(o.seed, 1_000_003) + index);
-    this.reader = new RespReplyReader((kind) => onReply(this, kind === "error"));
+    this.reader = new RespReplyReader((kind) => onReply(this, kind));
     // room for the due requests of one send, bounded: a deep pipeline of large values is sent
     // in several (not a buffer of pipeline × value size per connection)
     const request = requestBytes(o);
@@ -158,7 +165,7 @@ export class FfiShard {
       this.#ep = C.epoll_create1(0o2000000 /* EPOLL_CLOEXEC */);
       this.#sleepEp = C.epoll_create1(0o2000000);
       this.#rx = new StampedReceiver(this.#lib, 64 * 1024);
-      const onReply = (c: Conn, error: boolean) => this.#reply(c, error);
+      const onReply = (c: Conn, kind: RespReplyKind) => this.#reply(c, kind);
       // (the lengths of most sends; longer ones make their BigInt when sent)
       const most = Math.min(o.pipeline * requestBytes(o), SIZES_MAX);
       for (let n = 0; n <= most; n++) this.#sizes.push(BigInt(n));
@@ -283,6 +290,7 @@ export class FfiShard {
       }
     }
     this.#out.unanswered = this.#outstanding;
+    for (const c of this.#conns) sampleUnanswered(this.#out, c, o.drainMs);
     const waited = runQueueWaitS();
     if (waited !== null && waited0 !== null) this.#out.runQueueS = waited - waited0;
     this.close();
@@ -361,8 +369,12 @@ export class FfiShard {
     };
   }
 
-  #reply(c: Conn, error: boolean): void {
-    if (c.outstanding === 0) return; // a reply nobody asked for: ignore
+  #reply(c: Conn, kind: RespReplyKind): void {
+    // a reply to no request, or of a kind its request cannot get: the connection is dropped
+    // (thrown through the reader to recvAll, which says why it is lost)
+    const problem = replyProblem(c, kind);
+    if (problem !== null) throw new ReplyMismatchError(problem);
+    const error = kind === "error";
     const o = this.#o;
     const t = this.#replyAt;
     this.#outstanding--;

@@ -17,6 +17,7 @@ import {
 import { countReply, countSent, emptySecondCounts, type SecondCounts } from "./series.ts";
 import type { ArrivalMode, RatioMix } from "./schedule.ts";
 import type { Endpoint } from "./wire.ts";
+import type { RespReplyKind } from "./resp.ts";
 
 /** Which engine drives a shard. */
 export type EngineName = "ffi" | "deno";
@@ -315,6 +316,50 @@ export function bookReply(
 }
 
 /**
+ * What is wrong with a reply to the connection's oldest request, or null when nothing is: a
+ * reply to no request (a surplus reply: the server answered more than it was asked), or one of a
+ * kind the request cannot get (a GET is answered by a bulk string or nil, a SET by a simple
+ * string, either by an error). Either way the replies can no longer be matched to the requests:
+ * the engines drop the connection as on a protocol error. (No allocation unless wrong.)
+ *
+ * @example
+ * ```ts
+ * import { replyProblem } from "./_outcome.ts";
+ * import assert from "node:assert/strict";
+ * const c = { flags: new Uint8Array([0]), head: 0, outstanding: 1 }; // a GET out
+ * assert.equal(replyProblem(c, "bulk"), null);
+ * assert.equal(replyProblem(c, "error"), null);
+ * assert.equal(replyProblem(c, "simple"),
+ *   "a simple string (+) in reply to GET (expected a bulk string or nil)");
+ * assert.equal(replyProblem({ ...c, outstanding: 0 }, "simple"),
+ *   "a simple string (+) in reply to no request (more replies than requests)");
+ * ```
+ */
+export function replyProblem(
+  c: Pick<SlotRing, "flags" | "head" | "outstanding">,
+  kind: RespReplyKind,
+): string | null {
+  if (c.outstanding === 0) {
+    return `${REPLY_WORDS[kind]} in reply to no request ` +
+      "(more replies than requests)";
+  }
+  if (kind === "error") return null;
+  const set = (c.flags[c.head] & 1) === 1;
+  if (set ? kind === "simple" : kind === "bulk" || kind === "nil") return null;
+  return `${REPLY_WORDS[kind]} in reply to ${set ? "SET" : "GET"} ` +
+    `(expected ${set ? "a simple string" : "a bulk string or nil"})`;
+}
+
+const REPLY_WORDS: Record<RespReplyKind, string> = {
+  simple: "a simple string (+)",
+  error: "an error (-)",
+  integer: "an integer (:)",
+  bulk: "a bulk string ($)",
+  nil: "a nil ($-1)",
+  array: "an array (*)",
+};
+
+/**
  * Books a lost connection's requests in flight as errors, at `lost.atMs`; returns how many.
  * (Once per connection lost: not a hot path.)
  */
@@ -333,6 +378,37 @@ export function bookLost(
   }
   c.outstanding = 0;
   return n;
+}
+
+/**
+ * Says why a connection still has requests without a reply when its shard ends (after the
+ * window and the drain): the server sent nothing more, or stopped in the middle of a reply
+ * (what the reader holds of it, see `RespReplyReader.pending`). Once per connection at the end.
+ *
+ * @example
+ * ```ts
+ * import { emptyOutcome, sampleUnanswered } from "./_outcome.ts";
+ * import assert from "node:assert/strict";
+ * const out = emptyOutcome();
+ * sampleUnanswered(out, { closed: false, outstanding: 1, reader: { pending: () => "" } }, 2000);
+ * sampleUnanswered(out, { closed: false, outstanding: 1,
+ *   reader: { pending: () => "a bulk string of 10 bytes, 3 received" } }, 2000);
+ * assert.deepEqual(out.errorSamples, [
+ *   "no reply by the end of the step (its window and 2 s after)",
+ *   "a reply cut short: a bulk string of 10 bytes, 3 received, and no more by the end of " +
+ *   "the step (its window and 2 s after)",
+ * ]);
+ * ```
+ */
+export function sampleUnanswered(
+  out: ShardOutcome,
+  c: { closed: boolean; outstanding: number; reader: { pending(): string } },
+  drainMs: number,
+): void {
+  if (c.closed || c.outstanding === 0) return;
+  const part = c.reader.pending();
+  const end = `by the end of the step (its window and ${drainMs / 1000} s after)`;
+  sampleError(out, part ? `a reply cut short: ${part}, and no more ${end}` : `no reply ${end}`);
 }
 
 /** Keeps up to 5 distinct error texts. */

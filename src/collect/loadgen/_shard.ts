@@ -12,7 +12,13 @@
  */
 
 import { setImmediate } from "node:timers";
-import { encodeGet, encodeSet, type RespReplyKind, RespReplyReader } from "./resp.ts";
+import {
+  encodeGet,
+  encodeSet,
+  ReplyMismatchError,
+  type RespReplyKind,
+  RespReplyReader,
+} from "./resp.ts";
 import {
   connectionIntervalMs,
   firstSendMs,
@@ -28,7 +34,9 @@ import {
   bookReply,
   bookSend,
   emptyOutcome,
+  replyProblem,
   sampleError,
+  sampleUnanswered,
   type ShardOptions,
   type ShardOutcome,
 } from "./_outcome.ts";
@@ -279,7 +287,9 @@ export class Shard {
   }
 
   #reply(c: Conn, kind: RespReplyKind): void {
-    if (c.outstanding === 0) return; // a reply nobody asked for: ignore
+    // a reply to no request, or of a kind its request cannot get: the connection is dropped
+    const problem = replyProblem(c, kind);
+    if (problem !== null) throw new ReplyMismatchError(problem);
     const t = this.#replyAt;
     this.#outstanding--;
     if (kind === "error") sampleError(this.#out, c.reader.lastError);
@@ -333,6 +343,7 @@ export class Shard {
     this.#waker.close();
     for (const t of [this.#drainTimer, this.#stopTimer]) clearTimeout(t);
     this.#out.unanswered = this.#outstanding;
+    for (const c of this.#conns) sampleUnanswered(this.#out, c, this.#o.drainMs);
     const waited = runQueueWaitS();
     if (waited !== null && this.#waited0 !== null) this.#out.runQueueS = waited - this.#waited0;
     for (const c of this.#conns) {

@@ -14,6 +14,7 @@
 
 import { encodeCommand, RespReplyReader } from "./resp.ts";
 import type { Endpoint } from "./wire.ts";
+import { redactSent } from "../../text/redact.ts";
 
 /** The libc functions the engine calls. */
 export const LIBC = {
@@ -241,7 +242,11 @@ function auth(lib: Libc, fd: number, a: { password: string; timeoutMs: number })
     if (n === 0) throw new Deno.errors.ConnectionReset("server closed the connection");
     if (n > 0) reader.feed(buf, n);
   }
-  if (errors > 0) throw new Deno.errors.PermissionDenied(`AUTH failed: ${reader.lastError}`);
+  if (errors > 0) {
+    // (a server may echo the password it refused)
+    const said = redactSent(reader.lastError, password);
+    throw new Deno.errors.PermissionDenied(`AUTH failed: ${said}`);
+  }
 }
 
 /** A buffer whose address does not move (off the V8 heap), for pointers handed to libc. */

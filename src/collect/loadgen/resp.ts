@@ -15,6 +15,20 @@ const MAX_ERROR_TEXT = 200;
 /** Kind of a complete top-level reply. */
 export type RespReplyKind = "simple" | "error" | "integer" | "bulk" | "nil" | "array";
 
+/** RESP3's own type bytes, by what they start (kvlab speaks RESP2: it never sends HELLO 3). */
+const RESP3_TYPES: Record<number, string> = {
+  62: "push", // >
+  95: "null", // _
+  44: "double", // ,
+  35: "boolean", // #
+  33: "blob error", // !
+  61: "verbatim string", // =
+  40: "big number", // (
+  37: "map", // %
+  126: "set", // ~
+  124: "attribute", // |
+};
+
 /** The server sent a byte that cannot start or continue a RESP2 reply. */
 export class RespProtocolError extends SyntaxError {
   /** Offset of the offending byte in the whole stream fed so far (0-based). */
@@ -25,14 +39,32 @@ export class RespProtocolError extends SyntaxError {
   /**
    * @param expected What the reader expected.
    * @param offset Offset of the byte in the stream.
-   * @param byte The byte found.
+   * @param found The byte found, or the byte that ended a header line and the line (`$-5`).
    */
-  constructor(expected: string, offset: number, byte: number) {
-    const shown = byte > 32 && byte < 127 ? ` "${String.fromCharCode(byte)}"` : "";
-    super(`RESP offset ${offset}: expected ${expected} (found byte ${byte}${shown})`);
+  constructor(expected: string, offset: number, found: number | { byte: number; line: string }) {
+    const byte = typeof found === "number" ? found : found.byte;
+    const shown = (byte > 32 && byte < 127 ? ` "${String.fromCharCode(byte)}"` : "") +
+      (typeof found === "number" && RESP3_TYPES[byte] ? `: a RESP3 ${RESP3_TYPES[byte]}` : "");
+    super(
+      `RESP offset ${offset}: expected ${expected} ` +
+        (typeof found === "number" ? `(found byte ${byte}${shown})` : `(found "${found.line}")`),
+    );
     this.name = "RespProtocolError";
     this.offset = offset;
     this.byte = byte;
+  }
+}
+
+/**
+ * A reply that cannot be matched to its request (a reply to no request, or of a kind the request
+ * cannot get): thrown from a reply callback, so that the reader's caller drops the connection,
+ * as for bytes that are not RESP. (The open loop's and the pub/sub publishers' replies.)
+ */
+export class ReplyMismatchError extends Error {
+  /** @param problem What is wrong, in words. */
+  constructor(problem: string) {
+    super(problem);
+    this.name = "RespProtocolError";
   }
 }
 
@@ -208,6 +240,8 @@ const enum State {
  * for (const b of bytes) r.feed(new Uint8Array([b])); // one byte at a time
  * assert.deepEqual(kinds, ["simple", "bulk", "nil", "error", "array"]);
  * assert.equal(r.lastError, "ERR no");
+ * // only -1 is nil: another negative length is no RESP2
+ * assert.throws(() => r.feed(new TextEncoder().encode("$-5\r\n")), /expected a length of -1 \(nil\), or 0 and above \(found "\$-5"\)/);
  * ```
  */
 export class RespReplyReader {
@@ -218,8 +252,12 @@ export class RespReplyReader {
   #type = 0;
   #number = 0;
   #negative = false;
+  /** Digits of the current header line's number. */
+  #digits = 0;
   #text: number[] = [];
   #skip = 0;
+  /** Length of the bulk string being read. */
+  #bulk = 0;
   /** Elements still expected by each open array, innermost last. */
   #pending: number[] = [];
   #topKind: RespReplyKind = "simple";
@@ -254,11 +292,48 @@ export class RespReplyReader {
       if (this.#state === State.Type) {
         this.#startLine(b, this.#offset + i - 1);
       } else if (b === LF) {
-        if (this.#endLine()) done++;
+        if (this.#endLine(this.#offset + i - 1)) done++;
       } else this.#lineByte(b, this.#offset + i - 1);
     }
     this.#offset += length;
     return done;
+  }
+
+  /**
+   * What the reader holds of a reply not yet complete, in words, for an error that says what a
+   * server did (`""` between replies). Not for the hot path.
+   *
+   * @returns E.g. `a bulk string of 10 bytes, 3 received`, `a reply line cut short ("$12")`.
+   *
+   * @example
+   * ```ts
+   * import { RespReplyReader } from "./resp.ts";
+   * import assert from "node:assert/strict";
+   * const r = new RespReplyReader(() => {});
+   * assert.equal(r.pending(), "");
+   * r.feed(new TextEncoder().encode("*2\r\n$10\r\nabc"));
+   * assert.equal(r.pending(), "a bulk string of 10 bytes, 3 received (in an array, 2 elements to go)");
+   * ```
+   */
+  pending(): string {
+    const inArray = this.#pending.length > 0
+      ? ` (in an array, ${this.#pending.at(-1)} element${
+        this.#pending.at(-1) === 1 ? "" : "s"
+      } to go)`
+      : "";
+    if (this.#state === State.Body) {
+      const got = Math.max(0, this.#bulk + 2 - this.#skip);
+      return `a bulk string of ${this.#bulk} bytes, ${Math.min(got, this.#bulk)} received` +
+        (got > this.#bulk ? " and part of its CRLF" : "") + inArray;
+    }
+    if (this.#state === State.Line) {
+      const t = String.fromCharCode(this.#type);
+      const line = this.#type === 45 || this.#type === 43
+        ? t + String.fromCharCode(...this.#text.slice(0, 40))
+        : `${t}${this.#negative ? "-" : ""}${this.#digits ? this.#number : ""}`;
+      return `a reply line cut short (${JSON.stringify(line)})` + inArray;
+    }
+    return inArray ? `an array cut short${inArray}` : "";
   }
 
   #startLine(b: number, offset: number): void {
@@ -268,6 +343,7 @@ export class RespReplyReader {
     this.#type = b;
     this.#number = 0;
     this.#negative = false;
+    this.#digits = 0;
     this.#text.length = 0;
     this.#state = State.Line;
   }
@@ -277,20 +353,31 @@ export class RespReplyReader {
     if (t === 45) {
       if (b !== CR && this.#text.length < MAX_ERROR_TEXT) this.#text.push(b);
     } else if (t !== 43 && b !== CR) {
-      if (b >= 48 && b <= 57) this.#number = this.#number * 10 + (b - 48);
-      else if (b === 45 && this.#number === 0) this.#negative = true;
+      if (b >= 48 && b <= 57) {
+        this.#number = this.#number * 10 + (b - 48);
+        this.#digits++;
+      } else if (b === 45 && this.#digits === 0 && !this.#negative) this.#negative = true;
       else throw new RespProtocolError("a digit", offset, b);
     }
   }
 
   /** Ends a header line; true when a top-level reply completed. */
-  #endLine(): boolean {
+  #endLine(offset: number): boolean {
     const n = this.#negative ? -this.#number : this.#number;
     const t = this.#type;
     const top = this.#pending.length === 0;
+    if (t !== 43 && t !== 45 && (this.#digits === 0 || (n < 0 && n !== -1 && t !== 58))) {
+      // `$-1` and `*-1` are nil; any other negative length (`$-5`, `*-7`), or none, is no RESP2
+      throw new RespProtocolError(
+        this.#digits === 0 ? "digits" : "a length of -1 (nil), or 0 and above",
+        offset,
+        { byte: LF, line: `${String.fromCharCode(t)}${n === 0 && this.#negative ? "-" : ""}${n}` },
+      );
+    }
     if (t === 36) {
       if (top) this.#topKind = n < 0 ? "nil" : "bulk";
       if (n >= 0) {
+        this.#bulk = n;
         this.#skip = n + 2;
         this.#state = State.Body;
         return false;

@@ -208,8 +208,8 @@ function resultRow(r: OpenLoopResult, at: RowAt, f: RowFacts): ResultsRow {
     client_cpu_us_per_request: f.isStep ? r.clientCpuUsPerRequest : null,
     client_run_queue_s: f.isStep ? r.clientRunQueueS : null,
     error_count: f.errors,
-    // a step that lost connections did not run as asked
-    complete: r.disconnects === 0,
+    // a step that lost connections, or that a signal cut short, did not run as asked
+    complete: r.disconnects === 0 && !r.interrupted,
     source_line: 0,
   };
 }

@@ -17,6 +17,7 @@ import {
   snapshotBefore,
   stepFaults,
   stepStatus,
+  stopCause,
   type StoredRun,
 } from "../collector.ts";
 import type { ArrivalMode } from "./schedule.ts";
@@ -33,6 +34,8 @@ import { KVLAB_VERSION } from "../../version.ts";
 import type { ServerTarget } from "../target.ts";
 import { clientRoom } from "../server.ts";
 import { roomProblem } from "../limits.ts";
+import { parseCpusAllowed } from "../noise.ts";
+import { readSystemFiles } from "../../system/proc.ts";
 
 /** One open-loop step to run. */
 export interface OpenLoopCall {
@@ -65,10 +68,14 @@ export interface OpenLoopCall {
 /** Options of {@link runOpenLoopStep}. */
 export interface OpenLoopRunOptions extends CollectOptions {
   /**
-   * Ctrl-C / SIGTERM: before the step, it is not started (a failed run); during it, the step
-   * ends now and what ran is stored as an `incomplete` run.
+   * Ctrl-C / SIGTERM / SIGHUP: before the step, it is not started (a failed run); during it,
+   * the step ends now and what ran is stored as an `incomplete` run.
    */
   signal?: AbortSignal;
+  /** What ran unrecorded just before (`preload`): a stop signal during it is named with it. */
+  after?: string;
+  /** Why the step must not start (its key space was not written): stored failed with it. */
+  notRun?: string;
 }
 
 /** A stored step: the run and its rates (null when nothing was measured). */
@@ -81,6 +88,10 @@ export interface CollectedStep extends CollectedRun {
   engineNote: string | null;
   /** What a timed sleep cost on this machine before the step (`OpenLoopResult.timer`). */
   timer: SleepCost | null;
+  /** The Worker threads that ran (null when none did). */
+  threads: number | null;
+  /** Why fewer threads ran than were asked for (see {@link stepThreads}), or null. */
+  threadsNote: string | null;
 }
 
 /**
@@ -144,6 +155,46 @@ export function openLoopArgv(c: OpenLoopCall): string[] {
   ];
 }
 
+/**
+ * The Worker threads a step runs: those asked for, at most one per connection and one per CPU
+ * kvlab may use (issue 30: 256 threads for 256 connections took 4.3 GB on 2 CPUs; 128 threads
+ * for one connection said "128 threads" and ran one), and the words saying so when capped.
+ *
+ * @param c The step (its `threads` and `connections`).
+ * @param cpus The CPUs kvlab may use. @default {this process's `Cpus_allowed_list`}
+ * @returns The threads used, and the note when fewer than asked.
+ *
+ * @example
+ * ```ts
+ * import { stepThreads } from "./step.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(stepThreads({ threads: 2, connections: 8 }, 4), { used: 2, note: null });
+ * assert.deepEqual(stepThreads({ threads: 128, connections: 1 }, 4), {
+ *   used: 1,
+ *   note: "128 threads asked, 1 used (at most one per connection: 1, and per CPU kvlab may use: 4)",
+ * });
+ * ```
+ */
+export function stepThreads(
+  c: Pick<OpenLoopCall, "threads" | "connections">,
+  cpus: number = usableCpus(),
+): { used: number; note: string | null } {
+  const asked = c.threads ?? 1;
+  const used = Math.max(1, Math.min(asked, c.connections, cpus));
+  return {
+    used,
+    note: used === asked ? null : `${asked} threads asked, ${used} used (at most one per ` +
+      `connection: ${c.connections}, and per CPU kvlab may use: ${cpus})`,
+  };
+}
+
+/** The CPUs this process may run on (its affinity), else the machine's. */
+function usableCpus(): number {
+  const status = `/proc/${Deno.pid}/status`;
+  const text = readSystemFiles([status])[status];
+  return (text && parseCpusAllowed(text)?.length) || navigator.hardwareConcurrency || 1;
+}
+
 /** Why the generator cannot drive a target, or null when it can. */
 function unsupported(t: ServerTarget): string | null {
   if (t.socket !== undefined) return "the open-loop generator speaks TCP only (no unix sockets)";
@@ -160,7 +211,11 @@ interface Measured extends Measurement {
   reason: string | null;
 }
 
-async function measure(c: OpenLoopCall, o: OpenLoopRunOptions, runId: string): Promise<Measured> {
+async function measure(
+  c: OpenLoopCall,
+  o: OpenLoopRunOptions,
+  { runId, threads }: { runId: string; threads: number },
+): Promise<Measured> {
   const why = unsupported(c.target);
   if (why) return { reason: why };
   const before = await snapshotBefore(c.target);
@@ -173,7 +228,14 @@ async function measure(c: OpenLoopCall, o: OpenLoopRunOptions, runId: string): P
       reason: roomProblem("--connections", c.connections, { room, server: c.target.display }),
     };
   }
-  if (o.signal?.aborted) return { before, reason: "interrupted before the step started" };
+  if (o.notRun) return { before, reason: o.notRun };
+  if (o.signal?.aborted) {
+    const during = o.after ? ` (during its ${o.after})` : "";
+    return {
+      before,
+      reason: `interrupted (${stopCause(o.signal)}) before the step started${during}`,
+    };
+  }
   const warmupS = c.warmupS ?? 0;
   const startedAt = new Date(Date.now() + warmupS * 1000);
   let result: OpenLoopResult;
@@ -191,7 +253,7 @@ async function measure(c: OpenLoopCall, o: OpenLoopRunOptions, runId: string): P
       keys: c.keys,
       pipeline: c.pipeline,
       arrival: c.arrival,
-      workers: c.threads,
+      workers: threads,
       engine: c.engine,
       signal: o.signal,
     });
@@ -244,11 +306,12 @@ export async function runOpenLoopStep(
   call: OpenLoopCall,
   options: OpenLoopRunOptions,
 ): Promise<CollectedStep> {
+  const threads = stepThreads(call);
   const { measured: m, ...run } = await collectRun(options, {
     target: call.target,
     command: openLoopCommand(call),
-    measure: (writer) => measure(call, options, writer.runId),
-    store: (m) => stored(m, options, call.target.display),
+    measure: (writer) => measure(call, options, { runId: writer.runId, threads: threads.used }),
+    store: (m) => stored(m, options, { server: call.target.display, threads }),
   });
   return {
     ...run,
@@ -257,22 +320,34 @@ export async function runOpenLoopStep(
     engine: m.result?.engine ?? null,
     engineNote: m.result?.engineNote ?? null,
     timer: m.result?.timer ?? null,
+    threads: m.result?.workers ?? null,
+    threadsNote: m.result ? threads.note : null,
   };
 }
 
 /** How a measured step is stored: complete, or failed with its reason. */
-function stored(m: Measured, options: OpenLoopRunOptions, server: string): StoredRun {
+function stored(
+  m: Measured,
+  options: OpenLoopRunOptions,
+  { server, threads }: { server: string; threads: { note: string | null } },
+): StoredRun {
   const r = m.result;
   // connections lost are a run error: nothing answered is a failed step, some lost an
   // incomplete one, and the reason says how many (issue 21)
   // (the server named with what it did: `RespProtocolError: … (found byte 37)`)
-  const lost = r ? stepFaults(r, server) : null;
+  // (and a step whose every reply was an error measured no server latency: it failed)
+  const lost = r
+    ? stepFaults(r, server) ??
+      (r.completed === 0 && r.errors > 0
+        ? `every reply was an error (${server}: ${redactText(r.errorSamples.join("; "))})`
+        : null)
+    : null;
   const status = stepStatus(
     r && { done: r.completed, broken: lost, interrupted: r.interrupted },
   );
   const stopped = r?.interrupted
-    ? `interrupted (Ctrl-C / SIGTERM) after ${r.durationS.toFixed(1)} s of the step; ` +
-      "partial step kept"
+    ? `interrupted (${stopCause(options.signal)}) after ${r.durationS.toFixed(1)} s of the ` +
+      "step; partial step kept"
     : null;
   return {
     status,
@@ -304,6 +379,7 @@ function stored(m: Measured, options: OpenLoopRunOptions, server: string): Store
         ...(r?.engine === "deno" && r.engineNote !== "asked for"
           ? [`loadgen engine deno (the epoll engine cannot run: ${r.engineNote})`]
           : []),
+        ...(r && threads.note ? [threads.note] : []),
         ...r?.errorSamples.map((e) => `error: ${redactText(e)}`) ?? [],
       ],
     },

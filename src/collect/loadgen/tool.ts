@@ -10,6 +10,7 @@
  */
 
 import { LIMITS } from "../limits.ts";
+import { redactSent } from "../../text/redact.ts";
 import { type FixedRateStep, prepareEngine, type Tool } from "../tools/tool.ts";
 import { encodeSet } from "./resp.ts";
 import { connectResp, type Endpoint, roundTrip } from "./wire.ts";
@@ -85,6 +86,8 @@ export const kvlabLoadTool: Tool<OpenLoopCall, CollectedStep> = {
       host: ctx.host,
       now: ctx.now,
       signal: ctx.signal,
+      after: ctx.after,
+      notRun: ctx.notRun,
     }),
   fixedRate: {
     engine: "kvlab",
@@ -92,15 +95,26 @@ export const kvlabLoadTool: Tool<OpenLoopCall, CollectedStep> = {
     call: openLoopStepCall,
     // the engine warms up inside the step (its warm-up seconds are left out of every figure)
     warmup: () => null,
-    preload: async (step) => {
+    preload: async (step, ctx) => {
       const t = step.target;
-      await preloadKeys({
-        hostname: t.host,
-        port: t.port,
-        password: t.password,
-        keys: step.keys,
-        valueSize: step.dataSizeBytes,
-      }).catch(() => {/* the step reports problems */});
+      try {
+        const r = await preloadKeys({
+          hostname: t.host,
+          port: t.port,
+          password: t.password,
+          keys: step.keys,
+          valueSize: step.dataSizeBytes,
+          // the plan's limit, not a limit of its own (issue 30), and Ctrl-C at once
+          timeoutMs: ctx.timeoutMs,
+          signal: ctx.signal,
+        });
+        if (r.errors === 0) return null;
+        return `${r.errors} of ${r.keys} SETs answered with an error ` +
+          `(${redactSent(r.lastError, t.password)})`;
+      } catch (e) {
+        const text = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+        return `${t.display}: ${redactSent(text, t.password)}`;
+      }
     },
     rate: (total) => total,
     limit: LIMITS.kvlabRate,
@@ -117,14 +131,21 @@ export interface PreloadOptions extends Endpoint {
   valueSize?: number;
   /** @default {"key:"} */
   keyPrefix?: string;
-  /** SETs written per round trip. @default {1000} */
+  /** SETs written per round trip (fewer when their values pass 4 MiB). @default {1000} */
   batch?: number;
   /** Connections working in parallel. @default {4} */
   connections?: number;
-  /** Hard limit; past it the call rejects with `Deno.errors.TimedOut`. @default {120000} */
+  /** Hard limit (a plan's `timeout_s`); past it the call rejects with `Deno.errors.TimedOut`.
+   * @default {120000} */
   timeoutMs?: number;
+  /**
+   * Longest wait for a batch's replies (a server that stopped answering), ms; past it the call
+   * rejects with `Deno.errors.TimedOut`. At most `timeoutMs`. @default {10000}
+   */
+  idleMs?: number;
+  /** Aborting (Ctrl-C) closes the connections and rejects with `Deno.errors.Interrupted`. */
+  signal?: AbortSignal;
 }
-
 /** What {@link preloadKeys} did. */
 export interface PreloadResult {
   keys: number;
@@ -157,52 +178,98 @@ export function preloadBatches(keys: number, batch: number): [number, number][] 
   return out;
 }
 
+/** Bytes of values in one preload round trip, at most (a batch of 16 MiB values is one). */
+const PRELOAD_BATCH_BYTES = 4 << 20;
+
 /**
- * Writes every key of the key space with pipelined SETs.
+ * Writes every key of the key space with pipelined SETs, within `timeoutMs`, and no longer than
+ * `idleMs` waiting for one batch's replies; Ctrl-C (`signal`) ends it at once.
  *
- * @param options Server, key count, value size.
+ * @param options Server, key count, value size, limits.
  * @returns Keys written, error replies, elapsed time.
- * @throws {Deno.errors.TimedOut} When `timeoutMs` passes first.
+ * @throws {Deno.errors.TimedOut} When `timeoutMs` passes first, or a batch waits `idleMs`.
+ * @throws {Deno.errors.Interrupted} When `signal` aborts.
  */
 export async function preloadKeys(options: PreloadOptions): Promise<PreloadResult> {
   const t0 = performance.now();
   const prefix = options.keyPrefix ?? "key:";
   const value = new Uint8Array(options.valueSize ?? 256).fill(120);
-  const batches = preloadBatches(options.keys, options.batch ?? 1000);
+  const perBatch = Math.max(1, Math.min(options.batch ?? 1000, PRELOAD_BATCH_BYTES / value.length));
+  const batches = preloadBatches(options.keys, Math.floor(perBatch));
   const timeoutMs = options.timeoutMs ?? 120_000;
-  const conns = await Promise.all(
-    Array.from(
-      { length: Math.max(1, Math.min(options.connections ?? 4, batches.length)) },
-      () => connectResp(options, Math.min(timeoutMs, 5000)),
-    ),
-  );
-  let next = 0, errors = 0, lastError = "", timedOut = false;
+  const idleMs = Math.min(options.idleMs ?? 10_000, timeoutMs);
+  const conns: Deno.Conn[] = [];
+  let next = 0, errors = 0, lastError = "", over = false;
+  let failed: (e: Error) => void = () => {};
+  const failure = new Promise<never>((_, reject) => (failed = reject));
+  const closeAll = () => {
+    for (const c of conns) {
+      try {
+        c.close(); // a pending read then fails: nothing waits on it
+      } catch { /* closed */ }
+    }
+  };
+  const end = (e: Error) => {
+    over = true;
+    failed(e);
+    closeAll();
+  };
+  const onAbort = () => end(new Deno.errors.Interrupted("preload interrupted"));
+  if (options.signal?.aborted) throw new Deno.errors.Interrupted("preload interrupted");
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  let written = 0;
+  const timers = [
+    setTimeout(() => {
+      end(
+        new Deno.errors.TimedOut(
+          `preload exceeded its ${timeoutMs / 1000} s limit, ${written} of ${options.keys} ` +
+            "keys written",
+        ),
+      );
+    }, timeoutMs),
+  ];
+  let batchTimer: ReturnType<typeof setTimeout> | undefined;
   const worker = async (conn: Deno.Conn) => {
-    while (next < batches.length && !timedOut) {
+    while (next < batches.length && !over) {
       const [from, to] = batches[next++];
       const parts: Uint8Array[] = [];
       for (let k = from; k < to; k++) parts.push(encodeSet(prefix + k, value));
       const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
       parts.reduce((at, p) => (bytes.set(p, at), at + p.length), 0);
+      clearTimeout(batchTimer);
+      if (idleMs < timeoutMs) {
+        batchTimer = setTimeout(() => {
+          end(new Deno.errors.TimedOut(`no reply to ${to - from} SETs in ${idleMs / 1000} s`));
+        }, idleMs);
+      }
       const r = await roundTrip(conn, bytes, to - from);
+      written += to - from;
       errors += r.errors;
       if (r.errors > 0) lastError = r.lastError;
     }
   };
-  let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    await Promise.race([
-      Promise.all(conns.map(worker)),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          timedOut = true;
-          reject(new Deno.errors.TimedOut(`preload exceeded ${timeoutMs} ms`));
-        }, timeoutMs);
-      }),
-    ]);
+    const n = Math.max(1, Math.min(options.connections ?? 4, batches.length));
+    const opening = Array.from(
+      { length: n },
+      () =>
+        connectResp(options, Math.min(timeoutMs, 5000)).then((c) => {
+          if (over) c.close();
+          else conns.push(c);
+          return c;
+        }),
+    );
+    const opened = Promise.all(opening);
+    opened.catch(() => {}); // (the race below reports it, or the failure that ended it)
+    await Promise.race([opened, failure]);
+    const work = Promise.all(conns.map(worker));
+    work.catch(() => {});
+    await Promise.race([work, failure]);
   } finally {
-    clearTimeout(timer);
-    for (const c of conns) c.close();
+    over = true;
+    for (const t of [...timers, batchTimer]) clearTimeout(t);
+    options.signal?.removeEventListener("abort", onAbort);
+    closeAll();
   }
   return { keys: options.keys, errors, lastError, elapsedMs: performance.now() - t0 };
 }

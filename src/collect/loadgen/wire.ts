@@ -6,6 +6,7 @@
  */
 
 import { encodeCommand, RespReplyReader } from "./resp.ts";
+import { redactSent } from "../../text/redact.ts";
 
 /** Where to connect. */
 export interface Endpoint {
@@ -26,6 +27,8 @@ export async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void
  * Writes `bytes` (holding `count` commands) and reads `count` replies.
  *
  * @returns Number of error replies and the text of the last one.
+ * @throws {Deno.errors.InvalidData} When the server sent more replies than commands (its
+ * replies can no longer be matched to them).
  */
 export async function roundTrip(
   conn: Deno.Conn,
@@ -43,6 +46,9 @@ export async function roundTrip(
     const n = await conn.read(buf);
     if (n === null) throw new Deno.errors.ConnectionReset("server closed the connection");
     seen += reader.feed(buf, n);
+  }
+  if (seen > count) {
+    throw new Deno.errors.InvalidData(`${seen} replies to ${count} commands: more than asked`);
   }
   await written;
   return { errors, lastError: reader.lastError };
@@ -68,7 +74,11 @@ export async function connectResp(endpoint: Endpoint, timeoutMs: number): Promis
     conn.setNoDelay(true);
     if (endpoint.password !== undefined) {
       const r = await roundTrip(conn, encodeCommand(["AUTH", endpoint.password]), 1);
-      if (r.errors > 0) throw new Deno.errors.PermissionDenied(`AUTH failed: ${r.lastError}`);
+      if (r.errors > 0) {
+        // (a server may echo the password it refused)
+        const said = redactSent(r.lastError, endpoint.password);
+        throw new Deno.errors.PermissionDenied(`AUTH failed: ${said}`);
+      }
     }
     return conn;
   } catch (e) {

@@ -22,6 +22,8 @@ import { DenoProcessRunner, type ProcessRunner } from "../process.ts";
 import { connect, snapshotServer } from "../server.ts";
 import { LIMITS } from "../limits.ts";
 import { isLocal, type ServerTarget } from "../target.ts";
+import { holdsListeningPort, titleNames } from "../../system/pids.ts";
+import { readSystemFiles } from "../../system/proc.ts";
 
 /**
  * The resident set size of a local process: `VmRSS` from /proc/<pid>/status, or `ps -o rss=`
@@ -84,6 +86,9 @@ export interface MemorySweepResult {
   dockerError: string | null;
   /** The reason the run was stored with (its container's OOM kill first, when it had one). */
   runReason: string | null;
+  /** Why the process RSS was not read: the server's `process_id` is not the process on its
+   * port (null when it was, or the server is not local). */
+  rssNote: string | null;
   /** The `memory` rows the run stored, as committed. */
   memory: readonly MemoryRow[];
   /** The `results` rows the run stored (a memory run stores none). */
@@ -226,6 +231,8 @@ interface Measured extends Measurement {
   memory: MemoryRow[];
   reason: string | null;
   dockerError: string | null;
+  /** Why INFO's `process_id` was not believed (its RSS then not read), or null. */
+  pidNote: string | null;
 }
 
 /**
@@ -248,11 +255,11 @@ async function memoryRun(o: MemoryRunOptions, kind: MemoryRunKind): Promise<Memo
           tool: kind.tool,
           tool_version: null,
           output_format: "none",
-          warning_count: m.dockerError ? 1 : 0,
+          warning_count: (m.dockerError ? 1 : 0) + (m.pidNote ? 1 : 0),
         },
         tables: { memory: m.memory },
         snapshots: kind.snapshots,
-        manifest: { ...kind.manifest, docker_error: m.dockerError },
+        manifest: { ...kind.manifest, docker_error: m.dockerError, process_rss_note: m.pidNote },
       };
     },
   });
@@ -263,9 +270,26 @@ async function memoryRun(o: MemoryRunOptions, kind: MemoryRunKind): Promise<Memo
     reason: m.reason,
     dockerError: m.dockerError,
     runReason: run.reason,
+    rssNote: m.pidNote,
     memory: m.memory,
     results: run.results,
   };
+}
+
+/**
+ * INFO's `process_id` when that process holds the server's socket (where its sockets cannot be
+ * read, another user's server: when its title names the port), else null with a note in `m`
+ * (issue 30: a server naming PID 1 or a neighbour had that process's RSS stored).
+ */
+function serverPid(pid: number, t: ServerTarget, m: Measured): number | null {
+  const where = t.socket !== undefined ? { path: t.socket } : { port: t.port };
+  const path = `/proc/${pid}/cmdline`;
+  const holds = holdsListeningPort(pid, where) ??
+    titleNames(readSystemFiles([path])[path], where);
+  if (holds) return pid;
+  m.pidNote = `the server says its process_id is ${pid}, but that process does not listen on ` +
+    `${t.socket ?? `port ${t.port}`}: its RSS is not read (process_rss_bytes is null)`;
+  return null;
 }
 
 /** Snapshots the server, runs the kind's loop of samples over a client, snapshots again. */
@@ -275,7 +299,7 @@ async function measureMemory(
   runId: string,
 ): Promise<Measured> {
   const runner = o.runner ?? new DenoProcessRunner();
-  const m: Measured = { memory: [], reason: null, dockerError: null };
+  const m: Measured = { memory: [], reason: null, dockerError: null, pidNote: null };
   const containerMemory = async (): Promise<DockerStatsRow | undefined> => {
     if (!o.container || m.dockerError !== null) return undefined;
     try {
@@ -288,8 +312,9 @@ async function measureMemory(
   };
   try {
     const snapshot = m.before = await snapshotServer(o.target);
-    const pid = infoNumber(snapshot.info, "process_id");
-    const local = isLocal(o.target);
+    // the pid a local server gives is its own only when that process holds its socket
+    const said = isLocal(o.target) ? infoNumber(snapshot.info, "process_id") : null;
+    const pid = said === null ? null : serverPid(said, o.target, m);
     const client = await connect(o.target, 10_000);
     const t0 = Date.now();
     const sample: Sample = async (step, fields = {}) => {
@@ -299,7 +324,7 @@ async function measureMemory(
         keys: Number(await client.dbsize()),
         ...fields,
         ...memoryViews(info),
-        process_rss_bytes: local && pid !== null ? await processRssBytes(pid, runner) : null,
+        process_rss_bytes: pid !== null ? await processRssBytes(pid, runner) : null,
         container_memory_bytes: container?.memUsageBytes ?? null,
         container_name: container?.name ?? null,
         elapsed_s: (Date.now() - t0) / 1000,
@@ -315,7 +340,8 @@ async function measureMemory(
   } catch (e) {
     m.reason = (e as Error).message;
   }
-  // always: the server's CPU over the run comes from the two snapshots
-  m.after = await snapshotAfter(o.target);
+  // the server's CPU over the run comes from the two snapshots (none before: none after, and a
+  // server that answered nothing is not waited for twice)
+  if (m.before) m.after = await snapshotAfter(o.target);
   return m;
 }

@@ -200,7 +200,7 @@ function stored(o: MemtierRunOptions, m: Measured, shown: string[]): StoredRun {
     status,
     reason: status === "complete" ? null : m.reason,
     tests: rows?.results.filter((r) => r.complete).length ?? 0,
-    interrupted: m.result?.interrupted ?? false,
+    interrupted: (m.result?.interrupted || o.signal?.aborted) ?? false,
     columns: {
       tool: "memtier_benchmark",
       tool_version: o.toolVersion ?? null,
@@ -264,7 +264,13 @@ async function measure(call: MemtierCall, o: MemtierRunOptions, w: RunWriter): P
   });
   const rows = memtierRows({ json, jsonFile: JSON_FILE, report, stderr, hdr }, w.runId);
   if (json) await writeMemtierSeries(jsonPath, { file: JSON_FILE, rows, writer: w });
-  return { before, after, result, rows, reason: describeEnd(result, rows, stderr.other) };
+  return {
+    before,
+    after,
+    result,
+    rows,
+    reason: describeEnd(result, rows, { other: stderr.other, signal: o.signal }),
+  };
 }
 
 /** A stderr chunk reader that calls back with each progress line memtier draws. */
@@ -321,10 +327,10 @@ function tryParse<T>(parse: () => T): T | undefined {
 function describeEnd(
   r: ProcessResult,
   rows: MemtierRows,
-  other: readonly { text: string }[],
+  { other, signal }: { other: readonly { text: string }[]; signal?: AbortSignal },
 ): string | null {
   const errText = other.map((l) => l.text.trim()).filter(Boolean).slice(0, 3).join("; ");
-  if (r.interrupted) return "interrupted (Ctrl-C / SIGTERM / SIGHUP); partial output kept";
+  if (r.interrupted) return `interrupted (${collector.stopCause(signal)}); partial output kept`;
   if (r.timedOut) return `timed out; partial output kept${errText ? `: ${errText}` : ""}`;
   if (r.code !== 0) return `exited with ${r.code ?? r.signal}${errText ? `: ${errText}` : ""}`;
   if (rows.reason) return rows.reason + (errText ? `: ${errText}` : "");

@@ -98,6 +98,8 @@ export const memtierTool: Tool<MemtierCall, MemtierRun> = {
       watch: ctx.watch,
       timeoutMs: ctx.timeoutMs,
       signal: ctx.signal,
+      after: ctx.after,
+      notRun: ctx.notRun,
       toolVersion: ctx.toolVersion,
       host: ctx.host,
       now: ctx.now,
@@ -124,6 +126,7 @@ export const memtierTool: Tool<MemtierCall, MemtierRun> = {
           hideHistogram: true,
         }
         : null,
+    // (its failures are left to the step, which reports them)
     preload: (step, ctx) =>
       runUnrecorded(
         memtierArgv({
@@ -138,7 +141,7 @@ export const memtierTool: Tool<MemtierCall, MemtierRun> = {
           hideHistogram: true,
         }),
         ctx,
-      ),
+      ).then(() => null),
     // --rate-limiting is a whole number per connection: the total is that rate × connections
     rate: (total, connections) => Math.max(1, Math.round(total / connections)) * connections,
     limit: LIMITS.toolRate,

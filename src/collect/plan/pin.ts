@@ -7,8 +7,9 @@
  * `taskset -c` (`pinnedRunner`).
  *
  * A server is pinned only when it is certainly the process listening on the plan's port: a
- * loopback URL, no `container:`, and the `process_id` its INFO gives is a process whose title
- * (`/proc/PID/cmdline`: `redis-server 127.0.0.1:6379`) names that port. A server in a container
+ * loopback URL, no `container:`, and the `process_id` its INFO gives is a process that holds
+ * the socket listening on that port (or, where its sockets cannot be read, whose title,
+ * `/proc/PID/cmdline`: `redis-server 127.0.0.1:6379`, names that port). A server in a container
  * reports its own namespace's pid, which on the host is another process.
  *
  * @module
@@ -20,6 +21,13 @@ import { isLocal } from "../target.ts";
 import { infoNumber } from "../formats/info/info.ts";
 import { parseInfo } from "../formats/info/info.ts";
 import { readSystemFiles } from "../../system/proc.ts";
+import {
+  holdsListeningPort,
+  hostName,
+  processStart,
+  sameProcess,
+  titleNames,
+} from "../../system/pids.ts";
 import type { PlanServer } from "./kind.ts";
 
 /** One process moved to other CPUs, and the CPUs it had before. */
@@ -72,7 +80,15 @@ export async function pinProcess(
 ): Promise<ProcessPin> {
   const previous = affinityList(await taskset(runner, ["-p", "-c", `${pid}`]));
   if (previous === null) throw new Error(`taskset -p -c ${pid}: no affinity list in its answer`);
-  await taskset(runner, ["-a", "-p", "-c", cpus, `${pid}`]);
+  // another process than kvlab: its CPUs are written down first, so that a kvlab killed
+  // before it puts them back (kill -9) leaves them for the next run or `kvlab doctor`
+  if (pid !== Deno.pid) writePinRecord({ pid, what, previous });
+  try {
+    await taskset(runner, ["-a", "-p", "-c", cpus, `${pid}`]);
+  } catch (e) {
+    removePinRecord(pid);
+    throw e;
+  }
   return { pid, what, previous };
 }
 
@@ -86,6 +102,7 @@ export async function restorePins(runner: ProcessRunner, pins: ProcessPin[]): Pr
   for (const p of [...pins].reverse()) {
     try {
       await taskset(runner, ["-a", "-p", "-c", p.previous, `${p.pid}`]);
+      if (p.pid !== Deno.pid) removePinRecord(p.pid);
     } catch (e) {
       problems.push(
         `${p.what} (pid ${p.pid}) not put back on CPUs ${p.previous}: ` +
@@ -101,12 +118,15 @@ export async function restorePins(runner: ProcessRunner, pins: ProcessPin[]): Pr
  *
  * @param server The plan's server.
  * @param readFile Reads `/proc/PID/cmdline` (null when it cannot).
+ * @param listens Whether a process holds the listening port (null: cannot tell).
  * @returns The pid.
  * @throws {Error} Saying why kvlab cannot pin this server.
  */
 export async function localServerPid(
   server: PlanServer,
   readFile: (path: string) => string | null = (p) => readSystemFiles([p])[p],
+  listens: (pid: number, port: number) => boolean | null = (pid, port) =>
+    holdsListeningPort(pid, { port }),
 ): Promise<number> {
   const t = server.target;
   const hint = "start it pinned instead (`taskset -c LIST redis-server …`, docker `--cpuset-cpus`)";
@@ -127,12 +147,125 @@ export async function localServerPid(
   if (!Number.isInteger(pid) || pid <= 1) {
     throw new Error(`server ${server.name} (${t.display}) gives no usable process_id: ${hint}`);
   }
-  const title = (readFile(`/proc/${pid}/cmdline`) ?? "").replaceAll("\0", " ");
-  if (!new RegExp(`:${t.port}(\\s|$)`).test(title)) {
+  // the process holds the listening port; where that cannot be told (another user's process),
+  // its title names the port (`redis-server 127.0.0.1:6379`). Its command line is never shown:
+  // it may be another program's, with its own secrets (issue 30)
+  const holds = listens(pid, t.port) ??
+    titleNames(readFile(`/proc/${pid}/cmdline`), { port: t.port });
+  if (!holds) {
     throw new Error(
-      `server ${server.name} (${t.display}) says its pid is ${pid}, but that process ` +
-        `(${JSON.stringify(title.trim().slice(0, 80))}) does not name port ${t.port}: ${hint}`,
+      `server ${server.name} (${t.display}) says its pid is ${pid}, but that process does not ` +
+        `listen on port ${t.port}: ${hint}`,
     );
   }
   return pid;
+}
+
+/** What a pin record holds: a process kvlab moved, the CPUs it had, and which kvlab moved it. */
+interface PinRecord extends ProcessPin {
+  /** The process's start time (`ps -o lstart=`), to tell a reused pid apart. */
+  start: string | null;
+  kvlab_pid: number;
+  kvlab_start: string | null;
+  hostname: string;
+  pinned_at: string;
+}
+
+/**
+ * Where the CPUs of pinned processes are written down while a plan runs: `$KVLAB_PINS_DIR`, else
+ * `$XDG_CACHE_HOME/kvlab/pins`, else `~/.cache/kvlab/pins` (per machine, not per dataset: a
+ * later run into any dataset, or `kvlab doctor`, puts them back).
+ *
+ * @param env The environment.
+ * @returns The folder, or null when there is no home to keep it in.
+ *
+ * @example
+ * ```ts
+ * import { pinsDir } from "./pin.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(pinsDir({ HOME: "/home/a" }), "/home/a/.cache/kvlab/pins");
+ * assert.equal(pinsDir({ HOME: "/home/a", KVLAB_PINS_DIR: "/p" }), "/p");
+ * ```
+ */
+export function pinsDir(
+  env: { KVLAB_PINS_DIR?: string; XDG_CACHE_HOME?: string; HOME?: string } = Deno.env.toObject(),
+): string | null {
+  if (env.KVLAB_PINS_DIR) return env.KVLAB_PINS_DIR;
+  if (env.XDG_CACHE_HOME) return `${env.XDG_CACHE_HOME}/kvlab/pins`;
+  return env.HOME ? `${env.HOME}/.cache/kvlab/pins` : null;
+}
+
+/** Writes a pin's record (atomically: a reader sees all of it or none). */
+function writePinRecord(pin: ProcessPin): void {
+  const dir = pinsDir();
+  if (dir === null) return;
+  const record: PinRecord = {
+    ...pin,
+    start: processStart(pin.pid),
+    kvlab_pid: Deno.pid,
+    kvlab_start: processStart(Deno.pid),
+    hostname: hostName(),
+    pinned_at: new Date().toISOString(),
+  };
+  Deno.mkdirSync(dir, { recursive: true });
+  const tmp = `${dir}/.${pin.pid}.${Deno.pid}.tmp`;
+  Deno.writeTextFileSync(tmp, JSON.stringify(record) + "\n");
+  Deno.renameSync(tmp, `${dir}/${pin.pid}.json`);
+}
+
+function removePinRecord(pid: number): void {
+  const dir = pinsDir();
+  try {
+    if (dir !== null) Deno.removeSync(`${dir}/${pid}.json`);
+  } catch { /* never written, or gone */ }
+}
+
+/**
+ * Puts back the processes a kvlab that is gone left pinned (killed with `kill -9` while a plan
+ * with `cpus: { server: … }` ran): each pin record whose kvlab no longer runs on this host, and
+ * whose process is still the one it pinned, is restored to the CPUs it had, and the record
+ * removed (a record of a process that is gone is removed too). `kvlab run` does it before its
+ * plan's cells, `kvlab doctor` when asked.
+ *
+ * @param runner Starts taskset.
+ * @returns What was done, one line each (also what could not be done).
+ */
+export async function restoreLeftPins(runner: ProcessRunner): Promise<string[]> {
+  const dir = pinsDir();
+  const out: string[] = [];
+  let names: string[];
+  try {
+    names = [...Deno.readDirSync(dir ?? "")].map((e) => e.name).filter((n) =>
+      /^\d+\.json$/.test(n)
+    );
+  } catch {
+    return out; // no record: nothing was left pinned
+  }
+  for (const name of names) {
+    let r: PinRecord;
+    try {
+      r = JSON.parse(Deno.readTextFileSync(`${dir}/${name}`));
+    } catch {
+      continue; // being written, or not ours
+    }
+    if (r.hostname !== hostName() || sameProcess(r.kvlab_pid, r.kvlab_start) !== false) continue;
+    const same = sameProcess(r.pid, r.start);
+    if (same === undefined) continue; // cannot tell: left for a later look
+    if (same) {
+      try {
+        await taskset(runner, ["-a", "-p", "-c", r.previous, `${r.pid}`]);
+        out.push(
+          `put ${r.what} (pid ${r.pid}) back on CPUs ${r.previous}: kvlab pid ${r.kvlab_pid} ` +
+            "pinned it and is gone",
+        );
+      } catch (e) {
+        out.push(
+          `${r.what} (pid ${r.pid}) not put back on CPUs ${r.previous}: ${(e as Error).message}`,
+        );
+        continue;
+      }
+    }
+    removePinRecord(r.pid);
+  }
+  return out;
 }

@@ -29,7 +29,13 @@ import { hostFacts } from "../host.ts";
 import { type PlanCell, planCells, planKind, type StudyPlan } from "./plan.ts";
 import { type CellEvent, PlanError } from "./kind.ts";
 import { type CpuPinningOptions, cpuPinningProblem } from "./cpus.ts";
-import { localServerPid, pinProcess, type ProcessPin, restorePins } from "./pin.ts";
+import {
+  localServerPid,
+  pinProcess,
+  type ProcessPin,
+  restoreLeftPins,
+  restorePins,
+} from "./pin.ts";
 import { DenoProcessRunner, pinnedRunner, type ProcessRunner } from "../process.ts";
 import type { CollectedRun } from "../collector.ts";
 import type { DockerEngine } from "../docker/engine.ts";
@@ -76,8 +82,9 @@ export interface RunPlanOptions {
   /** Told of each tool left running by a kvlab that died, found (and stopped) before any cell. */
   onOrphan?: (o: Orphan) => void;
   /**
-   * Told of what went wrong putting pinned processes back on their CPUs after the plan, and of
-   * containers or an engine kvlab started that could not be removed or stopped.
+   * Told of what went wrong putting pinned processes back on their CPUs after the plan, of the
+   * ones a kvlab that is gone left pinned, put back before it, and of containers or an engine
+   * kvlab started that could not be removed or stopped.
    */
   onWarning?: (message: string) => void;
   /**
@@ -248,7 +255,6 @@ interface CellsOf {
 // long: the plan's state (cells, locks, pins, counts) is shared by its cells' loop below
 async function runCellsOf({ plan, options, own, stored }: CellsOf): Promise<StudyResult> {
   const dataset = Dataset.of(options.data);
-  const children = dataset.childrenDir();
   const sleep = options.sleep ?? defaultSleep;
   const kind = planKind(plan);
   // the client tools under `taskset -c LIST`, as the start line and --dry-run show them
@@ -271,10 +277,7 @@ async function runCellsOf({ plan, options, own, stored }: CellsOf): Promise<Stud
   };
   const { signal, now, onEvent } = options;
   const data = dataset.dir;
-  if (!options.dryRun) {
-    for (const orphan of await reapOrphans(children)) options.onOrphan?.(orphan);
-    dataset.sweepTmp(); // runs left half-written by a kvlab that is gone
-  }
+  if (!options.dryRun) await afterTheGone(dataset, own, options);
   const locks = dataset.cellLocks({ now });
   const host = hostFacts();
   const runCell = options.dryRun
@@ -342,6 +345,21 @@ async function runCellsOf({ plan, options, own, stored }: CellsOf): Promise<Stud
       }
     }
   }
+}
+
+/**
+ * What a kvlab that is gone left behind, put right before a plan's cells: its tools still
+ * running (stopped), the servers it left pinned (`kill -9` mid-plan: put back on their CPUs,
+ * issue 30) and its runs half-written under `tmp/` (removed).
+ */
+async function afterTheGone(
+  dataset: Dataset,
+  runner: ProcessRunner,
+  options: RunPlanOptions,
+): Promise<void> {
+  for (const orphan of await reapOrphans(dataset.childrenDir())) options.onOrphan?.(orphan);
+  for (const line of await restoreLeftPins(runner)) options.onWarning?.(line);
+  dataset.sweepTmp();
 }
 
 /** Throws a {@link PlanError} at a `cpus:` list this machine cannot pin to. */

@@ -5,9 +5,11 @@
  * @module
  */
 
-import { encodeCommand, RespReplyReader } from "../loadgen/resp.ts";
+import { encodeCommand, ReplyMismatchError, RespReplyReader } from "../loadgen/resp.ts";
 import { seededRandom } from "../loadgen/schedule.ts";
 import { PushReader } from "./push.ts";
+import { sequenceSeal } from "./payload.ts";
+import { publishReplyProblem } from "./_tally.ts";
 
 const encoder = new TextEncoder();
 
@@ -139,18 +141,20 @@ export class Publisher {
   readonly replies: RespReplyReader;
   readonly writer: BatchWriter;
   readonly #frames: PublishFrames;
+  readonly #sealKey: number;
 
   /** Publisher index. */
   readonly index: number;
 
   /**
    * @param sock Its connection.
-   * @param o Its index, the run's command bytes (`frames`) and the seed of its arrivals.
-   * @param on Each reply (`error`: an error reply), and a failed write.
+   * @param o Its index, the run's command bytes (`frames`), the seed of its arrivals and the
+   * step's seal key (`sequenceSeal`).
+   * @param on Each reply matched to a message (`error`: an error reply), and a failed write.
    */
   constructor(
     readonly sock: Deno.TcpConn,
-    o: { index: number; frames: PublishFrames; seed: number },
+    o: { index: number; frames: PublishFrames; seed: number; sealKey: number },
     on: {
       reply: (p: Publisher, error: boolean) => void;
       error: (p: Publisher, e: unknown) => void;
@@ -159,16 +163,25 @@ export class Publisher {
     const { index, frames } = o;
     this.index = index;
     this.random = seededRandom(Math.imul(o.seed, 1_000_003) + index);
-    this.replies = new RespReplyReader((kind) => on.reply(this, kind === "error"));
+    this.replies = new RespReplyReader((kind) => {
+      // a reply to no PUBLISH, or not an integer: thrown to the read, which drops the
+      // connection: the replies can no longer be matched to the messages
+      const problem = publishReplyProblem(this.outstanding, kind);
+      if (problem !== null) throw new ReplyMismatchError(problem);
+      on.reply(this, kind === "error");
+    });
     this.writer = new BatchWriter(sock, (e) => on.error(this, e));
     this.#frames = frames;
+    this.#sealKey = o.sealKey;
   }
 
   /**
    * Appends one command on `channel` to the batch, its payload header written in place
-   * (publisher, sequence, stamp); {@link BatchWriter.send} writes the batch.
+   * (stamp, publisher, sequence sealed with the stamp); {@link BatchWriter.send} writes the
+   * batch.
    */
   append(channel: number, stampNs: number, sequence: number): void {
+    const sealed = (sequence ^ sequenceSeal(stampNs, this.#sealKey)) >>> 0;
     const head = this.#frames.heads[channel];
     const payload = this.#frames.payload;
     const w = this.writer;
@@ -180,7 +193,7 @@ export class Publisher {
     const v = w.view;
     v.setFloat64(p, stampNs, true);
     v.setUint32(p + 8, this.index, true);
-    v.setUint32(p + 12, sequence, true);
+    v.setUint32(p + 12, sealed, true);
   }
 }
 

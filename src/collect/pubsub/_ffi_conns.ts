@@ -6,7 +6,8 @@
  * @module
  */
 
-import { RespReplyReader } from "../loadgen/resp.ts";
+import { ReplyMismatchError, RespReplyReader } from "../loadgen/resp.ts";
+import { publishReplyProblem } from "./_tally.ts";
 import { seededRandom } from "../loadgen/schedule.ts";
 import { errno, EV_DATA, EV_WORDS, K, type Libc, osError, sendAfter } from "../loadgen/libc.ts";
 import type { PushReader } from "./push.ts";
@@ -104,7 +105,7 @@ export class FfiPublisher {
    *
    * @param io What the publishers share.
    * @param o Its socket, its index and the seed of its arrivals.
-   * @param onReply Each reply (`error`: an error reply).
+   * @param onReply Each reply matched to a message (`error`: an error reply).
    */
   constructor(
     readonly io: PublisherIo,
@@ -114,7 +115,13 @@ export class FfiPublisher {
     this.fd = o.fd;
     this.index = o.index;
     this.random = seededRandom(Math.imul(o.seed, 1_000_003) + o.index);
-    this.replies = new RespReplyReader((kind) => onReply(this, kind === "error"));
+    this.replies = new RespReplyReader((kind) => {
+      // a reply to no PUBLISH, or not an integer: thrown to the read (recvAll), which drops
+      // the connection: the replies can no longer be matched to the messages
+      const problem = publishReplyProblem(this.outstanding, kind);
+      if (problem !== null) throw new ReplyMismatchError(problem);
+      onReply(this, kind === "error");
+    });
     io.set.watch(this, K.EPOLL_CTL_ADD, K.EPOLLIN);
   }
 

@@ -16,7 +16,12 @@
  */
 
 import { encodeCommand } from "../loadgen/resp.ts";
-import { connectionIntervalMs, firstSendMs, nextSendMs } from "../loadgen/schedule.ts";
+import {
+  connectionIntervalMs,
+  firstSendMs,
+  nextSendMs,
+  unsentBefore,
+} from "../loadgen/schedule.ts";
 import { TimeHeap } from "../loadgen/heap.ts";
 import { encodeHistogram } from "../loadgen/histogram.ts";
 import {
@@ -33,9 +38,9 @@ import {
 import { PublishFrames } from "./_conns.ts";
 import { EpollSet, FfiPublisher, FfiSubscriber, type PublisherIo } from "./_ffi_conns.ts";
 import { PushReader } from "./push.ts";
-import { messageChannel, subscriberChannels } from "./payload.ts";
-import { PubSubTally, type TalliedResult } from "./_tally.ts";
-import { type PubSubChecked, PubSubUnsupportedError } from "./types.ts";
+import { messageChannel, sequenceSeal, subscriberChannels } from "./payload.ts";
+import { PubSubTally, subscribeFailure, subscribeTimeout, type TalliedResult } from "./_tally.ts";
+import type { PubSubChecked } from "./types.ts";
 
 /** Longest single sleep, ms: how soon the loop sees the stop flag. */
 export const MAX_SLEEP_MS = 20;
@@ -86,7 +91,6 @@ export class FfiPubSub {
   #budget: number;
   #outstanding = 0;
   #delayed = 0;
-  #unsupported: string | null = null;
   #setupError: Error | null = null;
 
   /** @param stop The shared stop flag (0 run, 1 end now keeping the counts, 2 deadline). */
@@ -162,10 +166,10 @@ export class FfiPubSub {
       },
       subscribed: () => s.confirmed++,
       other: (error) => {
-        if (error === "") return;
-        if (/unknown command|unknown subcommand/i.test(error) && s.confirmed === 0) {
-          this.#unsupported ??= error;
-        } else this.#tally.subscriberError(s.index, error);
+        const command = this.#o.mode === "sharded" ? "SSUBSCRIBE" : "SUBSCRIBE";
+        const failed = subscribeFailure(error, { command, subscribing: !this.#running });
+        if (failed) this.#setupError ??= failed;
+        else if (error !== "") this.#tally.subscriberError(s.index, error);
       },
     });
   }
@@ -175,12 +179,11 @@ export class FfiPubSub {
     const o = this.#o;
     const end = this.#clock.now() + o.connectTimeoutMs;
     for (;;) {
-      if (this.#unsupported !== null) throw new PubSubUnsupportedError(this.#unsupported);
       if (this.#setupError !== null) throw this.#setupError;
       if (this.#subs.every((s) => s.confirmed >= s.channels.length)) return;
       this.#checkStop("subscribing");
       const left = end - this.#clock.now();
-      if (left <= 0) throw new Deno.errors.TimedOut("subscribing timed out");
+      if (left <= 0) throw subscribeTimeout(this.#subs, o.connectTimeoutMs);
       this.#readReady(Math.min(MAX_SLEEP_MS, left));
     }
   }
@@ -229,7 +232,7 @@ export class FfiPubSub {
       now = this.#sleep(this.#sending ? this.#turnAt(replyReadAt) : Math.min(graceEnd, now + 1));
     }
     this.close();
-    const r = this.#tally.result(this.#interrupted);
+    const r = this.#tally.result(this.#interrupted, now);
     return {
       ...r,
       latency: encodeHistogram(r.latency),
@@ -349,9 +352,10 @@ export class FfiPubSub {
       out.set(head, len);
       const at = len + head.length;
       out.set(frames.payload, at);
-      v.setFloat64(at, Math.round(p.next * 1e6), true);
+      const stamp = Math.round(p.next * 1e6);
+      v.setFloat64(at, stamp, true);
       v.setUint32(at + 8, p.index, true);
-      v.setUint32(at + 12, sequence, true);
+      v.setUint32(at + 12, (sequence ^ sequenceSeal(stamp, o.sealKey)) >>> 0, true);
       len = at + frames.payload.length;
       p.outstanding++;
       this.#outstanding++;
@@ -389,7 +393,6 @@ export class FfiPubSub {
   }
 
   #reply(p: FfiPublisher, error: boolean): void {
-    if (p.outstanding === 0) return;
     p.outstanding--;
     this.#outstanding--;
     if (error) this.#tally.publishError(this.#clock.now(), p.replies.lastError);
@@ -429,13 +432,10 @@ export class FfiPubSub {
     const o = this.#o;
     this.#sending = false;
     this.#heap.clear();
-    for (const p of this.#pubs) {
-      for (let t = p.next; t < this.#windowMs && this.#budget > 0;) {
-        this.#tally.unsent++;
-        this.#budget--;
-        t = nextSendMs(t, this.#interval, o.arrival, p.random);
-      }
-    }
+    const window = { endMs: this.#windowMs, intervalMs: this.#interval, arrival: o.arrival };
+    const unsent = unsentBefore(this.#pubs, window, this.#budget);
+    this.#tally.unsent += unsent;
+    this.#budget -= unsent;
   }
 
   #owedNothing(): boolean {

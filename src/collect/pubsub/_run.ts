@@ -10,8 +10,8 @@ import { Waker } from "../loadgen/waker.ts";
 import { connectResp } from "../loadgen/wire.ts";
 import { Publisher, PublishFrames, Subscriber } from "./_conns.ts";
 import { messageChannel, subscriberChannels } from "./payload.ts";
-import { type PubSubChecked, type PubSubResult, PubSubUnsupportedError } from "./types.ts";
-import { PubSubTally } from "./_tally.ts";
+import type { PubSubChecked, PubSubResult } from "./types.ts";
+import { PubSubTally, subscribeFailure, subscribeTimeout } from "./_tally.ts";
 
 /** Longest stretch the publishers' pump works without yielding to timers, I/O and signals (ms). */
 const PUMP_SLICE_MS = 20;
@@ -52,6 +52,8 @@ export class PubSubRun {
   #sending = false;
   #finished = false;
   #interrupted = false;
+  /** When an interrupt ended the step (ms since the start). */
+  #endedAtMs = Infinity;
   #immediate = false;
   #budget: number;
   #outstanding = 0;
@@ -95,7 +97,7 @@ export class PubSubRun {
       sock.write(sub.subscribeCommand(sharded)).catch((e) => this.#lost(sub, e));
     }
     const timeout = setTimeout(
-      () => this.#subscribed.reject(new Deno.errors.TimedOut("subscribing timed out")),
+      () => this.#subscribed.reject(subscribeTimeout(this.#subs, o.connectTimeoutMs)),
       o.connectTimeoutMs,
     );
     this.#checkSubscribed();
@@ -107,7 +109,7 @@ export class PubSubRun {
     const frames = new PublishFrames(sharded ? "SPUBLISH" : "PUBLISH", this.#names, o.payloadBytes);
     for (let p = 0; p < o.publishers; p++) {
       const sock = await connectResp(o, o.connectTimeoutMs);
-      const pub = new Publisher(sock, { index: p, frames, seed: o.seed }, {
+      const pub = new Publisher(sock, { index: p, frames, seed: o.seed, sealKey: o.sealKey }, {
         reply: this.#onReply,
         error: this.#lost,
       });
@@ -233,12 +235,11 @@ export class PubSubRun {
   };
 
   readonly #onSubscriberReply = (s: Subscriber, error: string) => {
-    if (error === "") return;
-    if (/unknown command|unknown subcommand/i.test(error) && s.confirmed === 0) {
-      this.#subscribed.reject(new PubSubUnsupportedError(error));
-      return;
-    }
-    this.#c.subscriberError(s.index, error);
+    // while subscribing, an error (or a reply that is no confirmation) ends the step, named
+    const command = this.#o.mode === "sharded" ? "SSUBSCRIBE" : "SUBSCRIBE";
+    const failed = subscribeFailure(error, { command, subscribing: this.#t0 === 0 });
+    if (failed) this.#subscribed.reject(failed);
+    else if (error !== "") this.#c.subscriberError(s.index, error);
   };
 
   /** Receive time of the chunk being read (ms since the start). */
@@ -347,6 +348,7 @@ export class PubSubRun {
 
   /** Ends the step now (Ctrl-C): what was counted so far stands. */
   interrupt(): void {
+    if (!this.#interrupted) this.#endedAtMs = this.#t0 === 0 ? 0 : this.#now();
     this.#interrupted = true;
     this.#subscribed.reject(new Deno.errors.Interrupted("interrupted while subscribing"));
     this.#sending = false;
@@ -375,6 +377,7 @@ export class PubSubRun {
     setupCpuS: number,
     wallS: number,
   ): Omit<PubSubResult, "engine" | "engineNote" | "stampedDeliveries"> {
-    return { ...this.#c.result(this.#interrupted), clientCpuS, setupCpuS, wallS };
+    const counts = this.#c.result(this.#interrupted, this.#endedAtMs);
+    return { ...counts, clientCpuS, setupCpuS, wallS };
   }
 }

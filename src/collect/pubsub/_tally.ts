@@ -9,13 +9,101 @@
 
 import { latencyHistogram, latencySummary, recordMs } from "../loadgen/histogram.ts";
 import { countReply, countSent, emptySecondCounts, secondSeries } from "../loadgen/series.ts";
-import type { PubSubChecked, PubSubResult } from "./types.ts";
+import { listensOn, messageChannel, sequenceSeal } from "./payload.ts";
+import type { RespReplyKind } from "../loadgen/resp.ts";
+import { type PubSubChecked, type PubSubResult, PubSubUnsupportedError } from "./types.ts";
 
 /** The result without what only the caller knows (CPU, wall time, the engine). */
 export type TalliedResult = Omit<
   PubSubResult,
   "clientCpuS" | "setupCpuS" | "wallS" | "engine" | "engineNote" | "stampedDeliveries"
 >;
+
+/**
+ * What a subscriber's reply other than a message means before it confirmed every channel: an
+ * error ends the step at once, named (`SUBSCRIBE refused: ERR …`, or a server without sharded
+ * pub/sub), as does a reply that is no confirmation; "" (none) after the confirmations is
+ * counted as the step goes.
+ *
+ * @param reply The error text, or "" for another reply.
+ * @param o The command sent and whether the subscriber is still subscribing.
+ * @returns The error to end the step with, or null.
+ *
+ * @example
+ * ```ts
+ * import { subscribeFailure } from "./_tally.ts";
+ * import assert from "node:assert/strict";
+ * const o = { command: "SUBSCRIBE", subscribing: true };
+ * assert.equal(subscribeFailure("ERR no", o)?.message, "SUBSCRIBE refused: ERR no");
+ * assert.match(subscribeFailure("", o)?.message ?? "", /not a subscribe confirmation/);
+ * assert.equal(subscribeFailure("ERR no", { ...o, subscribing: false }), null);
+ * ```
+ */
+export function subscribeFailure(
+  reply: string,
+  o: { command: string; subscribing: boolean },
+): Error | null {
+  if (!o.subscribing) return null;
+  if (reply === "") {
+    return new Deno.errors.InvalidData(
+      `${o.command} answered with a reply that is not a subscribe confirmation`,
+    );
+  }
+  if (/unknown command|unknown subcommand/i.test(reply)) return new PubSubUnsupportedError(reply);
+  return new Deno.errors.PermissionDenied(`${o.command} refused: ${reply}`);
+}
+
+/**
+ * The error of subscribers that did not confirm their channels in time, saying how far they got.
+ *
+ * @example
+ * ```ts
+ * import { subscribeTimeout } from "./_tally.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(subscribeTimeout([{ confirmed: 1, channels: ["a", "b"] }], 5000).message,
+ *   "subscribing timed out: 1 of 2 subscriptions confirmed in 5 s (the server answers, but " +
+ *   "not to SUBSCRIBE?)");
+ * ```
+ */
+export function subscribeTimeout(
+  subs: readonly { confirmed: number; channels: readonly string[] }[],
+  ms: number,
+): Error {
+  const got = subs.reduce((n, s) => n + Math.min(s.confirmed, s.channels.length), 0);
+  const want = subs.reduce((n, s) => n + s.channels.length, 0);
+  return new Deno.errors.TimedOut(
+    `subscribing timed out: ${got} of ${want} subscriptions confirmed in ${ms / 1000} s ` +
+      "(the server answers, but not to SUBSCRIBE?)",
+  );
+}
+
+/**
+ * What is wrong with a reply to a publisher, or null: a reply to no PUBLISH (more replies than
+ * messages), or one that is neither an integer (the receivers reached) nor an error. The
+ * replies can then no longer be matched: the engines drop the connection.
+ *
+ * @example
+ * ```ts
+ * import { publishReplyProblem } from "./_tally.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(publishReplyProblem(1, "integer"), null);
+ * assert.equal(publishReplyProblem(1, "simple"),
+ *   "a simple string in reply to PUBLISH (expected an integer)");
+ * assert.equal(publishReplyProblem(0, "integer"),
+ *   "a reply to no PUBLISH (more replies than messages)");
+ * ```
+ */
+export function publishReplyProblem(outstanding: number, kind: RespReplyKind): string | null {
+  if (outstanding === 0) return "a reply to no PUBLISH (more replies than messages)";
+  if (kind === "integer" || kind === "error") return null;
+  const what = {
+    simple: "a simple string",
+    bulk: "a bulk string",
+    nil: "a nil",
+    array: "an array",
+  };
+  return `${what[kind]} in reply to PUBLISH (expected an integer)`;
+}
 
 /** One step's counts. */
 export class PubSubTally {
@@ -53,8 +141,11 @@ export class PubSubTally {
   /**
    * A `message` push read by subscriber `s`, received at `t` (ms since the start). A message
    * kvlab did not publish (a server pushing its own, a payload too short to be ours: NaN, a
-   * sequence its publisher has not reached) is a protocol error, never a delivery.
+   * stamp kvlab did not write: its sealed sequence then decodes to one its publisher has not
+   * reached, see `sequenceSeal`) or one the topology cannot bring to `s` (a channel it did not
+   * subscribe to) is a protocol error, never a delivery (issue 30).
    *
+   * @param sealed The header's sequence field (the sequence XOR its seal).
    * @param sentBy How many messages each publisher has written (`undefined`: no such one).
    */
   // positional: called once per delivery on the hot path, where an options object would allocate
@@ -63,16 +154,27 @@ export class PubSubTally {
     t: number,
     stampNs: number,
     publisher: number,
-    sequence: number,
+    sealed: number,
     sentBy: number | undefined,
   ): void {
+    const o = this.#o;
+    const sequence = (sealed ^ sequenceSeal(stampNs, o.sealKey)) >>> 0;
     if (sentBy === undefined || sequence >= sentBy || !(stampNs >= 0)) {
       this.protocolErrors++;
       this.errors++;
       this.sample(`subscriber ${s}: protocol error: a message kvlab did not publish`);
       return;
     }
-    const k = s * this.#o.publishers + publisher;
+    if (!listensOn(o, s, messageChannel(publisher, sequence, o))) {
+      this.protocolErrors++;
+      this.errors++;
+      this.sample(
+        `subscriber ${s}: protocol error: a message on a channel it did not subscribe to ` +
+          `(the ${o.mode} topology cannot deliver it there)`,
+      );
+      return;
+    }
+    const k = s * o.publishers + publisher;
     if (sequence <= this.#last[k]) {
       this.duplicated++;
       return;
@@ -118,9 +220,18 @@ export class PubSubTally {
     return (this.published - this.publishErrors) * this.#o.fanOut;
   }
 
-  /** The result of the step. */
-  result(interrupted: boolean): TalliedResult {
+  /**
+   * The result of the step.
+   *
+   * @param interrupted Whether a signal ended it.
+   * @param endedAtMs When it ended (ms since the start): an interrupted window's length, over
+   * which its rate is counted (not the window asked for).
+   */
+  result(interrupted: boolean, endedAtMs = Infinity): TalliedResult {
     const o = this.#o;
+    const durationS = interrupted
+      ? Math.min(o.durationS, Math.max(0.001, endedAtMs / 1000))
+      : o.durationS;
     return {
       mode: o.mode,
       publishers: o.publishers,
@@ -130,7 +241,7 @@ export class PubSubTally {
       payloadBytes: o.payloadBytes,
       requestedOpsPerSec: o.requestedOpsPerSec,
       publishRatePerSec: o.requestedOpsPerSec / o.fanOut,
-      durationS: o.durationS,
+      durationS,
       graceS: o.graceS,
       published: this.published,
       unsent: this.unsent,
@@ -143,7 +254,7 @@ export class PubSubTally {
       protocolErrors: this.protocolErrors,
       errors: this.errors,
       errorSamples: this.errorSamples,
-      achievedOpsPerSec: this.deliveredInWindow / o.durationS,
+      achievedOpsPerSec: this.deliveredInWindow / durationS,
       latency: this.latency,
       sendLateness: this.lateness,
       summary: latencySummary(this.latency),

@@ -103,6 +103,7 @@ export function pubSubPlan(o: PubSubOptions): PubSubChecked {
     stallSubscribers: o.stallSubscribers ?? 0,
     stallAfterMs: o.stallAfterMs ?? 0,
     kernelTimestamps: o.kernelTimestamps ?? true,
+    sealKey: o.sealKey ?? crypto.getRandomValues(new Uint32Array(1))[0],
   };
 }
 

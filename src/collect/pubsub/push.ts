@@ -73,6 +73,7 @@ export class PushReader {
   #type = 0;
   #number = 0;
   #negative = false;
+  #digits = 0;
   #text: number[] = [];
   /** Elements of the current top-level array: expected, done. */
   #count = 0;
@@ -185,6 +186,7 @@ export class PushReader {
     this.#type = b;
     this.#number = 0;
     this.#negative = false;
+    this.#digits = 0;
     this.#text.length = 0;
     this.#state = S.Line;
   }
@@ -192,13 +194,24 @@ export class PushReader {
   #lineByte(b: number, at: number): void {
     if (this.#type === 45 || this.#type === 43) {
       if (this.#text.length < 200) this.#text.push(b);
-    } else if (b >= 48 && b <= 57) this.#number = this.#number * 10 + (b - 48);
-    else if (b === 45 && this.#number === 0) this.#negative = true;
+    } else if (b >= 48 && b <= 57) {
+      this.#number = this.#number * 10 + (b - 48);
+      this.#digits++;
+    } else if (b === 45 && this.#digits === 0 && !this.#negative) this.#negative = true;
     else throw new RespProtocolError("a digit", at, b);
   }
 
   #endLine(at: number): void {
     const n = this.#negative ? -this.#number : this.#number;
+    const t = this.#type;
+    if (t !== 43 && t !== 45 && (this.#digits === 0 || (n < -1 && t !== 58))) {
+      // `$-1` and `*-1` are nil; another negative length (`$-5`), or none, is no RESP2
+      throw new RespProtocolError(
+        this.#digits === 0 ? "digits" : "a length of -1 (nil), or 0 and above",
+        at,
+        { byte: LF, line: `${String.fromCharCode(t)}${n}` },
+      );
+    }
     const inArray = this.#count > 0;
     this.#state = S.Type;
     if (this.#type === 42) {

@@ -130,8 +130,9 @@ export function pubSubRows(
     messages_lost: r.lost,
     messages_duplicated: r.duplicated,
     // the counts as measured: a run with connections lost or protocol errors is stored
-    // incomplete or failed (`step.ts`), its row still gives the sweep its verdict
-    complete: true,
+    // incomplete or failed (`step.ts`), its row still gives the sweep its verdict; a step a
+    // signal cut short did not run as asked (issue 30)
+    complete: !r.interrupted,
     source_line: 0,
   }];
   const time_series: TimeSeriesRow[] = r.perSecond.map((b) => ({

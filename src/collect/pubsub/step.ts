@@ -23,6 +23,7 @@ import {
   type Measurement,
   stepFaults,
   stepStatus,
+  stopCause,
   type StoredRun,
 } from "../collector.ts";
 import { redactArgv } from "../../text/redact.ts";
@@ -173,19 +174,25 @@ async function measure(call: PubSubCall, now: () => Date): Promise<Measured> {
   } catch (e) {
     if (e instanceof PubSubUnsupportedError) {
       m.reason = `skipped: ${call.mode} needs SSUBSCRIBE, which this server lacks (${e.message})`;
-    } else if (
-      e instanceof ServerUnreachableError || e instanceof Deno.errors.TimedOut ||
-      e instanceof Deno.errors.ConnectionRefused || e instanceof Deno.errors.ConnectionReset ||
-      e instanceof Deno.errors.PermissionDenied || e instanceof Deno.errors.Interrupted
-    ) {
-      m.reason = e.message;
+    } else if (e instanceof ServerUnreachableError) {
+      m.reason = e.message; // (it names the server)
+    } else if (e instanceof RangeError || e instanceof TypeError) {
+      throw e; // bad options
+    } else if (call.signal?.aborted) {
+      m.reason = `interrupted (${stopCause(call.signal)}) before the step started`;
     } else {
-      throw e;
+      // whatever the server did (refused SUBSCRIBE, went silent, sent RESP3, closed): a stored
+      // failed run naming it, not an error without a run (issue 30)
+      const what = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+      m.reason = `${call.target.display}: ${what}`;
     }
   }
   const r = m.result;
   if (r) m.verdict = sustainedVerdict(r);
-  if (r?.interrupted) m.reason = "interrupted (Ctrl-C / SIGTERM); partial counts kept";
+  if (r?.interrupted) {
+    m.reason = `interrupted (${stopCause(call.signal)}) after ${r.durationS.toFixed(1)} s of ` +
+      "the step; partial counts kept";
+  }
   return m;
 }
 

@@ -83,6 +83,13 @@ export interface PubSubOptions extends Endpoint {
    * @default {true}
    */
   kernelTimestamps?: boolean;
+  /**
+   * Key of the seal that binds each message's sequence number to its stamp (`sequenceSeal` of
+   * `payload.ts`): a message whose stamp kvlab did not write fails it and is a protocol
+   * error, never a delivery.
+   * @default {a random 32-bit number}
+   */
+  sealKey?: number;
   /** Seed of Poisson arrivals. @default {1} */
   seed?: number;
   /** Aborting ends the step at once; the result says `interrupted`. */

@@ -10,7 +10,13 @@
 
 import { ParseError } from "../../errors.ts";
 import { testRows } from "../formats/redis_benchmark/rows.ts";
-import { argvToCommand, collectRun, processFacts, runToolBetweenSnapshots } from "../collector.ts";
+import {
+  argvToCommand,
+  collectRun,
+  processFacts,
+  runToolBetweenSnapshots,
+  stopCause,
+} from "../collector.ts";
 import type { CollectedRun, Measurement, StoredRun, ToolRunOptions } from "../collector.ts";
 import { type BenchmarkArgs, benchmarkArgv } from "../formats/redis_benchmark/flags.ts";
 import type { ProcessResult } from "../process.ts";
@@ -166,7 +172,7 @@ function stored(
     status,
     reason: status === "complete" ? null : m.reason,
     tests: parsed?.testCount ?? 0,
-    interrupted: result?.interrupted ?? false,
+    interrupted: (result?.interrupted || o.signal?.aborted) ?? false,
     columns: {
       tool: toolName(o.params.tool),
       tool_version: o.toolVersion ?? null,
@@ -220,7 +226,13 @@ async function measure(
   } catch (e) {
     if (!(e instanceof ParseError)) throw e;
   }
-  return { before, after, result, parsed, reason: describeEnd(result, parsed, stderr) };
+  return {
+    before,
+    after,
+    result,
+    parsed,
+    reason: describeEnd(result, parsed, { stderr, signal: o.signal }),
+  };
 }
 
 function toolName(tool: string | undefined): string {
@@ -231,14 +243,14 @@ function toolName(tool: string | undefined): string {
 function describeEnd(
   r: ProcessResult,
   parsed: RedisBenchmarkRun | undefined,
-  stderr: string,
+  { stderr, signal }: { stderr: string; signal?: AbortSignal },
 ): string | null {
   const errText = [...(parsed?.errors.map((e) => e.text) ?? []), ...stderr.split("\n")]
     .map((l) => l.trim())
     .filter((l) => l && !/^Warning: Using a password/.test(l))
     .slice(0, 3)
     .join("; ");
-  if (r.interrupted) return "interrupted (Ctrl-C / SIGTERM / SIGHUP); partial output kept";
+  if (r.interrupted) return `interrupted (${stopCause(signal)}); partial output kept`;
   if (r.timedOut) return `timed out; partial output kept${errText ? `: ${errText}` : ""}`;
   if (r.code !== 0) return `exited with ${r.code ?? r.signal}${errText ? `: ${errText}` : ""}`;
   if (!parsed || parsed.testCount === 0) {

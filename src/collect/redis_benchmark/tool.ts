@@ -43,6 +43,8 @@ export const redisBenchmarkTool: Tool<BenchmarkCall> = {
       watch: ctx.watch,
       timeoutMs: ctx.timeoutMs,
       signal: ctx.signal,
+      after: ctx.after,
+      notRun: ctx.notRun,
       onProgress: ctx.onProgress,
       toolVersion: ctx.toolVersion,
       host: ctx.host,

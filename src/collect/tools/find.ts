@@ -8,6 +8,8 @@
  * @module
  */
 
+import { isExecutableFile } from "../process.ts";
+
 /** The environment variables the lookup reads. */
 export interface ToolEnv {
   PATH?: string;
@@ -139,16 +141,6 @@ function readDirNames(dir: string): string[] {
   } catch (e) {
     if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.PermissionDenied) return [];
     throw e;
-  }
-}
-
-/** Whether `path` is a file with an execute bit (or a file system without modes). */
-export function isExecutableFile(path: string): boolean {
-  try {
-    const st = Deno.statSync(path);
-    return st.isFile && (st.mode === null || (st.mode & 0o111) !== 0);
-  } catch {
-    return false;
   }
 }
 

@@ -57,6 +57,13 @@ export interface ToolRunContext extends CollectedRunLabels {
   now?: () => Date;
   /** The tool's own live progress. */
   onProgress?: (e: ToolProgress) => void;
+  /**
+   * What ran unrecorded just before (`warm-up`, `preload`): a stop signal that came during it
+   * is named with it in the run's reason.
+   */
+  after?: string;
+  /** Why the run must not start (its key space was not written): stored failed with it. */
+  notRun?: string;
 }
 
 /** What an unrecorded run (a warm-up, a preload) is told. */
@@ -162,8 +169,17 @@ export interface FixedRate<Call> {
    * inside the step (or the step asks for none).
    */
   warmup(step: FixedRateStep, program: string): Call | null;
-  /** Writes every key of the step's key space once, before a server's first step. */
-  preload(step: FixedRateStep, ctx: UnrecordedContext & { program: string }): Promise<void>;
+  /**
+   * Writes every key of the step's key space once, before a server's first step, within the
+   * context's limit; a stop signal ends it at once.
+   *
+   * @returns Why the key space is not written (then the step is not run: it would measure
+   * another key space), or null (an external tool's preload, whose failures its step reports).
+   */
+  preload(
+    step: FixedRateStep,
+    ctx: UnrecordedContext & { program: string },
+  ): Promise<string | null>;
   /**
    * The total rate it can be asked for, nearest to `total` (memtier's `--rate-limiting` is a
    * whole number per connection).

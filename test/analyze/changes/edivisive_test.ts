@@ -147,3 +147,16 @@ Deno.test("changePoints() keeps only changes above minChange, and the p threshol
   assert.deepEqual(changePoints(xs).map((c) => c.index), [60, 120]);
   assert.deepEqual(changePoints(xs, { minChange: 0.05 }).map((c) => c.index), [120]);
 });
+
+Deno.test("changePoints() places a change at a window's last run on that run (issue 31)", () => {
+  // the change's first run is a window's last: within that window the split can fall only one
+  // run early (a side holds at least 2 runs), and the next window used to start at the point
+  // found, so the true place was never seen with runs on both sides
+  const wiggle = (i: number) => ((i * 7) % 5) - 2;
+  for (const [window, at] of [[50, 49], [20, 19], [20, 29], [20, 39], [50, 74]]) {
+    const xs = Array.from({ length: 90 }, (_, i) => (i < at ? 100 : 50) + wiggle(i));
+    const cps = changePoints(xs, { window });
+    assert.deepEqual(cps.map((c) => c.index), [at], `window ${window}, change at ${at}`);
+    assert.equal(cps[0].meanAfter, xs.slice(at).reduce((a, b) => a + b, 0) / (90 - at));
+  }
+});

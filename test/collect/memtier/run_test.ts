@@ -280,7 +280,9 @@ Deno.test("a live memtier plan killed in the middle resumes without doing a cell
       planPath,
       plan(
         [{ name: "redis", url: redis.url }, { name: "valkey", url: valkey.url }],
-        `tool: ${tools.memtier}\ntest_time_s: 3`,
+        // long enough that a rate shown (2 s into the test, at memtier's next progress line)
+        // comes well before its end
+        `tool: ${tools.memtier}\ntest_time_s: 6`,
       ),
     );
     const cli = async (args: string[], signalAfter?: RegExp) => {
@@ -319,7 +321,7 @@ Deno.test("a live memtier plan killed in the middle resumes without doing a cell
     const second = await cli(run);
     assert.equal(second.code, 0, second.out + second.err);
     assert.match(second.out, /\[1\/2\] mt\/redis\/\S+: already complete/);
-    runs = loadTable(`${dir}/data`, "runs");
+    runs = loadTable(`${dir}/data`, "runs", { everyAttempt: true }); // the record, redone too
     const complete = runs.filter(pl.col("status").eq(pl.lit("complete")));
     assert.equal(complete.height, 2);
     assert.equal(new Set(complete.getColumn("plan_cell").toArray()).size, 2, "no cell twice");

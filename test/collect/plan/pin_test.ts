@@ -84,15 +84,18 @@ Deno.test({
       );
       assert.deepEqual(events, []);
       assert.equal(allowed(Deno.pid), mine, "kvlab is back on its CPUs");
-      // the pid a server gives must be the process that names its port
-      await assert.rejects(
-        () =>
-          localServerPid(
-            p.servers[0] && { ...p.servers[0], container: undefined },
-            () => "redis-server 127.0.0.1:1",
-          ),
-        /says its pid is \d+, but that process \("redis-server 127\.0\.0\.1:1"\) does not name port/,
-      );
+      // the pid a server gives must be the process that holds its port (or, where that cannot
+      // be told, names it); its command line is never shown (issue 30)
+      const local = { ...p.servers[0], container: undefined };
+      for (const listens of [() => false, () => null]) {
+        await assert.rejects(
+          () =>
+            localServerPid(local, () => "redis-server 127.0.0.1:1 --requirepass s3cret", listens),
+          (e) =>
+            /says its pid is \d+, but that process does not listen on port \d+/.test(String(e)) &&
+            !String(e).includes("s3cret") && !String(e).includes("redis-server 127"),
+        );
+      }
       assert.equal(await localServerPid({ ...p.servers[0], container: undefined }), server.pid);
       Deno.removeSync(dir, { recursive: true });
     });

@@ -170,8 +170,29 @@ export interface SeriesCheck {
 }
 
 /**
- * Cross-checks a JSON block's `Totals` rate against its own `Time-Serie`: the mean count of its
- * full seconds (all but the last, partial one). memtier divides every rate of the block by one
+ * What else tells a block's rate: the run's mode and memtier's own last progress update.
+ */
+export interface RateEvidence {
+  /**
+   * Whether the run ended after a count of requests (`-n`, memtier's default) rather than a
+   * test time (`--test-time`). Its threads can finish at different times, so its per-second
+   * series' later seconds count fewer running threads: the series is no measure of its rate.
+   */
+  requestCount?: boolean;
+  /**
+   * memtier's last progress update of the block's run (`[RUN #1 100%, 4 secs] 0 threads …
+   * 100000 ops, … (avg: 24879) ops/sec`): requests done and its rate since the start (memtier
+   * divides them by its threads' mean running time, measured in µs).
+   */
+  lastProgress?: { ops: number; avgOpsPerSec: number } | null;
+}
+
+/**
+ * Cross-checks a JSON block's `Totals` rate against the best evidence for the run's mode. A
+ * request-count run (`-n`) is timed by memtier's last progress update, whose average since the
+ * start covers the whole run (`requests / avg`), when it counts the block's requests; a
+ * test-time run (and a request-count run without that update) by its own `Time-Serie`: the mean
+ * count of its full seconds (all but the last, partial one). memtier divides every rate of the block by one
  * duration (`Total duration`), which its client-merging code can get a second wrong (see
  * SCHEMA.md); when the printed rate strays more than 5 % from the series, the block's duration
  * is taken as requests / series rate and a warning gives both. With fewer than 2 full seconds
@@ -180,10 +201,15 @@ export interface SeriesCheck {
  * −0.375 s, or 1.426 s for a 0.4 s run) has no duration kvlab can justify (`justifiedS` null).
  * Null when they agree.
  */
-export function seriesCheck(block: BlockFacts): SeriesCheck | null {
+export function seriesCheck(block: BlockFacts, evidence: RateEvidence = {}): SeriesCheck | null {
   const totals = block.types.find((t) => t.test === "TOTALS");
   const series = totals ? seriesFacts(totals) : null;
-  if (!totals?.count || block.durationS === null || !series || series.seconds === 0) return null;
+  if (!totals?.count || block.durationS === null) return null;
+  const last = evidence.lastProgress;
+  if (evidence.requestCount && last && last.ops === totals.count && last.avgOpsPerSec > 0) {
+    return progressCheck(block, { count: totals.count, printed: totals.opsPerSec, series, last });
+  }
+  if (!series || series.seconds === 0) return null;
   if (series.seconds < 3 || !totals.opsPerSec) {
     const printed = block.durationS;
     const why = shortSeriesProblem(series, totals.count, printed);
@@ -207,14 +233,64 @@ export function seriesCheck(block: BlockFacts): SeriesCheck | null {
   }
   const justifiedS = totals.count / seriesRate;
   const f = (x: number, d: number) => x.toFixed(d);
+  // a request-count run's series undercounts once its first thread is done: say so, with the
+  // range its sources give
+  const mode = evidence.requestCount
+    ? ` (a request-count run with no final progress line: its series counts fewer threads once ` +
+      `the first is done, so the rate is somewhere in ${rangeText([seriesRate, totals.opsPerSec])})`
+    : "";
   return {
     printedS: block.durationS,
     justifiedS,
     warning: `${block.title}: memtier's Totals say ${f(totals.opsPerSec, 2)} ops/s over ` +
       `${f(block.durationS, 3)} s (Total duration), but its per-second series says ` +
       `${f(seriesRate, 2)} ops/s (${fullCount} requests in ${full.length} full seconds): stored ` +
-      `${f(totals.count / justifiedS, 2)} ops/s over ${f(justifiedS, 3)} s; memtier's numbers ` +
-      "are kept in tool_ops_per_sec and tool_duration_s",
+      `${f(totals.count / justifiedS, 2)} ops/s over ${f(justifiedS, 3)} s${mode}; memtier's ` +
+      "numbers are kept in tool_ops_per_sec and tool_duration_s",
+  };
+}
+
+/** `22,230–30,813 ops/s`: the range of rates its sources give. */
+function rangeText(rates: readonly number[]): string {
+  const f = (x: number) => x.toLocaleString("en-US", { maximumFractionDigits: 0 });
+  return `${f(Math.min(...rates))}–${f(Math.max(...rates))} ops/s`;
+}
+
+/**
+ * A request-count run timed by its last progress update: `requests / avg` s. Null when memtier's
+ * printed rate agrees with it (within 5 %); else the progress' duration, and a warning giving
+ * every source's rate (printed, progress, series) and their range.
+ */
+function progressCheck(
+  block: BlockFacts,
+  o: {
+    count: number;
+    printed: number | null;
+    series: SeriesFacts | null;
+    last: { ops: number; avgOpsPerSec: number };
+  },
+): SeriesCheck | null {
+  const rate = o.last.avgOpsPerSec;
+  if (o.printed && Math.abs(o.printed / rate - 1) <= SERIES_TOLERANCE) return null;
+  const printedS = block.durationS!;
+  const justifiedS = o.count / rate;
+  const f = (x: number, d: number) => x.toFixed(d);
+  const full = o.series && o.series.seconds > 1 && o.series.fullNulls === 0
+    ? o.series.fullCount / (o.series.seconds - 1)
+    : null;
+  const sources = [
+    o.printed !== null ? `its Totals ${f(o.printed, 2)} ops/s over ${f(printedS, 3)} s` : null,
+    `its progress lines ${f(rate, 0)} ops/s (${o.count} requests over its threads' mean time)`,
+    full !== null ? `its per-second series ${f(full, 2)} ops/s over its full seconds` : null,
+  ].filter((x) => x !== null);
+  const rates = [o.printed, rate, full].filter((x): x is number => x !== null && x > 0);
+  return {
+    printedS,
+    justifiedS,
+    warning: `${block.title}: a request-count run, timed by memtier's last progress line: ` +
+      `stored ${f(rate, 2)} ops/s over ${f(justifiedS, 3)} s; memtier's sources disagree ` +
+      `(${sources.join("; ")}: ${rangeText(rates)}); memtier's Totals are kept in ` +
+      "tool_ops_per_sec and tool_duration_s",
   };
 }
 

@@ -18,6 +18,7 @@ export const MEMTIER_DEFAULTS: Required<MemtierSettings> = {
   keyMinimum: 0,
   keyMaximum: 10_000_000,
   rateLimitPerConnection: null,
+  requestCount: true,
 };
 
 /** What a memtier command line says. */
@@ -47,6 +48,7 @@ const FLAGS: Record<string, string> = {
   "--key-minimum": "min",
   "--key-maximum": "max",
   "--rate-limiting": "rate",
+  "--test-time": "time",
   "-u": "uri",
   "--uri": "uri",
 };
@@ -65,7 +67,7 @@ const FLAGS: Record<string, string> = {
  * assert.equal(f.target, "db:7000");
  * assert.deepEqual(f.settings, {
  *   threads: 2, connectionsPerThread: 10, pipeline: 1, dataSizeBytes: 32,
- *   keyMinimum: 0, keyMaximum: 10000000, rateLimitPerConnection: 5,
+ *   keyMinimum: 0, keyMaximum: 10000000, rateLimitPerConnection: 5, requestCount: true,
  * });
  * ```
  */
@@ -97,6 +99,8 @@ export function memtierCommandFacts(args: readonly string[]): MemtierCommandFact
     keyMinimum: num("min", d.keyMinimum),
     keyMaximum: num("max", d.keyMaximum),
     rateLimitPerConnection: num("rate", null) || null,
+    // memtier runs a count of requests unless given a test time
+    requestCount: v.time === undefined,
   };
   if (v.socket !== undefined) return { settings, target: `unix:${v.socket}`, transport: "unix" };
   const target = v.uri !== undefined

@@ -11,7 +11,13 @@
 
 import { ParseError } from "../../../errors.ts";
 import { type Line, splitLines } from "../../../text/lines.ts";
-import { commonPercentiles, memtierBlockTitle, memtierTest, percentileOfLabel } from "./types.ts";
+import {
+  commonPercentiles,
+  distributionRow,
+  memtierBlockTitle,
+  memtierTest,
+  percentileOfLabel,
+} from "./types.ts";
 import type {
   MemtierBlockTitle,
   MemtierCommonPercentiles,
@@ -173,17 +179,10 @@ export function parseMemtierReport(
       block.rows.push(row);
       if (row.test === "TOTALS") block.complete = true;
     } else if (mode === "distribution") {
-      const d = /^(\S+)\s+(-?\d+\.\d+)\s+(\d+\.\d+)$/.exec(t);
-      // the percent is printed with three decimals: a last line with them is whole
-      if (d && (l.terminated || /\.\d{3}$/.test(d[3]))) {
-        block.distributions.push({
-          test: memtierTest(d[1]),
-          latencyMs: +d[2],
-          percent: +d[3],
-          sourceLine: l.line,
-        });
-      } else if (l.terminated) {
-        out.warnings.push(`line ${l.line}: unexpected text after the report skipped`);
+      const row = distributionRow(t, l);
+      if (row) block.distributions.push(row);
+      else if (l.terminated) {
+        out.warnings.push(`${file}:${l.line}: unexpected text after the report skipped`);
         mode = "none";
       } else cut = true;
     }

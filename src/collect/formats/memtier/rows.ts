@@ -25,7 +25,7 @@ import {
 } from "./_series_rows.ts";
 import { dropImpossibleResults, dropImpossibleSecond, justified, seriesCheck } from "./_checks.ts";
 import type { MemtierJson, MemtierSecond } from "./json/parse.ts";
-import type { MemtierStderr } from "./progress.ts";
+import type { MemtierProgress, MemtierStderr } from "./progress.ts";
 import type { MemtierReport } from "./report.ts";
 import type { MemtierAggregate, MemtierDistributionRow } from "./types.ts";
 
@@ -49,6 +49,8 @@ export interface MemtierSettings {
   keyMaximum?: number | null;
   /** `--rate-limiting`: requests per second per connection (null: not limited). */
   rateLimitPerConnection?: number | null;
+  /** Whether the run ends after a count of requests (`-n`, the default) or a `--test-time`. */
+  requestCount?: boolean;
 }
 
 export type { MemtierHdrLog };
@@ -107,6 +109,8 @@ interface Resolved {
   dataSizeBytes: number | null;
   keyspace: number | null;
   rate: number | null;
+  /** Whether the run ended after a count of requests (`-n`) rather than a test time. */
+  requestCount: boolean;
 }
 
 /**
@@ -181,10 +185,14 @@ export function memtierRows(parsed: MemtierParsed, runId: string): MemtierRows {
   const targets = new Map<string, TypeAt>();
   let streamed = 0;
   const lastRate = lastProgressRate(parsed.stderr);
+  const finalProgress = lastProgress(parsed.stderr);
   const index = new Map<string, number>();
   let untimed = false;
   for (const [b, block] of blocks.entries()) {
-    const check = seriesCheck(block);
+    const check = seriesCheck(block, {
+      requestCount: settings.requestCount,
+      lastProgress: finalProgress(block.runIndex),
+    });
     if (check) warnings.push(check.warning);
     if (check?.justifiedS === null) untimed = true;
     for (const [t, type] of block.types.entries()) {
@@ -286,6 +294,11 @@ function resolveSettings(parsed: MemtierParsed): Resolved {
     dataSizeBytes: c?.dataSizeBytes ?? s.dataSizeBytes ?? null,
     keyspace: min !== null && max !== null ? max - min + 1 : null,
     rate: rate || null,
+    requestCount: c
+      ? c.testTimeS === null && c.requests !== null
+      : info
+      ? info.testTimeS === null && info.requestsPerClient !== null
+      : s.requestCount ?? false,
   };
 }
 
@@ -383,6 +396,15 @@ function killedRow(runId: string, stderr: MemtierStderr, s: Resolved): ResultsRo
 }
 
 /** The last progress rate of each run (`--run-count`), or of the last run when none is named. */
+/** The last progress update of a run (`null`: any run), or null. */
+function lastProgress(stderr: MemtierStderr | null | undefined) {
+  return (runIndex: number | null): MemtierProgress | null => {
+    const progress = stderr?.progress ?? [];
+    const mine = runIndex === null ? progress : progress.filter((p) => p.runIndex === runIndex);
+    return mine.at(-1) ?? null;
+  };
+}
+
 function lastProgressRate(stderr: MemtierStderr | null | undefined) {
   return (runIndex: number | null): number | null => {
     const progress = stderr?.progress ?? [];

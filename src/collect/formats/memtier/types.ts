@@ -148,6 +148,33 @@ export interface MemtierDistributionRow {
   sourceLine: number;
 }
 
+/**
+ * One row of a stdout `Request Latency Distribution` (`SET 0.423 50.000`), as memtier 1.x and
+ * 2.x print it: label, latency bound with decimals, percent with three decimals. A last line
+ * with no newline after it is whole only when its percent shows all three decimals.
+ *
+ * @param text The line.
+ * @param line Its number, and whether a newline ended it.
+ * @returns The row, or `null` when the line is no whole distribution row.
+ *
+ * @example
+ * ```ts
+ * import { distributionRow } from "./types.ts";
+ * import assert from "node:assert/strict";
+ * const row = distributionRow("GET 0.423 99.900", { line: 7, terminated: false });
+ * assert.deepEqual(row, { test: "GET", latencyMs: 0.423, percent: 99.9, sourceLine: 7 });
+ * assert.equal(distributionRow("GET 0.423 99.9", { line: 7, terminated: false }), null);
+ * ```
+ */
+export function distributionRow(
+  text: string,
+  line: { line: number; terminated: boolean },
+): MemtierDistributionRow | null {
+  const d = /^(\S+)\s+(-?\d+\.\d+)\s+(\d+\.\d+)$/.exec(text);
+  if (!d || (!line.terminated && !/\.\d{3}$/.test(d[3]))) return null;
+  return { test: memtierTest(d[1]), latencyMs: +d[2], percent: +d[3], sourceLine: line.line };
+}
+
 /** `run information`: the first lines of the report. */
 export interface MemtierRunInformation {
   threads: number | null;

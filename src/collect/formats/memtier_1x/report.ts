@@ -17,7 +17,7 @@ import {
   type MemtierReportBlock,
   type MemtierTableRow,
 } from "../memtier/report.ts";
-import { memtierBlockTitle, memtierTest } from "../memtier/types.ts";
+import { distributionRow, memtierBlockTitle, memtierTest } from "../memtier/types.ts";
 
 /** The header of a 1.x table. */
 export const MEMTIER_1X_HEADER = /^Type\s+Ops\/sec\s+Hits\/sec\s+Misses\/sec\s+Latency\s+KB\/sec$/;
@@ -154,16 +154,11 @@ export function parseMemtier1xReport(text: string, options: { file?: string } = 
       block.rows.push(row);
       if (row.test === "TOTALS") block.complete = true;
     } else if (mode === "distribution") {
-      const d = /^(\S+)\s+(-?\d+\.\d+)\s+(\d+\.\d+)$/.exec(t);
-      if (d && (l.terminated || /\.\d{3}$/.test(d[3]))) {
-        block.distributions.push({
-          test: memtierTest(d[1]),
-          latencyMs: +d[2],
-          percent: +d[3],
-          sourceLine: l.line,
-        });
+      const row = distributionRow(t, l);
+      if (row) {
+        block.distributions.push(row);
         const last = block.rows.filter((r) => r.test !== "TOTALS").at(-1)?.test;
-        block.complete = +d[3] === 100 && memtierTest(d[1]) === last;
+        block.complete = row.percent === 100 && row.test === last;
       } else if (!/^Type\s+<= msec/.test(t) && l.terminated) {
         out.warnings.push(`${file}:${l.line}: unexpected text after the report skipped`);
         mode = "none";

@@ -95,6 +95,9 @@ const RULE: ImpossibleRule<CheckedField> = {
  * assert.equal(dropImpossible(t, origin, (line, m) => warnings.push(`${line}: ${m}`)), true);
  * assert.deepEqual([t.opsPerSec, t.p50LatencyMs, t.complete], [null, 0.3, false]);
  * assert.deepEqual(warnings, ["3: impossible value in GET: opsPerSec = -5 (negative); not kept"]);
+ * const zero = Object.assign(emptyTest("SET", 4), { opsPerSec: 0, complete: true });
+ * assert.equal(dropImpossible(zero, origin, () => {}), true);
+ * assert.deepEqual([zero.opsPerSec, zero.complete], [null, false]);
  * ```
  */
 export function dropImpossible(
@@ -109,6 +112,19 @@ export function dropImpossible(
     // out of order: the whole table goes, its average included
     const table = f.fields.length > 1 ? TABLES.find((x) => x.includes(f.at as never)) : undefined;
     for (const field of table ?? f.fields) t[field as CheckedField] = null;
+    bad = true;
+  }
+  if (t.opsPerSec === 0) {
+    // a finished test that completed nothing (`SET: 0.00 requests per second`): no rate to
+    // keep, and one that a change would divide by (issue 30: `changes` printed Infinity)
+    const origin = originOf("opsPerSec");
+    warn(
+      origin.line,
+      `impossible value in ${t.test}: opsPerSec = 0 (a finished test at 0 requests per ` +
+        "second: nothing completed); not kept",
+      origin.text,
+    );
+    t.opsPerSec = null;
     bad = true;
   }
   for (const kind of new Set(t.distribution.map((d) => d.distribution))) {

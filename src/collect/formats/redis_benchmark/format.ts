@@ -72,6 +72,8 @@ class BenchmarkReader implements LineReader {
   readonly #parser: RedisBenchmarkParser;
   #args: BenchmarkArgs | undefined;
   #taken = 0;
+  /** The tests with no result, of those taken as parts. */
+  readonly #incomplete: string[] = [];
 
   constructor(ctx: ReadContext) {
     this.#args = argsOf(ctx.command);
@@ -95,6 +97,7 @@ class BenchmarkReader implements LineReader {
 
   take(runId: string): FormatTables {
     const tests = this.#parser.takeCompleted();
+    for (const t of tests) if (!t.complete) this.#incomplete.push(t.test);
     const rows = testRows(runId, tests, this.#taken);
     this.#taken += tests.length;
     return { results: rows.results, latency_distribution: rows.distribution };
@@ -104,10 +107,24 @@ class BenchmarkReader implements LineReader {
     const parsed = this.#parser.finish();
     const rows = testRows(runId, parsed.tests, this.#taken);
     const args = this.#args;
+    const status = runStatus(parsed.testCount, parsed.complete);
+    const lacking = [
+      ...this.#incomplete,
+      ...parsed.tests.filter((t) => !t.complete).map((t) => t.test),
+    ];
     return {
       outputFormat: parsed.format,
-      status: runStatus(parsed.testCount, parsed.complete),
-      error: parsed.errors.length > 0 ? parsed.errors.map((e) => e.text).join("\n") : null,
+      status,
+      // a partial run says which numbers it lacks
+      error: parsed.errors.length > 0
+        ? parsed.errors.map((e) => e.text).join("\n")
+        : status === "incomplete"
+        ? lacking.length > 0
+          ? `cut short: no result for ${lacking.join(", ")}`
+          : args?.tests?.length
+          ? "cut short: tests asked for with -t are not in the output"
+          : "cut short (its warnings say where)"
+        : null,
       tests: parsed.testCount,
       tables: { results: rows.results, latency_distribution: rows.distribution },
       fill: fillMemory(args),

@@ -39,7 +39,9 @@ export interface StoredStep extends FixedRateStep {
 }
 
 /**
- * The steps a plan already stored (runs that name the plan, not failed): per run, its `TOTALS`
+ * The steps a plan already stored (complete runs that name the plan: an incomplete or failed
+ * step is run again, and its redo judged, so a step cut short by Ctrl-C never stops the sweep
+ * after it, issue 30): per run, its `TOTALS`
  * row with a requested rate, else its first row with one; its achieved rate is null when the
  * step produced none (a run cut short).
  *
@@ -51,7 +53,7 @@ export function storedSteps(data: string, planName: string): StoredStep[] {
   const ds = Dataset.of(data);
   const runs = ds.runFacts(["run_id", "plan_name", "label", "status"], {
     where: pl.col("plan_name").eq(pl.lit(planName)),
-  }).filter((m) => m.plan_name === planName && m.status !== "failed");
+  }).filter((m) => m.plan_name === planName && m.status === "complete");
   const runIds = runs.map((m) => String(m.run_id));
   if (runIds.length === 0) return [];
   const steps = new Map<string, FixedRateStep>();

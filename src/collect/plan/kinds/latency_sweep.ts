@@ -251,14 +251,21 @@ async function openLatencySweep(
     if (skip !== null) return skippedStep(skip);
     const step = sweepStep(plan, cell);
     const unrecorded = { runner: ctx.runner, timeoutMs, signal: ctx.signal };
+    // what ran unrecorded before the step (a stop signal during it is named so), and why the
+    // step must not run (a key space not written: it would measure another one)
+    let after: string | undefined;
+    let notRun: string | undefined;
     if (!preloaded.has(cell.label) && plan.preload) {
       emit({ kind: "warmup", what: "preload" });
-      await tool.fixedRate.preload(step, { ...unrecorded, program });
-      preloaded.add(cell.label);
+      after = "preload";
+      const problem = await tool.fixedRate.preload(step, { ...unrecorded, program });
+      if (problem === null) preloaded.add(cell.label);
+      else if (!ctx.signal?.aborted) notRun = `preload failed (${problem}); step not run`;
     }
-    const warmup = tool.fixedRate.warmup(step, program);
-    if (warmup !== null && tool.unrecorded) {
+    const warmup = notRun ? null : tool.fixedRate.warmup(step, program);
+    if (warmup !== null && tool.unrecorded && !ctx.signal?.aborted) {
       emit({ kind: "warmup" });
+      after = "warm-up";
       await tool.unrecorded(warmup, unrecorded);
     }
     const run: FixedRateRun = await tool.run(tool.fixedRate.call(step, program), {
@@ -274,6 +281,8 @@ async function openLatencySweep(
       }),
       timeoutMs,
       signal: ctx.signal,
+      after,
+      notRun,
       toolVersion: prepared.version,
       host: ctx.host,
       now: ctx.now,

@@ -285,8 +285,10 @@ async function openMemtier(plan: MemtierPlan, ctx: KindContext): Promise<CellRun
   const runs = { ...plan, tool: prepared.command };
   const timeoutMs = plan.timeoutS * 1000;
   return async (cell, emit) => {
+    let after: string | undefined;
     if (plan.preload === "each" || (plan.preload === "once" && !preloaded.has(cell.label))) {
       emit({ kind: "warmup", what: "preload" });
+      after = "preload";
       await tool.unrecorded!(memtierPreloadCall(runs, cell), {
         runner: ctx.runner,
         timeoutMs,
@@ -306,6 +308,7 @@ async function openMemtier(plan: MemtierPlan, ctx: KindContext): Promise<CellRun
       }),
       timeoutMs,
       signal: ctx.signal,
+      after,
       onProgress: (e) => emit(toolEvent(e)),
       toolVersion: prepared.version,
       host: ctx.host,

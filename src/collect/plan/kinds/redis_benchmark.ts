@@ -192,10 +192,12 @@ async function openRedisBenchmark(
   const plan = { ...given, tool: prepared.command };
   const timeoutMs = plan.timeoutS * 1000;
   return async (cell, emit) => {
+    let after: string | undefined;
     // a warm-up against a server that is down would wait out the whole timeout_s: skip it,
     // and let the measured run fail at once with the connection error
     if (plan.warmupRequests > 0 && await answers(cell.server.target)) {
       emit({ kind: "warmup" });
+      after = "warm-up";
       await tool.unrecorded!(cellParams(plan, cell, plan.warmupRequests), {
         runner: ctx.runner,
         timeoutMs,
@@ -215,6 +217,7 @@ async function openRedisBenchmark(
       }),
       timeoutMs,
       signal: ctx.signal,
+      after,
       onProgress: (e) => emit(toolEvent(e)),
       toolVersion: prepared.version,
       host: ctx.host,

@@ -9,8 +9,7 @@
  */
 
 import { ParseError } from "../../../../errors.ts";
-import { type MemtierJson, MemtierJsonReader } from "./parse.ts";
-import type { MemtierRows } from "../rows.ts";
+import { type MemtierJson, MemtierJsonReader, type MemtierSecond } from "./parse.ts";
 import type { TimeSeriesRow } from "../../../../schema.ts";
 import { textEncoding } from "../../../../text/decode.ts";
 import { redactSecret, type RedactState, redactText } from "../../../../text/redact.ts";
@@ -92,12 +91,22 @@ export function readMemtierJsonFile(
  * rows of its seconds, in parts, as the run's rows say (a type with no results row has none).
  *
  * @param rawPath The redacted copy.
- * @param to `file`, its name in messages; `rows`, the run's rows; `writer`, the run.
+ * @param to `file`, its name in messages; `rows`, the run's rows (`MemtierRows` of
+ *   `../rows.ts`: the row of a second of a block's type, or null); `writer`, the run.
  * @returns The rows written.
  */
 export async function writeMemtierSeries(
   rawPath: string,
-  { file, rows, writer }: { file: string; rows: MemtierRows; writer: RunWriter },
+  { file, rows, writer }: {
+    file: string;
+    rows: {
+      jsonSecondRow(
+        at: { block: number; type: number },
+        second: MemtierSecond,
+      ): TimeSeriesRow | null;
+    };
+    writer: RunWriter;
+  },
 ): Promise<number> {
   let part: TimeSeriesRow[] = [];
   let written = 0;
