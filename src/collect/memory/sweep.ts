@@ -292,6 +292,21 @@ function serverPid(pid: number, t: ServerTarget, m: Measured): number | null {
   return null;
 }
 
+/** The host's pid of a container's process (`docker inspect`), or null when docker cannot say. */
+async function containerPid(runner: ProcessRunner, name: string): Promise<number | null> {
+  try {
+    const r = await runner.run({
+      argv: ["docker", "inspect", "--format", "{{.State.Pid}}", name],
+      timeoutMs: 15_000,
+      capture: true,
+    });
+    const pid = Number(new TextDecoder().decode(r.stdout ?? new Uint8Array()).trim());
+    return r.code === 0 && Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null; // no docker, no engine: INFO's pid is checked as any other
+  }
+}
+
 /** Snapshots the server, runs the kind's loop of samples over a client, snapshots again. */
 async function measureMemory(
   o: MemoryRunOptions,
@@ -312,8 +327,12 @@ async function measureMemory(
   };
   try {
     const snapshot = m.before = await snapshotServer(o.target);
-    // the pid a local server gives is its own only when that process holds its socket
-    const said = isLocal(o.target) ? infoNumber(snapshot.info, "process_id") : null;
+    // the pid a local server gives is its own only when that process holds its socket; in a
+    // container it is the container's (1): the host's pid of it is docker's to say
+    const said = !isLocal(o.target)
+      ? null
+      : (o.container ? await containerPid(runner, o.container) : null) ??
+        infoNumber(snapshot.info, "process_id");
     const pid = said === null ? null : serverPid(said, o.target, m);
     const client = await connect(o.target, 10_000);
     const t0 = Date.now();

@@ -98,6 +98,15 @@ Deno.test("servers in containers against a real engine", async (t) => {
             [null, false],
           );
           const m = loadTable(data, "memory").sort("step");
+          // the RSS of the container's process, by its pid on this host (docker inspect), is the
+          // one its INFO gives (used_memory_rss, read by the server from its own /proc)
+          for (const r of m.toRecords()) {
+            const ratio = Number(r.process_rss_bytes) / Number(r.used_memory_rss_bytes);
+            assert.ok(
+              Math.abs(ratio - 1) < 0.1,
+              `RSS ${r.process_rss_bytes}, INFO's ${r.used_memory_rss_bytes}`,
+            );
+          }
           const container = m.getColumn("container_memory_bytes").toArray() as number[];
           assert.ok(container.every((b, i) => i === 0 || b > container[i - 1]), `${container}`);
           const fit = memoryPerKey(m).toRecords();
