@@ -82,9 +82,8 @@ Deno.test("servers in containers against a real engine", async (t) => {
         await withTempDir("kvlab-container-mem-", async (data) => {
           const plan = memoryPlan("mem", "{ engine: redis, container: true }", [
             20_000,
-            40_000,
-            80_000,
-            160_000,
+            50_000,
+            100_000,
           ]);
           const r = await runPlan(plan, { data, docker: engine });
           assert.equal(r.complete, 1);
