@@ -10,9 +10,9 @@
  * @module
  */
 
-import { AGENT_STEPS } from "./schema_agents.ts";
+import { AGENT_STEPS, CONTAINER_STATS } from "./schema_tables.ts";
 /** Version of the schema written by this kvlab. Readers accept any `1.x`. */
-export const SCHEMA_VERSION = "1.6";
+export const SCHEMA_VERSION = "1.7";
 
 /** Major version readers of this kvlab accept. */
 export const SCHEMA_MAJOR = 1;
@@ -153,6 +153,12 @@ export const RUNS = [
     true,
     "Why the run was disturbed (other CPU > 10 %, steal > 2 %, iowait > 5 %, load > CPUs), or null.",
   ),
+  // 1.7: servers in containers (null when the server is in none)
+  c("container_name", "string", true, "The Docker container of the server, watched over the run."),
+  c("container_image", "string", true, "Its image (`kvlab/redis:7.0.15` for one kvlab started)."),
+  c("container_memory_limit_bytes", "int", true, "Its memory limit (`--memory`); null if none."),
+  c("container_cpus", "float", true, "Its CPU quota (`docker run --cpus`); null when it has none."),
+  c("container_oom_killed", "bool", true, "Whether it was killed for lack of memory (OOM)."),
 ] as const;
 
 /** `results`: one row per test per run. */
@@ -374,6 +380,7 @@ export const TABLES = {
   time_series: TIME_SERIES,
   hdr_histograms: HDR_HISTOGRAMS,
   agent_steps: AGENT_STEPS,
+  container_stats: CONTAINER_STATS,
 } as const;
 
 /** Name of a table. */
@@ -393,20 +400,8 @@ export type TableName = keyof typeof TABLES;
  * ```
  */
 export function tableSpec(name: string): readonly ColumnSpec[] {
-  switch (name) {
-    case "runs":
-    case "results":
-    case "latency_distribution":
-    case "server_info":
-    case "server_config":
-    case "memory":
-    case "time_series":
-    case "hdr_histograms":
-    case "agent_steps":
-      return TABLES[name];
-    default:
-      throw new TypeError(`invalid table: ${name} (known: ${Object.keys(TABLES).join(", ")})`);
-  }
+  if (Object.hasOwn(TABLES, name)) return TABLES[name as TableName];
+  throw new TypeError(`invalid table: ${name} (known: ${Object.keys(TABLES).join(", ")})`);
 }
 
 /** A row of any table: values keyed by column name (checked against the table at write time). */
@@ -446,16 +441,8 @@ export type TimeSeriesRow = RowOf<typeof TIME_SERIES>;
 export type HdrHistogramsRow = RowOf<typeof HDR_HISTOGRAMS>;
 /** An `agent_steps` row. */
 export type AgentStepsRow = RowOf<typeof AGENT_STEPS>;
+/** A `container_stats` row. */
+export type ContainerStatsRow = RowOf<typeof CONTAINER_STATS>;
 
 /** The row type of each table, by table name. */
-export interface TableRows {
-  runs: RunsRow;
-  results: ResultsRow;
-  latency_distribution: LatencyDistributionRow;
-  server_info: ServerInfoRow;
-  server_config: ServerConfigRow;
-  memory: MemoryRow;
-  time_series: TimeSeriesRow;
-  hdr_histograms: HdrHistogramsRow;
-  agent_steps: AgentStepsRow;
-}
+export type TableRows = { [K in TableName]: RowOf<(typeof TABLES)[K]> };

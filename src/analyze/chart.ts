@@ -15,5 +15,6 @@ export * from "./charts/scaling.ts";
 export * from "./charts/delta.ts";
 export * from "./charts/changes.ts";
 export * from "./charts/memory.ts";
+export * from "./charts/container.ts";
 export { metricTitle } from "./units.ts";
 export * from "./grouping.ts";

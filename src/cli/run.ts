@@ -269,6 +269,7 @@ export async function runStudy(
       dryRun,
       signal,
       onOrphan: (o) => print(orphanLine(o)),
+      onServers: (line) => print(`${line}\n`),
       onWarning: (message) => out.printErr(`warning: ${message}\n`),
       onEvent: (e) => {
         const line = lockLine(e);

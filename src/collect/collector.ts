@@ -38,6 +38,9 @@ import { stopCause } from "./step_outcome.ts";
 
 export { type StepFaults, stepFaults, stepStatus, stopCause } from "./step_outcome.ts";
 import type { ResultsRow } from "../schema.ts";
+import { type RunWatch, withWatched } from "./watch.ts";
+
+export * from "./watch.ts";
 
 /** Where a collected run comes from: what a plan or the CLI tells every live collector. */
 export interface CollectedRunLabels {
@@ -47,6 +50,11 @@ export interface CollectedRunLabels {
   tags?: Record<string, string>;
   /** The plan cell this run is, when a plan made it. */
   plan?: { name: string; cell: string; repetition: number };
+  /**
+   * What is watched beside the run: the server's container (`docker/watch.ts`), sampled while
+   * the run measures, its facts stored with the run, and a container that died failing it.
+   */
+  watch?: RunWatch;
 }
 
 /** What every live collector is told besides its own parameters. */
@@ -222,18 +230,26 @@ export async function collectRun<M extends Measurement>(
   const runId = newRunId(startedAt);
   const folder = dataset.runFolder(runId);
   const writer = writingAt(folder, () => dataset.runWriter(runId));
+  const watching = await options.watch?.start();
   const quietBefore = noiseSnapshot();
   let measured: M;
   try {
     measured = await collector.measure(writer);
   } catch (e) {
+    await watching?.stop(writer.runId, true);
     writer.abort();
     throw diskFullAt(e, folder);
   }
   const quietAfter = noiseSnapshot();
+  const stored = collector.store(measured, writer.runId);
+  const cut = stored.status !== "complete" && !stored.interrupted;
+  const watched = await watching?.stop(writer.runId, cut);
   // what the server sent back (an echoed password, a reason quoting its reply) is redacted
   // against the password kvlab sent it, wherever the run keeps text (issue 30)
-  const s = redactStored(collector.store(measured, writer.runId), collector.target.password);
+  const s = redactStored(
+    watched ? withWatched(stored, watched) : stored,
+    collector.target.password,
+  );
   const { before, after } = measured;
   const server = serverColumns(before, after);
   const local = isLocal(collector.target);
@@ -268,6 +284,7 @@ export async function collectRun<M extends Measurement>(
           ...s.columns,
           ...server,
           ...noise,
+          ...watched?.columns,
           noise_disturbance: [noise.noise_disturbance, s.disturbance].filter((x) => x).join("; ") ||
             null,
         }, host),
@@ -363,7 +380,8 @@ function sharesCpusWithServer(
   clientCpus: string | undefined,
 ): boolean | null {
   const pid = infoNumber(before?.info, "process_id");
-  if (pid === null) return null;
+  // a server in a container gives its own namespace's pid (1): another process on the host
+  if (pid === null || pid <= 1) return null;
   const mine = `/proc/${Deno.pid}/status`, theirs = `/proc/${pid}/status`;
   const files = readSystemFiles([mine, theirs]);
   if (clientCpus === undefined) return shareCpus(files[mine], files[theirs]);

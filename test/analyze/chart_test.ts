@@ -7,6 +7,7 @@ import {
   colorEncoding,
   colorFor,
   compare,
+  containerChart,
   crossovers,
   delta,
   deltaChart,
@@ -30,7 +31,7 @@ import {
   toSvg,
   type VegaLiteSpec,
 } from "../../src/analyze/mod.ts";
-import { ingestFile } from "../../src/collect/mod.ts";
+import { containerStatsRows, ingestFile } from "../../src/collect/mod.ts";
 import { nightlyHistory } from "../_support/history.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -156,6 +157,26 @@ Deno.test("chart snapshots (normalized SVG)", async (t) => {
         memoryChart(memory, { baseline: "redis", candidate: "dragonfly" }),
       ),
   );
+  await t.step("containerChart() of a memtier run against a Redis container", () => {
+    // the docker stats a run of `memtier --ratio 1:0 -t 2 -c 20 -d 256 --test-time 5` stored,
+    // against kvlab/redis:7.0.15 (--memory 256m --cpus 1), and that run's TOTALS per second
+    const jsonl = Deno.readTextFileSync(
+      `${ROOT}test/testdata/docker-stats_28.2.2_redis-7.0.15-container_memtier-2.3.0-run.jsonl`,
+    );
+    const samples = jsonl.trimEnd().split("\n").map((text, i) => ({ text, atMs: 621 + 1000 * i }));
+    const stats = pl.DataFrame(containerStatsRows("r1", samples)).withColumns(
+      pl.lit("redis").alias("label"),
+    );
+    const throughput = pl.DataFrame({
+      label: Array(6).fill("redis"),
+      second: [0, 1, 2, 3, 4, 5],
+      count: [24500, 26201, 20681, 21071, 23871, 40],
+    });
+    return snapshot(
+      "container-memtier",
+      containerChart(stats, { throughput, by: "label", memoryLimitBytes: 256 * 2 ** 20 }),
+    );
+  });
   const data = Deno.makeTempDirSync({ prefix: "kvlab-chart-lat-" });
   await ingestFile(`${ROOT}test/testdata/corpus/redis-benchmark_7.0.15_redis-7.0.15_full.txt`, {
     data,

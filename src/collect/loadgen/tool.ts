@@ -82,6 +82,7 @@ export const kvlabLoadTool: Tool<OpenLoopCall, CollectedStep> = {
       label: ctx.label,
       tags: ctx.tags,
       plan: ctx.plan,
+      watch: ctx.watch,
       host: ctx.host,
       now: ctx.now,
       signal: ctx.signal,

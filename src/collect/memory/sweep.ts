@@ -1,8 +1,8 @@
 /**
  * Memory collection: a key-count sweep over a Redis client (fill to each target with pipelined
  * SETs, wait until memory settles, then read DBSIZE, INFO memory, the server process's RSS from
- * /proc and the container's memory from `docker stats`), a sampler of the same views over time,
- * `docker stats` and a process RSS reader. The sweep and the sampler share one skeleton
+ * /proc and the container's memory from `docker stats`, `../docker/stats.ts`), a sampler of the
+ * same views over time, and a process RSS reader. The sweep and the sampler share one skeleton
  * (snapshot, connect, loop of samples, snapshot, commit); every loop is bounded in keys and time.
  *
  * @module
@@ -14,65 +14,16 @@ import { memoryRow } from "../_rows.ts";
 import type { MemoryFields } from "../formats/format.ts";
 import { infoNumber, memoryViews } from "../formats/info/info.ts";
 import { type CollectOptions, collectRun, type Measurement, snapshotAfter } from "../collector.ts";
-import { type DockerStatsRow, parseDockerStats } from "../formats/docker_stats/docker_stats.ts";
+import type { DockerStatsRow } from "../formats/docker_stats/docker_stats.ts";
+import { dockerStats } from "../docker/stats.ts";
+import { DockerUnavailableError } from "../docker/engine.ts";
 import { parseInfo } from "../formats/info/info.ts";
-import { DenoProcessRunner, type ProcessRunner, ToolNotFoundError } from "../process.ts";
+import { DenoProcessRunner, type ProcessRunner } from "../process.ts";
 import { connect, snapshotServer } from "../server.ts";
 import { LIMITS } from "../limits.ts";
 import { isLocal, type ServerTarget } from "../target.ts";
 import { holdsListeningPort, titleNames } from "../../system/pids.ts";
 import { readSystemFiles } from "../../system/proc.ts";
-
-/** No Docker engine could be reached (or no docker client is installed). */
-export class DockerUnavailableError extends Error {
-  /** @param message What docker said. */
-  constructor(message: string) {
-    super(message);
-    this.name = "DockerUnavailableError";
-  }
-}
-
-/**
- * One `docker stats --no-stream --format '{{json .}}' [NAME]` sample.
- *
- * @throws {DockerUnavailableError} When docker is missing or no engine answers (with docker's
- * own message, e.g. "Cannot connect to the Docker daemon at unix:///var/run/docker.sock").
- */
-export async function dockerStats(
-  runner: ProcessRunner,
-  container?: string,
-): Promise<DockerStatsRow[]> {
-  let r;
-  try {
-    r = await runner.run({
-      argv: [
-        "docker",
-        "stats",
-        "--no-stream",
-        "--format",
-        "{{json .}}",
-        ...(container ? [container] : []),
-      ],
-      timeoutMs: 15_000,
-      capture: true,
-    });
-  } catch (e) {
-    if (e instanceof ToolNotFoundError) {
-      throw new DockerUnavailableError("docker: not found on PATH (no Docker client)");
-    }
-    throw e;
-  }
-  const err = new TextDecoder().decode(r.stderr ?? new Uint8Array()).trim();
-  if (r.code !== 0) {
-    throw new DockerUnavailableError(
-      `docker stats failed (exit ${r.code ?? r.signal}): ${err || "no message"}` +
-        (/Cannot connect to the Docker daemon/.test(err)
-          ? " — no Docker engine is running here; container memory is left empty"
-          : ""),
-    );
-  }
-  return parseDockerStats(new TextDecoder().decode(r.stdout ?? new Uint8Array()));
-}
 
 /**
  * The resident set size of a local process: `VmRSS` from /proc/<pid>/status, or `ps -o rss=`
@@ -133,6 +84,8 @@ export interface MemorySweepResult {
   reason: string | null;
   /** Set when container memory was asked for and docker could not give it. */
   dockerError: string | null;
+  /** The reason the run was stored with (its container's OOM kill first, when it had one). */
+  runReason: string | null;
   /** Why the process RSS was not read: the server's `process_id` is not the process on its
    * port (null when it was, or the server is not local). */
   rssNote: string | null;
@@ -189,7 +142,9 @@ export async function runMemorySweep(o: MemorySweepOptions): Promise<MemorySweep
           const p = client.pipeline();
           const end = Math.min(target, next + batch);
           for (let i = next; i < end; i++) p.set(`key:${String(i).padStart(12, "0")}`, value);
-          await p.exec();
+          // a server gone mid-fill (an OOM kill) fails each SET: stop there, not after the last
+          const failed = (await p.exec())?.find(([e]) => e);
+          if (failed) throw failed[0];
           next = end;
           o.onProgress?.({ step, keys: next, target });
         }
@@ -314,6 +269,7 @@ async function memoryRun(o: MemoryRunOptions, kind: MemoryRunKind): Promise<Memo
     steps: m.memory.length,
     reason: m.reason,
     dockerError: m.dockerError,
+    runReason: run.reason,
     rssNote: m.pidNote,
     memory: m.memory,
     results: run.results,
@@ -336,6 +292,21 @@ function serverPid(pid: number, t: ServerTarget, m: Measured): number | null {
   return null;
 }
 
+/** The host's pid of a container's process (`docker inspect`), or null when docker cannot say. */
+async function containerPid(runner: ProcessRunner, name: string): Promise<number | null> {
+  try {
+    const r = await runner.run({
+      argv: ["docker", "inspect", "--format", "{{.State.Pid}}", name],
+      timeoutMs: 15_000,
+      capture: true,
+    });
+    const pid = Number(new TextDecoder().decode(r.stdout ?? new Uint8Array()).trim());
+    return r.code === 0 && Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null; // no docker, no engine: INFO's pid is checked as any other
+  }
+}
+
 /** Snapshots the server, runs the kind's loop of samples over a client, snapshots again. */
 async function measureMemory(
   o: MemoryRunOptions,
@@ -356,8 +327,12 @@ async function measureMemory(
   };
   try {
     const snapshot = m.before = await snapshotServer(o.target);
-    // the pid a local server gives is its own only when that process holds its socket
-    const said = isLocal(o.target) ? infoNumber(snapshot.info, "process_id") : null;
+    // the pid a local server gives is its own only when that process holds its socket; in a
+    // container it is the container's (1): the host's pid of it is docker's to say
+    const said = !isLocal(o.target)
+      ? null
+      : (o.container ? await containerPid(runner, o.container) : null) ??
+        infoNumber(snapshot.info, "process_id");
     const pid = said === null ? null : serverPid(said, o.target, m);
     const client = await connect(o.target, 10_000);
     const t0 = Date.now();

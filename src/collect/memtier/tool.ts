@@ -95,6 +95,7 @@ export const memtierTool: Tool<MemtierCall, MemtierRun> = {
       label: ctx.label,
       tags: ctx.tags,
       plan: ctx.plan,
+      watch: ctx.watch,
       timeoutMs: ctx.timeoutMs,
       signal: ctx.signal,
       after: ctx.after,

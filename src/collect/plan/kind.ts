@@ -12,7 +12,8 @@ import type { PlanAgents } from "./agents.ts";
 export * from "./reader.ts";
 import type { HostFacts } from "../host.ts";
 import type { ProcessRunner } from "../process.ts";
-import type { CollectedRun } from "../collector.ts";
+import type { CollectedRun, RunWatch } from "../collector.ts";
+import type { ServerStart } from "./start.ts";
 import type { ProgressEvent } from "../formats/format.ts";
 import type { ToolProgress } from "../tools/tool.ts";
 import type { ServerTarget } from "../target.ts";
@@ -21,11 +22,21 @@ import type { ServerTarget } from "../target.ts";
 export interface PlanServer {
   /** Name of the arm (`redis`, `redis-io4`, `valkey`): stored as the runs' `label`. */
   name: string;
-  /** `redis://[user:password@]host[:port][/db]`, `rediss://…` or `unix:///path`. */
+  /**
+   * `redis://[user:password@]host[:port][/db]`, `rediss://…` or `unix:///path`. A server kvlab
+   * starts has `redis://127.0.0.1:0` until it runs (`--dry-run` shows port 0).
+   */
   url: string;
   target: ServerTarget;
-  /** Docker container of the server, for container memory in memory plans. */
+  /**
+   * Docker container of the server: its `docker stats` are sampled over every run (and its
+   * memory at each step of a memory sweep). Kvlab names the containers it starts.
+   */
   container?: string;
+  /** How kvlab starts the server, when the plan says `start:` instead of `url:`. */
+  start?: ServerStart;
+  /** The watch of its container over each run, once `runPlan` knows its engine. */
+  watch?: RunWatch;
 }
 
 /** The fields every plan has, whatever its kind. */
@@ -230,7 +241,8 @@ export function interleavedCells<T extends object>(
  * @param plan The plan.
  * @param cell The cell.
  * @param params The cell's parameters, as tags.
- * @returns `tags` (the plan's, `plan`, `server_name`, then `params`) and `plan`.
+ * @returns `tags` (the plan's, `plan`, `server_name`, then `params`), `plan`, and the watch of
+ * the server's container when it has one.
  */
 export function cellRecord(
   plan: PlanBase,
@@ -239,9 +251,11 @@ export function cellRecord(
 ): {
   tags: Record<string, string>;
   plan: { name: string; cell: string; repetition: number };
+  watch?: RunWatch;
 } {
   return {
     tags: { ...plan.tags, plan: plan.name, server_name: cell.server.name, ...params },
     plan: { name: plan.name, cell: cell.id, repetition: cell.repetition },
+    ...(cell.server.watch ? { watch: cell.server.watch } : {}),
   };
 }

@@ -10,3 +10,5 @@ export * from "./kind.ts";
 export * from "./cpus.ts";
 export * from "./kinds/mod.ts";
 export * from "./study.ts";
+export * from "./start.ts";
+export * from "./servers.ts";

@@ -20,6 +20,7 @@ import {
 } from "./kind.ts";
 import { parseCpuList } from "./cpus.ts";
 import { readAgents } from "./agents.ts";
+import { readServerStart } from "./start.ts";
 import { memoryKind } from "./kinds/memory.ts";
 import { memtierKind } from "./kinds/memtier.ts";
 import { pubSubKind } from "./kinds/pubsub.ts";
@@ -66,7 +67,7 @@ const COMMON_FIELDS = [
   "tags",
   "cpus",
 ];
-const SERVER_FIELDS = ["name", "url", "container", ...TARGET_OPTION_FIELDS];
+const SERVER_FIELDS = ["name", "url", "container", "start", ...TARGET_OPTION_FIELDS];
 /** Tags every run of a plan sets itself: a plan's `tags:` may not use them. */
 const RUN_TAGS = ["plan", "server_name", "client_cpus", "server_cpus"];
 /** Where a plan pins its servers: one list for all, in the plan's `cpus:`. */
@@ -189,7 +190,7 @@ function readCommon(read: PlanReader, kindTags: readonly string[]): PlanCommon {
   const names = new Set<string>();
   const servers = read.list(["servers"], "expected at least one server").map(
     (_, i): PlanServer => {
-      const fields = read.mapping(["servers", i], "expected { name, url }");
+      const fields = read.mapping(["servers", i], "expected { name, url } or { name, start }");
       if (read.value(["servers", i, "cpus"]) !== undefined) {
         read.fail(["servers", i, "cpus"], SERVER_NOT_PINNED);
       }
@@ -201,6 +202,7 @@ function readCommon(read: PlanReader, kindTags: readonly string[]): PlanCommon {
       const n = read.string(["servers", i, "name"]);
       if (names.has(n)) read.fail(["servers", i, "name"], `duplicate server name ${n}`);
       names.add(n);
+      if (read.value(["servers", i, "start"]) !== undefined) return readStartedServer(read, i, n);
       const url = read.string(["servers", i, "url"]);
       let target: ServerTarget;
       try {
@@ -232,6 +234,28 @@ function readCommon(read: PlanReader, kindTags: readonly string[]): PlanCommon {
       ...(cpus?.server ? { server_cpus: cpus.server.list } : {}),
     },
   };
+}
+
+/** A server the plan has kvlab start (`start:`): no `url:` or `container:` of its own. */
+function readStartedServer(read: PlanReader, i: number, name: string): PlanServer {
+  for (const k of ["url", "container", ...TARGET_OPTION_FIELDS]) {
+    if (read.value(["servers", i, k]) !== undefined) {
+      read.fail(
+        ["servers", i, k],
+        k === "url"
+          ? "give url: or start:, not both (kvlab picks the port of a server it starts)"
+          : k === "container"
+          ? "kvlab names the containers it starts: leave container: out"
+          : `a server kvlab starts is a plaintext standalone server without a password: ${k}: ` +
+            "is for a url: entry",
+      );
+    }
+  }
+  const start = readServerStart(read, ["servers", i, "start"]);
+  // the port is picked when the container starts (`servers.ts`); --dry-run shows 0
+  const target = { ...parseServerUrl("redis://127.0.0.1"), port: 0 };
+  target.display = "redis://127.0.0.1:0";
+  return { name, url: target.display, target, start };
 }
 
 /**

@@ -8,7 +8,9 @@
  * cell is locked while it runs, and a runner that finds a cell locked waits for it, then skips
  * it when its run is complete (see `store/locks.ts`). Tools left running by a kvlab that died are
  * stopped before the first cell (their pid files are in `DIR/locks/children`). A full disk
- * stops the plan with one {@link DiskFullError} naming the path.
+ * stops the plan with one {@link DiskFullError} naming the path. Servers the plan starts in
+ * containers run for the plan's duration (`servers.ts`): removed afterwards, also after an error
+ * or Ctrl-C, with the Docker engine kvlab started for them.
  *
  * @module
  */
@@ -36,6 +38,8 @@ import {
 } from "./pin.ts";
 import { DenoProcessRunner, pinnedRunner, type ProcessRunner } from "../process.ts";
 import type { CollectedRun } from "../collector.ts";
+import type { DockerEngine } from "../docker/engine.ts";
+import { type PlanServers, startLines, startPlanServers, usesDocker } from "./servers.ts";
 
 export { cellParams } from "./kinds/redis_benchmark.ts";
 export type { LockOwner, Orphan } from "../../store/locks.ts";
@@ -77,15 +81,29 @@ export interface RunPlanOptions {
   onEvent?: (e: StudyEvent) => void;
   /** Told of each tool left running by a kvlab that died, found (and stopped) before any cell. */
   onOrphan?: (o: Orphan) => void;
-  /** Told of what went wrong putting pinned processes back on their CPUs after the plan, and
-   * of the ones a kvlab that is gone left pinned, put back before it. */
+  /**
+   * Told of what went wrong putting pinned processes back on their CPUs after the plan, of the
+   * ones a kvlab that is gone left pinned, put back before it, and of containers or an engine
+   * kvlab started that could not be removed or stopped.
+   */
   onWarning?: (message: string) => void;
+  /**
+   * Told what was started for the plan's servers before any cell (the Docker engine, images,
+   * containers), one line each.
+   */
+  onServers?: (line: string) => void;
   /** @default {setTimeout-based} */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** @default {() => new Date()} */
   now?: () => Date;
   /** Where the check of a plan's `cpus:` looks (taskset, online CPUs). @default {this machine} */
   pinning?: CpuPinningOptions;
+  /**
+   * The Docker engine of the plan's containers. Without it, kvlab uses `DOCKER_HOST` or the
+   * default socket, else starts a private dockerd for a plan with `start:` servers (and stops it
+   * after the plan).
+   */
+  docker?: DockerEngine;
 }
 
 /** How a plan went. */
@@ -183,14 +201,62 @@ const LOCK_POLL_MS = 500;
  * @throws {DiskFullError} When the dataset's disk is full (the plan stops; the tool too).
  * @throws {PlanError} At the plan's `cpus.client` when this machine cannot pin to it (no
  * `taskset`, a CPU offline or not allowed to kvlab), before any cell runs.
+ * @throws {DockerUnavailableError} When the plan starts servers in containers (`start:`) and no
+ * Docker engine answers nor can be started here (nothing is left running).
  */
 export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise<StudyResult> {
+  checkPinning(plan, options.pinning);
   const dataset = Dataset.of(options.data);
-  const children = dataset.childrenDir();
-  const own = options.runner ?? new DenoProcessRunner({ pidDir: children });
+  const own = options.runner ?? new DenoProcessRunner({ pidDir: dataset.childrenDir() });
+  if (options.dryRun) {
+    for (const line of startLines(plan)) options.onServers?.(line);
+    return await runCellsOf({ plan, options, own });
+  }
+  const stored = new StoredCells(dataset, plan.name);
+  // no engine nor container for a plan whose every cell is complete already
+  if (!usesDocker(plan) || planCells(plan).every((c) => stored.complete(c.id) !== undefined)) {
+    return await runCellsOf({ plan, options, own, stored });
+  }
+  let servers: PlanServers;
+  try {
+    servers = await startPlanServers(plan, {
+      runner: own,
+      signal: options.signal,
+      engine: options.docker,
+      onMessage: options.onServers,
+    });
+  } catch (e) {
+    // Ctrl-C while the engine or a container started: nothing ran, nothing is left
+    if (!options.signal?.aborted) throw e;
+    const cells = planCells(plan).length;
+    return { cells, complete: 0, skipped: 0, incomplete: 0, failed: 0, interrupted: true };
+  }
+  try {
+    return await runCellsOf({ plan: servers.plan, options, own: servers.runner, stored });
+  } finally {
+    for (const problem of await servers.stop()) options.onWarning?.(problem);
+  }
+}
+
+/** What {@link runCellsOf} runs. */
+interface CellsOf {
+  /** The plan, its servers running. */
+  plan: StudyPlan;
+  options: RunPlanOptions;
+  /** Starts the plan's tools (and pins). */
+  own: ProcessRunner;
+  /** The cells stored already; absent for a dry run. */
+  stored?: StoredCells;
+}
+
+/**
+ * Runs the cells of a plan whose servers run (see {@link runPlan}).
+ */
+// long: the plan's state (cells, locks, pins, counts) is shared by its cells' loop below
+async function runCellsOf({ plan, options, own, stored }: CellsOf): Promise<StudyResult> {
+  const dataset = Dataset.of(options.data);
   const sleep = options.sleep ?? defaultSleep;
   const kind = planKind(plan);
-  checkPinning(plan, options.pinning);
   // the client tools under `taskset -c LIST`, as the start line and --dry-run show them
   const tools = kind.pinnable?.(plan) ? plan.cpus?.client?.list : undefined;
   const runner = tools ? pinnedRunner(own, tools) : own;
@@ -212,7 +278,6 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
   const { signal, now, onEvent } = options;
   const data = dataset.dir;
   if (!options.dryRun) await afterTheGone(dataset, own, options);
-  const stored = options.dryRun ? undefined : new StoredCells(dataset, plan.name);
   const locks = dataset.cellLocks({ now });
   const host = hostFacts();
   const runCell = options.dryRun
@@ -323,7 +388,8 @@ async function pinPlanProcesses(
       pins.push(await pinProcess(runner, { pid: Deno.pid, cpus: client.list, what: "kvlab" }));
     }
     at = server?.at;
-    for (const s of server ? plan.servers : []) {
+    // a server kvlab started is in a container on the CPU list (`--cpuset-cpus`) already
+    for (const s of server ? plan.servers.filter((x) => !x.start) : []) {
       const pid = await localServerPid(s);
       pins.push(await pinProcess(runner, { pid, cpus: server!.list, what: `server ${s.name}` }));
     }

@@ -44,6 +44,7 @@ export const kvlabPubSubTool: Tool<PubSubCall, PubSubStepRun> = {
       label: ctx.label,
       tags: ctx.tags,
       plan: ctx.plan,
+      watch: ctx.watch,
       host: ctx.host,
       now: ctx.now,
     }),

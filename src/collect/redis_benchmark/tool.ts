@@ -40,6 +40,7 @@ export const redisBenchmarkTool: Tool<BenchmarkCall> = {
       label: ctx.label,
       tags: ctx.tags,
       plan: ctx.plan,
+      watch: ctx.watch,
       timeoutMs: ctx.timeoutMs,
       signal: ctx.signal,
       after: ctx.after,

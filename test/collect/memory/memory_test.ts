@@ -24,6 +24,7 @@ import {
   toSvg,
 } from "../../../src/analyze/mod.ts";
 import { walk, withServers } from "../../_support/servers.ts";
+import { startLocalServer } from "../../../src/collect/redis_server.ts";
 import { kvlabProcess } from "../../_support/kvlab.ts";
 import { ROOT, TESTDATA as DATA } from "../../_support/testdata.ts";
 
@@ -431,4 +432,30 @@ Deno.test("kvlab sample: bounded INFO/RSS sampling of a live server", async () =
       /invalid --duration: 100000 \(expected seconds above 0 and at most 86400\)/,
     );
   });
+});
+
+Deno.test("runMemorySweep() stops at the first failed SET when its server dies mid-fill", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "kvlab-sweep-killed-" });
+  const server = await startLocalServer();
+  let reached = 0;
+  try {
+    const r = await runMemorySweep({
+      data: `${dir}/data`,
+      target: parseServerUrl(server.url),
+      keyCounts: [5_000, 2_000_000],
+      flush: true,
+      onProgress: (p) => {
+        reached = p.keys;
+        // the server goes away (as an OOM kill takes it) once the second fill is under way
+        if (p.keys >= 20_000 && p.keys < 21_000) Deno.kill(server.pid, "SIGKILL");
+      },
+    });
+    assert.equal(r.status, "incomplete");
+    assert.equal(r.steps, 1);
+    assert.match(r.reason ?? "", /connection|writeable|closed/i);
+    // before: every remaining pipeline failed silently and the fill "reached" 2,000,000 keys
+    assert.ok(reached < 100_000, `the fill went on to ${reached} keys`);
+  } finally {
+    await server.stop();
+  }
 });

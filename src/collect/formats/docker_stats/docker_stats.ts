@@ -1,6 +1,7 @@
 /**
  * Parser for `docker stats` output: the table (`docker stats --no-stream`, as pasted into posts,
- * with its columns or with spaces collapsed) and `--format '{{json .}}'` lines. Pure.
+ * with its columns or with spaces collapsed) and `--format '{{json .}}'` lines, also as the
+ * streaming client prints them (each frame behind cursor codes). Pure.
  *
  * @module
  */
@@ -30,6 +31,26 @@ const ROW =
 
 const pct = (s: string) => (s === "--" ? null : Number(s));
 
+/** The escape sequences a terminal program writes (`ESC [ … letter`). */
+const CURSOR_CODES = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, "g");
+
+/**
+ * A line without the cursor codes the streaming `docker stats` writes between frames.
+ *
+ * @param line A line of its output.
+ * @returns The line without them.
+ *
+ * @example
+ * ```ts
+ * import { stripCursorCodes } from "@kvlab/kvlab/collect";
+ * import assert from "node:assert/strict";
+ * assert.equal(stripCursorCodes('\x1b[J\x1b[H{"Name":"a"}'), '{"Name":"a"}');
+ * ```
+ */
+export function stripCursorCodes(line: string): string {
+  return line.replace(CURSOR_CODES, "");
+}
+
 /**
  * Parses `docker stats` output (table or JSON lines).
  *
@@ -50,7 +71,7 @@ const pct = (s: string) => (s === "--" ? null : Number(s));
 export function parseDockerStats(text: string, firstLine = 1): DockerStatsRow[] {
   const rows: DockerStatsRow[] = [];
   for (const { text: raw, line } of splitLines(text, firstLine)) {
-    const t = raw.trim();
+    const t = stripCursorCodes(raw).trim();
     if (t.startsWith("{")) {
       try {
         const j = JSON.parse(t) as Record<string, string>;

@@ -1,8 +1,8 @@
 /**
- * The `agent_steps` table (schema 1.6, issue 35): one row per client host of a step run from
- * several (`kvlab run` with `agents:`), beside the one merged run of the step. Its columns are
- * listed here (with the shape of `schema.ts`'s, which adds the table to `TABLES`) to keep
- * `schema.ts` within its size.
+ * The tables of a run's other parties, listed here (with the shape of `schema.ts`'s, which adds
+ * them to `TABLES`) to keep `schema.ts` within its size: `agent_steps` (schema 1.6, issue 35),
+ * one row per client host of a step run from several (`kvlab run` with `agents:`), beside the one
+ * merged run of the step; `container_stats` (1.7, issue 34), a server's container over a run.
  *
  * @module
  */
@@ -104,5 +104,48 @@ export const AGENT_STEPS = [
     type: "string",
     nullable: true,
     doc: "Its raw file in the run (its result with HDR histograms).",
+  },
+] as const;
+
+/** `container_stats` (1.7): a server's container over a run, one `docker stats` sample a second. */
+export const CONTAINER_STATS = [
+  { name: "run_id", type: "string", nullable: false, doc: "The run." },
+  { name: "sample", type: "int", nullable: false, doc: "0-based sample of the run." },
+  {
+    name: "elapsed_s",
+    type: "float",
+    nullable: false,
+    doc: "Seconds since the run started, when docker printed the sample.",
+  },
+  { name: "container_name", type: "string", nullable: false, doc: "The container." },
+  {
+    name: "cpu_pct",
+    type: "float",
+    nullable: true,
+    doc: "CPU %, as docker stats prints it (100 = one CPU); see SCHEMA.md.",
+  },
+  {
+    name: "memory_bytes",
+    type: "int",
+    nullable: true,
+    doc: "MEM USAGE (the cgroup's usage less inactive file pages).",
+  },
+  {
+    name: "memory_limit_bytes",
+    type: "int",
+    nullable: true,
+    doc: "LIMIT: the container's memory limit, else the host's.",
+  },
+  {
+    name: "pids",
+    type: "int",
+    nullable: true,
+    doc: "PIDS: processes and threads in the container.",
+  },
+  {
+    name: "source_line",
+    type: "int",
+    nullable: false,
+    doc: "Line of the run's raw `docker-stats.jsonl`.",
   },
 ] as const;
