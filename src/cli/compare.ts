@@ -15,6 +15,7 @@ import type { Command, OptionValues } from "commander";
 import type pl from "nodejs-polars";
 import { resolveArms } from "../analyze/arms.ts";
 import { compare, verdictSummary } from "../analyze/compare/compare.ts";
+import { adviceSummary } from "../analyze/compare/advice.ts";
 import { cellCounts, fewRunsWarning } from "../analyze/environment.ts";
 import type { TableFormat } from "../analyze/format.ts";
 import { loadResults, loadTable } from "../analyze/load.ts";
@@ -43,6 +44,8 @@ export interface CompareCommandOptions {
   format?: TableFormat;
   /** CSV and JSON: the fixed-rate steps' comparison (of a dataset with both kinds). */
   steps?: boolean;
+  /** The smallest difference the advice of inconclusive cells tells (0.05 = 5 %). @default {0.05} */
+  minEffect?: number;
 }
 
 /**
@@ -69,7 +72,33 @@ export function compareOptions(raw: OptionValues): CompareCommandOptions {
     metric: String(raw.metric ?? "ops_per_sec"),
     format: optionalFormat(raw.format),
     steps: raw.steps === true,
+    ...(raw.minEffect === undefined ? {} : { minEffect: minEffectOption(raw.minEffect) }),
   };
+}
+
+/**
+ * Reads `--min-effect PERCENT` (`5`, `5%`, `2.5`) as a fraction.
+ *
+ * @param raw The option's text.
+ * @returns The fraction (0.05 for 5).
+ * @throws {TypeError} For anything but a percentage above 0 and below 100.
+ *
+ * @example
+ * ```ts
+ * import { minEffectOption } from "./compare.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(minEffectOption("5"), 0.05);
+ * assert.equal(minEffectOption("2.5%"), 0.025);
+ * assert.throws(() => minEffectOption("0"), /--min-effect/);
+ * ```
+ */
+export function minEffectOption(raw: unknown): number {
+  const text = String(raw).trim().replace(/\s*%$/, "");
+  const pct = Number(text);
+  if (text === "" || !(pct > 0 && pct < 100)) {
+    throw new TypeError(`invalid --min-effect: ${raw} (expected a percentage, e.g. 5)`);
+  }
+  return pct / 100;
 }
 
 /**
@@ -83,7 +112,7 @@ export function compareOptions(raw: OptionValues): CompareCommandOptions {
  */
 export function compactCompare(c: pl.DataFrame): pl.DataFrame {
   const keep = c.columns.filter((col) =>
-    !/^(baseline_min|baseline_max|candidate_min|candidate_max)_|^direction$|^baseline$|^p_value$|^shift_ratio$|^unstable_details$/
+    !/^(baseline_min|baseline_max|candidate_min|candidate_max)_|^direction$|^baseline$|^p_value$|^shift_ratio$|^unstable_details$|^runs_needed/
       .test(col) &&
     !(["also_differs", "verdict_note", "unstable"].includes(col) &&
       c.getColumn(col).nullCount() === c.height)
@@ -117,7 +146,9 @@ export function compareCommand(o: CompareCommandOptions, out: Output): void {
     );
   }
   const options = { by: arms.by, baseline: arms.baseline };
-  const c = others.height > 0 ? compare(others, { ...options, metric: o.metric }) : null;
+  const c = others.height > 0
+    ? compare(others, { ...options, metric: o.metric, minEffect: o.minEffect })
+    : null;
   const s = steps.height > 0
     ? compareSteps({ results: steps, hdr: loadTable(o.data, "hdr_histograms", { runs }) }, options)
     : null;
@@ -133,6 +164,8 @@ export function compareCommand(o: CompareCommandOptions, out: Output): void {
     const warning = fewRunsWarning(cellCounts(others, arms.by));
     if (warning) out.printErr(`${warning}\n`);
     out.printErr(`${verdictSummary(c)}\n`);
+    const advice = adviceSummary(c, { minEffect: o.minEffect });
+    if (advice) out.printErr(`${advice}\n`);
   }
   if (s === null || s.height === 0) return;
   if (!people && both && !o.steps) {
@@ -192,6 +225,11 @@ export function declareCompare(program: Command, out: Output): void {
     .option(
       "--format <format>",
       "md, csv, json or text (default: text on a terminal, md in a pipe)",
+    )
+    .option(
+      "--min-effect <percent>",
+      "the smallest difference worth telling: inconclusive cells say how many runs per arm " +
+        "would tell it (runs_needed) (default: 5)",
     )
     .option(
       "--steps",

@@ -18,6 +18,7 @@ import type { StudyResult } from "../collect/plan/study.ts";
 import { parseServerUrl } from "../collect/target.ts";
 import { findTool } from "../collect/tools/find.ts";
 import { compare, verdictSummary } from "../analyze/compare/compare.ts";
+import { adviceSummary } from "../analyze/compare/advice.ts";
 import { cellCounts, fewRunsWarning } from "../analyze/environment.ts";
 import { exitForStudy, type Output, readOptions } from "./_exit.ts";
 import { REPO } from "./_options.ts";
@@ -165,6 +166,8 @@ async function printComparison(data: string, out: Output): Promise<void> {
   out.print(`\nvalkey against redis, per test and client count (compare --by label):\n\n`);
   out.print(tableText(c, peopleFormat(undefined, out.isTerminal), compactCompare));
   out.print(`\n${verdictSummary(c)}\n`);
+  const advice = adviceSummary(c);
+  if (advice) out.print(`${advice}\n`);
   const warning = fewRunsWarning(cellCounts(results, "label"));
   if (warning) out.print(`\n${warning}\n`);
   out.print("\n");

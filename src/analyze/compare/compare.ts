@@ -22,6 +22,7 @@ import { DISTURBED, unstableDetails, unstableText } from "./_unstable.ts";
 import { finiteRows } from "../summary.ts";
 import { metricDirection, resultsFrame } from "../units.ts";
 import { comparisonCells, differs, type Rec, sortRows, verdictOf } from "./_cells.ts";
+import { adviceColumns } from "./advice.ts";
 
 export { type Direction, metricDirection } from "../units.ts";
 
@@ -56,6 +57,12 @@ export interface CompareOptions {
    * @default {4}
    */
   minRuns?: number;
+  /**
+   * The smallest difference worth telling, for the advice of inconclusive cells
+   * (`runs_needed`).
+   * @default {band}
+   */
+  minEffect?: number;
   /** @deprecated Unused since the verdict is a rank test (there is no bootstrap). */
   resamples?: number;
   /** @deprecated Unused since the verdict is a rank test (there is no bootstrap). */
@@ -79,7 +86,9 @@ export interface CompareOptions {
  * `also_differs`: run parameters that differ between the two arms besides `by` (they are
  * confounded with it; e.g. `keyspace 1000000 vs 1000000000`), or null, and `unstable_details`
  * (the disturbed runs `unstable` counts, in full: every reason the noise guard gave, per arm;
- * else null).
+ * else null), and, for an inconclusive cell, `runs_needed` (runs per arm to tell ±`minEffect` at
+ * the test's level with 80 % power, from the cell's spread) and `runs_needed_observed` (to tell
+ * the difference seen, when it is larger), else null ({@link adviceSummary} says it in a line).
  * @throws {TypeError} For a missing column, an unknown metric direction, or a baseline that is
  * not in the data.
  *
@@ -131,18 +140,25 @@ export function compare(df: pl.DataFrame, options: CompareOptions): pl.DataFrame
     },
   });
   const out: Rec[] = [];
+  const values = (r: Rec) => (r[`values_${metric}`] as number[] | undefined) ?? [];
   for (const g of groups) {
     const base = g.arms.get(options.baseline);
     if (!base) continue;
     for (const arm of arms) {
       const cand = g.arms.get(arm);
       if (arm === options.baseline || !cand) continue;
+      const row = armComparison(base, cand, { ...options, metric });
       out.push({
         ...g.keys,
         [options.by]: arm,
-        ...armComparison(base, cand, { ...options, metric }),
+        ...row,
         also_differs: differs(base, cand, confounded),
         unstable_details: unstableDetails([["baseline", base], ["candidate", cand]]),
+        // issue 36: the runs an inconclusive cell would need
+        ...adviceColumns(String(row.verdict), [values(base), values(cand)], {
+          minEffect: options.minEffect ?? options.band,
+          alpha: options.confidence === undefined ? undefined : 1 - options.confidence,
+        }),
       });
     }
   }
