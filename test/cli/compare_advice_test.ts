@@ -7,7 +7,6 @@
  * 1.25×: within ±25 %). The outputs are generated in-process (seeded) and ingested.
  */
 import assert from "node:assert/strict";
-import { seededRandom } from "../../src/random.ts";
 import { ingestPaths } from "../../src/collect/mod.ts";
 import { loadResults } from "../../src/analyze/load.ts";
 import { cellVerdict } from "../../src/analyze/compare/verdict.ts";

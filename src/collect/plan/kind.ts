@@ -15,6 +15,7 @@ import type { CollectedRun } from "../collector.ts";
 import type { ProgressEvent } from "../formats/format.ts";
 import type { ToolProgress } from "../tools/tool.ts";
 import type { ServerTarget } from "../target.ts";
+import type { PlanUntilDecided } from "./until.ts";
 
 /** A server of a plan. */
 export interface PlanServer {
@@ -25,6 +26,11 @@ export interface PlanServer {
   target: ServerTarget;
   /** Docker container of the server, for container memory in memory plans. */
   container?: string;
+  /**
+   * The server's own tool parameters (`params: { pipeline: 16 }`, by the names of the kind's
+   * tags), replacing the matrix's values in its cells: arms that differ by a parameter.
+   */
+  params?: Record<string, number>;
 }
 
 /** The fields every plan has, whatever its kind. */
@@ -45,6 +51,8 @@ export interface PlanBase {
    * servers on these CPUs (`./pin.ts`).
    */
   cpus?: { client?: PlanCpuSet; server?: PlanCpuSet };
+  /** `until_decided:`: run in rounds until each cell is decided (`kvlab run --until-decided`). */
+  untilDecided?: PlanUntilDecided;
 }
 
 /** One CPU list of a plan's `cpus:`. */

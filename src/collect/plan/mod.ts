@@ -10,3 +10,4 @@ export * from "./kind.ts";
 export * from "./cpus.ts";
 export * from "./kinds/mod.ts";
 export * from "./study.ts";
+export * from "./until.ts";

@@ -18,6 +18,7 @@ import {
   type PlanServer,
 } from "./kind.ts";
 import { parseCpuList } from "./cpus.ts";
+import { readUntilDecided } from "./until.ts";
 import { memoryKind } from "./kinds/memory.ts";
 import { memtierKind } from "./kinds/memtier.ts";
 import { pubSubKind } from "./kinds/pubsub.ts";
@@ -63,8 +64,9 @@ const COMMON_FIELDS = [
   "timeout_s",
   "tags",
   "cpus",
+  "until_decided",
 ];
-const SERVER_FIELDS = ["name", "url", "container"];
+const SERVER_FIELDS = ["name", "url", "container", "params"];
 /** Tags every run of a plan sets itself: a plan's `tags:` may not use them. */
 const RUN_TAGS = ["plan", "server_name", "client_cpus", "server_cpus"];
 /** Where a plan pins its servers: one list for all, in the plan's `cpus:`. */
@@ -206,15 +208,24 @@ function readCommon(read: PlanReader, kindTags: readonly string[]): PlanCommon {
       const container = read.value(["servers", i, "container"]) === undefined
         ? undefined
         : read.string(["servers", i, "container"]);
-      return { name: n, url: target.display, target, ...(container ? { container } : {}) };
+      const params = readServerParams(read, i, kindTags); // issue 36: arms by a tool parameter
+      return {
+        name: n,
+        url: target.display,
+        target,
+        ...(container ? { container } : {}),
+        ...(params ? { params } : {}),
+      };
     },
   );
   const cpus = readCpus(read);
   const tags = readTags(read, [...RUN_TAGS, ...kindTags]);
+  const untilDecided = readUntilDecided(read); // issue 36: kvlab run --until-decided
   return {
     name,
     servers,
     ...(cpus ? { cpus } : {}),
+    ...(untilDecided ? { untilDecided } : {}),
     repetitions: read.integer(["repetitions"], 1),
     pauseS: read.number(["pause_s"], 0, { max: MAX_PAUSE_S }),
     timeoutS: read.number(["timeout_s"], 600, { max: MAX_TIMEOUT_S, positive: true }),
@@ -225,6 +236,33 @@ function readCommon(read: PlanReader, kindTags: readonly string[]): PlanCommon {
       ...(cpus?.server ? { server_cpus: cpus.server.list } : {}),
     },
   };
+}
+
+/**
+ * A server's own tool parameters (`params: { pipeline: 16 }`): each one of the kind's cell
+ * parameters (its tags), an integer (threads may be 0), replacing the matrix's value for the
+ * server's cells.
+ */
+function readServerParams(
+  read: PlanReader,
+  i: number,
+  kindTags: readonly string[],
+): Record<string, number> | undefined {
+  const path = ["servers", i, "params"];
+  if (read.value(path) === undefined) return undefined;
+  // the kinds that cross a matrix of these (redis-benchmark, memtier) apply them per server
+  const known = kindTags.filter((t) =>
+    ["clients", "threads", "pipeline", "data_size_bytes", "keyspace"].includes(t)
+  );
+  if (known.length === 0) read.fail(path, "this plan kind takes no per-server parameters");
+  const out: Record<string, number> = {};
+  for (const k of Object.keys(read.mapping(path, `expected { ${known[0]}: N, … }`))) {
+    if (!known.includes(k)) {
+      read.fail([...path, k], `unknown parameter (known: ${known.join(", ")})`);
+    }
+    out[k] = read.integer([...path, k], undefined, k === "threads" ? 0 : 1);
+  }
+  return out;
 }
 
 /**

@@ -86,6 +86,11 @@ export interface RunPlanOptions {
   now?: () => Date;
   /** Where the check of a plan's `cpus:` looks (taskset, online CPUs). @default {this machine} */
   pinning?: CpuPinningOptions;
+  /**
+   * Only the cells this keeps are the plan's for this call (`kvlab run --until-decided` runs the
+   * open cells of a round). @default {every cell}
+   */
+  only?: (cell: PlanCell) => boolean;
 }
 
 /** How a plan went. */
@@ -200,7 +205,7 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
     const before = d.before?.map((b) => ({ ...b, command: pin(b.command) }));
     return { ...d, command: pin(d.command), ...(before ? { before } : {}) };
   };
-  const cells = planCells(plan);
+  const cells = options.only ? planCells(plan).filter(options.only) : planCells(plan);
   const result: StudyResult = {
     cells: cells.length,
     complete: 0,
