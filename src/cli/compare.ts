@@ -12,9 +12,10 @@
 
 import type { Dataset } from "../store/dataset.ts";
 import type { Command, OptionValues } from "commander";
-import type pl from "nodejs-polars";
+import pl from "nodejs-polars";
+import { supersededRuns } from "../analyze/attempts.ts";
 import { resolveArms } from "../analyze/arms.ts";
-import { compare, verdictSummary } from "../analyze/compare/compare.ts";
+import { compare, REDONE, verdictSummary } from "../analyze/compare/compare.ts";
 import { adviceSummary } from "../analyze/compare/advice.ts";
 import { cellCounts, fewRunsWarning } from "../analyze/environment.ts";
 import type { TableFormat } from "../analyze/format.ts";
@@ -135,10 +136,11 @@ export function compactCompare(c: pl.DataFrame): pl.DataFrame {
  * another arm.
  */
 export function compareCommand(o: CompareCommandOptions, out: Output): void {
-  const onLeftOut = attemptsNote(out);
-  const runs = loadTable(o.data, "runs", { onLeftOut });
-  const all = loadResults(o.data, { runs });
-  const { steps, others } = splitFixedRate(all);
+  const { runs, redone } = runsWithRedone(o.data, attemptsNote(out));
+  const all = loadResults(o.data, { runs, everyAttempt: true });
+  const marked = redone.length ? all.withColumns(pl.col("run_id").isIn(redone).alias(REDONE)) : all;
+  const { steps: stepsAll, others } = splitFixedRate(marked);
+  const steps = redone.length ? stepsAll.filter(pl.col(REDONE).not()) : stepsAll;
   const arms = resolveArms(all, { by: o.by, baseline: o.baseline });
   if (arms.defaulted || o.baseline === undefined) {
     out.printErr(
@@ -161,7 +163,8 @@ export function compareCommand(o: CompareCommandOptions, out: Output): void {
     out.print(
       (both && people ? title("Per test") : "") + tableText(c, format, compactCompare),
     );
-    const warning = fewRunsWarning(cellCounts(others, arms.by));
+    const counted = redone.length ? others.filter(pl.col(REDONE).not()) : others;
+    const warning = fewRunsWarning(cellCounts(counted, arms.by));
     if (warning) out.printErr(`${warning}\n`);
     out.printErr(`${verdictSummary(c)}\n`);
     const advice = adviceSummary(c, { minEffect: o.minEffect });
@@ -178,6 +181,30 @@ export function compareCommand(o: CompareCommandOptions, out: Output): void {
       (people ? `\n${STEP_COMPARE_METHOD}\n` : ""),
   );
   out.printErr(`${stepVerdictSummary(s)}\n`);
+}
+
+/**
+ * The runs a comparison counts (each plan cell's latest complete attempt), plus the earlier
+ * attempts the noise guard found disturbed and that were redone (`--redo-disturbed`): marked,
+ * counted per cell, never compared. The other superseded attempts are said on stderr, as before.
+ */
+function runsWithRedone(
+  data: Dataset,
+  onLeftOut: (ids: string[]) => void,
+): { runs: pl.DataFrame; redone: string[] } {
+  const every = loadTable(data, "runs", { everyAttempt: true });
+  const superseded = supersededRuns(every);
+  if (superseded.length) onLeftOut(superseded);
+  const gone = new Set(superseded);
+  const redone = every.columns.includes("noise_disturbance")
+    ? (every.filter(pl.col("run_id").isIn(superseded).and(pl.col("noise_disturbance").isNotNull()))
+      .getColumn("run_id").toArray() as string[])
+    : [];
+  const keep = new Set(redone);
+  const ids = (every.getColumn("run_id").toArray() as string[]).filter((id) =>
+    !gone.has(id) || keep.has(id)
+  );
+  return { runs: every.filter(pl.col("run_id").isIn(ids)), redone };
 }
 
 /** Refuses a comparison with no row: no test or step has the baseline and another arm. */

@@ -6,7 +6,6 @@
  */
 
 import type { DatasetRef } from "../store/dataset.ts";
-import type { Dataset } from "../store/dataset.ts";
 import { datasetOption } from "./_options.ts";
 import type { Command, OptionValues } from "commander";
 import pl from "nodejs-polars";
@@ -15,6 +14,7 @@ import type { ResultsRow } from "../schema.ts";
 import { formatForPeople } from "../analyze/present.ts";
 import { resultsFrame } from "../analyze/units.ts";
 import { parsePlan, type StudyPlan } from "../collect/plan/plan.ts";
+import type { Dataset } from "../store/dataset.ts";
 import { type Orphan, runPlan, type StudyEvent, type StudyResult } from "../collect/plan/study.ts";
 import {
   exitForStudy,
@@ -27,15 +27,13 @@ import {
 import { studyProgress } from "./progress.ts";
 import { stepLines } from "./_step_line.ts";
 import {
-  budgetSeconds,
   decisionsFrame,
   runUntilDecided,
-  UNTIL_DECIDED_DEFAULTS,
   type UntilDecided,
   untilDecidedLine,
   type UntilDecidedResult,
 } from "./_until_decided.ts";
-import { minEffectOption } from "./compare.ts";
+import { redoDisturbed, roundOptions, untilSettings } from "./_rounds.ts";
 
 /** Plan kinds whose cells are fixed-rate steps. */
 const FIXED_RATE_KINDS = new Set(["latency-sweep", "pubsub"]);
@@ -53,6 +51,9 @@ export interface RunCommandOptions {
    * each cell is decided; they override the plan's `until_decided:`. @default {off}
    */
   untilDecided?: Partial<UntilDecided> & { on: boolean };
+  /** `--redo-disturbed N`: run a cell again, up to N times, when the noise guard finds its run
+   * disturbed (the disturbed run stays stored, left out of verdicts). @default {0} */
+  redoDisturbed?: number;
 }
 
 /**
@@ -72,36 +73,8 @@ export interface RunCommandOptions {
  */
 export function runOptions(plan: string, raw: OptionValues): RunCommandOptions {
   const o: RunCommandOptions = { plan, data: datasetOption(raw.data), dryRun: Boolean(raw.dryRun) };
-  const given = ["budget", "maxRuns", "minEffect"].filter((k) => raw[k] !== undefined);
-  if (!raw.untilDecided && given.length === 0) return o;
-  const maxRuns = raw.maxRuns === undefined ? undefined : Number(raw.maxRuns);
-  if (maxRuns !== undefined && !(Number.isInteger(maxRuns) && maxRuns >= 2)) {
-    throw new TypeError(`invalid --max-runs: ${raw.maxRuns} (expected an integer ≥ 2)`);
-  }
-  o.untilDecided = {
-    on: Boolean(raw.untilDecided),
-    ...(raw.budget === undefined ? {} : { budgetS: budgetSeconds(String(raw.budget)) }),
-    ...(maxRuns === undefined ? {} : { maxRuns }),
-    ...(raw.minEffect === undefined ? {} : { minEffect: minEffectOption(raw.minEffect) }),
-  };
+  Object.assign(o, roundOptions(raw)); // issue 36
   return o;
-}
-
-/**
- * The settings of a run until decided: the plan's `until_decided:` overridden by the command
- * line's; undefined when neither turns it on.
- *
- * @param plan The plan.
- * @param flags The command line's.
- * @returns The settings, or undefined.
- */
-function untilSettings(
-  plan: StudyPlan,
-  flags: RunCommandOptions["untilDecided"],
-): UntilDecided | undefined {
-  if (!flags?.on && !plan.untilDecided) return undefined;
-  const { on: _, ...given } = flags ?? { on: false };
-  return { ...UNTIL_DECIDED_DEFAULTS, ...plan.untilDecided, ...given };
 }
 
 /** How one cell of a plan ended. */
@@ -300,7 +273,7 @@ export function orphanLine(o: Orphan): string {
  */
 export async function runStudy(
   plan: StudyPlan,
-  where: { data: DatasetRef; dryRun: boolean; untilDecided?: UntilDecided },
+  where: { data: DatasetRef; dryRun: boolean; untilDecided?: UntilDecided; redoDisturbed?: number },
   out: Output,
 ): Promise<StudyResult & { stopSignal?: string; decided?: UntilDecidedResult }> {
   const { data, dryRun } = where;
@@ -329,6 +302,7 @@ export async function runStudy(
       data,
       dryRun,
       signal,
+      again: redoDisturbed(data, where.redoDisturbed ?? 0, print),
       onOrphan: (o) => print(orphanLine(o)),
       onWarning: (message) => out.printErr(`warning: ${message}\n`),
       onEvent: (e) => {
@@ -396,7 +370,8 @@ export async function runCommand(o: RunCommandOptions, out: Output): Promise<voi
   if (o.untilDecided && !untilDecided) {
     throw new UsageError("--budget, --max-runs and --min-effect go with --until-decided");
   }
-  exitForStudy(await runStudy(plan, { data: o.data, dryRun: o.dryRun, untilDecided }, out), "run");
+  const where = { data: o.data, dryRun: o.dryRun, untilDecided, redoDisturbed: o.redoDisturbed };
+  exitForStudy(await runStudy(plan, where, out), "run");
 }
 
 /** Declares `kvlab run` for `COMMANDS` (`src/cli.ts`); {@link runCommand} does the work. */
@@ -417,6 +392,11 @@ export function declareRun(program: Command, out: Output): void {
       "run in rounds (the plan's repetitions, then one more per round) until each cell is " +
         "decided by a sequential rule valid under repeated looks (better, worse, or no " +
         "difference within ±min-effect); decided cells stop (also the plan's until_decided:)",
+    )
+    .option(
+      "--redo-disturbed <n>",
+      "run a cell again (up to n times) when the noise guard finds its run disturbed (steal, " +
+        "other processes' CPU, a load jump); the disturbed run stays stored, left out of verdicts",
     )
     .option("--budget <time>", "with --until-decided: start no round after this (90s, 2m, 1h)")
     .option("--max-runs <n>", "with --until-decided: the most runs per arm of a cell (default: 30)")

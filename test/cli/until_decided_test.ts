@@ -92,3 +92,62 @@ Deno.test("kvlab run: --budget without --until-decided is a usage error; a bad p
     );
   });
 });
+
+/** Runs `fn` while two busy shell loops load the CPUs (stopped by PID afterwards). */
+async function withCpuHogs<T>(fn: () => Promise<T>): Promise<T> {
+  const hogs = [0, 1].map(() =>
+    new Deno.Command("sh", { args: ["-c", "while :; do :; done"], stdout: "null", stderr: "null" })
+      .spawn()
+  );
+  try {
+    return await fn();
+  } finally {
+    for (const h of hogs) {
+      Deno.kill(h.pid, "SIGKILL");
+      await h.status;
+    }
+  }
+}
+
+Deno.test("kvlab run --redo-disturbed: a disturbed run is kept, redone, and compare counts it left out", async () => {
+  await withServerAndDir("kvlab-redo-", async (server, dir) => {
+    const data = `${dir}/data`;
+    const p = plan(dir, server.port, "redo");
+    // busy loops on every CPU: the noise guard finds other processes' CPU above 10 %
+    const r = await withCpuHogs(() => cli(["run", p, "--data", data, "--redo-disturbed", "1"]));
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    assert.match(
+      r.stdout,
+      /disturbed \(.*other processes.*\): run again \(1\/1\); this run is kept/,
+    );
+    const runs = loadTable(data, "runs", { everyAttempt: true }).toRecords() as {
+      plan_cell: string;
+      noise_disturbance: string | null;
+    }[];
+    // each of the 4 cells (2 arms × 2 repetitions) ran twice; every attempt is stored
+    assert.equal(runs.length, 8);
+    assert.equal(new Set(runs.map((x) => x.plan_cell)).size, 4);
+    const json = await cli([
+      "compare",
+      "--data",
+      data,
+      "--by",
+      "label",
+      "--baseline",
+      "a",
+      "--format",
+      "json",
+    ]);
+    assert.equal(json.code, 0, json.stderr);
+    const rows = JSON.parse(json.stdout) as {
+      baseline_n: number;
+      candidate_n: number;
+      left_out_disturbed: number;
+    }[];
+    assert.deepEqual(rows.map((x) => [x.baseline_n, x.candidate_n, x.left_out_disturbed]), [[
+      2,
+      2,
+      4,
+    ]]);
+  });
+});

@@ -91,6 +91,12 @@ export interface RunPlanOptions {
    * open cells of a round). @default {every cell}
    */
   only?: (cell: PlanCell) => boolean;
+  /**
+   * Asked after each complete run of a cell: true runs the cell again at once (`kvlab run
+   * --redo-disturbed N` for a run the noise guard found disturbed; the later complete attempt
+   * supersedes it, which stays stored). It must say false in the end. @default {never}
+   */
+  again?: (cell: PlanCell, run: CollectedRun) => boolean;
 }
 
 /** How a plan went. */
@@ -206,14 +212,7 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
     return { ...d, command: pin(d.command), ...(before ? { before } : {}) };
   };
   const cells = options.only ? planCells(plan).filter(options.only) : planCells(plan);
-  const result: StudyResult = {
-    cells: cells.length,
-    complete: 0,
-    skipped: 0,
-    incomplete: 0,
-    failed: 0,
-    interrupted: false,
-  };
+  const result = noneYet(cells.length);
   const { signal, now, onEvent } = options;
   const data = dataset.dir;
   if (!options.dryRun) await afterTheGone(dataset, own, options);
@@ -270,9 +269,18 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
         onEvent?.({ kind: "start", ...at, ...describe(cell) });
         if (loaded && plan.pauseS > 0) await sleep(plan.pauseS * 1000, signal);
         loaded = true;
-        const run = await runCell(cell, (e) => onEvent?.({ ...e, cell })).catch((e) => {
-          throw planDiskFull(e, data);
-        });
+        const once = () =>
+          runCell(cell, (e) => onEvent?.({ ...e, cell })).catch((e) => {
+            throw planDiskFull(e, data);
+          });
+        const run = await runAgain(
+          once,
+          (r) => !signal?.aborted && !!options.again?.(cell, r),
+          (r) => {
+            stored.wrote(cell.id, r);
+            onEvent?.({ kind: "end", ...at, run: r });
+          },
+        );
         stored.wrote(cell.id, run);
         result[run.status]++;
         onEvent?.({ kind: "end", ...at, run });
@@ -285,6 +293,28 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
       }
     }
   }
+}
+
+/** The counts of a plan of `cells` cells before any ran. */
+function noneYet(cells: number): StudyResult {
+  return { cells, complete: 0, skipped: 0, incomplete: 0, failed: 0, interrupted: false };
+}
+
+/**
+ * Runs a cell, then again while `again` says so of a complete run (issue 36: a disturbed run
+ * redone; each run before the last is handed to `redone`, stored, superseded by the next).
+ */
+async function runAgain(
+  once: () => Promise<CollectedRun>,
+  again: (run: CollectedRun) => boolean,
+  redone: (run: CollectedRun) => void,
+): Promise<CollectedRun> {
+  let run = await once();
+  while (run.status === "complete" && again(run)) {
+    redone(run);
+    run = await once();
+  }
+  return run;
 }
 
 /**
