@@ -92,7 +92,22 @@ export function median(xs: readonly number[]): number {
  * assert.deepEqual(uCounts(2, 2), [1, 1, 2, 1, 1]);
  * ```
  */
-export function uCounts(n: number, m: number): number[] {
+export function uCounts(n: number, m: number): readonly number[] {
+  const key = `${n},${m}`;
+  let counts = U_COUNTS.get(key);
+  if (!counts) {
+    counts = Object.freeze(countU(n, m));
+    if (U_COUNTS.size >= 1024) U_COUNTS.clear(); // bounded: sequential looks ask many sizes
+    U_COUNTS.set(key, counts);
+  }
+  return counts;
+}
+
+/** {@link uCounts}, computed once per pair of sizes (simulations ask the same sizes again). */
+const U_COUNTS = new Map<string, readonly number[]>();
+
+/** The counts of {@link uCounts}, computed. */
+function countU(n: number, m: number): number[] {
   // f[i][j][u]: arrangements of i x's and j y's with u (x < y) pairs; built one row of i at a time
   let prev: number[][] = [];
   for (let j = 0; j <= m; j++) prev.push([1]); // i = 0: one arrangement, U = 0

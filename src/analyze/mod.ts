@@ -25,3 +25,4 @@ export * from "./attempts.ts";
 export * from "./environment.ts";
 export * from "./sweep/mod.ts";
 export * from "./summary_page/mod.ts";
+export * from "./sequential/mod.ts";

@@ -12,9 +12,11 @@
 
 import type { Dataset } from "../store/dataset.ts";
 import type { Command, OptionValues } from "commander";
-import type pl from "nodejs-polars";
+import pl from "nodejs-polars";
+import { supersededRuns } from "../analyze/attempts.ts";
 import { resolveArms } from "../analyze/arms.ts";
-import { compare, verdictSummary } from "../analyze/compare/compare.ts";
+import { compare, REDONE, verdictSummary } from "../analyze/compare/compare.ts";
+import { adviceSummary } from "../analyze/compare/advice.ts";
 import { cellCounts, fewRunsWarning } from "../analyze/environment.ts";
 import type { TableFormat } from "../analyze/format.ts";
 import { loadResults, loadTable } from "../analyze/load.ts";
@@ -43,6 +45,8 @@ export interface CompareCommandOptions {
   format?: TableFormat;
   /** CSV and JSON: the fixed-rate steps' comparison (of a dataset with both kinds). */
   steps?: boolean;
+  /** The smallest difference the advice of inconclusive cells tells (0.05 = 5 %). @default {0.05} */
+  minEffect?: number;
 }
 
 /**
@@ -69,7 +73,33 @@ export function compareOptions(raw: OptionValues): CompareCommandOptions {
     metric: String(raw.metric ?? "ops_per_sec"),
     format: optionalFormat(raw.format),
     steps: raw.steps === true,
+    ...(raw.minEffect === undefined ? {} : { minEffect: minEffectOption(raw.minEffect) }),
   };
+}
+
+/**
+ * Reads `--min-effect PERCENT` (`5`, `5%`, `2.5`) as a fraction.
+ *
+ * @param raw The option's text.
+ * @returns The fraction (0.05 for 5).
+ * @throws {TypeError} For anything but a percentage above 0 and below 100.
+ *
+ * @example
+ * ```ts
+ * import { minEffectOption } from "./compare.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(minEffectOption("5"), 0.05);
+ * assert.equal(minEffectOption("2.5%"), 0.025);
+ * assert.throws(() => minEffectOption("0"), /--min-effect/);
+ * ```
+ */
+export function minEffectOption(raw: unknown): number {
+  const text = String(raw).trim().replace(/\s*%$/, "");
+  const pct = Number(text);
+  if (text === "" || !(pct > 0 && pct < 100)) {
+    throw new TypeError(`invalid --min-effect: ${raw} (expected a percentage, e.g. 5)`);
+  }
+  return pct / 100;
 }
 
 /**
@@ -83,7 +113,7 @@ export function compareOptions(raw: OptionValues): CompareCommandOptions {
  */
 export function compactCompare(c: pl.DataFrame): pl.DataFrame {
   const keep = c.columns.filter((col) =>
-    !/^(baseline_min|baseline_max|candidate_min|candidate_max)_|^direction$|^baseline$|^p_value$|^shift_ratio$|^unstable_details$/
+    !/^(baseline_min|baseline_max|candidate_min|candidate_max)_|^direction$|^baseline$|^p_value$|^shift_ratio$|^unstable_details$|^runs_needed/
       .test(col) &&
     !(["also_differs", "verdict_note", "unstable"].includes(col) &&
       c.getColumn(col).nullCount() === c.height)
@@ -106,10 +136,11 @@ export function compactCompare(c: pl.DataFrame): pl.DataFrame {
  * another arm.
  */
 export function compareCommand(o: CompareCommandOptions, out: Output): void {
-  const onLeftOut = attemptsNote(out);
-  const runs = loadTable(o.data, "runs", { onLeftOut });
-  const all = loadResults(o.data, { runs });
-  const { steps, others } = splitFixedRate(all);
+  const { runs, redone } = runsWithRedone(o.data, attemptsNote(out));
+  const all = loadResults(o.data, { runs, everyAttempt: true });
+  const marked = redone.length ? all.withColumns(pl.col("run_id").isIn(redone).alias(REDONE)) : all;
+  const { steps: stepsAll, others } = splitFixedRate(marked);
+  const steps = redone.length ? stepsAll.filter(pl.col(REDONE).not()) : stepsAll;
   const arms = resolveArms(all, { by: o.by, baseline: o.baseline });
   if (arms.defaulted || o.baseline === undefined) {
     out.printErr(
@@ -117,7 +148,9 @@ export function compareCommand(o: CompareCommandOptions, out: Output): void {
     );
   }
   const options = { by: arms.by, baseline: arms.baseline };
-  const c = others.height > 0 ? compare(others, { ...options, metric: o.metric }) : null;
+  const c = others.height > 0
+    ? compare(others, { ...options, metric: o.metric, minEffect: o.minEffect })
+    : null;
   const s = steps.height > 0
     ? compareSteps({ results: steps, hdr: loadTable(o.data, "hdr_histograms", { runs }) }, options)
     : null;
@@ -130,9 +163,12 @@ export function compareCommand(o: CompareCommandOptions, out: Output): void {
     out.print(
       (both && people ? title("Per test") : "") + tableText(c, format, compactCompare),
     );
-    const warning = fewRunsWarning(cellCounts(others, arms.by));
+    const counted = redone.length ? others.filter(pl.col(REDONE).not()) : others;
+    const warning = fewRunsWarning(cellCounts(counted, arms.by));
     if (warning) out.printErr(`${warning}\n`);
     out.printErr(`${verdictSummary(c)}\n`);
+    const advice = adviceSummary(c, { minEffect: o.minEffect });
+    if (advice) out.printErr(`${advice}\n`);
   }
   if (s === null || s.height === 0) return;
   if (!people && both && !o.steps) {
@@ -145,6 +181,30 @@ export function compareCommand(o: CompareCommandOptions, out: Output): void {
       (people ? `\n${STEP_COMPARE_METHOD}\n` : ""),
   );
   out.printErr(`${stepVerdictSummary(s)}\n`);
+}
+
+/**
+ * The runs a comparison counts (each plan cell's latest complete attempt), plus the earlier
+ * attempts the noise guard found disturbed and that were redone (`--redo-disturbed`): marked,
+ * counted per cell, never compared. The other superseded attempts are said on stderr, as before.
+ */
+function runsWithRedone(
+  data: Dataset,
+  onLeftOut: (ids: string[]) => void,
+): { runs: pl.DataFrame; redone: string[] } {
+  const every = loadTable(data, "runs", { everyAttempt: true });
+  const superseded = supersededRuns(every);
+  if (superseded.length) onLeftOut(superseded);
+  const gone = new Set(superseded);
+  const redone = every.columns.includes("noise_disturbance")
+    ? (every.filter(pl.col("run_id").isIn(superseded).and(pl.col("noise_disturbance").isNotNull()))
+      .getColumn("run_id").toArray() as string[])
+    : [];
+  const keep = new Set(redone);
+  const ids = (every.getColumn("run_id").toArray() as string[]).filter((id) =>
+    !gone.has(id) || keep.has(id)
+  );
+  return { runs: every.filter(pl.col("run_id").isIn(ids)), redone };
 }
 
 /** Refuses a comparison with no row: no test or step has the baseline and another arm. */
@@ -192,6 +252,11 @@ export function declareCompare(program: Command, out: Output): void {
     .option(
       "--format <format>",
       "md, csv, json or text (default: text on a terminal, md in a pipe)",
+    )
+    .option(
+      "--min-effect <percent>",
+      "the smallest difference worth telling: inconclusive cells say how many runs per arm " +
+        "would tell it (runs_needed) (default: 5)",
     )
     .option(
       "--steps",

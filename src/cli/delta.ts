@@ -10,6 +10,7 @@ import type { Command, OptionValues } from "commander";
 import type pl from "nodejs-polars";
 import { deltaSides } from "../analyze/arms.ts";
 import { delta } from "../analyze/compare/compare.ts";
+import { adviceSummary } from "../analyze/compare/advice.ts";
 import { cellCounts, fewRunsWarning } from "../analyze/environment.ts";
 import type { TableFormat } from "../analyze/format.ts";
 import { loadResults } from "../analyze/load.ts";
@@ -68,7 +69,8 @@ export function deltaOptions(raw: OptionValues): DeltaCommandOptions {
  */
 export function compactDelta(d: pl.DataFrame): pl.DataFrame {
   const keep = d.columns.filter((col) =>
-    !/^(from|to)$|^(from|to)_(avg|p\d+)_latency_ms$|_latency_change_ci_(low|high)_pct$/.test(col) &&
+    !/^(from|to)$|^(from|to)_(avg|p\d+)_latency_ms$|_latency_change_ci_(low|high)_pct$|runs_needed/
+      .test(col) &&
     !(col === "also_differs" && d.getColumn(col).nullCount() === d.height)
   );
   return d.select(...keep);
@@ -90,6 +92,8 @@ export function deltaCommand(o: DeltaCommandOptions, out: Output): void {
   out.print(tableText(d, peopleFormat(o.format, out.isTerminal), compactDelta));
   const warning = fewRunsWarning(cellCounts(results, o.dimension));
   if (warning) out.printErr(`${warning}\n`);
+  const advice = adviceSummary(d, { prefix: "throughput_" });
+  if (advice) out.printErr(`${advice}\n`);
 }
 
 /**

@@ -18,11 +18,14 @@ import type { StudyResult } from "../collect/plan/study.ts";
 import { parseServerUrl } from "../collect/target.ts";
 import { findTool } from "../collect/tools/find.ts";
 import { compare, verdictSummary } from "../analyze/compare/compare.ts";
+import { adviceSummary } from "../analyze/compare/advice.ts";
 import { cellCounts, fewRunsWarning } from "../analyze/environment.ts";
 import { exitForStudy, type Output, readOptions } from "./_exit.ts";
 import { REPO } from "./_options.ts";
 import { describeOutcome } from "./ingest.ts";
 import { runStudy } from "./run.ts";
+import { untilSettings } from "./_rounds.ts";
+import type { UntilDecidedResult } from "./_until_decided.ts";
 import { peopleFormat, tableText } from "./_tables.ts";
 import { compactCompare } from "./compare.ts";
 import { summaryCommand, summaryTables } from "./summary.ts";
@@ -158,15 +161,23 @@ function demoPlan(servers: readonly DemoServer[]): StudyPlan {
  * Prints valkey against redis (`compare` by label, baseline redis) and writes the summary page
  * under the dataset.
  */
-async function printComparison(data: string, out: Output): Promise<void> {
+async function printComparison(
+  data: string,
+  out: Output,
+  o: { table: boolean },
+): Promise<void> {
   const tables = summaryTables(data); // read once: the comparison, then the summary page
   const results = tables.results;
-  const c = compare(results, { by: "label", baseline: "redis" });
-  out.print(`\nvalkey against redis, per test and client count (compare --by label):\n\n`);
-  out.print(tableText(c, peopleFormat(undefined, out.isTerminal), compactCompare));
-  out.print(`\n${verdictSummary(c)}\n`);
-  const warning = fewRunsWarning(cellCounts(results, "label"));
-  if (warning) out.print(`\n${warning}\n`);
+  if (o.table) {
+    const c = compare(results, { by: "label", baseline: "redis" });
+    out.print(`\nvalkey against redis, per test and client count (compare --by label):\n\n`);
+    out.print(tableText(c, peopleFormat(undefined, out.isTerminal), compactCompare));
+    out.print(`\n${verdictSummary(c)}\n`);
+    const advice = adviceSummary(c);
+    if (advice) out.print(`${advice}\n`);
+    const warning = fewRunsWarning(cellCounts(results, "label"));
+    if (warning) out.print(`\n${warning}\n`);
+  }
   out.print("\n");
   await summaryCommand(
     {
@@ -179,6 +190,25 @@ async function printComparison(data: string, out: Output): Promise<void> {
     out,
     tables,
   );
+}
+
+/**
+ * What the demo says when no cell was decided within its budget (issue 36): that this machine
+ * is too noisy for it, the runs per arm the cells would need, and the doctor hint, instead of a
+ * table of inconclusive rows.
+ *
+ * @param r The run until decided.
+ * @returns The lines.
+ */
+function tooNoisy(r: UntilDecidedResult): string {
+  const need = r.decisions.flatMap((d) => d.runsNeeded === null ? [] : [d.runsNeeded]);
+  const range = need.length === 0
+    ? ""
+    : ` the ${r.decisions.length} cells would need ${Math.min(...need)}–${Math.max(...need)} ` +
+      "runs per arm to tell ±5 % (80 % power);";
+  return `\nThis machine is too noisy to decide anything within the demo's budget:${range} ` +
+    "`kvlab doctor` says what disturbs it (steal, other processes, frequency scaling). The " +
+    "summary page below has the runs.\n";
 }
 
 /** Prints the results of a one-server demo, one row per test. */
@@ -210,7 +240,7 @@ export async function demoCommand(o: DemoCommandOptions, out: Output): Promise<v
     await demoFromSamples(o, out);
     return;
   }
-  let result: StudyResult;
+  let result: StudyResult & { decided?: UntilDecidedResult };
   // a fresh dataset each time: the demo measures this machine now
   const data = `${o.data}/${new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}`;
   try {
@@ -218,7 +248,10 @@ export async function demoCommand(o: DemoCommandOptions, out: Output): Promise<v
       out.print(`${name} started on 127.0.0.1:${server.port} (pid ${server.pid})\n`);
     }
     out.print(`dataset ${data}\n`);
-    result = await runStudy(demoPlan(servers), { data, dryRun: false }, out);
+    const plan = demoPlan(servers);
+    // issue 36: rounds until each cell is decided, within the plan's budget (two servers)
+    const untilDecided = plan.servers.length > 1 ? untilSettings(plan, undefined) : undefined;
+    result = await runStudy(plan, { data, dryRun: false, untilDecided }, out);
   } finally {
     for (const { name, server } of servers) {
       await server.stop();
@@ -226,8 +259,11 @@ export async function demoCommand(o: DemoCommandOptions, out: Output): Promise<v
     }
   }
   const complete = !result.interrupted && result.failed === 0 && result.incomplete === 0;
-  if (servers.length === 2 && complete) await printComparison(data, out);
-  else printResults(data, out);
+  const undecided = result.decided?.decisions.every((d) => d.verdict === "inconclusive");
+  if (servers.length === 2 && complete) {
+    if (undecided) out.print(tooNoisy(result.decided!));
+    await printComparison(data, out, { table: !undecided });
+  } else printResults(data, out);
   exitForStudy(result, "demo");
 }
 

@@ -6,7 +6,6 @@
  */
 
 import type { DatasetRef } from "../store/dataset.ts";
-import type { Dataset } from "../store/dataset.ts";
 import { datasetOption } from "./_options.ts";
 import type { Command, OptionValues } from "commander";
 import pl from "nodejs-polars";
@@ -15,10 +14,26 @@ import type { ResultsRow } from "../schema.ts";
 import { formatForPeople } from "../analyze/present.ts";
 import { resultsFrame } from "../analyze/units.ts";
 import { parsePlan, type StudyPlan } from "../collect/plan/plan.ts";
+import type { Dataset } from "../store/dataset.ts";
 import { type Orphan, runPlan, type StudyEvent, type StudyResult } from "../collect/plan/study.ts";
-import { exitForStudy, type Output, readOptions, stopSignalOf, withStopSignals } from "./_exit.ts";
+import {
+  exitForStudy,
+  type Output,
+  readOptions,
+  stopSignalOf,
+  UsageError,
+  withStopSignals,
+} from "./_exit.ts";
 import { studyProgress } from "./progress.ts";
 import { stepLines } from "./_step_line.ts";
+import {
+  decisionsFrame,
+  runUntilDecided,
+  type UntilDecided,
+  untilDecidedLine,
+  type UntilDecidedResult,
+} from "./_until_decided.ts";
+import { redoDisturbed, roundOptions, untilSettings } from "./_rounds.ts";
 
 /** Plan kinds whose cells are fixed-rate steps. */
 const FIXED_RATE_KINDS = new Set(["latency-sweep", "pubsub"]);
@@ -31,6 +46,14 @@ export interface RunCommandOptions {
   data: Dataset;
   /** Print every command, run nothing. @default {false} */
   dryRun: boolean;
+  /**
+   * `--until-decided` and its `--budget`, `--max-runs`, `--min-effect` (issue 36): rounds until
+   * each cell is decided; they override the plan's `until_decided:`. @default {off}
+   */
+  untilDecided?: Partial<UntilDecided> & { on: boolean };
+  /** `--redo-disturbed N`: run a cell again, up to N times, when the noise guard finds its run
+   * disturbed (the disturbed run stays stored, left out of verdicts). @default {0} */
+  redoDisturbed?: number;
 }
 
 /**
@@ -49,7 +72,9 @@ export interface RunCommandOptions {
  * ```
  */
 export function runOptions(plan: string, raw: OptionValues): RunCommandOptions {
-  return { plan, data: datasetOption(raw.data), dryRun: Boolean(raw.dryRun) };
+  const o: RunCommandOptions = { plan, data: datasetOption(raw.data), dryRun: Boolean(raw.dryRun) };
+  Object.assign(o, roundOptions(raw)); // issue 36
+  return o;
 }
 
 /** How one cell of a plan ended. */
@@ -248,10 +273,12 @@ export function orphanLine(o: Orphan): string {
  */
 export async function runStudy(
   plan: StudyPlan,
-  where: { data: DatasetRef; dryRun: boolean },
+  where: { data: DatasetRef; dryRun: boolean; untilDecided?: UntilDecided; redoDisturbed?: number },
   out: Output,
-): Promise<StudyResult & { stopSignal?: string }> {
+): Promise<StudyResult & { stopSignal?: string; decided?: UntilDecidedResult }> {
   const { data, dryRun } = where;
+  const until = dryRun ? undefined : where.untilDecided;
+  let decided: UntilDecidedResult | undefined;
   let stop: AbortSignal | undefined;
   const print = (s: string) => {
     try {
@@ -262,12 +289,20 @@ export async function runStudy(
   };
   const progress = studyProgress(print, out.isTerminal ?? false);
   const outcomes: CellOutcome[] = [];
-  const counts = await withStopSignals((signal) => {
+  const counts = await withStopSignals(async (signal) => {
     stop = signal;
-    return runPlan(plan, {
+    const run = until
+      ? async (_: StudyPlan, options: Parameters<typeof runPlan>[1]) =>
+        decided = await runUntilDecided(plan, {
+          ...options,
+          onRound: (n, open) => print(`round ${n}: ${open} open cell${open === 1 ? "" : "s"}\n`),
+        }, until)
+      : runPlan;
+    return await run(plan, {
       data,
       dryRun,
       signal,
+      again: redoDisturbed(data, where.redoDisturbed ?? 0, print),
       onOrphan: (o) => print(orphanLine(o)),
       onServers: (line) => print(`${line}\n`),
       onWarning: (message) => out.printErr(`warning: ${message}\n`),
@@ -305,6 +340,16 @@ export async function runStudy(
       `${result.incomplete} incomplete, ${result.failed} failed` +
       (result.interrupted ? `, interrupted${cut}` : "") + "\n",
   );
+  if (decided && until) {
+    // the decisions, not every round's cells
+    print(untilDecidedLine(decided, until));
+    if (decided.decisions.length) {
+      print(
+        "\n" + formatForPeople(decisionsFrame(decided.decisions), out.isTerminal ? "text" : "md"),
+      );
+    }
+    return { ...result, decided };
+  }
   if (outcomes.length) {
     print("\n" + formatForPeople(cellSummary(outcomes, data), out.isTerminal ? "text" : "md"));
   }
@@ -322,7 +367,12 @@ export async function runStudy(
  */
 export async function runCommand(o: RunCommandOptions, out: Output): Promise<void> {
   const plan = parsePlan(Deno.readTextFileSync(o.plan), o.plan);
-  exitForStudy(await runStudy(plan, { data: o.data, dryRun: o.dryRun }, out), "run");
+  const untilDecided = untilSettings(plan, o.untilDecided);
+  if (o.untilDecided && !untilDecided) {
+    throw new UsageError("--budget, --max-runs and --min-effect go with --until-decided");
+  }
+  const where = { data: o.data, dryRun: o.dryRun, untilDecided, redoDisturbed: o.redoDisturbed };
+  exitForStudy(await runStudy(plan, where, out), "run");
 }
 
 /** Declares `kvlab run` for `COMMANDS` (`src/cli.ts`); {@link runCommand} does the work. */
@@ -338,5 +388,22 @@ export function declareRun(program: Command, out: Output): void {
     .argument("<plan>", "plan file")
     .requiredOption("--data <dir>", "dataset directory (created if missing)")
     .option("--dry-run", "print every command, run nothing")
+    .option(
+      "--until-decided",
+      "run in rounds (the plan's repetitions, then one more per round) until each cell is " +
+        "decided by a sequential rule valid under repeated looks (better, worse, or no " +
+        "difference within ±min-effect); decided cells stop (also the plan's until_decided:)",
+    )
+    .option(
+      "--redo-disturbed <n>",
+      "run a cell again (up to n times) when the noise guard finds its run disturbed (steal, " +
+        "other processes' CPU, a load jump); the disturbed run stays stored, left out of verdicts",
+    )
+    .option("--budget <time>", "with --until-decided: start no round after this (90s, 2m, 1h)")
+    .option("--max-runs <n>", "with --until-decided: the most runs per arm of a cell (default: 30)")
+    .option(
+      "--min-effect <percent>",
+      "with --until-decided: no difference within ± this (default: 5)",
+    )
     .action((plan: string, opts) => runCommand(readOptions(() => runOptions(plan, opts)), out));
 }

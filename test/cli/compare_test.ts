@@ -96,7 +96,7 @@ Deno.test("kvlab compare and delta: formats", async (t) => {
           "candidate_median_ops_per_sec,baseline_min_ops_per_sec,baseline_max_ops_per_sec," +
           "candidate_min_ops_per_sec,candidate_max_ops_per_sec,ratio,ratio_ci_low,ratio_ci_high," +
           "verdict,direction,shift_ratio,p_value,q_value,verdict_note,unstable,also_differs," +
-          "unstable_details",
+          "unstable_details,runs_needed,runs_needed_observed",
       );
       const cells = set.split(",");
       assert.equal(cells[5], "100000.12");

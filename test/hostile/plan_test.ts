@@ -38,7 +38,8 @@ const PLANS: { name: string; plan: string; error: RegExp }[] = [
     name: "an unknown field inside a servers entry",
     plan: `name: p\nservers:\n  - name: a\n    url: redis://127.0.0.1:7412\n    pasword: x\n` +
       "tests: [set]\n",
-    error: /p\.yaml:5:\d+: servers\.0\.pasword: unknown field \(known: name, url, container\)/,
+    error:
+      /p\.yaml:5:\d+: servers\.0\.pasword: unknown field \(known: name, url, container, params\)/,
   },
   {
     name: "timeout_s: 0",

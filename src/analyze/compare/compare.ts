@@ -22,6 +22,7 @@ import { DISTURBED, unstableDetails, unstableText } from "./_unstable.ts";
 import { finiteRows } from "../summary.ts";
 import { metricDirection, resultsFrame } from "../units.ts";
 import { comparisonCells, differs, type Rec, sortRows, verdictOf } from "./_cells.ts";
+import { adviceColumns } from "./advice.ts";
 
 export { type Direction, metricDirection } from "../units.ts";
 
@@ -56,6 +57,12 @@ export interface CompareOptions {
    * @default {4}
    */
   minRuns?: number;
+  /**
+   * The smallest difference worth telling, for the advice of inconclusive cells
+   * (`runs_needed`).
+   * @default {band}
+   */
+  minEffect?: number;
   /** @deprecated Unused since the verdict is a rank test (there is no bootstrap). */
   resamples?: number;
   /** @deprecated Unused since the verdict is a rank test (there is no bootstrap). */
@@ -79,7 +86,11 @@ export interface CompareOptions {
  * `also_differs`: run parameters that differ between the two arms besides `by` (they are
  * confounded with it; e.g. `keyspace 1000000 vs 1000000000`), or null, and `unstable_details`
  * (the disturbed runs `unstable` counts, in full: every reason the noise guard gave, per arm;
- * else null).
+ * else null), and, for an inconclusive cell, `runs_needed` (runs per arm to tell ±`minEffect` at
+ * the test's level with 80 % power, from the cell's spread) and `runs_needed_observed` (to tell
+ * the difference seen, when it is larger), else null ({@link adviceSummary} says it in a line);
+ * when the frame marks runs in {@link REDONE}, `left_out_disturbed`: how many of the cell's runs
+ * were left out of its verdict as disturbed and redone.
  * @throws {TypeError} For a missing column, an unknown metric direction, or a baseline that is
  * not in the data.
  *
@@ -107,10 +118,13 @@ export function compare(df: pl.DataFrame, options: CompareOptions): pl.DataFrame
   metricDirection(metric); // throws for a metric whose name does not tell the direction
   let arms: string[] = [];
   // per run, whether the noise guard found it disturbed: the count of disturbed runs per arm
-  const noise = df.columns.includes("noise_disturbance");
+  // issue 36: runs the noise guard found disturbed and that were redone are counted, not compared
+  const redone = df.columns.includes(REDONE) ? df.filter(pl.col(REDONE)) : null;
+  const kept = redone ? df.filter(pl.col(REDONE).not()) : df;
+  const noise = kept.columns.includes("noise_disturbance");
   const frame = noise
-    ? df.withColumns(pl.col("noise_disturbance").isNotNull().cast(pl.Float64).alias(DISTURBED))
-    : df;
+    ? kept.withColumns(pl.col("noise_disturbance").isNotNull().cast(pl.Float64).alias(DISTURBED))
+    : kept;
   const { keys, confounded, groups } = comparisonCells(frame, {
     by: options.by,
     keys: options.keys,
@@ -131,24 +145,77 @@ export function compare(df: pl.DataFrame, options: CompareOptions): pl.DataFrame
     },
   });
   const out: Rec[] = [];
+  const values = (r: Rec) => (r[`values_${metric}`] as number[] | undefined) ?? [];
+  const leftOut = redoneCounts(redone, keys, options.by);
   for (const g of groups) {
     const base = g.arms.get(options.baseline);
     if (!base) continue;
     for (const arm of arms) {
       const cand = g.arms.get(arm);
       if (arm === options.baseline || !cand) continue;
+      const row = armComparison(base, cand, { ...options, metric });
       out.push({
         ...g.keys,
         [options.by]: arm,
-        ...armComparison(base, cand, { ...options, metric }),
+        ...row,
         also_differs: differs(base, cand, confounded),
         unstable_details: unstableDetails([["baseline", base], ["candidate", cand]]),
+        // issue 36: the runs an inconclusive cell would need
+        ...adviceColumns(String(row.verdict), [values(base), values(cand)], {
+          minEffect: options.minEffect ?? options.band,
+          alpha: options.confidence === undefined ? undefined : 1 - options.confidence,
+        }),
+        ...(leftOut.size === 0 ? {} : {
+          left_out_disturbed: [options.baseline, arm].reduce(
+            (n, a) =>
+              n + (leftOut.get(JSON.stringify([...keys.map((c) => g.keys[c] ?? null), a])) ?? 0),
+            0,
+          ),
+        }),
       });
     }
   }
   const q = benjaminiHochberg(out.map((r) => (r.p_value as number | null) ?? NaN));
   out.forEach((r, i) => r.q_value = Number.isFinite(q[i]) ? q[i] : null);
   return resultsFrame(sortRows(out, keys));
+}
+
+/**
+ * The column of a results frame that marks the rows of runs left out of verdicts because the
+ * noise guard found them disturbed and `kvlab run --redo-disturbed` ran them again (their later
+ * attempt counts): {@link compare} counts them per cell in `left_out_disturbed`.
+ *
+ * @example
+ * ```ts
+ * import pl from "nodejs-polars";
+ * import { compare, REDONE } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * const df = pl.DataFrame({
+ *   test: Array(11).fill("SET"),
+ *   server: [...Array(6).fill("a"), ...Array(5).fill("b")],
+ *   ops_per_sec: [100, 102, 101, 99, 100, 10, 120, 121, 119, 122, 120],
+ *   [REDONE]: [false, false, false, false, false, true, false, false, false, false, false],
+ * });
+ * const c = compare(df, { by: "server", baseline: "a" });
+ * assert.deepEqual([c.getColumn("baseline_n").get(0), c.getColumn("left_out_disturbed").get(0)], [5, 1]);
+ * ```
+ */
+export const REDONE = "redone_disturbed";
+
+/** The rows of redone runs per cell and arm (keys then arm, as JSON). */
+function redoneCounts(
+  redone: pl.DataFrame | null,
+  keys: string[],
+  by: string,
+): Map<string, number> {
+  const counts = new Map<string, number>();
+  if (!redone || redone.height === 0) return counts;
+  const cols = [...keys, by].filter((c) => redone.columns.includes(c));
+  for (const r of redone.select(...cols).toRecords() as Rec[]) {
+    const k = JSON.stringify([...keys.map((c) => r[c] ?? null), String(r[by])]);
+    counts.set(k, (counts.get(k) ?? 0) + 1);
+  }
+  return counts;
 }
 
 /** The columns of one compare() row from the two arms' summary rows, from `baseline` on. */

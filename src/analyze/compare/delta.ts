@@ -9,6 +9,7 @@ import type pl from "nodejs-polars";
 import { changePctOf, ratioOf } from "../_stats.ts";
 import { resultsFrame } from "../units.ts";
 import { comparisonCells, differs, type Rec, sortRows, verdictOf } from "./_cells.ts";
+import { adviceColumns } from "./advice.ts";
 
 /** Options of {@link delta}. */
 export interface DeltaOptions {
@@ -35,7 +36,9 @@ const LATENCIES = ["avg", "p50", "p95", "p99"] as const;
  * ops/sec) and the change of avg/p50/p95/p99 latency in % (negative = faster), each with the
  * interval and verdict of {@link compare} (`throughput_factor_ci_low`/`_high`,
  * `throughput_verdict`, `<p>_latency_change_ci_low_pct`/`_high_pct`, `<p>_latency_verdict`;
- * a latency verdict says whether the `to` side is better, i.e. faster).
+ * a latency verdict says whether the `to` side is better, i.e. faster), and for an
+ * inconclusive throughput change `throughput_runs_needed` and `throughput_runs_needed_observed`
+ * (see `compare`'s `runs_needed`).
  *
  * @example
  * ```ts
@@ -86,6 +89,9 @@ export function delta(df: pl.DataFrame, options: DeltaOptions): pl.DataFrame {
   return resultsFrame(sortRows(out, keys));
 }
 
+/** The throughput values of one side's summary row. */
+const values = (r: Rec) => (r.values_ops_per_sec as number[] | undefined) ?? [];
+
 /** The columns of one delta() row from the two sides' summary rows, from `from` on. */
 function change(a: Rec, b: Rec, options: DeltaOptions & { metrics: string[] }): Rec {
   const metrics = options.metrics;
@@ -104,6 +110,10 @@ function change(a: Rec, b: Rec, options: DeltaOptions & { metrics: string[] }): 
   row.throughput_factor_ci_low = tp.ciLow;
   row.throughput_factor_ci_high = tp.ciHigh;
   row.throughput_verdict = tp.verdict;
+  // issue 36: the runs an inconclusive throughput change would need
+  const advice = adviceColumns(tp.verdict, [values(a), values(b)], { minEffect: options.band });
+  row.throughput_runs_needed = advice.runs_needed;
+  row.throughput_runs_needed_observed = advice.runs_needed_observed;
   for (const l of LATENCIES) {
     const m = `${l}_latency_ms`;
     if (!metrics.includes(m)) continue;

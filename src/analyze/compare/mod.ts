@@ -8,3 +8,4 @@
 
 export * from "./compare.ts";
 export * from "./verdict.ts";
+export * from "./advice.ts";

@@ -11,6 +11,7 @@
 
 import pl from "nodejs-polars";
 import { compare, delta, verdictSummary } from "../compare/compare.ts";
+import { adviceSummary } from "../compare/advice.ts";
 import { compareSteps, splitFixedRate } from "../sweep/compare.ts";
 import {
   STEP_COMPARE_METHOD,
@@ -209,6 +210,7 @@ function compareSection(
     "",
     `${verdictSummary(c)}`,
     "",
+    ...[adviceSummary(c)].flatMap((a) => a ? [a, ""] : []),
     ...verdictCounts(c, o.by),
     "",
     formatForPeople(comparisonColumns(c, metric, o.by), "md"),

@@ -17,6 +17,7 @@ import type { ServerStart } from "./start.ts";
 import type { ProgressEvent } from "../formats/format.ts";
 import type { ToolProgress } from "../tools/tool.ts";
 import type { ServerTarget } from "../target.ts";
+import type { PlanUntilDecided } from "./until.ts";
 
 /** A server of a plan. */
 export interface PlanServer {
@@ -37,6 +38,11 @@ export interface PlanServer {
   start?: ServerStart;
   /** The watch of its container over each run, once `runPlan` knows its engine. */
   watch?: RunWatch;
+  /**
+   * The server's own tool parameters (`params: { pipeline: 16 }`, by the names of the kind's
+   * tags), replacing the matrix's values in its cells: arms that differ by a parameter.
+   */
+  params?: Record<string, number>;
 }
 
 /** The fields every plan has, whatever its kind. */
@@ -59,6 +65,8 @@ export interface PlanBase {
   cpus?: { client?: PlanCpuSet; server?: PlanCpuSet };
   /** `agents:` (issue 35): each step runs on several client hosts (`./agents.ts`). */
   agents?: PlanAgents;
+  /** `until_decided:`: run in rounds until each cell is decided (`kvlab run --until-decided`). */
+  untilDecided?: PlanUntilDecided;
 }
 
 /** One CPU list of a plan's `cpus:`. */

@@ -12,3 +12,4 @@ export * from "./kinds/mod.ts";
 export * from "./study.ts";
 export * from "./start.ts";
 export * from "./servers.ts";
+export * from "./until.ts";

@@ -21,6 +21,7 @@ import {
 import { parseCpuList } from "./cpus.ts";
 import { readAgents } from "./agents.ts";
 import { readServerStart } from "./start.ts";
+import { readUntilDecided } from "./until.ts";
 import { memoryKind } from "./kinds/memory.ts";
 import { memtierKind } from "./kinds/memtier.ts";
 import { pubSubKind } from "./kinds/pubsub.ts";
@@ -66,8 +67,9 @@ const COMMON_FIELDS = [
   "timeout_s",
   "tags",
   "cpus",
+  "until_decided",
 ];
-const SERVER_FIELDS = ["name", "url", "container", "start", ...TARGET_OPTION_FIELDS];
+const SERVER_FIELDS = ["name", "url", "container", "start", "params", ...TARGET_OPTION_FIELDS];
 /** Tags every run of a plan sets itself: a plan's `tags:` may not use them. */
 const RUN_TAGS = ["plan", "server_name", "client_cpus", "server_cpus"];
 /** Where a plan pins its servers: one list for all, in the plan's `cpus:`. */
@@ -202,7 +204,10 @@ function readCommon(read: PlanReader, kindTags: readonly string[]): PlanCommon {
       const n = read.string(["servers", i, "name"]);
       if (names.has(n)) read.fail(["servers", i, "name"], `duplicate server name ${n}`);
       names.add(n);
-      if (read.value(["servers", i, "start"]) !== undefined) return readStartedServer(read, i, n);
+      if (read.value(["servers", i, "start"]) !== undefined) {
+        const params = readServerParams(read, i, kindTags);
+        return { ...readStartedServer(read, i, n), ...(params ? { params } : {}) };
+      }
       const url = read.string(["servers", i, "url"]);
       let target: ServerTarget;
       try {
@@ -215,15 +220,24 @@ function readCommon(read: PlanReader, kindTags: readonly string[]): PlanCommon {
       const container = read.value(["servers", i, "container"]) === undefined
         ? undefined
         : read.string(["servers", i, "container"]);
-      return { name: n, url: target.display, target, ...(container ? { container } : {}) };
+      const params = readServerParams(read, i, kindTags); // issue 36: arms by a tool parameter
+      return {
+        name: n,
+        url: target.display,
+        target,
+        ...(container ? { container } : {}),
+        ...(params ? { params } : {}),
+      };
     },
   );
   const cpus = readCpus(read);
   const tags = readTags(read, [...RUN_TAGS, ...kindTags]);
+  const untilDecided = readUntilDecided(read); // issue 36: kvlab run --until-decided
   return {
     name,
     servers,
     ...(cpus ? { cpus } : {}),
+    ...(untilDecided ? { untilDecided } : {}),
     repetitions: read.integer(["repetitions"], 1),
     pauseS: read.number(["pause_s"], 0, { max: MAX_PAUSE_S }),
     timeoutS: read.number(["timeout_s"], 600, { max: MAX_TIMEOUT_S, positive: true }),
@@ -256,6 +270,33 @@ function readStartedServer(read: PlanReader, i: number, name: string): PlanServe
   const target = { ...parseServerUrl("redis://127.0.0.1"), port: 0 };
   target.display = "redis://127.0.0.1:0";
   return { name, url: target.display, target, start };
+}
+
+/**
+ * A server's own tool parameters (`params: { pipeline: 16 }`): each one of the kind's cell
+ * parameters (its tags), an integer (threads may be 0), replacing the matrix's value for the
+ * server's cells.
+ */
+function readServerParams(
+  read: PlanReader,
+  i: number,
+  kindTags: readonly string[],
+): Record<string, number> | undefined {
+  const path = ["servers", i, "params"];
+  if (read.value(path) === undefined) return undefined;
+  // the kinds that cross a matrix of these (redis-benchmark, memtier) apply them per server
+  const known = kindTags.filter((t) =>
+    ["clients", "threads", "pipeline", "data_size_bytes", "keyspace"].includes(t)
+  );
+  if (known.length === 0) read.fail(path, "this plan kind takes no per-server parameters");
+  const out: Record<string, number> = {};
+  for (const k of Object.keys(read.mapping(path, `expected { ${known[0]}: N, … }`))) {
+    if (!known.includes(k)) {
+      read.fail([...path, k], `unknown parameter (known: ${known.join(", ")})`);
+    }
+    out[k] = read.integer([...path, k], undefined, k === "threads" ? 0 : 1);
+  }
+  return out;
 }
 
 /**

@@ -104,6 +104,17 @@ export interface RunPlanOptions {
    * after the plan).
    */
   docker?: DockerEngine;
+  /**
+   * Only the cells this keeps are the plan's for this call (`kvlab run --until-decided` runs the
+   * open cells of a round). @default {every cell}
+   */
+  only?: (cell: PlanCell) => boolean;
+  /**
+   * Asked after each complete run of a cell: true runs the cell again at once (`kvlab run
+   * --redo-disturbed N` for a run the noise guard found disturbed; the later complete attempt
+   * supersedes it, which stays stored). It must say false in the end. @default {never}
+   */
+  again?: (cell: PlanCell, run: CollectedRun) => boolean;
 }
 
 /** How a plan went. */
@@ -266,15 +277,8 @@ async function runCellsOf({ plan, options, own, stored }: CellsOf): Promise<Stud
     const before = d.before?.map((b) => ({ ...b, command: pin(b.command) }));
     return { ...d, command: pin(d.command), ...(before ? { before } : {}) };
   };
-  const cells = planCells(plan);
-  const result: StudyResult = {
-    cells: cells.length,
-    complete: 0,
-    skipped: 0,
-    incomplete: 0,
-    failed: 0,
-    interrupted: false,
-  };
+  const cells = options.only ? planCells(plan).filter(options.only) : planCells(plan);
+  const result = noneYet(cells.length);
   const { signal, now, onEvent } = options;
   const data = dataset.dir;
   if (!options.dryRun) await afterTheGone(dataset, own, options);
@@ -330,9 +334,18 @@ async function runCellsOf({ plan, options, own, stored }: CellsOf): Promise<Stud
         onEvent?.({ kind: "start", ...at, ...describe(cell) });
         if (loaded && plan.pauseS > 0) await sleep(plan.pauseS * 1000, signal);
         loaded = true;
-        const run = await runCell(cell, (e) => onEvent?.({ ...e, cell })).catch((e) => {
-          throw planDiskFull(e, data);
-        });
+        const once = () =>
+          runCell(cell, (e) => onEvent?.({ ...e, cell })).catch((e) => {
+            throw planDiskFull(e, data);
+          });
+        const run = await runAgain(
+          once,
+          (r) => !signal?.aborted && !!options.again?.(cell, r),
+          (r) => {
+            stored.wrote(cell.id, r);
+            onEvent?.({ kind: "end", ...at, run: r });
+          },
+        );
         stored.wrote(cell.id, run);
         result[run.status]++;
         onEvent?.({ kind: "end", ...at, run });
@@ -345,6 +358,28 @@ async function runCellsOf({ plan, options, own, stored }: CellsOf): Promise<Stud
       }
     }
   }
+}
+
+/** The counts of a plan of `cells` cells before any ran. */
+function noneYet(cells: number): StudyResult {
+  return { cells, complete: 0, skipped: 0, incomplete: 0, failed: 0, interrupted: false };
+}
+
+/**
+ * Runs a cell, then again while `again` says so of a complete run (issue 36: a disturbed run
+ * redone; each run before the last is handed to `redone`, stored, superseded by the next).
+ */
+async function runAgain(
+  once: () => Promise<CollectedRun>,
+  again: (run: CollectedRun) => boolean,
+  redone: (run: CollectedRun) => void,
+): Promise<CollectedRun> {
+  let run = await once();
+  while (run.status === "complete" && again(run)) {
+    redone(run);
+    run = await once();
+  }
+  return run;
 }
 
 /**

@@ -75,7 +75,7 @@ Deno.test("parsePlan() reads each kind's section and rejects another kind's", as
   await t.step("an unknown field lists the common fields and the kind's", () => {
     bad(
       `name: x\nkind: memory\n${servers}memroy: {}\n`,
-      /memroy: unknown field \(known: name, kind, servers, repetitions, pause_s, timeout_s, tags, cpus, memory\)/,
+      /memroy: unknown field \(known: name, kind, servers, repetitions, pause_s, timeout_s, tags, cpus, until_decided, memory\)/,
     );
   });
   await t.step("a bad server URL is reported once, at its line", () => {

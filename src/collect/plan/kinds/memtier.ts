@@ -12,6 +12,7 @@ import { type Limit, limitProblem, LIMITS, MAX_CONNECTIONS } from "../../limits.
 import type { MemtierCall, MemtierRun } from "../../memtier/run.ts";
 import type { Tool } from "../../tools/tool.ts";
 import { toolFor } from "../tools.ts";
+import { withServerParams } from "./_server_params.ts";
 import { parseRatio } from "../../tools/workload.ts";
 import {
   cellRecord,
@@ -245,11 +246,9 @@ function memtierCells(plan: MemtierPlan): MemtierCell[] {
       }
     }
   }
-  return interleavedCells(
-    plan,
-    points,
-    (p) => `t${p.threads}-c${p.clients}-P${p.pipeline}-d${p.dataSizeBytes}`,
-  );
+  const key = (p: MatrixPoint) => `t${p.threads}-c${p.clients}-P${p.pipeline}-d${p.dataSizeBytes}`;
+  // a server's own params: its cells run (and are named by) those values
+  return withServerParams(plan, interleavedCells(plan, points, key), key);
 }
 
 /** The tool a plan runs: memtier_benchmark, whatever its `tool:` path. */

@@ -14,6 +14,7 @@ import { connect, ServerUnreachableError } from "../../server.ts";
 import type { ServerTarget } from "../../target.ts";
 import type { Tool } from "../../tools/tool.ts";
 import { toolFor } from "../tools.ts";
+import { withServerParams } from "./_server_params.ts";
 import {
   cellRecord,
   interleavedCells,
@@ -152,11 +153,10 @@ function redisBenchmarkCells(plan: RedisBenchmarkPlan): RedisBenchmarkCell[] {
       }
     }
   }
-  return interleavedCells(
-    plan,
-    points,
-    (p) => `c${p.clients}-d${p.dataSizeBytes}-P${p.pipeline}-t${p.threads}-r${p.keyspace ?? 0}`,
-  );
+  const key = (p: MatrixPoint) =>
+    `c${p.clients}-d${p.dataSizeBytes}-P${p.pipeline}-t${p.threads}-r${p.keyspace ?? 0}`;
+  // a server's own params: its cells run (and are named by) those values
+  return withServerParams(plan, interleavedCells(plan, points, key), key);
 }
 
 /** The tool a plan runs: redis-benchmark or valkey-benchmark, whatever its `tool:` path. */
