@@ -39,7 +39,7 @@ const PLANS: { name: string; plan: string; error: RegExp }[] = [
     plan: `name: p\nservers:\n  - name: a\n    url: redis://127.0.0.1:7412\n    pasword: x\n` +
       "tests: [set]\n",
     error:
-      /p\.yaml:5:\d+: servers\.0\.pasword: unknown field \(known: name, url, container, params\)/,
+      /p\.yaml:5:\d+: servers\.0\.pasword: unknown field \(known: name, url, container, start, params, cluster, tls, password_env\)/,
   },
   {
     name: "timeout_s: 0",

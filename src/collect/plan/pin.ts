@@ -28,7 +28,9 @@ import {
   sameProcess,
   titleNames,
 } from "../../system/pids.ts";
-import type { PlanServer } from "./kind.ts";
+import { PlanError, type PlanServer } from "./kind.ts";
+import { type CpuPinningOptions, cpuPinningProblem } from "./cpus.ts";
+import type { StudyPlan } from "./plan.ts";
 
 /** One process moved to other CPUs, and the CPUs it had before. */
 export interface ProcessPin {
@@ -268,4 +270,79 @@ export async function restoreLeftPins(runner: ProcessRunner): Promise<string[]> 
     removePinRecord(r.pid);
   }
   return out;
+}
+
+/**
+ * Throws a {@link PlanError} at a `cpus:` list this machine cannot pin to.
+ *
+ * @param plan The plan (its `cpus:`).
+ * @param pinning Where the check looks (`cpuPinningProblem`'s options).
+ * @throws {PlanError} At the field's line, saying what stops the pinning.
+ *
+ * @example
+ * ```ts
+ * import { checkPinning } from "./pin.ts";
+ * import assert from "node:assert/strict";
+ * const at = { file: "plan.yaml", line: 9, column: 11, text: "4" };
+ * const plan = { cpus: { client: { list: "4", cpus: [4], at } } } as never;
+ * const pinning = {
+ *   findTool: () => "/usr/bin/taskset",
+ *   readFile: (p: string) => p.endsWith("/online") ? "0-1\n" : null,
+ * };
+ * assert.throws(() => checkPinning(plan, pinning), /cpus\.client: CPU 4 is not online/);
+ * checkPinning({ cpus: { client: { list: "1", cpus: [1], at } } } as never, pinning);
+ * ```
+ */
+export function checkPinning(plan: StudyPlan, pinning: CpuPinningOptions | undefined): void {
+  for (const [field, set] of Object.entries(plan.cpus ?? {})) {
+    const problem = cpuPinningProblem(set.cpus, pinning);
+    if (problem) throw new PlanError(`cpus.${field}: ${problem}`, set.at);
+  }
+}
+
+/**
+ * Pins what a plan's `cpus:` names that kvlab does not start: kvlab itself when `client` is
+ * given and no tool takes it, and each server when `server` is given (a server kvlab starts in a
+ * container is started on the list). Tested against real processes in `test/collect/plan/`.
+ *
+ * @param plan The plan (its `cpus:` and servers).
+ * @param pinSelf Whether kvlab pins itself (no tool process takes the client list).
+ * @param runner Runs `taskset`.
+ * @returns The pins made, to put back after the plan.
+ * @throws {PlanError} At the field, saying what could not be pinned (nothing stays pinned).
+ *
+ * @example
+ * ```ts
+ * import { pinPlanProcesses } from "./pin.ts";
+ * import { DenoProcessRunner } from "../process.ts";
+ * import assert from "node:assert/strict";
+ * // a plan without cpus: pins nothing
+ * const plan = { servers: [] } as never;
+ * assert.deepEqual(await pinPlanProcesses(plan, true, new DenoProcessRunner()), []);
+ * ```
+ */
+export async function pinPlanProcesses(
+  plan: StudyPlan,
+  pinSelf: boolean,
+  runner: ProcessRunner,
+): Promise<ProcessPin[]> {
+  const pins: ProcessPin[] = [];
+  const { client, server } = plan.cpus ?? {};
+  let at = client?.at;
+  try {
+    if (client && pinSelf) {
+      pins.push(await pinProcess(runner, { pid: Deno.pid, cpus: client.list, what: "kvlab" }));
+    }
+    at = server?.at;
+    // a server kvlab started is in a container on the CPU list (`--cpuset-cpus`) already
+    for (const s of server ? plan.servers.filter((x) => !x.start) : []) {
+      const pid = await localServerPid(s);
+      pins.push(await pinProcess(runner, { pid, cpus: server!.list, what: `server ${s.name}` }));
+    }
+  } catch (e) {
+    await restorePins(runner, pins);
+    if (at && !(e instanceof PlanError)) throw new PlanError((e as Error).message, at);
+    throw e;
+  }
+  return pins;
 }

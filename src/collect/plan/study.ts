@@ -27,15 +27,9 @@ import {
 } from "../../store/locks.ts";
 import { hostFacts } from "../host.ts";
 import { type PlanCell, planCells, planKind, type StudyPlan } from "./plan.ts";
-import { type CellEvent, PlanError } from "./kind.ts";
-import { type CpuPinningOptions, cpuPinningProblem } from "./cpus.ts";
-import {
-  localServerPid,
-  pinProcess,
-  type ProcessPin,
-  restoreLeftPins,
-  restorePins,
-} from "./pin.ts";
+import type { CellEvent } from "./kind.ts";
+import type { CpuPinningOptions } from "./cpus.ts";
+import { checkPinning, pinPlanProcesses, restoreLeftPins, restorePins } from "./pin.ts";
 import { DenoProcessRunner, pinnedRunner, type ProcessRunner } from "../process.ts";
 import type { CollectedRun } from "../collector.ts";
 import type { DockerEngine } from "../docker/engine.ts";
@@ -395,45 +389,6 @@ async function afterTheGone(
   for (const orphan of await reapOrphans(dataset.childrenDir())) options.onOrphan?.(orphan);
   for (const line of await restoreLeftPins(runner)) options.onWarning?.(line);
   dataset.sweepTmp();
-}
-
-/** Throws a {@link PlanError} at a `cpus:` list this machine cannot pin to. */
-function checkPinning(plan: StudyPlan, pinning: CpuPinningOptions | undefined): void {
-  for (const [field, set] of Object.entries(plan.cpus ?? {})) {
-    const problem = cpuPinningProblem(set.cpus, pinning);
-    if (problem) throw new PlanError(`cpus.${field}: ${problem}`, set.at);
-  }
-}
-
-/**
- * Pins what a plan's `cpus:` names that kvlab does not start (`./pin.ts`): kvlab itself when
- * `client` is given and no tool takes it, and each server when `server` is given.
- * @throws {PlanError} At the field, saying what could not be pinned (nothing stays pinned).
- */
-async function pinPlanProcesses(
-  plan: StudyPlan,
-  pinSelf: boolean,
-  runner: ProcessRunner,
-): Promise<ProcessPin[]> {
-  const pins: ProcessPin[] = [];
-  const { client, server } = plan.cpus ?? {};
-  let at = client?.at;
-  try {
-    if (client && pinSelf) {
-      pins.push(await pinProcess(runner, { pid: Deno.pid, cpus: client.list, what: "kvlab" }));
-    }
-    at = server?.at;
-    // a server kvlab started is in a container on the CPU list (`--cpuset-cpus`) already
-    for (const s of server ? plan.servers.filter((x) => !x.start) : []) {
-      const pid = await localServerPid(s);
-      pins.push(await pinProcess(runner, { pid, cpus: server!.list, what: `server ${s.name}` }));
-    }
-  } catch (e) {
-    await restorePins(runner, pins);
-    if (at && !(e instanceof PlanError)) throw new PlanError((e as Error).message, at);
-    throw e;
-  }
-  return pins;
 }
 
 /**
