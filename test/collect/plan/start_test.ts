@@ -53,10 +53,18 @@ Deno.test("parsePlan() reads start: { engine, container: true, memory_limit, cpu
         "{ name: r, start: { engine: keydb, container: true } }",
         /start\.engine: expected redis or valkey/,
       ],
-      ["{ name: r, start: { engine: redis } }", /start\.container: expected true: kvlab starts/],
+      // (without container: true kvlab starts processes: issue 33)
       [
-        "{ name: r, start: { engine: redis, container: false } }",
-        /start\.container: expected true/,
+        "{ name: r, start: { engine: redis, memory_limit: 64m } }",
+        /start\.memory_limit: needs container: true/,
+      ],
+      [
+        "{ name: r, start: { engine: redis, container: true, tls: true } }",
+        /start\.tls: not with container: true/,
+      ],
+      [
+        "{ name: r, start: { engine: redis, container: sure } }",
+        /start\.container: expected true or false/,
       ],
       [
         "{ name: r, start: { engine: redis, container: true, memory_limit: 5m } }",
@@ -72,7 +80,7 @@ Deno.test("parsePlan() reads start: { engine, container: true, memory_limit, cpu
       ],
       [
         "{ name: r, start: { engine: redis, container: true, image: x } }",
-        /start\.image: unknown field \(known: engine, container, memory_limit, cpus\)/,
+        /start\.image: unknown field \(known: engine, container, memory_limit, cpus, version, config, tls/,
       ],
       ["{ name: r }", /servers\.0\.url: expected a non-empty string/],
     ];
