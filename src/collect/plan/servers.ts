@@ -146,8 +146,10 @@ export function startLines(plan: Pick<StudyPlan, "servers">): string[] {
     if (!s.start) return [];
     if (startsProcesses(s)) {
       return [
-        `server ${s.name}: ${describeTopology(s.start as TopologySpec)} of the installed ` +
-        `${s.start.engine}-server, on free loopback ports (port 0 until it runs)`,
+        `server ${s.name}: the installed ${s.start.engine}-server as ` +
+        `${
+          describeTopology(s.start as TopologySpec)
+        }, on free loopback ports (port 0 until it runs)`,
       ];
     }
     const limits = [

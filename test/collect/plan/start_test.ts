@@ -110,3 +110,18 @@ Deno.test("--dry-run says what kvlab would start, and starts nothing", async () 
   ]);
   assert.deepEqual(commands, ["memory sweep of redis://127.0.0.1:0: 10 keys, 3-byte values"]);
 });
+
+Deno.test("--dry-run says which topology kvlab would start as processes", async () => {
+  const p = parsePlan(
+    plan("{ name: c, start: { engine: valkey, tls: true, cluster: { shards: 3, replicas: 1 } } }"),
+    "p.yaml",
+  );
+  assert.equal(usesDocker(p), false);
+  assert.deepEqual([p.servers[0].url, p.servers[0].target.cluster], ["rediss://127.0.0.1:0", true]);
+  const lines: string[] = [];
+  await runPlan(p, { data: Deno.makeTempDirSync(), dryRun: true, onServers: (l) => lines.push(l) });
+  assert.deepEqual(lines, [
+    "server c: the installed valkey-server as a cluster of 3 shards (1 primary + 1 replica " +
+    "each, 6 processes), TLS, on free loopback ports (port 0 until it runs)",
+  ]);
+});
