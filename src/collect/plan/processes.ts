@@ -12,6 +12,7 @@ import {
   describeTopology,
   prepareTopology,
   removeLeftTopologyDirs,
+  replicationWatch,
   type RunningTopology,
   startTopology,
   type TopologySpec,
@@ -139,7 +140,7 @@ export async function startServerProcesses(
       for (const n of t.nodes) {
         say(`server ${s.name}: ${n.name} (${n.role}) pid ${n.pid} on 127.0.0.1:${n.port}`);
       }
-      servers.push({ ...s, url: t.target.display, target: t.target });
+      servers.push({ ...s, url: t.target.display, target: t.target, ...lagWatch(t) });
     }
     const dirs = [...running.values()].map((t) => t.dir);
     return { plan: { ...plan, servers } as StudyPlan, runner: hidingRunner(o.runner, dirs), stop };
@@ -147,4 +148,11 @@ export async function startServerProcesses(
     for (const problem of await stop()) say(problem);
     throw e;
   }
+}
+
+/** The watch of a standalone primary's replicas (their lag over each run), when it has some. */
+function lagWatch(t: RunningTopology): Pick<PlanServer, "watch"> {
+  const replicas = t.nodes.filter((n) => n.role === "replica").map((n) => n.target);
+  if (t.spec.cluster || replicas.length === 0) return {};
+  return { watch: replicationWatch({ primary: t.target, replicas }) };
 }

@@ -51,7 +51,7 @@ export interface RunningTopology extends PreparedTopology {
   /** The first primary, with the cluster and TLS options a client needs. */
   target: ServerTarget;
   /** Every process, with its role (`primary`, `replica`). */
-  nodes: (RunningNode & { role: "primary" | "replica" })[];
+  nodes: (RunningNode & { role: "primary" | "replica"; target: ServerTarget })[];
   /** Its temporary folder (certificates, node folders). */
   dir: string;
   /** How long starting it took, ms. */
@@ -206,7 +206,9 @@ export async function startTopology(
       for (let i = 1; i < nodeCount(spec); i++) await node(i, { replicaOf: primary.port });
     }
     const roles = await waitReady(spec, nodes.map((n) => target(n.port)), o);
-    const withRoles = nodes.map((n, i) => Object.assign(n, { role: roles[i] }));
+    const withRoles = nodes.map((n, i) =>
+      Object.assign(n, { role: roles[i], target: target(n.port) })
+    );
     const first = withRoles.find((n) => n.role === "primary")!;
     return {
       ...prepared,

@@ -10,3 +10,4 @@ export * from "./spec.ts";
 export * from "./certs.ts";
 export * from "./node.ts";
 export * from "./local.ts";
+export * from "./replication.ts";

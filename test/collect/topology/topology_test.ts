@@ -15,10 +15,13 @@ import {
   parsePlan,
   prepareTopology,
   type ProcessRunner,
+  type ReplicaLag,
+  type ReplicationSample,
   runPlan,
   startTopology,
 } from "../../../src/collect/mod.ts";
 import { Dataset } from "../../../src/store/dataset.ts";
+import pl from "nodejs-polars";
 import { processState } from "../../../src/system/pids.ts";
 import { interruptCliAfter } from "../../_support/interrupt.ts";
 import { withTempDir } from "../../_support/temp.ts";
@@ -128,6 +131,51 @@ Deno.test({
           /--cacert '<kvlab temp>\/ca\.crt' --cert '<kvlab temp>\/client\.crt'/,
         );
         assert.ok(!command.includes(tmp), command);
+        nothingLeft(startedNodes(lines), tmp);
+      })
+    ),
+});
+
+Deno.test({
+  name: "a started primary with a replica: the replica's offsets sampled over the run, in bytes",
+  ignore,
+  fn: () =>
+    withTmpdir((tmp) =>
+      withTempDir("kvlab-topology-data-", async (data) => {
+        const plan = parsePlan(
+          `name: rp
+kind: latency-sweep
+servers:
+  - { name: r, start: { engine: redis, replicas: 1 } }
+sweep: { engine: kvlab, threads: 1, clients: 2, rates: [500], step_s: 1, warmup_s: 0,
+  ratio: "1:0", keys: 1000, preload: false, data_size_bytes: 64 }
+`,
+          "rp.yaml",
+        );
+        const lines: string[] = [];
+        const r = await runPlan(plan, { data, onServers: (l) => lines.push(l) });
+        assert.equal(r.complete, 1, lines.join("\n"));
+        const ds = Dataset.of(data);
+        const runId = String(ds.read("runs").getColumn("run_id").get(0));
+        const sets = Number(
+          ds.read("results").filter(pl.col("test").eq(pl.lit("SET"))).getColumn("requests").get(0),
+        );
+        const rep = ds.runManifest(runId)?.replication as {
+          replicas: ReplicaLag[];
+          samples: ReplicationSample[];
+        };
+        const replica = startedNodes(lines).find((_, i) => i === 1)!;
+        assert.equal(rep.replicas.length, 1);
+        assert.equal(rep.replicas[0].replica, `127.0.0.1:${replica.port}`);
+        // a sample as the run starts and one as it ends, at least
+        assert.ok(rep.samples.length >= 2 && rep.replicas[0].samples === rep.samples.length);
+        const first = rep.samples[0], last = rep.samples.at(-1)!;
+        // every SET of 64-byte values goes down the replication stream: 64+ bytes each
+        assert.ok(sets > 0 && last.primary_offset! - first.primary_offset! >= 64 * sets);
+        // the replica followed: its offset at the end is past the primary's at the start
+        assert.ok(last.replica_offsets[0]! > first.primary_offset!, JSON.stringify(rep.samples));
+        const lag = rep.replicas[0];
+        assert.ok(lag.max_lag_bytes! >= 0 && lag.max_lag_bytes_upper! >= lag.max_lag_bytes!);
         nothingLeft(startedNodes(lines), tmp);
       })
     ),
