@@ -15,6 +15,7 @@ import {
   parsePlan,
   prepareTopology,
   type ProcessRunner,
+  removeLeftTopologyDirs,
   type ReplicaLag,
   type ReplicationSample,
   runPlan,
@@ -209,6 +210,48 @@ sweep: { engine: kvlab, threads: 1, clients: 1, rates: [200], step_s: 60, warmup
         const nodes = startedNodes(out.printed.split("\n"));
         assert.equal(nodes.length, 2, out.printed);
         assert.match(out.printed, /stopped 2 processes by PID/);
+        nothingLeft(nodes, tmp);
+      })
+    ),
+});
+
+Deno.test({
+  name: "kill -9 of kvlab run: its servers die with it, and the next start removes its folder",
+  ignore: ignore || missingOutsideCi("setpriv"),
+  fn: () =>
+    withTmpdir((tmp) =>
+      withTempDir("kvlab-topology-data-", async (data) => {
+        const file = `${data}/p.yaml`;
+        Deno.writeTextFileSync(
+          file,
+          `name: kk
+kind: latency-sweep
+servers:
+  - { name: r, start: { engine: redis, replicas: 1 } }
+sweep: { engine: kvlab, threads: 1, clients: 1, rates: [100], step_s: 60, warmup_s: 0,
+  keys: 100, preload: false, data_size_bytes: 8 }
+`,
+        );
+        const out = await interruptCliAfter(
+          ["run", file, "--data", `${data}/d`],
+          "SIGKILL",
+          /\$ kvlab load/,
+        );
+        assert.equal(out.signal, "SIGKILL", out.printed);
+        const nodes = startedNodes(out.printed.split("\n"));
+        assert.equal(nodes.length, 2, out.printed);
+        // (setpriv --pdeathsig KILL: the kernel ends them as kvlab dies)
+        for (const n of nodes) {
+          assert.equal(processState(n.pid).state, "gone", `pid ${n.pid} still runs`);
+          assert.ok(portFree(n.port), `port ${n.port} still bound`);
+        }
+        const [left] = [...Deno.readDirSync(tmp)].filter((e) => e.name.startsWith("kvlab-start-"));
+        assert.ok(left, "the killed kvlab's folder");
+        assert.deepEqual(removeLeftTopologyDirs(), [
+          `removed ${tmp}/${left.name}, left by kvlab pid ${
+            /^kvlab-start-(\d+)-/.exec(left.name)![1]
+          } which is gone`,
+        ]);
         nothingLeft(nodes, tmp);
       })
     ),
