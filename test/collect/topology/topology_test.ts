@@ -1,7 +1,9 @@
 /**
  * Topologies kvlab starts from installed binaries (issue 33, `start:` without a container),
- * with real redis-servers: a 3-shard cluster with a replica each under kvlab's open loop (its
- * total equal to the primaries' commandstats), a TLS server under redis-benchmark (the temp
+ * with real redis-servers: a 3-shard cluster with a replica each, preloaded (each master its
+ * keys) and under kvlab's open loop (its total equal to the primaries' commandstats), a TLS
+ * primary with a replica (preloaded over TLS, the replica's lag sampled), a TLS server under
+ * redis-benchmark (the temp
  * folder not in the stored command), Ctrl-C of `kvlab run` mid-plan, a server that exits at
  * start, and a stop during the cluster's creation. After each: every process kvlab started is
  * gone (by PID), its port is free, and the temp folders are gone. Every test sets TMPDIR to a
@@ -74,7 +76,8 @@ function withTmpdir<T>(fn: (tmp: string) => Promise<T>): Promise<T> {
 const ignore = missingOutsideCi("redis-server", "redis-cli", "redis-benchmark", "openssl");
 
 Deno.test({
-  name: "a started 3-shard cluster (1 replica each) under kvlab's open loop, then nothing left",
+  name:
+    "a started 3-shard cluster (1 replica each) preloaded and under kvlab's open loop, then nothing left",
   ignore,
   fn: () =>
     withTmpdir((tmp) =>
@@ -86,7 +89,7 @@ servers:
   - { name: c, start: { engine: redis, cluster: { shards: 3, replicas: 1 } } }
 timeout_s: 60
 sweep: { engine: kvlab, threads: 1, clients: 2, rates: [400], step_s: 1, warmup_s: 0,
-  ratio: "1:1", keys: 1000, preload: false, data_size_bytes: 16 }
+  ratio: "1:1", keys: 1000, preload: true, data_size_bytes: 16 }
 `,
           "cl.yaml",
         );
@@ -138,7 +141,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "a started primary with a replica: the replica's offsets sampled over the run, in bytes",
+  name:
+    "a started TLS primary with a replica, preloaded: the replica's offsets sampled over the run, in bytes",
   ignore,
   fn: () =>
     withTmpdir((tmp) =>
@@ -147,9 +151,9 @@ Deno.test({
           `name: rp
 kind: latency-sweep
 servers:
-  - { name: r, start: { engine: redis, replicas: 1 } }
+  - { name: r, start: { engine: redis, replicas: 1, tls: true } }
 sweep: { engine: kvlab, threads: 1, clients: 2, rates: [500], step_s: 1, warmup_s: 0,
-  ratio: "1:0", keys: 1000, preload: false, data_size_bytes: 64 }
+  ratio: "1:0", keys: 1000, preload: true, data_size_bytes: 64 }
 `,
           "rp.yaml",
         );
