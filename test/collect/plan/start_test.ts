@@ -39,6 +39,14 @@ Deno.test("parsePlan() reads start: { engine, container: true, memory_limit, cpu
       ["valkey", "valkey", 512 * 2 ** 20],
     ]);
   });
+  await t.step("the cluster example plan", () => {
+    const f = "examples/cluster-plan.yaml";
+    const p = parsePlan(Deno.readTextFileSync(ROOT + f), f);
+    assert.deepEqual(p.servers.map((s) => [s.name, s.start?.cluster, s.target.cluster]), [
+      ["redis-cluster", { shards: 3, replicas: 1 }, true],
+      ["valkey-cluster", { shards: 3, replicas: 1 }, true],
+    ]);
+  });
   await t.step("each mistake at its line", () => {
     const cases: [string, RegExp][] = [
       [
