@@ -22,6 +22,7 @@ export * from "./pubsub/mod.ts";
 export * from "./memory/mod.ts";
 export * from "./cluster/mod.ts";
 export * from "./docker/mod.ts";
+export * from "./topology/mod.ts";
 export * from "./ingest/mod.ts";
 export * from "./plan/mod.ts";
 export * from "../store/writer.ts";

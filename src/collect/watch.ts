@@ -50,6 +50,8 @@ export interface Watched {
   failure: string | null;
   /** What it could not watch (a warning of the run). */
   warning: string | null;
+  /** Facts for the run's manifest (a replica's lag), beside its own. */
+  manifest?: Record<string, unknown>;
 }
 
 /** The `runs` columns a watch fills. */
@@ -94,6 +96,10 @@ export function withWatched<S extends WatchableRun>(s: S, w: Watched): S {
     },
     tables: { ...s.tables, ...w.tables },
     raw: [...(s.raw ?? []), ...w.raw],
-    manifest: { ...s.manifest, ...(w.warning ? { watch_warning: w.warning } : {}) },
+    manifest: {
+      ...s.manifest,
+      ...w.manifest,
+      ...(w.warning ? { watch_warning: w.warning } : {}),
+    },
   };
 }

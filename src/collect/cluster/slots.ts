@@ -74,6 +74,38 @@ export function keySlot(key: string | Uint8Array): number {
   return crc16(b) % CLUSTER_SLOTS;
 }
 
+/**
+ * The keys `prefix + 0 … keys − 1` grouped by the master that serves each one's slot (what a
+ * preload of a cluster writes to each master).
+ *
+ * @param map The slot map.
+ * @param keys How many keys.
+ * @param prefix The keys' prefix.
+ * @returns Per master (in the map's order), the key numbers it serves, ascending.
+ *
+ * @example
+ * ```ts
+ * import { emptySlotMap, keyNumbersByNode, keySlot } from "./slots.ts";
+ * import assert from "node:assert/strict";
+ * const map = emptySlotMap();
+ * map.nodes.push({ host: "h", port: 1, id: null }, { host: "h", port: 2, id: null });
+ * map.slotNode.fill(0, 0, 8192);
+ * map.slotNode.fill(1, 8192);
+ * const [a, b] = keyNumbersByNode(map, 100, "key:");
+ * assert.equal(a.length + b.length, 100);
+ * assert.ok(a.every((k) => keySlot(`key:${k}`) < 8192) && b.every((k) => keySlot(`key:${k}`) >= 8192));
+ * ```
+ */
+export function keyNumbersByNode(map: SlotMap, keys: number, prefix: string): number[][] {
+  const out: number[][] = map.nodes.map(() => []);
+  for (let k = 0; k < keys; k++) {
+    const node = map.slotNode[keySlot(prefix + k)];
+    if (node < 0) throw new RangeError(`no master serves the slot of ${prefix}${k}`);
+    out[node].push(k);
+  }
+  return out;
+}
+
 /** A cluster node as a client reaches it. */
 export interface ClusterNode {
   host: string;

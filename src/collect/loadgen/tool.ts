@@ -14,6 +14,8 @@ import { redactSent } from "../../text/redact.ts";
 import { type FixedRateStep, prepareEngine, type Tool } from "../tools/tool.ts";
 import { encodeSet } from "./resp.ts";
 import { connectResp, type Endpoint, roundTrip } from "./wire.ts";
+import { stepTopology } from "./cluster/topology.ts";
+import { keyNumbersByNode } from "../cluster/slots.ts";
 import {
   type CollectedStep,
   openLoopArgv,
@@ -98,19 +100,34 @@ export const kvlabLoadTool: Tool<OpenLoopCall, CollectedStep> = {
     preload: async (step, ctx) => {
       const t = step.target;
       try {
-        const r = await preloadKeys({
-          hostname: t.host,
-          port: t.port,
-          password: t.password,
-          keys: step.keys,
-          valueSize: step.dataSizeBytes,
-          // the plan's limit, not a limit of its own (issue 30), and Ctrl-C at once
-          timeoutMs: ctx.timeoutMs,
-          signal: ctx.signal,
-        });
-        if (r.errors === 0) return null;
-        return `${r.errors} of ${r.keys} SETs answered with an error ` +
-          `(${redactSent(r.lastError, t.password)})`;
+        // TLS files, and a cluster's slot map: each master is written the keys it serves
+        const topology = await stepTopology(t, undefined);
+        if ("reason" in topology) return `${t.display}: ${topology.reason}`;
+        const map = topology.options.cluster;
+        const parts = map
+          ? keyNumbersByNode(map, step.keys, "key:").map((keyNumbers, i) => ({
+            hostname: map.nodes[i].host,
+            port: map.nodes[i].port,
+            keyNumbers,
+          }))
+          : [{ hostname: t.host, port: t.port, keyNumbers: undefined }];
+        const done = await Promise.all(parts.map((p) =>
+          preloadKeys({
+            ...p,
+            password: t.password,
+            tls: topology.options.tls,
+            keys: step.keys,
+            valueSize: step.dataSizeBytes,
+            // the plan's limit, not a limit of its own (issue 30), and Ctrl-C at once
+            timeoutMs: ctx.timeoutMs,
+            signal: ctx.signal,
+          })
+        ));
+        const errors = done.reduce((n, r) => n + r.errors, 0);
+        if (errors === 0) return null;
+        const last = done.findLast((r) => r.errors > 0)!.lastError;
+        return `${errors} of ${step.keys} SETs answered with an error ` +
+          `(${redactSent(last, t.password)})`;
       } catch (e) {
         const text = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
         return `${t.display}: ${redactSent(text, t.password)}`;
@@ -127,6 +144,8 @@ export const kvlabLoadTool: Tool<OpenLoopCall, CollectedStep> = {
 export interface PreloadOptions extends Endpoint {
   /** Number of keys: `keyPrefix + 0 … keys − 1` (as the generator uses them). */
   keys: number;
+  /** Only these key numbers (a cluster master's share), else all of them. */
+  keyNumbers?: readonly number[];
   /** @default {256} */
   valueSize?: number;
   /** @default {"key:"} */
@@ -195,7 +214,9 @@ export async function preloadKeys(options: PreloadOptions): Promise<PreloadResul
   const prefix = options.keyPrefix ?? "key:";
   const value = new Uint8Array(options.valueSize ?? 256).fill(120);
   const perBatch = Math.max(1, Math.min(options.batch ?? 1000, PRELOAD_BATCH_BYTES / value.length));
-  const batches = preloadBatches(options.keys, Math.floor(perBatch));
+  const numbers = options.keyNumbers;
+  const count = numbers?.length ?? options.keys;
+  const batches = preloadBatches(count, Math.floor(perBatch));
   const timeoutMs = options.timeoutMs ?? 120_000;
   const idleMs = Math.min(options.idleMs ?? 10_000, timeoutMs);
   const conns: Deno.Conn[] = [];
@@ -222,7 +243,7 @@ export async function preloadKeys(options: PreloadOptions): Promise<PreloadResul
     setTimeout(() => {
       end(
         new Deno.errors.TimedOut(
-          `preload exceeded its ${timeoutMs / 1000} s limit, ${written} of ${options.keys} ` +
+          `preload exceeded its ${timeoutMs / 1000} s limit, ${written} of ${count} ` +
             "keys written",
         ),
       );
@@ -233,7 +254,7 @@ export async function preloadKeys(options: PreloadOptions): Promise<PreloadResul
     while (next < batches.length && !over) {
       const [from, to] = batches[next++];
       const parts: Uint8Array[] = [];
-      for (let k = from; k < to; k++) parts.push(encodeSet(prefix + k, value));
+      for (let k = from; k < to; k++) parts.push(encodeSet(prefix + (numbers?.[k] ?? k), value));
       const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
       parts.reduce((at, p) => (bytes.set(p, at), at + p.length), 0);
       clearTimeout(batchTimer);
@@ -271,5 +292,5 @@ export async function preloadKeys(options: PreloadOptions): Promise<PreloadResul
     options.signal?.removeEventListener("abort", onAbort);
     closeAll();
   }
-  return { keys: options.keys, errors, lastError, elapsedMs: performance.now() - t0 };
+  return { keys: count, errors, lastError, elapsedMs: performance.now() - t0 };
 }

@@ -260,15 +260,17 @@ function readStartedServer(read: PlanReader, i: number, name: string): PlanServe
           ? "give url: or start:, not both (kvlab picks the port of a server it starts)"
           : k === "container"
           ? "kvlab names the containers it starts: leave container: out"
-          : `a server kvlab starts is a plaintext standalone server without a password: ${k}: ` +
-            "is for a url: entry",
+          : `${k}: is for a url: entry (a server kvlab starts says start: { tls: true } or ` +
+            "start: { cluster: { shards, replicas } }, and has no password)",
       );
     }
   }
   const start = readServerStart(read, ["servers", i, "start"]);
-  // the port is picked when the container starts (`servers.ts`); --dry-run shows 0
-  const target = { ...parseServerUrl("redis://127.0.0.1"), port: 0 };
-  target.display = "redis://127.0.0.1:0";
+  // the port is picked when the server starts (`servers.ts`); --dry-run shows 0
+  const scheme = start.tls ? "rediss" : "redis";
+  const target = { ...parseServerUrl(`${scheme}://127.0.0.1`), port: 0 };
+  target.display = `${scheme}://127.0.0.1:0`;
+  if (start.cluster) target.cluster = true;
   return { name, url: target.display, target, start };
 }
 

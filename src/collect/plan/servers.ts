@@ -1,5 +1,6 @@
 /**
- * The Docker side of a plan's servers, for the plan's duration: the engine (the one given, else
+ * A plan's servers for the plan's duration: the ones kvlab starts as processes
+ * (`./processes.ts`), then the Docker side: the engine (the one given, else
  * `DOCKER_HOST` or the default socket, else a private `dockerd` kvlab starts when the plan starts
  * servers itself), the image and container of each server with `start:`, and the watch of every
  * server's container over each run (`container:` names one someone else runs). Afterwards, and
@@ -19,6 +20,8 @@ import { type ServerContainer, startServerContainer } from "../docker/container.
 import { containerWatch } from "../docker/watch.ts";
 import type { PlanServer } from "./kind.ts";
 import type { StudyPlan } from "./plan.ts";
+import { startServerProcesses, startsProcesses } from "./processes.ts";
+import { describeTopology, type TopologySpec } from "../topology/spec.ts";
 
 /** A plan with its servers as they run. */
 export interface PlanServers {
@@ -49,9 +52,19 @@ export interface PlanServersOptions {
  * Whether a plan has servers in containers (started by kvlab, or named).
  *
  * @param plan The plan.
- * @returns True when some server has `start:` or `container:`.
+ * @returns True when some server has `start: { container: true }` or `container:`.
  */
 export function usesDocker(plan: Pick<StudyPlan, "servers">): boolean {
+  return plan.servers.some((s) => s.start?.container || s.container);
+}
+
+/**
+ * Whether a plan has servers kvlab starts or watches (`start:` or `container:`).
+ *
+ * @param plan The plan.
+ * @returns True when some server has `start:` or `container:`.
+ */
+export function startsServers(plan: Pick<StudyPlan, "servers">): boolean {
   return plan.servers.some((s) => s.start || s.container);
 }
 
@@ -131,6 +144,14 @@ export async function removeLeftContainers(engine: DockerEngine): Promise<string
 export function startLines(plan: Pick<StudyPlan, "servers">): string[] {
   return plan.servers.flatMap((s) => {
     if (!s.start) return [];
+    if (startsProcesses(s)) {
+      return [
+        `server ${s.name}: the installed ${s.start.engine}-server as ` +
+        `${
+          describeTopology(s.start as TopologySpec)
+        }, on free loopback ports (port 0 until it runs)`,
+      ];
+    }
     const limits = [
       s.start.memoryLimitBytes === undefined
         ? ""
@@ -147,8 +168,9 @@ export function startLines(plan: Pick<StudyPlan, "servers">): string[] {
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /**
- * Starts what a plan's servers need: the engine, the images and the containers, and sets the
- * watch of every container. A plan without containers is returned as it is.
+ * Starts what a plan's servers need: the processes of the ones started from installed binaries,
+ * then the engine, the images and the containers, and sets the watch of every container. A plan
+ * without either is returned as it is.
  *
  * @param plan The plan.
  * @param o The runner, a stop signal, an engine to use.
@@ -157,12 +179,29 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
  * be started here (saying why); nothing is left running.
  * @throws {ToolNotFoundError} When a server's engine (`redis-server`, `valkey-server`) is not
  * installed.
+ * @throws {TopologyError} When a topology cannot be started here or does not come up (naming
+ * the server and why); nothing is left running.
  */
 export async function startPlanServers(
   plan: StudyPlan,
   o: PlanServersOptions,
 ): Promise<PlanServers> {
-  if (!usesDocker(plan)) return { plan, runner: o.runner, stop: () => Promise.resolve([]) };
+  const processes = await startServerProcesses(plan, o);
+  if (!usesDocker(plan)) return processes;
+  try {
+    const docker = await startContainers(processes.plan, { ...o, runner: processes.runner });
+    return {
+      ...docker,
+      stop: async () => [...await docker.stop(), ...await processes.stop()],
+    };
+  } catch (e) {
+    await processes.stop();
+    throw e;
+  }
+}
+
+/** The Docker side of {@link startPlanServers}. */
+async function startContainers(plan: StudyPlan, o: PlanServersOptions): Promise<PlanServers> {
   const say = (line: string) => o.onMessage?.(line);
   const containers: ServerContainer[] = [];
   let ownEngine: (() => Promise<string | null>) | undefined;
@@ -185,7 +224,7 @@ export async function startPlanServers(
     const images = new Map<ServerEngine, ServerImage>();
     const servers: PlanServer[] = [];
     for (const s of plan.servers) {
-      if (!s.start) {
+      if (!s.start?.container) {
         servers.push(
           s.container ? { ...s, watch: containerWatch({ engine, name: s.container }) } : s,
         );
@@ -236,7 +275,7 @@ async function chooseEngine(
   owned: (stop: () => Promise<string | null>) => void,
 ): Promise<DockerEngine | null> {
   const say = (line: string) => o.onMessage?.(line);
-  const starts = plan.servers.filter((s) => s.start).map((s) => s.name);
+  const starts = plan.servers.filter((s) => s.start?.container).map((s) => s.name);
   let open: OpenEngine;
   try {
     open = starts.length

@@ -1,21 +1,25 @@
 /**
- * A plan server that kvlab starts itself: `start: { engine, container: true, memory_limit?,
- * cpus? }` in place of `url:`. The server runs in a container of the image kvlab makes from the
- * installed binary (`../docker/`), on the host's network and a free loopback port, for the
- * plan's duration. Reading the field is pure; `./servers.ts` starts and removes the containers.
+ * A plan server that kvlab starts itself, in place of `url:`: `start: { engine, version?,
+ * config?, tls?, replicas?, cluster?: { shards, replicas } }` starts processes of the installed
+ * binary on free loopback ports (`../topology/`); `start: { engine, container: true,
+ * memory_limit?, cpus? }` runs it in a container of the image kvlab makes from that binary
+ * (`../docker/`). Either lasts for the plan's duration. Reading the field is pure;
+ * `./servers.ts` starts and removes what it names.
  *
  * @module
  */
 
 import { SERVER_ENGINES, type ServerEngine } from "../docker/image.ts";
+import { readTopologyStart, TOPOLOGY_FIELDS } from "./start_topology.ts";
+import type { TopologySpec } from "../topology/spec.ts";
 import type { PlanPath, PlanReader } from "./reader.ts";
 
 /** How kvlab starts a plan's server. */
-export interface ServerStart {
+export interface ServerStart extends Partial<Omit<TopologySpec, "engine">> {
   /** The installed server to run: redis (`redis-server`) or valkey (`valkey-server`). */
   engine: ServerEngine;
-  /** In a container (the one way kvlab starts a server in a plan). */
-  container: true;
+  /** In a container; without it, processes of the installed binary. */
+  container?: true;
   /** `docker run --memory` (no swap beyond it). */
   memoryLimitBytes?: number;
   /** `docker run --cpus`: a CPU quota (1.5 = one and a half CPUs' time). */
@@ -23,7 +27,13 @@ export interface ServerStart {
 }
 
 /** The fields of `start:`. */
-export const START_FIELDS = ["engine", "container", "memory_limit", "cpus"] as const;
+export const START_FIELDS = [
+  "engine",
+  "container",
+  "memory_limit",
+  "cpus",
+  ...TOPOLOGY_FIELDS,
+] as const;
 
 /** Docker's smallest memory limit (6 MiB). */
 export const MIN_MEMORY_LIMIT_BYTES = 6 * 2 ** 20;
@@ -63,16 +73,25 @@ export function parseMemoryLimit(value: unknown): number | null {
  * @returns How to start the server.
  */
 export function readServerStart(read: PlanReader, path: PlanPath): ServerStart {
-  read.section(path, START_FIELDS, "expected { engine: redis|valkey, container: true, … }");
+  read.section(path, START_FIELDS, "expected { engine: redis|valkey, … }");
   const engine = read.string([...path, "engine"]);
   if (!(SERVER_ENGINES as readonly string[]).includes(engine)) {
     read.fail([...path, "engine"], `expected ${SERVER_ENGINES.join(" or ")}`);
   }
-  if (read.value([...path, "container"]) !== true) {
-    read.fail(
-      [...path, "container"],
-      "expected true: kvlab starts a plan's servers in containers (give url: for a server you start)",
-    );
+  const container = read.value([...path, "container"]);
+  if (container === undefined || container === false) {
+    for (const k of ["memory_limit", "cpus"]) {
+      if (read.value([...path, k]) !== undefined) {
+        read.fail([...path, k], "needs container: true (a limit kvlab sets on a container)");
+      }
+    }
+    return { engine: engine as ServerEngine, ...readTopologyStart(read, path) };
+  }
+  if (container !== true) read.fail([...path, "container"], "expected true or false");
+  for (const k of TOPOLOGY_FIELDS) {
+    if (read.value([...path, k]) !== undefined) {
+      read.fail([...path, k], "not with container: true (kvlab starts it as processes)");
+    }
   }
   const start: ServerStart = { engine: engine as ServerEngine, container: true };
   const limit = read.value([...path, "memory_limit"]);

@@ -33,7 +33,7 @@ import { checkPinning, pinPlanProcesses, restoreLeftPins, restorePins } from "./
 import { DenoProcessRunner, pinnedRunner, type ProcessRunner } from "../process.ts";
 import type { CollectedRun } from "../collector.ts";
 import type { DockerEngine } from "../docker/engine.ts";
-import { type PlanServers, startLines, startPlanServers, usesDocker } from "./servers.ts";
+import { type PlanServers, startLines, startPlanServers, startsServers } from "./servers.ts";
 
 export { cellParams } from "./kinds/redis_benchmark.ts";
 export type { LockOwner, Orphan } from "../../store/locks.ts";
@@ -219,7 +219,7 @@ export async function runPlan(plan: StudyPlan, options: RunPlanOptions): Promise
   }
   const stored = new StoredCells(dataset, plan.name);
   // no engine nor container for a plan whose every cell is complete already
-  if (!usesDocker(plan) || planCells(plan).every((c) => stored.complete(c.id) !== undefined)) {
+  if (!startsServers(plan) || planCells(plan).every((c) => stored.complete(c.id) !== undefined)) {
     return await runCellsOf({ plan, options, own, stored });
   }
   let servers: PlanServers;

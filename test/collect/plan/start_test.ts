@@ -39,6 +39,14 @@ Deno.test("parsePlan() reads start: { engine, container: true, memory_limit, cpu
       ["valkey", "valkey", 512 * 2 ** 20],
     ]);
   });
+  await t.step("the cluster example plan", () => {
+    const f = "examples/cluster-plan.yaml";
+    const p = parsePlan(Deno.readTextFileSync(ROOT + f), f);
+    assert.deepEqual(p.servers.map((s) => [s.name, s.start?.cluster, s.target.cluster]), [
+      ["redis-cluster", { shards: 3, replicas: 1 }, true],
+      ["valkey-cluster", { shards: 3, replicas: 1 }, true],
+    ]);
+  });
   await t.step("each mistake at its line", () => {
     const cases: [string, RegExp][] = [
       [
@@ -53,10 +61,18 @@ Deno.test("parsePlan() reads start: { engine, container: true, memory_limit, cpu
         "{ name: r, start: { engine: keydb, container: true } }",
         /start\.engine: expected redis or valkey/,
       ],
-      ["{ name: r, start: { engine: redis } }", /start\.container: expected true: kvlab starts/],
+      // (without container: true kvlab starts processes: issue 33)
       [
-        "{ name: r, start: { engine: redis, container: false } }",
-        /start\.container: expected true/,
+        "{ name: r, start: { engine: redis, memory_limit: 64m } }",
+        /start\.memory_limit: needs container: true/,
+      ],
+      [
+        "{ name: r, start: { engine: redis, container: true, tls: true } }",
+        /start\.tls: not with container: true/,
+      ],
+      [
+        "{ name: r, start: { engine: redis, container: sure } }",
+        /start\.container: expected true or false/,
       ],
       [
         "{ name: r, start: { engine: redis, container: true, memory_limit: 5m } }",
@@ -72,7 +88,7 @@ Deno.test("parsePlan() reads start: { engine, container: true, memory_limit, cpu
       ],
       [
         "{ name: r, start: { engine: redis, container: true, image: x } }",
-        /start\.image: unknown field \(known: engine, container, memory_limit, cpus\)/,
+        /start\.image: unknown field \(known: engine, container, memory_limit, cpus, version, config, tls/,
       ],
       ["{ name: r }", /servers\.0\.url: expected a non-empty string/],
     ];
@@ -101,4 +117,19 @@ Deno.test("--dry-run says what kvlab would start, and starts nothing", async () 
     "on a free loopback port (port 0 until it runs)",
   ]);
   assert.deepEqual(commands, ["memory sweep of redis://127.0.0.1:0: 10 keys, 3-byte values"]);
+});
+
+Deno.test("--dry-run says which topology kvlab would start as processes", async () => {
+  const p = parsePlan(
+    plan("{ name: c, start: { engine: valkey, tls: true, cluster: { shards: 3, replicas: 1 } } }"),
+    "p.yaml",
+  );
+  assert.equal(usesDocker(p), false);
+  assert.deepEqual([p.servers[0].url, p.servers[0].target.cluster], ["rediss://127.0.0.1:0", true]);
+  const lines: string[] = [];
+  await runPlan(p, { data: Deno.makeTempDirSync(), dryRun: true, onServers: (l) => lines.push(l) });
+  assert.deepEqual(lines, [
+    "server c: the installed valkey-server as a cluster of 3 shards (1 primary + 1 replica " +
+    "each, 6 processes), TLS, on free loopback ports (port 0 until it runs)",
+  ]);
 });

@@ -1,0 +1,346 @@
+/**
+ * Topologies kvlab starts from installed binaries (issue 33, `start:` without a container),
+ * with real redis-servers: a 3-shard cluster with a replica each, preloaded (each master its
+ * keys) and under kvlab's open loop (its total equal to the primaries' commandstats), a TLS
+ * primary with a replica (preloaded over TLS, the replica's lag sampled), a TLS server under
+ * redis-benchmark (the temp
+ * folder not in the stored command), Ctrl-C of `kvlab run` mid-plan, a server that exits at
+ * start, and a stop during the cluster's creation. After each: every process kvlab started is
+ * gone (by PID), its port is free, and the temp folders are gone. Every test sets TMPDIR to a
+ * folder of its own, so "the folders are gone" is "that folder holds only the test's data".
+ */
+
+import assert from "node:assert/strict";
+import {
+  DenoProcessRunner,
+  type NodeCrossCheck,
+  parsePlan,
+  prepareTopology,
+  type ProcessRunner,
+  removeLeftTopologyDirs,
+  type ReplicaLag,
+  type ReplicationSample,
+  runPlan,
+  startTopology,
+} from "../../../src/collect/mod.ts";
+import { Dataset } from "../../../src/store/dataset.ts";
+import pl from "nodejs-polars";
+import { processState } from "../../../src/system/pids.ts";
+import { interruptCliAfter } from "../../_support/interrupt.ts";
+import { withTempDir } from "../../_support/temp.ts";
+import { missingOutsideCi } from "../../_support/tools.ts";
+
+/** The pids and ports of the processes a plan's start lines name. */
+function startedNodes(lines: string[]): { pid: number; port: number }[] {
+  return lines.flatMap((l) => {
+    const m = /\(\w+\) pid (\d+) on 127\.0\.0\.1:(\d+)$/.exec(l);
+    return m ? [{ pid: Number(m[1]), port: Number(m[2]) }] : [];
+  });
+}
+
+/** Whether nothing listens on a loopback port (kvlab's stop waited for each process). */
+function portFree(port: number): boolean {
+  try {
+    Deno.listen({ hostname: "127.0.0.1", port }).close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Every process gone by its PID, every port free, and nothing left in the test's TMPDIR. */
+function nothingLeft(nodes: { pid: number; port: number }[], tmp: string): void {
+  for (const n of nodes) {
+    assert.equal(processState(n.pid).state, "gone", `pid ${n.pid} still runs`);
+    assert.ok(portFree(n.port), `port ${n.port} still bound`);
+  }
+  // (the test's own data folder is there too)
+  const left = [...Deno.readDirSync(tmp)].map((e) => e.name);
+  assert.deepEqual(left.filter((n) => !n.startsWith("kvlab-topology-")), []);
+}
+
+/** Runs `fn` with TMPDIR set to a fresh folder (where kvlab makes its topology folders). */
+function withTmpdir<T>(fn: (tmp: string) => Promise<T>): Promise<T> {
+  return withTempDir("kvlab-topology-tmp-", async (tmp) => {
+    const before = Deno.env.get("TMPDIR");
+    Deno.env.set("TMPDIR", tmp);
+    try {
+      return await fn(tmp);
+    } finally {
+      if (before === undefined) Deno.env.delete("TMPDIR");
+      else Deno.env.set("TMPDIR", before);
+    }
+  });
+}
+
+const ignore = missingOutsideCi("redis-server", "redis-cli", "redis-benchmark", "openssl");
+
+Deno.test({
+  name:
+    "a started 3-shard cluster (1 replica each) preloaded and under kvlab's open loop, then nothing left",
+  ignore,
+  fn: () =>
+    withTmpdir((tmp) =>
+      withTempDir("kvlab-topology-data-", async (data) => {
+        const plan = parsePlan(
+          `name: cl
+kind: latency-sweep
+servers:
+  - { name: c, start: { engine: redis, cluster: { shards: 3, replicas: 1 } } }
+timeout_s: 60
+sweep: { engine: kvlab, threads: 1, clients: 2, rates: [400], step_s: 1, warmup_s: 0,
+  ratio: "1:1", keys: 1000, preload: true, data_size_bytes: 16 }
+`,
+          "cl.yaml",
+        );
+        const lines: string[] = [];
+        const r = await runPlan(plan, { data, onServers: (l) => lines.push(l) });
+        assert.equal(r.complete, 1, lines.join("\n"));
+        const nodes = startedNodes(lines);
+        assert.equal(nodes.length, 6, lines.join("\n"));
+        assert.match(lines.join("\n"), /primary\) pid[^]*replica\) pid/);
+        const ds = Dataset.of(data);
+        const runId = String(ds.read("runs").getColumn("run_id").get(0));
+        const n = ds.runManifest(runId)?.cluster_nodes as NodeCrossCheck;
+        // the three primaries answered every request; their sum is the tool's within 1 %
+        assert.equal(n.nodes.length, 3, JSON.stringify(n));
+        assert.ok(n.tool > 0 && Math.abs(n.sum! - n.tool) <= 0.01 * n.tool, JSON.stringify(n));
+        assert.equal(n.warning, null);
+        assert.match(lines.at(-1)!, /stopped 6 processes by PID/);
+        nothingLeft(nodes, tmp);
+      })
+    ),
+});
+
+Deno.test({
+  name: "a started TLS server under redis-benchmark: its temp folder not in the stored command",
+  ignore,
+  fn: () =>
+    withTmpdir((tmp) =>
+      withTempDir("kvlab-topology-data-", async (data) => {
+        const plan = parsePlan(
+          "name: tl\nkind: redis-benchmark\nservers:\n  - { name: r, start: { engine: redis, " +
+            "tls: true } }\ntests: [set, get]\nrequests: 2000\nmatrix: { clients: [4] }\n",
+          "tl.yaml",
+        );
+        const lines: string[] = [];
+        const r = await runPlan(plan, { data, onServers: (l) => lines.push(l) });
+        assert.equal(r.complete, 1, lines.join("\n"));
+        const runs = Dataset.of(data).read("runs");
+        assert.equal(runs.getColumn("transport").get(0), "tls");
+        assert.equal(runs.getColumn("status").get(0), "complete");
+        const command = String(runs.getColumn("command").get(0));
+        assert.match(
+          command,
+          /--cacert '<kvlab temp>\/ca\.crt' --cert '<kvlab temp>\/client\.crt'/,
+        );
+        assert.ok(!command.includes(tmp), command);
+        nothingLeft(startedNodes(lines), tmp);
+      })
+    ),
+});
+
+Deno.test({
+  name:
+    "a started TLS primary with a replica, preloaded: the replica's offsets sampled over the run, in bytes",
+  ignore,
+  fn: () =>
+    withTmpdir((tmp) =>
+      withTempDir("kvlab-topology-data-", async (data) => {
+        const plan = parsePlan(
+          `name: rp
+kind: latency-sweep
+servers:
+  - { name: r, start: { engine: redis, replicas: 1, tls: true } }
+sweep: { engine: kvlab, threads: 1, clients: 2, rates: [500], step_s: 1, warmup_s: 0,
+  ratio: "1:0", keys: 1000, preload: true, data_size_bytes: 64 }
+`,
+          "rp.yaml",
+        );
+        const lines: string[] = [];
+        const r = await runPlan(plan, { data, onServers: (l) => lines.push(l) });
+        assert.equal(r.complete, 1, lines.join("\n"));
+        const ds = Dataset.of(data);
+        const runId = String(ds.read("runs").getColumn("run_id").get(0));
+        const sets = Number(
+          ds.read("results").filter(pl.col("test").eq(pl.lit("SET"))).getColumn("requests").get(0),
+        );
+        const rep = ds.runManifest(runId)?.replication as {
+          replicas: ReplicaLag[];
+          samples: ReplicationSample[];
+        };
+        const replica = startedNodes(lines).find((_, i) => i === 1)!;
+        assert.equal(rep.replicas.length, 1);
+        assert.equal(rep.replicas[0].replica, `127.0.0.1:${replica.port}`);
+        // a sample as the run starts and one as it ends, at least
+        assert.ok(rep.samples.length >= 2 && rep.replicas[0].samples === rep.samples.length);
+        const first = rep.samples[0], last = rep.samples.at(-1)!;
+        // every SET of 64-byte values goes down the replication stream: 64+ bytes each
+        assert.ok(sets > 0 && last.primary_offset! - first.primary_offset! >= 64 * sets);
+        // the replica followed: its offset at the end is past the primary's at the start
+        assert.ok(last.replica_offsets[0]! > first.primary_offset!, JSON.stringify(rep.samples));
+        const lag = rep.replicas[0];
+        assert.ok(lag.max_lag_bytes! >= 0 && lag.max_lag_bytes_upper! >= lag.max_lag_bytes!);
+        nothingLeft(startedNodes(lines), tmp);
+      })
+    ),
+});
+
+Deno.test({
+  name: "Ctrl-C of kvlab run mid-plan stops a primary and its replica by PID",
+  ignore,
+  fn: () =>
+    withTmpdir((tmp) =>
+      withTempDir("kvlab-topology-data-", async (data) => {
+        const file = `${data}/p.yaml`;
+        Deno.writeTextFileSync(
+          file,
+          `name: ci
+kind: latency-sweep
+servers:
+  - { name: r, start: { engine: redis, replicas: 1 } }
+sweep: { engine: kvlab, threads: 1, clients: 1, rates: [200], step_s: 60, warmup_s: 0,
+  keys: 100, preload: false, data_size_bytes: 8 }
+`,
+        );
+        // the signal once the cell is under way (its command is printed)
+        const out = await interruptCliAfter(
+          ["run", file, "--data", `${data}/d`],
+          "SIGINT",
+          /\$ kvlab load/,
+        );
+        assert.ok(out.signalled, out.printed);
+        assert.equal(out.signal, null, out.printed); // it ended itself, not killed after 120 s
+        const nodes = startedNodes(out.printed.split("\n"));
+        assert.equal(nodes.length, 2, out.printed);
+        assert.match(out.printed, /stopped 2 processes by PID/);
+        nothingLeft(nodes, tmp);
+      })
+    ),
+});
+
+Deno.test({
+  name: "kill -9 of kvlab run: its servers die with it, and the next start removes its folder",
+  ignore: ignore || missingOutsideCi("setpriv"),
+  fn: () =>
+    withTmpdir((tmp) =>
+      withTempDir("kvlab-topology-data-", async (data) => {
+        const file = `${data}/p.yaml`;
+        Deno.writeTextFileSync(
+          file,
+          `name: kk
+kind: latency-sweep
+servers:
+  - { name: r, start: { engine: redis, replicas: 1 } }
+sweep: { engine: kvlab, threads: 1, clients: 1, rates: [100], step_s: 60, warmup_s: 0,
+  keys: 100, preload: false, data_size_bytes: 8 }
+`,
+        );
+        const out = await interruptCliAfter(
+          ["run", file, "--data", `${data}/d`],
+          "SIGKILL",
+          /\$ kvlab load/,
+        );
+        assert.equal(out.signal, "SIGKILL", out.printed);
+        const nodes = startedNodes(out.printed.split("\n"));
+        assert.equal(nodes.length, 2, out.printed);
+        // (setpriv --pdeathsig KILL: the kernel ends them as kvlab dies)
+        for (const n of nodes) {
+          assert.equal(processState(n.pid).state, "gone", `pid ${n.pid} still runs`);
+          assert.ok(portFree(n.port), `port ${n.port} still bound`);
+        }
+        const [left] = [...Deno.readDirSync(tmp)].filter((e) => e.name.startsWith("kvlab-start-"));
+        assert.ok(left, "the killed kvlab's folder");
+        assert.deepEqual(removeLeftTopologyDirs(), [
+          `removed ${tmp}/${left.name}, left by kvlab pid ${
+            /^kvlab-start-(\d+)-/.exec(left.name)![1]
+          } which is gone`,
+        ]);
+        nothingLeft(nodes, tmp);
+      })
+    ),
+});
+
+Deno.test({
+  name: "a server that exits at start: the reason named, nothing left",
+  ignore,
+  fn: () =>
+    withTmpdir(async (tmp) => {
+      const plan = parsePlan(
+        "name: bad\nkind: redis-benchmark\nservers:\n  - { name: r, start: { engine: redis, " +
+          "cluster: { shards: 3 }, config: { maxmemory-policy: bogus } } }\ntests: [get]\n",
+        "bad.yaml",
+      );
+      await withTempDir("kvlab-topology-data-", async (data) => {
+        await assert.rejects(
+          () => runPlan(plan, { data }),
+          (e: Error) => {
+            assert.equal(e.name, "TopologyError");
+            assert.match(
+              e.message,
+              /^server r: a cluster of 3 shards .*node 1 \(redis-server\) exited at start \(exit code 1\): \*\*\* FATAL CONFIG FILE ERROR .*maxmemory-policy "bogus"/,
+            );
+            return true;
+          },
+        );
+      });
+      nothingLeft([], tmp);
+    }),
+});
+
+Deno.test({
+  name: "a stop while the cluster is created stops every node started by PID",
+  ignore,
+  fn: () =>
+    withTmpdir(async (tmp) => {
+      const own = new DenoProcessRunner();
+      const ctrl = new AbortController();
+      const servers: Promise<{ pid: number; port: number }>[] = [];
+      // the stop comes as redis-cli --cluster create starts, six servers running
+      const runner: ProcessRunner = {
+        run: (o) => {
+          if (o.argv.includes("create")) ctrl.abort();
+          const ran = own.run(o);
+          if (o.argv[0].endsWith("redis-server") && o.argv.includes("--port")) {
+            const port = Number(o.argv[o.argv.indexOf("--port") + 1]);
+            servers.push(ran.then((r) => ({ pid: r.pid, port })));
+          }
+          return ran;
+        },
+      };
+      const spec = { engine: "redis" as const, cluster: { shards: 3, replicas: 1 } };
+      await assert.rejects(
+        async () =>
+          startTopology(await prepareTopology(spec, own), { runner, signal: ctrl.signal }),
+        /--cluster create failed \(interrupted\)|stopped while/,
+      );
+      const nodes = await Promise.all(servers);
+      assert.equal(nodes.length, 6);
+      nothingLeft(nodes, tmp);
+    }),
+});
+
+Deno.test({
+  name:
+    "start: { engine: valkey, tls: true } is refused before anything starts when valkey-server has no TLS",
+  ignore: missingOutsideCi("valkey-server", "valkey-cli", "ldd"),
+  fn: () =>
+    withTmpdir(async (tmp) => {
+      const spec = { engine: "valkey" as const, tls: true };
+      const runner = new DenoProcessRunner();
+      const ldd = await new Deno.Command("ldd", {
+        args: [(await prepareTopology({ engine: "valkey" }, runner)).program],
+        stdout: "piped",
+      }).output();
+      if (/libssl\.so/.test(new TextDecoder().decode(ldd.stdout))) {
+        // a TLS build (BUILD_TLS=yes): prepared as any other
+        assert.equal((await prepareTopology(spec, runner)).spec.tls, true);
+      } else {
+        await assert.rejects(
+          () => prepareTopology(spec, runner),
+          /start\.tls: valkey-server [\d.]+ \(.*\) was built without TLS/,
+        );
+      }
+      nothingLeft([], tmp);
+    }),
+});
