@@ -70,20 +70,12 @@ const METRICS = SCHEMA.filter((c) => /_per_sec$|_ms$/.test(c));
 
 /** Columns the analyses write (compare, delta, scaling, crossovers, spectra, memory). */
 const DERIVED = [
-  ...METRICS.flatMap((m) => [
-    `baseline_median_${m}`,
-    `candidate_median_${m}`,
-    `baseline_min_${m}`,
-    `baseline_max_${m}`,
-    `candidate_min_${m}`,
-    `candidate_max_${m}`,
-    `median_${m}`,
-    `min_${m}`,
-    `max_${m}`,
-    `from_${m}`,
-    `to_${m}`,
-    `baseline_median_${m}`,
-  ]),
+  // each metric's statistics, alone and on each side of a comparison
+  ...METRICS.flatMap((m) =>
+    ["", "baseline_", "candidate_"].flatMap((side) =>
+      ["median", "min", "max"].map((stat) => `${side}${stat}_${m}`)
+    ).concat([`from_${m}`, `to_${m}`])
+  ),
   ..."baseline_n candidate_n ratio ratio_ci_low ratio_ci_high verdict direction also_differs"
     .split(" "),
   ..."from to from_n to_n throughput_factor n crossover_x points nines count".split(" "),

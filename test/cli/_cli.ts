@@ -75,3 +75,23 @@ export async function labelledDataset(
   }
   return `${dir}/data`;
 }
+
+/**
+ * `kvlab compare --data DATA --by label --baseline BASELINE --format json`, checked to exit 0:
+ * its rows.
+ */
+export async function compareLabelsJson<Row>(data: string, baseline: string): Promise<Row[]> {
+  const r = await cli([
+    "compare",
+    "--data",
+    data,
+    "--by",
+    "label",
+    "--baseline",
+    baseline,
+    "--format",
+    "json",
+  ]);
+  if (r.code !== 0) throw new Error(`kvlab compare exited ${r.code}: ${r.stderr}`);
+  return JSON.parse(r.stdout) as Row[];
+}

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { seededRandom } from "../../src/random.ts";
 import { ingestPaths } from "../../src/collect/mod.ts";
-import { cli } from "./_cli.ts";
+import { cli, compareLabelsJson } from "./_cli.ts";
 import { CSV_TESTS as TESTS } from "../_support/history.ts";
 
 /** One `redis-benchmark --csv` output: every test at `rps × shift` with noise of CV `cv`. */
@@ -62,19 +62,7 @@ async function dataset(seed: number, n: number, shift: number, cv: number): Prom
 
 /** `kvlab compare --format json` over a dataset: the verdicts. */
 async function verdicts(data: string): Promise<string[]> {
-  const r = await cli([
-    "compare",
-    "--data",
-    data,
-    "--by",
-    "label",
-    "--baseline",
-    "A",
-    "--format",
-    "json",
-  ]);
-  assert.equal(r.code, 0, r.stderr);
-  const rows = JSON.parse(r.stdout) as { verdict: string }[];
+  const rows = await compareLabelsJson<{ verdict: string }>(data, "A");
   assert.equal(rows.length, TESTS.length);
   return rows.map((r) => r.verdict);
 }

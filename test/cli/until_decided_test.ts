@@ -9,7 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { withServerAndDir } from "../_support/servers.ts";
-import { cli } from "./_cli.ts";
+import { cli, compareLabelsJson } from "./_cli.ts";
 import { loadResults, loadTable } from "../../src/analyze/load.ts";
 
 /** A plan of two arms at one server: `b` with its own params, if given. */
@@ -138,23 +138,11 @@ Deno.test("kvlab run --redo-disturbed: a disturbed run is kept, redone, and comp
     // each of the 4 cells (2 arms × 2 repetitions) ran twice; every attempt is stored
     assert.equal(runs.length, 8);
     assert.equal(new Set(runs.map((x) => x.plan_cell)).size, 4);
-    const json = await cli([
-      "compare",
-      "--data",
-      data,
-      "--by",
-      "label",
-      "--baseline",
-      "a",
-      "--format",
-      "json",
-    ]);
-    assert.equal(json.code, 0, json.stderr);
-    const rows = JSON.parse(json.stdout) as {
+    const rows = await compareLabelsJson<{
       baseline_n: number;
       candidate_n: number;
       left_out_disturbed: number;
-    }[];
+    }>(data, "a");
     assert.deepEqual(rows.map((x) => [x.baseline_n, x.candidate_n, x.left_out_disturbed]), [[
       2,
       2,

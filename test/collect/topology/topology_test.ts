@@ -75,191 +75,186 @@ function withTmpdir<T>(fn: (tmp: string) => Promise<T>): Promise<T> {
 
 const ignore = missingOutsideCi("redis-server", "redis-cli", "redis-benchmark", "openssl");
 
-Deno.test({
-  name:
-    "a started 3-shard cluster (1 replica each) preloaded and under kvlab's open loop, then nothing left",
-  ignore,
-  fn: () =>
-    withTmpdir((tmp) =>
-      withTempDir("kvlab-topology-data-", async (data) => {
-        const plan = parsePlan(
-          `name: cl
+/**
+ * A one-step latency sweep with kvlab's engine (2 clients, 1 s, 1,000 keys preloaded) against a
+ * server the plan starts (`start`, a YAML flow mapping), run to completion.
+ */
+async function sweepOnStarted(
+  data: string,
+  o: { name: string; start: string; rate: number; ratio: string; dataSizeBytes: number },
+): Promise<{ lines: string[]; ds: Dataset; runId: string }> {
+  const plan = parsePlan(
+    `name: ${o.name}
 kind: latency-sweep
 servers:
-  - { name: c, start: { engine: redis, cluster: { shards: 3, replicas: 1 } } }
+  - { name: s, start: ${o.start} }
 timeout_s: 60
-sweep: { engine: kvlab, threads: 1, clients: 2, rates: [400], step_s: 1, warmup_s: 0,
-  ratio: "1:1", keys: 1000, preload: true, data_size_bytes: 16 }
+sweep: { engine: kvlab, threads: 1, clients: 2, rates: [${o.rate}], step_s: 1, warmup_s: 0,
+  ratio: "${o.ratio}", keys: 1000, preload: true, data_size_bytes: ${o.dataSizeBytes} }
 `,
-          "cl.yaml",
-        );
-        const lines: string[] = [];
-        const r = await runPlan(plan, { data, onServers: (l) => lines.push(l) });
-        assert.equal(r.complete, 1, lines.join("\n"));
-        const nodes = startedNodes(lines);
-        assert.equal(nodes.length, 6, lines.join("\n"));
-        assert.match(lines.join("\n"), /primary\) pid[^]*replica\) pid/);
-        const ds = Dataset.of(data);
-        const runId = String(ds.read("runs").getColumn("run_id").get(0));
-        const n = ds.runManifest(runId)?.cluster_nodes as NodeCrossCheck;
-        // the three primaries answered every request; their sum is the tool's within 1 %
-        assert.equal(n.nodes.length, 3, JSON.stringify(n));
-        assert.ok(n.tool > 0 && Math.abs(n.sum! - n.tool) <= 0.01 * n.tool, JSON.stringify(n));
-        assert.equal(n.warning, null);
-        assert.match(lines.at(-1)!, /stopped 6 processes by PID/);
-        nothingLeft(nodes, tmp);
-      })
-    ),
-});
+    `${o.name}.yaml`,
+  );
+  const lines: string[] = [];
+  const r = await runPlan(plan, { data, onServers: (l) => lines.push(l) });
+  assert.equal(r.complete, 1, lines.join("\n"));
+  const ds = Dataset.of(data);
+  return { lines, ds, runId: String(ds.read("runs").getColumn("run_id").get(0)) };
+}
 
-Deno.test({
-  name: "a started TLS server under redis-benchmark: its temp folder not in the stored command",
-  ignore,
-  fn: () =>
-    withTmpdir((tmp) =>
-      withTempDir("kvlab-topology-data-", async (data) => {
-        const plan = parsePlan(
-          "name: tl\nkind: redis-benchmark\nservers:\n  - { name: r, start: { engine: redis, " +
-            "tls: true } }\ntests: [set, get]\nrequests: 2000\nmatrix: { clients: [4] }\n",
-          "tl.yaml",
-        );
-        const lines: string[] = [];
-        const r = await runPlan(plan, { data, onServers: (l) => lines.push(l) });
-        assert.equal(r.complete, 1, lines.join("\n"));
-        const runs = Dataset.of(data).read("runs");
-        assert.equal(runs.getColumn("transport").get(0), "tls");
-        assert.equal(runs.getColumn("status").get(0), "complete");
-        const command = String(runs.getColumn("command").get(0));
-        assert.match(
-          command,
-          /--cacert '<kvlab temp>\/ca\.crt' --cert '<kvlab temp>\/client\.crt'/,
-        );
-        assert.ok(!command.includes(tmp), command);
-        nothingLeft(startedNodes(lines), tmp);
-      })
-    ),
-});
+/**
+ * A test of started topologies: in its own TMPDIR (`tmp`, where kvlab makes its folders) and a
+ * temp folder for the dataset (`data`); skipped (only ever outside CI) when `skip` is true.
+ */
+function topologyTest(
+  name: string,
+  fn: (tmp: string, data: string) => Promise<void>,
+  skip: boolean = ignore,
+): void {
+  Deno.test({
+    name,
+    ignore: skip,
+    fn: () => withTmpdir((tmp) => withTempDir("kvlab-topology-data-", (data) => fn(tmp, data))),
+  });
+}
 
-Deno.test({
-  name:
-    "a started TLS primary with a replica, preloaded: the replica's offsets sampled over the run, in bytes",
-  ignore,
-  fn: () =>
-    withTmpdir((tmp) =>
-      withTempDir("kvlab-topology-data-", async (data) => {
-        const plan = parsePlan(
-          `name: rp
-kind: latency-sweep
-servers:
-  - { name: r, start: { engine: redis, replicas: 1, tls: true } }
-sweep: { engine: kvlab, threads: 1, clients: 2, rates: [500], step_s: 1, warmup_s: 0,
-  ratio: "1:0", keys: 1000, preload: true, data_size_bytes: 64 }
-`,
-          "rp.yaml",
-        );
-        const lines: string[] = [];
-        const r = await runPlan(plan, { data, onServers: (l) => lines.push(l) });
-        assert.equal(r.complete, 1, lines.join("\n"));
-        const ds = Dataset.of(data);
-        const runId = String(ds.read("runs").getColumn("run_id").get(0));
-        const sets = Number(
-          ds.read("results").filter(pl.col("test").eq(pl.lit("SET"))).getColumn("requests").get(0),
-        );
-        const rep = ds.runManifest(runId)?.replication as {
-          replicas: ReplicaLag[];
-          samples: ReplicationSample[];
-        };
-        const replica = startedNodes(lines).find((_, i) => i === 1)!;
-        assert.equal(rep.replicas.length, 1);
-        assert.equal(rep.replicas[0].replica, `127.0.0.1:${replica.port}`);
-        // a sample as the run starts and one as it ends, at least
-        assert.ok(rep.samples.length >= 2 && rep.replicas[0].samples === rep.samples.length);
-        const first = rep.samples[0], last = rep.samples.at(-1)!;
-        // every SET of 64-byte values goes down the replication stream: 64+ bytes each
-        assert.ok(sets > 0 && last.primary_offset! - first.primary_offset! >= 64 * sets);
-        // the replica followed: its offset at the end is past the primary's at the start
-        assert.ok(last.replica_offsets[0]! > first.primary_offset!, JSON.stringify(rep.samples));
-        const lag = rep.replicas[0];
-        assert.ok(lag.max_lag_bytes! >= 0 && lag.max_lag_bytes_upper! >= lag.max_lag_bytes!);
-        nothingLeft(startedNodes(lines), tmp);
-      })
-    ),
-});
+topologyTest(
+  "a started 3-shard cluster (1 replica each) preloaded and under kvlab's open loop, then nothing left",
+  async (tmp, data) => {
+    const { lines, ds, runId } = await sweepOnStarted(data, {
+      name: "cl",
+      start: "{ engine: redis, cluster: { shards: 3, replicas: 1 } }",
+      rate: 400,
+      ratio: "1:1",
+      dataSizeBytes: 16,
+    });
+    const nodes = startedNodes(lines);
+    assert.equal(nodes.length, 6, lines.join("\n"));
+    assert.match(lines.join("\n"), /primary\) pid[^]*replica\) pid/);
+    const n = ds.runManifest(runId)?.cluster_nodes as NodeCrossCheck;
+    // the three primaries answered every request; their sum is the tool's within 1 %
+    assert.equal(n.nodes.length, 3, JSON.stringify(n));
+    assert.ok(n.tool > 0 && Math.abs(n.sum! - n.tool) <= 0.01 * n.tool, JSON.stringify(n));
+    assert.equal(n.warning, null);
+    assert.match(lines.at(-1)!, /stopped 6 processes by PID/);
+    nothingLeft(nodes, tmp);
+  },
+);
 
-Deno.test({
-  name: "Ctrl-C of kvlab run mid-plan stops a primary and its replica by PID",
-  ignore,
-  fn: () =>
-    withTmpdir((tmp) =>
-      withTempDir("kvlab-topology-data-", async (data) => {
-        const file = `${data}/p.yaml`;
-        Deno.writeTextFileSync(
-          file,
-          `name: ci
+topologyTest(
+  "a started TLS server under redis-benchmark: its temp folder not in the stored command",
+  async (tmp, data) => {
+    const plan = parsePlan(
+      "name: tl\nkind: redis-benchmark\nservers:\n  - { name: r, start: { engine: redis, " +
+        "tls: true } }\ntests: [set, get]\nrequests: 2000\nmatrix: { clients: [4] }\n",
+      "tl.yaml",
+    );
+    const lines: string[] = [];
+    const r = await runPlan(plan, { data, onServers: (l) => lines.push(l) });
+    assert.equal(r.complete, 1, lines.join("\n"));
+    const runs = Dataset.of(data).read("runs");
+    assert.equal(runs.getColumn("transport").get(0), "tls");
+    assert.equal(runs.getColumn("status").get(0), "complete");
+    const command = String(runs.getColumn("command").get(0));
+    assert.match(
+      command,
+      /--cacert '<kvlab temp>\/ca\.crt' --cert '<kvlab temp>\/client\.crt'/,
+    );
+    assert.ok(!command.includes(tmp), command);
+    nothingLeft(startedNodes(lines), tmp);
+  },
+);
+
+topologyTest(
+  "a started TLS primary with a replica, preloaded: the replica's offsets sampled over the run, in bytes",
+  async (tmp, data) => {
+    const { lines, ds, runId } = await sweepOnStarted(data, {
+      name: "rp",
+      start: "{ engine: redis, replicas: 1, tls: true }",
+      rate: 500,
+      ratio: "1:0",
+      dataSizeBytes: 64,
+    });
+    const sets = Number(
+      ds.read("results").filter(pl.col("test").eq(pl.lit("SET"))).getColumn("requests").get(0),
+    );
+    const rep = ds.runManifest(runId)?.replication as {
+      replicas: ReplicaLag[];
+      samples: ReplicationSample[];
+    };
+    const replica = startedNodes(lines).find((_, i) => i === 1)!;
+    assert.equal(rep.replicas.length, 1);
+    assert.equal(rep.replicas[0].replica, `127.0.0.1:${replica.port}`);
+    // a sample as the run starts and one as it ends, at least
+    assert.ok(rep.samples.length >= 2 && rep.replicas[0].samples === rep.samples.length);
+    const first = rep.samples[0], last = rep.samples.at(-1)!;
+    // every SET of 64-byte values goes down the replication stream: 64+ bytes each
+    assert.ok(sets > 0 && last.primary_offset! - first.primary_offset! >= 64 * sets);
+    // the replica followed: its offset at the end is past the primary's at the start
+    assert.ok(last.replica_offsets[0]! > first.primary_offset!, JSON.stringify(rep.samples));
+    const lag = rep.replicas[0];
+    assert.ok(lag.max_lag_bytes! >= 0 && lag.max_lag_bytes_upper! >= lag.max_lag_bytes!);
+    nothingLeft(startedNodes(lines), tmp);
+  },
+);
+
+/**
+ * `kvlab run` of a plan starting a primary with one replica under a 60 s step, sent `signal` once
+ * the cell is under way (its command printed): what it printed and the nodes it had started.
+ */
+async function interruptedPrimaryPlan(data: string, signal: "SIGINT" | "SIGKILL") {
+  const file = `${data}/p.yaml`;
+  Deno.writeTextFileSync(
+    file,
+    `name: ${signal === "SIGINT" ? "ci" : "kk"}
 kind: latency-sweep
 servers:
   - { name: r, start: { engine: redis, replicas: 1 } }
 sweep: { engine: kvlab, threads: 1, clients: 1, rates: [200], step_s: 60, warmup_s: 0,
   keys: 100, preload: false, data_size_bytes: 8 }
 `,
-        );
-        // the signal once the cell is under way (its command is printed)
-        const out = await interruptCliAfter(
-          ["run", file, "--data", `${data}/d`],
-          "SIGINT",
-          /\$ kvlab load/,
-        );
-        assert.ok(out.signalled, out.printed);
-        assert.equal(out.signal, null, out.printed); // it ended itself, not killed after 120 s
-        const nodes = startedNodes(out.printed.split("\n"));
-        assert.equal(nodes.length, 2, out.printed);
-        assert.match(out.printed, /stopped 2 processes by PID/);
-        nothingLeft(nodes, tmp);
-      })
-    ),
-});
+  );
+  const out = await interruptCliAfter(
+    ["run", file, "--data", `${data}/d`],
+    signal,
+    /\$ kvlab load/,
+  );
+  const nodes = startedNodes(out.printed.split("\n"));
+  assert.equal(nodes.length, 2, out.printed);
+  return { out, nodes };
+}
 
-Deno.test({
-  name: "kill -9 of kvlab run: its servers die with it, and the next start removes its folder",
-  ignore: ignore || missingOutsideCi("setpriv"),
-  fn: () =>
-    withTmpdir((tmp) =>
-      withTempDir("kvlab-topology-data-", async (data) => {
-        const file = `${data}/p.yaml`;
-        Deno.writeTextFileSync(
-          file,
-          `name: kk
-kind: latency-sweep
-servers:
-  - { name: r, start: { engine: redis, replicas: 1 } }
-sweep: { engine: kvlab, threads: 1, clients: 1, rates: [100], step_s: 60, warmup_s: 0,
-  keys: 100, preload: false, data_size_bytes: 8 }
-`,
-        );
-        const out = await interruptCliAfter(
-          ["run", file, "--data", `${data}/d`],
-          "SIGKILL",
-          /\$ kvlab load/,
-        );
-        assert.equal(out.signal, "SIGKILL", out.printed);
-        const nodes = startedNodes(out.printed.split("\n"));
-        assert.equal(nodes.length, 2, out.printed);
-        // (setpriv --pdeathsig KILL: the kernel ends them as kvlab dies)
-        for (const n of nodes) {
-          assert.equal(processState(n.pid).state, "gone", `pid ${n.pid} still runs`);
-          assert.ok(portFree(n.port), `port ${n.port} still bound`);
-        }
-        const [left] = [...Deno.readDirSync(tmp)].filter((e) => e.name.startsWith("kvlab-start-"));
-        assert.ok(left, "the killed kvlab's folder");
-        assert.deepEqual(removeLeftTopologyDirs(), [
-          `removed ${tmp}/${left.name}, left by kvlab pid ${
-            /^kvlab-start-(\d+)-/.exec(left.name)![1]
-          } which is gone`,
-        ]);
-        nothingLeft(nodes, tmp);
-      })
-    ),
-});
+topologyTest(
+  "Ctrl-C of kvlab run mid-plan stops a primary and its replica by PID",
+  async (tmp, data) => {
+    const { out, nodes } = await interruptedPrimaryPlan(data, "SIGINT");
+    assert.ok(out.signalled, out.printed);
+    assert.equal(out.signal, null, out.printed); // it ended itself, not killed after 120 s
+    assert.match(out.printed, /stopped 2 processes by PID/);
+    nothingLeft(nodes, tmp);
+  },
+);
+
+topologyTest(
+  "kill -9 of kvlab run: its servers die with it, and the next start removes its folder",
+  async (tmp, data) => {
+    const { out, nodes } = await interruptedPrimaryPlan(data, "SIGKILL");
+    assert.equal(out.signal, "SIGKILL", out.printed);
+    // (setpriv --pdeathsig KILL: the kernel ends them as kvlab dies)
+    for (const n of nodes) {
+      assert.equal(processState(n.pid).state, "gone", `pid ${n.pid} still runs`);
+      assert.ok(portFree(n.port), `port ${n.port} still bound`);
+    }
+    const [left] = [...Deno.readDirSync(tmp)].filter((e) => e.name.startsWith("kvlab-start-"));
+    assert.ok(left, "the killed kvlab's folder");
+    assert.deepEqual(removeLeftTopologyDirs(), [
+      `removed ${tmp}/${left.name}, left by kvlab pid ${
+        /^kvlab-start-(\d+)-/.exec(left.name)![1]
+      } which is gone`,
+    ]);
+    nothingLeft(nodes, tmp);
+  },
+  ignore || missingOutsideCi("setpriv"),
+);
 
 Deno.test({
   name: "a server that exits at start: the reason named, nothing left",
