@@ -11,6 +11,7 @@
 
 import { createHash } from "node:crypto";
 import { BATCHES } from "./layout.ts";
+import { pathExists } from "../system/disk.ts";
 
 /**
  * What names a claim: the content hash of a source file and a digest of the labels it is
@@ -249,7 +250,7 @@ async function takeOver(
   { path, existing, text }: { path: string; existing: SourceClaim; text: string },
 ): Promise<boolean> {
   if (existing.state !== "claimed" || !writerGone(existing.writer)) return false;
-  if (existing.batch && exists(`${dataDir}/${BATCHES}/${existing.batch}`)) return false;
+  if (existing.batch && pathExists(`${dataDir}/${BATCHES}/${existing.batch}`)) return false;
   const w = existing.writer!;
   const marker = `${path}.takeover-${w.pid}-${w.start ?? 0}`;
   try {
@@ -269,15 +270,6 @@ async function takeOver(
   await Deno.rename(tmp, path);
   await Deno.remove(marker).catch(() => {});
   return true;
-}
-
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**

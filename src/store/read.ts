@@ -22,6 +22,7 @@ import {
   rawPathOf,
   scanFiles,
 } from "./layout.ts";
+import { pathExists } from "../system/disk.ts";
 
 /** Which rows and columns of a table to read. Each field narrows the read; none reads it all. */
 export interface TableFilter {
@@ -152,15 +153,6 @@ function blame(
   return e as Error;
 }
 
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Rows of the `runs` table, a few columns, as plain records in run id order: what a writer
  * needs to know about the runs already in place (e.g. the plan cells done, for a resume).
@@ -183,7 +175,7 @@ export function runFacts(
   columns: readonly string[],
   filter: Omit<TableFilter, "columns"> = {},
 ): Record<string, unknown>[] {
-  if (!exists(dataDir)) return [];
+  if (!pathExists(dataDir)) return [];
   const read = columns.includes("run_id") ? columns : ["run_id", ...columns];
   return readDatasetTable(dataDir, "runs", { ...filter, columns: read }).sort("run_id")
     .select(...columns).toRecords();

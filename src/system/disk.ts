@@ -178,3 +178,28 @@ export function writingAt<T>(path: string, fn: () => T): T {
     throw diskFullAt(e, path);
   }
 }
+
+/**
+ * Whether something is at `path` (following a symbolic link); false for anything `stat` refuses.
+ *
+ * @param path The path.
+ * @returns True when `stat` finds it.
+ *
+ * @example
+ * ```ts
+ * import { pathExists } from "./disk.ts";
+ * import assert from "node:assert/strict";
+ * const dir = Deno.makeTempDirSync();
+ * assert.equal(pathExists(dir), true);
+ * assert.equal(pathExists(`${dir}/nothing`), false);
+ * Deno.removeSync(dir);
+ * ```
+ */
+export function pathExists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -14,6 +14,8 @@ import type { HostFacts } from "../host.ts";
 import type { FixedRateStep } from "../tools/tool.ts";
 import type { ServerTarget } from "../target.ts";
 import { runOpenLoop } from "../loadgen/open_loop.ts";
+import { openLoopRunOptions } from "../loadgen/step.ts";
+import { openLoopStepCall } from "../loadgen/tool.ts";
 import { noiseRunColumns, readNoiseSnapshot } from "../noise.ts";
 import { redactText } from "../../text/redact.ts";
 import { KVLAB_VERSION } from "../../version.ts";
@@ -225,18 +227,7 @@ async function answer(item: WorkItem, clock: ClockOffset, o: AgentOptions): Prom
   const before = safeNoise();
   try {
     const r = await runOpenLoop({
-      hostname: step.target.host,
-      port: step.target.port,
-      requestedOpsPerSec: step.requestedOpsPerSec,
-      connections: step.threads * step.clients,
-      durationS: step.durationS,
-      warmupS: step.warmupS,
-      ratio: step.ratio,
-      valueSize: step.dataSizeBytes,
-      keys: step.keys,
-      pipeline: step.pipeline,
-      arrival: step.arrivals,
-      workers: step.threads,
+      ...openLoopRunOptions(openLoopStepCall(step)),
       share: item.share,
       startAtEpochMs: localStart,
       signal: o.signal,

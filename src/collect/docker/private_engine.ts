@@ -14,6 +14,7 @@ import { readSystemFiles } from "../../system/proc.ts";
 import { findTool } from "../tools/find.ts";
 import type { ProcessRunner } from "../process.ts";
 import { connectEngine, type DockerEngine, DockerUnavailableError, findEngine } from "./engine.ts";
+import { pathExists } from "../../system/disk.ts";
 
 /** The environment variables the cache folder is read from. */
 export interface DockerDirEnv {
@@ -170,7 +171,7 @@ export async function startPrivateEngine(o: PrivateEngineOptions): Promise<Priva
   // whose engine this is: the reaper of a later kvlab tells a reused pid apart by its start
   const owner = { kvlab_pid: Deno.pid, kvlab_start: processStart(Deno.pid) };
   Deno.writeTextFileSync(`${dir}/owner.json`, JSON.stringify(owner) + "\n");
-  const keyBefore = exists(KEY_FILE);
+  const keyBefore = pathExists(KEY_FILE);
   const t0 = performance.now();
   const log = Deno.openSync(`${dir}/dockerd.log`, { write: true, create: true, append: true });
   let child: Deno.ChildProcess;
@@ -215,7 +216,7 @@ async function waitForEngine(
   const socket = `${dir}/docker.sock`;
   let last = "";
   while (Date.now() < deadline && ended.status === null && !o.signal?.aborted) {
-    if (exists(socket)) {
+    if (pathExists(socket)) {
       try {
         return await connectEngine(o.runner, `unix://${socket}`, true);
       } catch (e) {
@@ -232,15 +233,6 @@ async function waitForEngine(
     ? `dockerd exited (${exited.signal ?? `code ${exited.code}`})`
     : `no answer in ${o.startTimeoutMs ?? 60_000} ms${last ? ` (${last})` : ""}`;
   throw new DockerUnavailableError(`private dockerd: ${why}; its log ends: ${logTail(dir)}`);
-}
-
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The last lines of an engine's log, on one line. */
@@ -383,7 +375,7 @@ async function removeLeftContainers(dir: string, runner: ProcessRunner): Promise
   let child: Deno.ChildProcess | undefined;
   if (!running) {
     const dockerd = findDockerd(Deno.env.toObject());
-    if (!dockerd || !exists(`${dir}/data`)) return;
+    if (!dockerd || !pathExists(`${dir}/data`)) return;
     child = new Deno.Command(dockerd, {
       args: dockerdArgs(dir),
       stdin: "null",

@@ -24,6 +24,7 @@ import type { ArrivalMode } from "./schedule.ts";
 import {
   type EngineName,
   type LoadgenEngine,
+  type OpenLoopOptions,
   type OpenLoopResult,
   runOpenLoop,
 } from "./open_loop.ts";
@@ -99,6 +100,42 @@ export interface CollectedStep extends CollectedRun {
   notes: string[];
   /** A cluster's per-node command counts and their cross-check with the generator's total. */
   nodes: NodeCrossCheck | null;
+}
+
+/**
+ * What {@link runOpenLoop} is given for a call: its target's address and password and the step's
+ * parameters, by runOpenLoop's names (one mapping for `kvlab load`, plans and agents).
+ *
+ * @param c The call.
+ * @returns runOpenLoop's options, without a signal or topology.
+ *
+ * @example
+ * ```ts
+ * import { openLoopRunOptions } from "./step.ts";
+ * import { parseServerUrl } from "../target.ts";
+ * import assert from "node:assert/strict";
+ * const o = openLoopRunOptions({ target: parseServerUrl("redis://127.0.0.1:7000"),
+ *   requestedOpsPerSec: 500, connections: 4, durationS: 2, threads: 2 });
+ * assert.deepEqual([o.hostname, o.port, o.requestedOpsPerSec, o.workers], ["127.0.0.1", 7000, 500, 2]);
+ * ```
+ */
+export function openLoopRunOptions(c: OpenLoopCall): OpenLoopOptions {
+  return {
+    hostname: c.target.host,
+    port: c.target.port,
+    password: c.target.password,
+    requestedOpsPerSec: c.requestedOpsPerSec,
+    connections: c.connections,
+    durationS: c.durationS,
+    warmupS: c.warmupS,
+    ratio: c.ratio,
+    valueSize: c.valueSize,
+    keys: c.keys,
+    pipeline: c.pipeline,
+    arrival: c.arrival,
+    workers: c.threads,
+    engine: c.engine,
+  };
 }
 
 /**
@@ -258,20 +295,9 @@ async function measure(
   try {
     result = await runOpenLoop({
       ...topology.options,
-      hostname: c.target.host,
-      port: c.target.port,
-      password: c.target.password,
-      requestedOpsPerSec: c.requestedOpsPerSec,
-      connections: c.connections,
-      durationS: c.durationS,
+      ...openLoopRunOptions(c),
       warmupS,
-      ratio: c.ratio,
-      valueSize: c.valueSize,
-      keys: c.keys,
-      pipeline: c.pipeline,
-      arrival: c.arrival,
       workers: threads,
-      engine: c.engine,
       signal: o.signal,
     });
   } catch (e) {
