@@ -104,7 +104,7 @@ Deno.test({
         const sweep = parsePlan(
           `name: tls-small-rate\nkind: latency-sweep\nservers:\n${servers}timeout_s: 60\n` +
             `sweep: { engine: kvlab, threads: 1, clients: 2, rates: [300], step_s: 1, ` +
-            `warmup_s: 0, ratio: "1:1", keys: 500, preload: true, data_size_bytes: 32 }\n`,
+            `warmup_s: 0, ratio: "1:1", keys: 500, preload: false, data_size_bytes: 32 }\n`,
           "tls-small-rate.yaml",
         );
         const s = await runPlan(sweep, { data });
