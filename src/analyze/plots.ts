@@ -65,6 +65,8 @@ export interface PlotOptions {
   from?: string;
   /** The value after, for a delta (required by `delta`). */
   to?: string;
+  /** Columns that split a delta into groups of their own (`server`; see `DeltaOptions.per`). */
+  per?: string[];
   /** The chart's title. */
   title?: string;
   /** The run column a history is ordered by (`changes`). @default {defaultOrder} */
@@ -183,6 +185,7 @@ export const PLOTS: Readonly<Record<PlotKind, Plot>> = {
         from: o.from,
         to: o.to,
         keys: o.keys,
+        per: o.per,
       });
       return deltaChart(d, { title: o.title });
     },

@@ -29,6 +29,8 @@ export interface DeltaCommandOptions {
   from: string;
   /** The value after. */
   to: string;
+  /** Columns that split the change into groups of their own (`--per server,tool`). */
+  per?: string[];
   /** @default {text on a terminal, md in a pipe} */
   format?: TableFormat;
 }
@@ -45,7 +47,9 @@ export interface DeltaCommandOptions {
  * import { deltaOptions } from "./delta.ts";
  * import assert from "node:assert/strict";
  * const o = deltaOptions({ data: "ds", dimension: "transport", from: "tcp", to: "rdma", format: "csv" });
- * assert.deepEqual([o.from, o.to, o.format], ["tcp", "rdma", "csv"]);
+ * assert.deepEqual([o.from, o.to, o.format, o.per], ["tcp", "rdma", "csv", undefined]);
+ * assert.deepEqual(deltaOptions({ data: "ds", dimension: "transport", from: "tcp", to: "tls",
+ *   per: "server, tool" }).per, ["server", "tool"]);
  * ```
  */
 export function deltaOptions(raw: OptionValues): DeltaCommandOptions {
@@ -54,8 +58,20 @@ export function deltaOptions(raw: OptionValues): DeltaCommandOptions {
     dimension: String(raw.dimension),
     from: String(raw.from),
     to: String(raw.to),
+    ...(raw.per === undefined ? {} : { per: perOption(String(raw.per)) }),
     format: optionalFormat(raw.format),
   };
+}
+
+/** `--per a,b`: the column names, each once; an empty one is an error. */
+function perOption(text: string): string[] {
+  const names = text.split(",").map((c) => c.trim());
+  if (names.some((c) => c === "")) {
+    throw new TypeError(
+      `invalid --per: ${JSON.stringify(text)} (expected columns such as server,tool)`,
+    );
+  }
+  return [...new Set(names)];
 }
 
 /**
@@ -88,7 +104,7 @@ export function compactDelta(d: pl.DataFrame): pl.DataFrame {
 export function deltaCommand(o: DeltaCommandOptions, out: Output): void {
   const results = loadResults(o.data, { onLeftOut: attemptsNote(out) });
   deltaSides(results, o);
-  const d = delta(results, { dimension: o.dimension, from: o.from, to: o.to });
+  const d = delta(results, { dimension: o.dimension, from: o.from, to: o.to, per: o.per });
   out.print(tableText(d, peopleFormat(o.format, out.isTerminal), compactDelta));
   const warning = fewRunsWarning(cellCounts(results, o.dimension));
   if (warning) out.printErr(`${warning}\n`);
@@ -114,6 +130,11 @@ export function declareDelta(program: Command, out: Output): void {
     )
     .requiredOption("--from <value>", "value before")
     .requiredOption("--to <value>", "value after")
+    .option(
+      "--per <columns>",
+      "columns that split the change into groups of their own, e.g. server,tool (Redis's and " +
+        "Valkey's TLS cost apart)",
+    )
     .option(
       "--format <format>",
       "md, csv, json or text (default: text on a terminal, md in a pipe)",

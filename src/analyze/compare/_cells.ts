@@ -89,6 +89,8 @@ export function comparisonCells(
   o: {
     by: string;
     keys: string[] | undefined;
+    /** Columns added to the keys (delta's `per`). */
+    per?: string[];
     metric: string;
     metrics: string[];
     extra: string[];
@@ -97,7 +99,10 @@ export function comparisonCells(
   },
 ): ComparisonCells {
   need(df, [o.by, o.metric, "test"]);
-  const { keys, confounded } = groupKeys(df, o.by, o.keys);
+  const grouped = groupKeys(df, o.by, o.keys);
+  const per = perColumns(df, o.by, o.per ?? []);
+  const keys = [...grouped.keys, ...per.filter((c) => !grouped.keys.includes(c))];
+  const confounded = grouped.confounded.filter((c) => !per.includes(c));
   need(df, keys);
   const selected = df.select(...new Set([...keys, ...confounded, ...o.extra, o.by, ...o.metrics]));
   const rows = o.rows ? o.rows(selected) : selected;
@@ -110,6 +115,17 @@ export function comparisonCells(
     distinct: [...confounded, ...o.extra],
   });
   return { keys, confounded, groups };
+}
+
+/** The columns of `per`, checked: each in the frame and none the compared column itself. */
+function perColumns(df: pl.DataFrame, by: string, per: string[]): string[] {
+  for (const c of per) {
+    if (!df.columns.includes(c)) {
+      throw new TypeError(`invalid column: ${c} (--per: not in the data)`);
+    }
+    if (c === by) throw new TypeError(`invalid column: ${c} (--per: it is the dimension itself)`);
+  }
+  return [...new Set(per)];
 }
 
 /** Run parameters that differ between two arms' summary rows (`distinct_<c>` lists), or null. */

@@ -21,6 +21,12 @@ export interface DeltaOptions {
   to: string | number;
   /** Grouping columns; by default `test` plus the parameters that vary. */
   keys?: string[];
+  /**
+   * Columns that split the change into groups of their own besides the default keys (`server`:
+   * Redis's TLS cost and Valkey's apart, instead of pooled; `tool`, `keep_alive`, `label`, …).
+   * Each must be in the frame and cannot be the dimension.
+   */
+  per?: string[];
   /** Confidence of the intervals (see {@link CompareOptions}). @default {0.95} */
   confidence?: number;
   /** Equivalence band of "no difference". @default {0.05} */
@@ -53,6 +59,14 @@ const LATENCIES = ["avg", "p50", "p95", "p99"] as const;
  * const d = delta(df, { dimension: "transport", from: "tcp", to: "rdma" });
  * assert.equal(d.getColumn("throughput_factor").get(0).toFixed(2), "2.32");
  * assert.equal(d.getColumn("p50_latency_change_pct").get(0).toFixed(1), "-53.0");
+ * // per server: Redis's TLS cost and Valkey's, each in a row of its own
+ * const both = pl.DataFrame({
+ *   test: ["SET", "SET", "SET", "SET"], server: ["redis", "redis", "valkey", "valkey"],
+ *   transport: ["tcp", "tls", "tcp", "tls"], ops_per_sec: [100, 80, 120, 60],
+ * });
+ * const per = delta(both, { dimension: "transport", from: "tcp", to: "tls", per: ["server"] });
+ * assert.deepEqual(per.getColumn("server").toArray(), ["redis", "valkey"]);
+ * assert.deepEqual(per.getColumn("throughput_factor").toArray(), [0.8, 0.5]);
  * ```
  */
 export function delta(df: pl.DataFrame, options: DeltaOptions): pl.DataFrame {
@@ -62,6 +76,7 @@ export function delta(df: pl.DataFrame, options: DeltaOptions): pl.DataFrame {
   const { keys, confounded, groups } = comparisonCells(df, {
     by: options.dimension,
     keys: options.keys,
+    per: options.per,
     metric: "ops_per_sec",
     metrics,
     extra: df.columns.includes("tool") ? ["tool"] : [],

@@ -106,6 +106,13 @@ export async function prepareTopology(
         `is ${version}`,
     );
   }
+  const noTls = spec.tls ? buildInfoWithoutTls(program) : null;
+  if (noTls !== null) {
+    throw new TopologyError(
+      `start.tls: ${spec.engine}-server ${version} (${program}) was built without TLS (its ` +
+        `${noTls} records no BUILD_TLS=yes; .ci/install rebuilds it with TLS): it cannot serve TLS`,
+    );
+  }
   if (spec.tls && await builtWithoutTls(program, runner)) {
     throw new TopologyError(
       `start.tls: ${spec.engine}-server ${version} (${program}) was built without TLS (it links ` +
@@ -113,6 +120,23 @@ export async function prepareTopology(
     );
   }
   return { spec, program, cli, version };
+}
+
+/**
+ * The BUILD-INFO that `.ci/install` writes beside the binaries it builds into the tools cache,
+ * when it says the build had no TLS (no `BUILD_TLS=yes` line: a cache built before Valkey was
+ * built with TLS); null when there is none or it records TLS.
+ */
+function buildInfoWithoutTls(program: string): string | null {
+  const file = `${program.replace(/\/[^/]*$/, "")}/BUILD-INFO`;
+  if (!program.includes("/")) return null;
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(file);
+  } catch {
+    return null;
+  }
+  return /\bBUILD_TLS=yes\b/.test(text) ? null : file;
 }
 
 /** Whether `ldd` shows a binary without libssl (false when ldd cannot tell). */

@@ -1,8 +1,8 @@
 /**
  * Against a real redis-server with a TLS port whose certificate a throwaway CA signed: every
  * tool runs given the CA (redis-benchmark --cacert, memtier --cacert, kvlab load over Deno's
- * TLS), and a wrong CA fails at once, naming TLS. (Valkey 8.0.1 in the tools cache is built
- * without TLS: these use Debian's redis-server 7.0.15.)
+ * TLS), and a wrong CA fails at once, naming TLS. (Debian's redis-server 7.0.15 here; Valkey with
+ * TLS is in test/collect/tls/.)
  */
 
 import assert from "node:assert/strict";

@@ -316,26 +316,86 @@ Deno.test({
 });
 
 Deno.test({
-  name:
-    "start: { engine: valkey, tls: true } is refused before anything starts when valkey-server has no TLS",
+  name: "start: { engine: valkey, tls: true }: a TLS build is prepared; a build without TLS is " +
+    "refused before anything starts (by ldd, or by the BUILD-INFO of a cache built without it)",
   ignore: missingOutsideCi("valkey-server", "valkey-cli", "ldd"),
   fn: () =>
     withTmpdir(async (tmp) => {
       const spec = { engine: "valkey" as const, tls: true };
       const runner = new DenoProcessRunner();
-      const ldd = await new Deno.Command("ldd", {
-        args: [(await prepareTopology({ engine: "valkey" }, runner)).program],
-        stdout: "piped",
-      }).output();
+      const plain = await prepareTopology({ engine: "valkey" }, runner);
+      const ldd = await new Deno.Command("ldd", { args: [plain.program], stdout: "piped" })
+        .output();
       if (/libssl\.so/.test(new TextDecoder().decode(ldd.stdout))) {
-        // a TLS build (BUILD_TLS=yes): prepared as any other
+        // as .ci/install builds it (BUILD_TLS=yes): prepared as any other
         assert.equal((await prepareTopology(spec, runner)).spec.tls, true);
       } else {
+        // a binary without TLS (a cache built before TLS was asked for, one on PATH)
         await assert.rejects(
           () => prepareTopology(spec, runner),
           /start\.tls: valkey-server [\d.]+ \(.*\) was built without TLS/,
         );
       }
+      // A tools cache that .ci/install filled before it built Valkey with TLS: the same real
+      // binaries, beside the BUILD-INFO it wrote then (no BUILD_TLS=yes line). kvlab refuses
+      // it from that record, naming the file; with the line it is not refused by it.
+      const cache = `${tmp}/kvlab-topology-tools`;
+      const dir = `${cache}/valkey-${plain.version}`;
+      Deno.mkdirSync(dir, { recursive: true });
+      for (const bin of [plain.program, plain.cli]) {
+        Deno.symlinkSync(Deno.realPathSync(bin), `${dir}/${bin.replace(/^.*\//, "")}`);
+      }
+      const info = (tls: boolean) =>
+        Deno.writeTextFileSync(
+          `${dir}/BUILD-INFO`,
+          `source: valkey-${plain.version}.tar.gz sha256 0\n` +
+            `Valkey server v=${plain.version} sha=00000000:1 malloc=jemalloc-5.3.0 bits=64\n` +
+            (tls ? "make: BUILD_TLS=yes (OpenSSL 3.0.22)\n" : ""),
+        );
+      const env = { PATH: Deno.env.get("PATH"), KVLAB_TOOLS_DIR: Deno.env.get("KVLAB_TOOLS_DIR") };
+      // (no valkey-server on PATH, so the cache's is the one found)
+      Deno.env.set(
+        "PATH",
+        (env.PATH ?? "").split(":").filter((d) => !existsFile(`${d}/valkey-server`)).join(":"),
+      );
+      Deno.env.set("KVLAB_TOOLS_DIR", cache);
+      try {
+        info(false);
+        await assert.rejects(
+          () => prepareTopology(spec, runner),
+          new RegExp(
+            `start\\.tls: valkey-server [\\d.]+ \\(${dir}/valkey-server\\) was built without ` +
+              `TLS \\(its ${dir}/BUILD-INFO records no BUILD_TLS=yes`,
+          ),
+        );
+        // without TLS asked for, the same build is prepared
+        assert.equal(
+          (await prepareTopology({ engine: "valkey" }, runner)).program,
+          `${dir}/valkey-server`,
+        );
+        info(true);
+        const again = prepareTopology(spec, runner);
+        if (/libssl\.so/.test(new TextDecoder().decode(ldd.stdout))) {
+          assert.equal((await again).program, `${dir}/valkey-server`);
+        } else {
+          await assert.rejects(() => again, /it links no libssl/);
+        }
+      } finally {
+        for (const [k, v] of Object.entries(env)) {
+          if (v === undefined) Deno.env.delete(k);
+          else Deno.env.set(k, v);
+        }
+        Deno.removeSync(cache, { recursive: true });
+      }
       nothingLeft([], tmp);
     }),
 });
+
+/** Whether a regular file (or a link to one) is there. */
+function existsFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}

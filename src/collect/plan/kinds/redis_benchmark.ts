@@ -46,6 +46,11 @@ export interface RedisBenchmarkPlan extends PlanBase {
   matrix: PlanMatrix;
   /** Requests of an unrecorded warm-up run before each cell (0: none). */
   warmupRequests: number;
+  /**
+   * `keep_alive: false` runs `-k 0`: every request on a new connection (TCP and, over TLS, a
+   * handshake each), the way to measure the cost of connecting. @default {true} (no `-k`)
+   */
+  keepAlive: boolean;
 }
 
 /** One redis-benchmark run to make: a server, a point of the matrix and a repetition. */
@@ -79,6 +84,10 @@ type MatrixPoint = Omit<RedisBenchmarkCell, keyof PlanCellBase>;
  *   redisBenchmarkArgv(cellParams(plan, planCells(plan)[0])).join(" "),
  *   "redis-benchmark -h h -p 1 -c 50 -n 100000 -d 3 -P 1 -t set",
  * );
+ * // keep_alive: false reconnects for every request (-k 0)
+ * const k0 = parsePlan("name: p\nservers: [{name: a, url: 'redis://h:1'}]\ntests: [set]\nkeep_alive: false\n", "p.yaml");
+ * assert.ok(k0.kind === "redis-benchmark");
+ * assert.match(redisBenchmarkArgv(cellParams(k0, planCells(k0)[0])).join(" "), / -k 0 /);
  * ```
  */
 export function cellParams(
@@ -96,12 +105,13 @@ export function cellParams(
     pipeline: cell.pipeline,
     threads: cell.threads,
     keyspace: cell.keyspace ?? undefined,
+    ...(plan.keepAlive ? {} : { keepAlive: false }),
   };
 }
 
 /** The `redis-benchmark` plan kind. */
 export const redisBenchmarkKind: PlanKind<RedisBenchmarkPlan, RedisBenchmarkCell> = {
-  fields: ["tool", "tests", "requests", "matrix", "warmup_requests"],
+  fields: ["tool", "tests", "requests", "matrix", "warmup_requests", "keep_alive"],
   tags: ["clients", "data_size_bytes", "pipeline", "threads", "keyspace"],
   parse: parseRedisBenchmarkPlan,
   count: countRedisBenchmarkCells,
@@ -123,6 +133,7 @@ function parseRedisBenchmarkPlan(read: PlanReader, common: PlanCommon): RedisBen
     tool: read.string(["tool"], "redis-benchmark"),
     requests: read.integer(["requests"], 100000),
     warmupRequests: read.integer(["warmup_requests"], 0, 0),
+    keepAlive: read.boolean(["keep_alive"], true),
   };
 }
 
