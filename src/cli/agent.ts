@@ -10,6 +10,9 @@ import type { Command, OptionValues } from "commander";
 import { runAgent } from "../collect/agent/agent.ts";
 import { checkWorkPlan } from "../collect/plan/agent_work.ts";
 import { hostFacts } from "../collect/host.ts";
+import { DenoProcessRunner } from "../collect/process.ts";
+import { findTool } from "../collect/tools/find.ts";
+import { prepareExternal } from "../collect/tools/tool.ts";
 import { parseServerUrl, type ServerTarget } from "../collect/target.ts";
 import { KVLAB_VERSION } from "../version.ts";
 import { terminalText } from "../text/safe.ts";
@@ -61,18 +64,27 @@ export function agentOptions(raw: OptionValues): AgentCommandOptions {
  * @param out Where to print.
  */
 export async function agentCommand(o: AgentCommandOptions, out: Output): Promise<void> {
-  const tools = { "kvlab-loadgen": KVLAB_VERSION };
+  const tools: Record<string, string | null> = { "kvlab-loadgen": KVLAB_VERSION };
+  // memtier_benchmark when this host has it (on PATH or in the tools cache): engine memtier
+  const runner = new DenoProcessRunner();
+  const memtier = await prepareExternal("memtier_benchmark", {
+    runner,
+    locate: (n) => findTool(n) ?? n,
+  }).catch(() => null);
+  if (memtier) tools.memtier_benchmark = memtier.version;
+  const engines = memtier ? ["kvlab", "memtier"] : ["kvlab"];
   const n = await withStopSignals((signal) =>
     runAgent({
       control: o.control,
       name: o.name,
       host: hostFacts(),
       tools,
+      ...(memtier ? { memtier: { program: memtier.command, runner } } : {}),
       signal,
       maxItems: o.maxItems,
       check: (item) => {
         const { plan, step } = checkWorkPlan(item.plan, {
-          engines: ["kvlab"],
+          engines,
           where: `work item ${item.item}`,
         });
         return { step, engine: plan.engine };

@@ -7,6 +7,7 @@
 
 import type { AgentStepsRow } from "../../schema.ts";
 import type { OpenLoopResult } from "../loadgen/open_loop.ts";
+import type { MemtierAgentRun } from "./memtier.ts";
 import { skewBoundMs } from "./clock.ts";
 import type { ControlEntry } from "./control.ts";
 import type { AgentResult, Registration } from "./protocol.ts";
@@ -22,6 +23,8 @@ export interface Answer {
   result: AgentResult | null;
   /** Its measured step, decoded. */
   step?: OpenLoopResult;
+  /** Its memtier step, read (engine memtier). */
+  memtier?: MemtierAgentRun;
 }
 
 /**

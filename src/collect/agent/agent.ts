@@ -21,6 +21,8 @@ import { redactText } from "../../text/redact.ts";
 import { KVLAB_VERSION } from "../../version.ts";
 import { BLOCK_MS, ControlConnection, controlProblem } from "./control.ts";
 import { encodeStep } from "./merge.ts";
+import { type MemtierShare, memtierShare, runMemtierShare } from "./memtier.ts";
+import type { ProcessRunner } from "../process.ts";
 import {
   type AgentResult,
   type ClockOffset,
@@ -55,6 +57,8 @@ export interface AgentOptions {
   check: (item: WorkItem) => { step: FixedRateStep; engine: string };
   /** The engines it runs (`kvlab`), as registered. */
   tools: Record<string, string | null>;
+  /** memtier_benchmark, when this host has it: the program and the runner that starts it. */
+  memtier?: { program: string; runner: ProcessRunner };
   /** Aborting (SIGTERM) ends the agent: a running step stops and is posted as an error. */
   signal: AbortSignal;
   /** Seconds between registrations (each with a fresh clock offset). @default {5} */
@@ -208,10 +212,16 @@ function refusal(
 /** Checks an item, runs it, and says what happened. */
 async function answer(item: WorkItem, clock: ClockOffset, o: AgentOptions): Promise<AgentResult> {
   let step: FixedRateStep, engine: string;
+  let share: MemtierShare | null = null;
   try {
     if (item.agent !== o.name) throw new Error(`addressed to agent ${item.agent}, not ${o.name}`);
     ({ step, engine } = o.check(item));
-    if (engine !== "kvlab") throw new Error(`engine ${engine}: this agent runs kvlab`);
+    if (engine !== "kvlab" && !(engine === "memtier" && o.memtier)) {
+      throw new Error(
+        `engine ${engine}: this agent runs ${o.memtier ? "kvlab, memtier" : "kvlab"}`,
+      );
+    }
+    if (engine === "memtier") share = memtierShare(step, item.share);
   } catch (e) {
     return refusal((e as Error).message, { item: item.item, clock, o });
   }
@@ -225,6 +235,9 @@ async function answer(item: WorkItem, clock: ClockOffset, o: AgentOptions): Prom
     });
   }
   const before = safeNoise();
+  if (share !== null) {
+    return await answerMemtier(item, { step, share, clock, o, localStart, before });
+  }
   try {
     const r = await runOpenLoop({
       ...openLoopRunOptions(openLoopStepCall(step)),
@@ -246,6 +259,55 @@ async function answer(item: WorkItem, clock: ClockOffset, o: AgentOptions): Prom
       clock,
       startedAtMs,
       step: { ...encodeStep(r), kvlabVersion: KVLAB_VERSION },
+      noise: { ...noiseRunColumns(before, after, {}) },
+    };
+  } catch (e) {
+    return refusal(controlProblem(e), { item: item.item, clock, o, status: "error" });
+  }
+}
+
+/** Runs an agent's share of a memtier step and says what happened. */
+async function answerMemtier(
+  item: WorkItem,
+  { step, share, clock, o, localStart, before }: {
+    step: FixedRateStep;
+    share: MemtierShare;
+    clock: ClockOffset;
+    o: AgentOptions;
+    localStart: number;
+    before: ReturnType<typeof safeNoise>;
+  },
+): Promise<AgentResult> {
+  try {
+    const r = await runMemtierShare({
+      step,
+      share,
+      program: o.memtier!.program,
+      startAtMs: localStart,
+      runner: o.memtier!.runner,
+      timeoutMs: Math.max(1, item.timeoutS) * 1000,
+      signal: o.signal,
+    });
+    const after = safeNoise();
+    const s = r.step;
+    const stopped = s.interrupted
+      ? `interrupted (${o.signal.reason ?? "stop"}) mid-step`
+      : s.timedOut
+      ? `memtier timed out after the cell's ${item.timeoutS} s`
+      : s.exitCode !== 0
+      ? `memtier exited with ${s.exitCode}`
+      : null;
+    return {
+      type: "result",
+      v: 1,
+      item: item.item,
+      agent: o.name,
+      host: o.host.hostname,
+      status: stopped ? "error" : "ok",
+      error: stopped,
+      clock,
+      startedAtMs: r.startedAtMs === null ? null : r.startedAtMs + clock.offsetMs,
+      step: { ...s, toolVersion: o.tools.memtier_benchmark ?? null },
       noise: { ...noiseRunColumns(before, after, {}) },
     };
   } catch (e) {

@@ -32,6 +32,9 @@ import { KVLAB_VERSION } from "../../version.ts";
 import { commonStartMs, skewWarning } from "./clock.ts";
 import { ControlConnection, controlProblem } from "./control.ts";
 import { decodeStep, mergeSteps } from "./merge.ts";
+import { mergeMemtierAgents, readMemtierAgentStep } from "./memtier.ts";
+import type { MemtierRows } from "../formats/memtier/rows.ts";
+import { memtierStepCall, memtierTool } from "../memtier/tool.ts";
 import { agentRow, type Answer, chooseAgents, skewDisturbance } from "./_answers.ts";
 import {
   type AgentResult,
@@ -67,6 +70,8 @@ interface Measured extends Measurement {
   reason: string | null;
   answers: Answer[];
   merged: OpenLoopResult | null;
+  /** engine memtier: the agents' rows merged (null for engine kvlab, or none measured). */
+  memtier: ReturnType<typeof mergeMemtierAgents> | null;
   /** Refusals and stray messages the coordinator saw on the result stream, not its own. */
   strays: string[];
   startAtMs: number | null;
@@ -84,23 +89,28 @@ export async function runAgentsStep(
   s: AgentsStep,
   options: CollectOptions,
 ): Promise<AgentsCollectedStep> {
-  const call = openLoopStepCall(s.step);
+  const memtier = isMemtier(s);
+  const command = memtier
+    ? memtierTool.command(memtierStepCall(s.step, "memtier_benchmark"), false)
+    : openLoopCommand(openLoopStepCall(s.step));
   const names = s.agents.names?.join(", ") ?? `${s.agents.count} agents`;
   const { measured: m, ...run } = await collectRun(options, {
     target: s.step.target,
-    command: `${openLoopCommand(call)} (on agents: ${names}, control ${s.agents.control.display})`,
+    command: `${command} (on agents: ${names}, control ${s.agents.control.display})`,
     measure: (writer) => measure(s, writer.runId),
-    store: (m, runId) => stored(m, runId, s),
+    store: (m, runId) => memtier ? storedMemtier(m, runId, s) : stored(m, runId, s),
   });
   return {
     ...run,
     requestedOpsPerSec: s.step.requestedOpsPerSec,
-    achievedOpsPerSec: m.merged?.achievedOpsPerSec ?? null,
+    achievedOpsPerSec: memtier
+      ? m.memtier?.results.find((r) => r.test === "TOTALS")?.ops_per_sec ?? null
+      : m.merged?.achievedOpsPerSec ?? null,
   };
 }
 
 async function measure(s: AgentsStep, runId: string): Promise<Measured> {
-  const none = { answers: [], merged: null, strays: [], startAtMs: null };
+  const none = { answers: [], merged: null, memtier: null, strays: [], startAtMs: null };
   const before = await snapshotBefore(s.step.target);
   if ("reason" in before) return { ...before, ...none };
   let conn: ControlConnection;
@@ -161,8 +171,19 @@ async function measure(s: AgentsStep, runId: string): Promise<Measured> {
       }
     }
     const parts: OpenLoopResult[] = [];
+    const memtierParts: MemtierRows[] = [];
     for (const a of answers) {
       if (a.result?.status !== "ok") continue;
+      if (isMemtier(s)) {
+        try {
+          a.memtier = readMemtierAgentStep(a.result.step!, runId);
+          if (a.memtier.problem === null) memtierParts.push(a.memtier.rows);
+          else a.result = { ...a.result, status: "error", error: a.memtier.problem };
+        } catch (e) {
+          a.result = { ...a.result, status: "error", error: `its step: ${(e as Error).message}` };
+        }
+        continue;
+      }
       try {
         a.step = decodeStep(a.result.step!);
         parts.push(a.step);
@@ -177,6 +198,7 @@ async function measure(s: AgentsStep, runId: string): Promise<Measured> {
       reason: null,
       answers,
       merged,
+      memtier: memtierParts.length > 0 ? mergeMemtierAgents(memtierParts, runId) : null,
       strays,
       startAtMs,
     };
@@ -261,6 +283,104 @@ function stored(m: Measured, runId: string, s: AgentsStep): StoredRun {
           requested_ops_per_sec: s.step.requestedOpsPerSec,
           achieved_ops_per_sec: r.achievedOpsPerSec,
           engine: r.engine,
+          agents: m.answers.length,
+        }
+        : null,
+      warnings,
+    },
+  };
+}
+
+/** Whether a step runs memtier on its agents. */
+function isMemtier(s: AgentsStep): boolean {
+  return s.plan.sweep.engine === "memtier";
+}
+
+/** Why each agent that did not measure did not, naming it (empty: every agent measured). */
+function missingOf(m: Measured, s: AgentsStep): string[] {
+  const missing = m.answers.filter((a) => a.result?.status !== "ok").map((a) =>
+    `agent ${a.registration.agent}: ${
+      a.result === null
+        ? `no answer within the cell's ${s.timeoutS} s`
+        : `${a.result.status}: ${a.result.error}`
+    }`
+  );
+  if (s.signal?.aborted && missing.length > 0) missing.unshift("interrupted while waiting");
+  return missing;
+}
+
+/**
+ * How a memtier step of agents is stored: the merged rows (`./memtier.ts`), one `agent_steps`
+ * row per agent, each agent's result (memtier's files) as a raw file, and each agent's own
+ * warnings (memtier's printed totals against its series, as for one host) named with it.
+ */
+function storedMemtier(m: Measured, runId: string, s: AgentsStep): StoredRun {
+  const merged = m.memtier;
+  const missing = missingOf(m, s);
+  const totals = merged?.results.find((r) => r.test === "TOTALS");
+  const status = m.reason !== null || !totals
+    ? "failed"
+    : missing.length > 0
+    ? "incomplete"
+    : "complete";
+  const reason = m.reason ?? (missing.join("; ") || (totals ? null : "no merged TOTALS"));
+  const agentRows: AgentStepsRow[] = m.answers.map((a) => {
+    const row = agentRow(a, runId, m.startAtMs);
+    const own = a.memtier;
+    if (!own) return row;
+    const t = own.rows.results.findLast((r) => r.test === "TOTALS" && r.complete);
+    return {
+      ...row,
+      connections: own.step.share.connections,
+      requested_ops_per_sec: own.step.share.requestedOpsPerSec,
+      ops_per_sec: own.opsPerSec,
+      error_count: t?.error_count ?? null,
+    };
+  });
+  const warnings = [
+    ...m.answers.flatMap((a) =>
+      (a.memtier?.rows.warnings ?? []).map((w) => `agent ${a.registration.agent}: ${w}`)
+    ),
+    ...(merged?.warnings ?? []),
+    ...agentRows.flatMap((row) => {
+      const w = row.start_skew_ms == null
+        ? null
+        : skewWarning(row.agent, row.start_skew_ms, row.clock_uncertainty_ms ?? 0);
+      return w ? [w] : [];
+    }),
+    ...m.strays.map((x) => `control stream: ${x}`),
+  ];
+  const version = m.answers.map((a) => a.result?.step?.toolVersion).find((v) =>
+    typeof v === "string"
+  ) as string | undefined;
+  return {
+    status,
+    reason,
+    tests: merged?.results.length ?? 0,
+    interrupted: s.signal?.aborted ?? false,
+    columns: {
+      tool: "memtier_benchmark",
+      tool_version: version ?? null,
+      output_format: merged ? "json" : "none",
+      tool_exit_code: null,
+      warning_count: warnings.length,
+    },
+    tables: {
+      results: merged?.results ?? [],
+      hdr_histograms: merged?.hdr_histograms ?? [],
+      agent_steps: agentRows,
+    },
+    raw: m.answers.filter((a) => a.result !== null).map((a) => ({
+      name: `agent-${a.registration.agent}.json`,
+      bytes: new TextEncoder().encode(JSON.stringify(a.result, null, 1) + "\n"),
+    })),
+    disturbance: skewDisturbance(agentRows),
+    manifest: {
+      step: totals
+        ? {
+          requested_ops_per_sec: s.step.requestedOpsPerSec,
+          achieved_ops_per_sec: totals.ops_per_sec,
+          engine: "memtier",
           agents: m.answers.length,
         }
         : null,

@@ -80,7 +80,9 @@ export function readAgents(read: PlanReader, kind: string): PlanAgents | undefin
   }
   const leadMs = read.number(["agents", "lead_ms"], 3000, { max: 60_000, positive: true });
   const engine = read.value(["sweep", "engine"]) ?? "kvlab";
-  if (engine !== "kvlab") read.fail(["agents"], "agents run sweep engine kvlab only, for now");
+  if (engine !== "kvlab" && engine !== "memtier") {
+    read.fail(["agents"], "agents run sweep engine kvlab or memtier");
+  }
   // passwords never travel on the control stream: agents reach servers without one
   const servers = read.value(["servers"]);
   (Array.isArray(servers) ? servers : []).forEach((x, i) => {

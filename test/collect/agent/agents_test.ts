@@ -7,6 +7,8 @@
 // may connect to loopback only: everything that talks to the namespaces is a child process.)
 import assert from "node:assert/strict";
 import { Dataset } from "../../../src/store/dataset.ts";
+import pl from "nodejs-polars";
+import * as hdr from "hdr-histogram-js";
 import { decodeHistogram, mergeHistograms } from "../../../src/collect/loadgen/histogram.ts";
 import { hdrValueAtPercentile } from "../../../src/hdr.ts";
 import { freePort, type Hosts, makeHosts, redisCli, waitForServer } from "../../_support/netns.ts";
@@ -94,7 +96,7 @@ async function withWorld(fn: (w: World) => Promise<void>): Promise<void> {
 /** Writes a plan and returns the `kvlab run` argv that runs it. */
 function plan(
   w: World,
-  o: { name: string; rates: number[]; stepS: number; timeoutS: number },
+  o: { name: string; rates: number[]; stepS: number; timeoutS: number; engine?: string },
 ): string[] {
   const file = `${w.dir}/${o.name}.yaml`;
   Deno.writeTextFileSync(
@@ -102,8 +104,9 @@ function plan(
     `name: ${o.name}\nkind: latency-sweep\n` +
       `servers: [{name: redis, url: 'redis://${w.hosts.serverHost}:${w.serverPort}'}]\n` +
       `timeout_s: ${o.timeoutS}\n` +
-      `sweep: {engine: kvlab, clients: 12, rates: [${o.rates.join(", ")}], step_s: ${o.stepS}, ` +
-      `keys: 1000, data_size_bytes: 32}\n` +
+      `sweep: {engine: ${o.engine ?? "kvlab"}, clients: 12, rates: [${o.rates.join(", ")}], ` +
+      `step_s: ${o.stepS}, keys: 1000, data_size_bytes: 32` +
+      `${o.engine === "memtier" ? ", preload: false" : ""}}\n` +
       `agents: {control: '${w.control}', count: ${AGENTS}}\n`,
   );
   return kvlab("run", file, "--data", `${w.dir}/data`);
@@ -181,6 +184,83 @@ Deno.test("kvlab run with agents: one merged run per cell from three hosts", asy
         );
       },
     );
+    await t.step("a memtier step: three memtier processes, one merged run", async () => {
+      await run(
+        w,
+        plan(w, { name: "memtier", rates: [3000], stepS: 2, timeoutS: 30, engine: "memtier" }),
+      );
+      const [step] = ds.runFacts(["run_id", "plan_name", "status", "error", "tool"])
+        .filter((x) => x.plan_name === "memtier");
+      assert.equal(step.status, "complete", String(step.error));
+      assert.equal(step.tool, "memtier_benchmark");
+      const runIds = [String(step.run_id)];
+      const agents = ds.read("agent_steps", { runIds }).sort("agent").toRecords();
+      // 12 connections at 250/s each: 4 per agent, 1,000/s each
+      assert.deepEqual(
+        agents.map((s) => [s.agent, s.status, s.connections, s.requested_ops_per_sec]),
+        [
+          ["a1", "ok", 4, 1000],
+          ["a2", "ok", 4, 1000],
+          ["a3", "ok", 4, 1000],
+        ],
+      );
+      const [row] = ds.read("results", { runIds }).filter(pl.col("test").eq(pl.lit("TOTALS")))
+        .toRecords();
+      const sum = agents.reduce((n, s) => n + Number(s.ops_per_sec), 0);
+      assert.ok(
+        Math.abs(Number(row.ops_per_sec) - sum) <= 1e-6 * sum,
+        `${row.ops_per_sec} ≠ ${sum}`,
+      );
+      assert.equal(row.requested_ops_per_sec, 3000);
+      // each agent's memtier printed its own Totals; kvlab's per-agent rate is that one
+      const results = ds.runRaw(runIds[0]).filter((f) => /agent-a\d\.json$/.test(f.name))
+        .map((f) => JSON.parse(new TextDecoder().decode(f.bytes)));
+      assert.equal(results.length, 3);
+      for (const r of results) {
+        const printed = Number(/^Totals\s+([\d.]+)/m.exec(r.step.files["stdout.txt"])?.[1]);
+        const mine = agents.find((s) => s.agent === r.agent)!;
+        assert.ok(
+          Math.abs(printed - Number(mine.ops_per_sec)) <= 0.01 * printed,
+          `${r.agent}: ${printed}`,
+        );
+      }
+      // the percentiles of the union of the agents' FULL_RUN interval logs (µs), read here:
+      // memtier's histograms (lowest value 10 µs, 2 digits) added into the first one
+      let union: hdr.Histogram | null = null;
+      let intervals = 0;
+      for (const r of results) {
+        const [log] = Object.keys(r.step.files).filter((n) => /FULL_RUN_1\.hgrm$/.test(n));
+        for (const line of String(r.step.files[log]).split("\n")) {
+          const base64 = /,(HISTF\S+)$/.exec(line)?.[1];
+          if (!base64) continue;
+          const h = hdr.decodeFromCompressedBase64(base64, 64, false);
+          if (union === null) union = h;
+          else union.add(h);
+          intervals++;
+        }
+      }
+      assert.ok(union !== null && intervals >= 3 && union.totalCount > 0);
+      for (
+        const [p, col] of [[50, "p50_latency_ms"], [99, "p99_latency_ms"], [
+          99.9,
+          "p999_latency_ms",
+        ]] as const
+      ) {
+        const want = union.getValueAtPercentile(p) / 1000;
+        assert.ok(
+          Math.abs(Number(row[col]) - want) <= want * 1e-3,
+          `${col}: ${row[col]} vs ${want}`,
+        );
+      }
+      // deno-lint-ignore no-console
+      console.log(
+        `memtier 3000/s on 3 agents: achieved ${Number(row.ops_per_sec).toFixed(0)}/s, p50 ` +
+          `${row.p50_latency_ms} p99 ${row.p99_latency_ms} ms; ` +
+          agents.map((s) =>
+            `${s.agent}: ${Number(s.ops_per_sec).toFixed(0)}/s skew ${s.start_skew_ms} ms`
+          ).join("; "),
+      );
+    });
     await t.step("a work item no plan kind allows is refused, and nothing runs", async () => {
       const before = await gets(w);
       const time = (await redisCli(w.hosts, w.controlPort, ["TIME"]))!.split("\n");
@@ -203,9 +283,12 @@ Deno.test("kvlab run with agents: one merged run per cell from three hosts", asy
         });
       // written straight to the stream, as anyone who may write to it could
       for (
-        const [id, sweep] of [["forged-tool", { tool: "/bin/touch" }], ["forged-opt", {
-          shell: "id",
-        }]] as const
+        const [id, sweep] of [
+          ["forged-tool", { tool: "/bin/touch" }],
+          ["forged-opt", { shell: "id" }],
+          // memtier's options checked as a plan's: memtier has no Poisson arrivals
+          ["forged-memtier", { engine: "memtier", arrivals: "poisson" }],
+        ] as const
       ) {
         await redisCli(w.hosts, w.controlPort, [
           "XADD",
@@ -216,7 +299,7 @@ Deno.test("kvlab run with agents: one merged run per cell from three hosts", asy
         ]);
       }
       const seen = new Map<string, string>();
-      for (let i = 0; i < 50 && seen.size < 2; i++) {
+      for (let i = 0; i < 50 && seen.size < 3; i++) {
         for (const m of await messages(w, ["XRANGE", "kvlab:results", "-", "+"])) {
           if (String(m.item).startsWith("forged")) {
             seen.set(String(m.item), `${m.status}: ${m.error}`);
@@ -226,6 +309,10 @@ Deno.test("kvlab run with agents: one merged run per cell from three hosts", asy
       }
       assert.match(seen.get("forged-tool") ?? "", /^refused: sweep\.tool: an agent runs its own/);
       assert.match(seen.get("forged-opt") ?? "", /^refused: .*sweep\.shell: unknown field/);
+      assert.match(
+        seen.get("forged-memtier") ?? "",
+        /^refused: .*sweep\.arrivals: only for engine/,
+      );
       await new Promise((res) => setTimeout(res, 1500)); // past the forged start time
       assert.equal(await gets(w), before, "nothing was sent");
     });

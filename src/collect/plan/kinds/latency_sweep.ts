@@ -400,7 +400,8 @@ export function agentsStep(
         keys: plan.keys,
         data_size_bytes: plan.dataSizeBytes,
         pipeline: plan.pipeline,
-        arrivals: plan.arrivals,
+        // (memtier fires its connections together: no arrivals)
+        ...(engineOf(plan).fixedRate.poisson ? { arrivals: plan.arrivals } : {}),
       },
     },
   };
