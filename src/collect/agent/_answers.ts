@@ -23,6 +23,8 @@ export interface Answer {
   result: AgentResult | null;
   /** Its measured step, decoded. */
   step?: OpenLoopResult;
+  /** Why it was given up on before the cell's limit (no heartbeat), when it was. */
+  lost?: string;
   /** Its memtier step, read (engine memtier). */
   memtier?: MemtierAgentRun;
 }
@@ -106,7 +108,7 @@ export function agentRow(a: Answer, runId: string, startAtMs: number | null): Ag
     share_index: a.share.index,
     share_of: a.share.of,
     status: r?.status ?? "no-answer",
-    error: r === null ? "no answer within the cell's limit" : r.error,
+    error: r === null ? a.lost ?? "no answer within the cell's limit" : r.error,
     clock_offset_ms: clock.offsetMs,
     clock_uncertainty_ms: clock.uncertaintyMs,
     start_skew_ms: skew,

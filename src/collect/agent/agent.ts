@@ -110,8 +110,13 @@ export async function runAgent(o: AgentOptions): Promise<number> {
         await conn.ensureGroup(stream, WORK_GROUP);
         const entries = await conn.readGroup({ stream, group: WORK_GROUP, consumer: o.name });
         for (const e of entries) {
+          // a withdrawal of an item no longer running: nothing to answer
+          if (e.message?.type === "cancel") {
+            await conn.ack(stream, WORK_GROUP, e.id);
+            continue;
+          }
           const result = e.message?.type === "work"
-            ? await answer(e.message, clock, o)
+            ? await answer(e.message, clock, o, { conn, afterId: e.id })
             : refusal(e.message?.type === undefined ? e.problem!.message : "not a work item", {
               item: e.id,
               clock,
@@ -209,8 +214,64 @@ function refusal(
   };
 }
 
-/** Checks an item, runs it, and says what happened. */
-async function answer(item: WorkItem, clock: ClockOffset, o: AgentOptions): Promise<AgentResult> {
+/**
+ * While an item runs: a heartbeat on the result stream about once a second, and the item's
+ * work stream read for the coordinator's `cancel` of it (its signal then aborts). `stop` ends
+ * the watch.
+ */
+function watchItem(
+  item: WorkItem,
+  { conn, afterId, clock, o }: {
+    conn: ControlConnection;
+    afterId: string;
+    clock: ClockOffset;
+    o: AgentOptions;
+  },
+): { signal: AbortSignal; stop: () => Promise<void> } {
+  const cancel = new AbortController();
+  let done = false;
+  const loop = (async () => {
+    let after = afterId;
+    while (!done && !o.signal.aborted) {
+      try {
+        await conn.post(RESULT_STREAM, {
+          type: "heartbeat",
+          v: 1,
+          item: item.item,
+          agent: o.name,
+          atMs: Date.now() + clock.offsetMs,
+        });
+        if (done) break;
+        // (blocks up to BLOCK_MS: the heartbeat's pace)
+        for (const e of await conn.readAfter(workStream(o.name), after)) {
+          after = e.id;
+          const m = e.message;
+          if (m?.type === "cancel" && m.item === item.item && m.agent === o.name) {
+            cancel.abort("cancelled by the coordinator");
+          }
+        }
+      } catch {
+        // the control server away: the step goes on; its result waits in the outbox
+        await sleep(BLOCK_MS, o.signal);
+      }
+    }
+  })();
+  return {
+    signal: AbortSignal.any([o.signal, cancel.signal]),
+    stop: async () => {
+      done = true;
+      await loop;
+    },
+  };
+}
+
+/** Checks an item, runs it (heartbeats meanwhile), and says what happened. */
+async function answer(
+  item: WorkItem,
+  clock: ClockOffset,
+  o: AgentOptions,
+  at: { conn: ControlConnection; afterId: string },
+): Promise<AgentResult> {
   let step: FixedRateStep, engine: string;
   let share: MemtierShare | null = null;
   try {
@@ -234,6 +295,31 @@ async function answer(item: WorkItem, clock: ClockOffset, o: AgentOptions): Prom
       o,
     });
   }
+  const watch = watchItem(item, { ...at, clock, o });
+  try {
+    return await runItem(item, {
+      step,
+      share,
+      clock,
+      o: { ...o, signal: watch.signal },
+      localStart,
+    });
+  } finally {
+    await watch.stop();
+  }
+}
+
+/** Runs a checked item with the agent's engine for it. */
+async function runItem(
+  item: WorkItem,
+  { step, share, clock, o, localStart }: {
+    step: FixedRateStep;
+    share: MemtierShare | null;
+    clock: ClockOffset;
+    o: AgentOptions;
+    localStart: number;
+  },
+): Promise<AgentResult> {
   const before = safeNoise();
   if (share !== null) {
     return await answerMemtier(item, { step, share, clock, o, localStart, before });

@@ -37,13 +37,16 @@ import type { MemtierRows } from "../formats/memtier/rows.ts";
 import { memtierStepCall, memtierTool } from "../memtier/tool.ts";
 import { agentRow, type Answer, chooseAgents, skewDisturbance } from "./_answers.ts";
 import {
-  type AgentResult,
+  HEARTBEAT_LOST_MS,
   REGISTRY_STREAM,
   RESULT_STREAM,
   WORK_GROUP,
   type WorkPlan,
   workStream,
 } from "./protocol.ts";
+
+/** How long a cancelled step's agents are awaited for their partial results, ms. */
+const CANCEL_WAIT_MS = 5000;
 
 /** A step to run on agents. */
 export interface AgentsStep {
@@ -154,21 +157,54 @@ async function measure(s: AgentsStep, runId: string): Promise<Measured> {
     const strays: string[] = [];
     const deadline = performance.now() + s.timeoutS * 1000;
     const byItem = new Map(answers.map((a) => [a.item, a]));
-    while (answers.some((a) => a.result === null) && performance.now() < deadline) {
-      if (s.signal?.aborted) break;
+    // when each agent was last heard of (its heartbeats while it holds its item)
+    const heard = new Map(answers.map((a) => [a.item, performance.now()]));
+    const read = async () => {
       for (const e of await conn.readAfter(RESULT_STREAM, after)) {
         after = e.id;
         if (e.problem) {
           if (strays.length < 20) strays.push(e.problem.message);
           continue;
         }
-        const r = e.message as AgentResult;
-        const mine = r.type === "result" ? byItem.get(r.item) : undefined;
-        if (mine && mine.registration.agent === r.agent && mine.result === null) mine.result = r;
-        else if (r.type === "result" && r.status !== "ok" && strays.length < 20) {
+        const r = e.message;
+        const mine = r.type === "result" || r.type === "heartbeat" ? byItem.get(r.item) : undefined;
+        if (r.type === "heartbeat") {
+          if (mine?.registration.agent === r.agent) heard.set(r.item, performance.now());
+        } else if (
+          r.type === "result" && mine && mine.registration.agent === r.agent &&
+          mine.result === null
+        ) {
+          mine.result = r;
+        } else if (r.type === "result" && r.status !== "ok" && strays.length < 20) {
           strays.push(`agent ${r.agent} ${r.status} item ${r.item}: ${r.error}`);
         }
       }
+    };
+    const waiting = () => answers.filter((a) => a.result === null && a.lost === undefined);
+    while (waiting().length > 0 && performance.now() < deadline) {
+      if (s.signal?.aborted) break;
+      await read();
+      // an agent silent for HEARTBEAT_LOST_MS is lost (it died or its host did): not waited for
+      for (const a of waiting()) {
+        const silentMs = performance.now() - heard.get(a.item)!;
+        if (silentMs > HEARTBEAT_LOST_MS) {
+          a.lost = `lost mid-step (no heartbeat for ${Math.round(silentMs / 1000)} s)`;
+        }
+      }
+    }
+    // Ctrl-C: the agents still running are told to stop, and their partial steps awaited
+    // (a few seconds at most)
+    if (s.signal?.aborted && waiting().length > 0) {
+      for (const a of waiting()) {
+        await conn.post(workStream(a.registration.agent), {
+          type: "cancel",
+          v: 1,
+          item: a.item,
+          agent: a.registration.agent,
+        });
+      }
+      const until = performance.now() + CANCEL_WAIT_MS;
+      while (waiting().length > 0 && performance.now() < until) await read();
     }
     const parts: OpenLoopResult[] = [];
     const memtierParts: MemtierRows[] = [];
@@ -216,7 +252,7 @@ function stored(m: Measured, runId: string, s: AgentsStep): StoredRun {
   const missing = m.answers.filter((a) => a.result?.status !== "ok").map((a) =>
     `agent ${a.registration.agent}: ${
       a.result === null
-        ? `no answer within the cell's ${s.timeoutS} s`
+        ? a.lost ?? `no answer within the cell's ${s.timeoutS} s`
         : `${a.result.status}: ${a.result.error}`
     }`
   );
@@ -301,7 +337,7 @@ function missingOf(m: Measured, s: AgentsStep): string[] {
   const missing = m.answers.filter((a) => a.result?.status !== "ok").map((a) =>
     `agent ${a.registration.agent}: ${
       a.result === null
-        ? `no answer within the cell's ${s.timeoutS} s`
+        ? a.lost ?? `no answer within the cell's ${s.timeoutS} s`
         : `${a.result.status}: ${a.result.error}`
     }`
   );

@@ -22,7 +22,7 @@ import type { ProcessRunner } from "../process.ts";
 import type { FixedRateStep } from "../tools/tool.ts";
 import type { HdrHistogramsRow, ResultsRow } from "../../schema.ts";
 import { ParseError } from "../../errors.ts";
-import { redactRawText } from "../../text/redact.ts";
+import { redactRawText, redactSecret } from "../../text/redact.ts";
 
 /** An agent's part of a memtier step: memtier's `-t`, `-c` and `--rate-limiting`. */
 export interface MemtierShare {
@@ -160,7 +160,10 @@ export async function runMemtierShare(o: {
         bytes = bytes.subarray(0, FILE_MAX_BYTES);
         cut.push(e.name);
       }
-      files[e.name] = redactRawText(new TextDecoder().decode(bytes));
+      files[e.name] = redactSecret(
+        redactRawText(new TextDecoder().decode(bytes)),
+        o.step.target.password ?? "",
+      );
     }
     return {
       step: {

@@ -37,8 +37,16 @@ interface World {
 
 const kvlab = (...args: string[]) => [Deno.execPath(), "run", "-A", CLI, ...args];
 
+/** The password of the step on a server with one; the agents read it from this variable. */
+const PW_ENV = "KVLAB_AGENTS_TEST_PW";
+const PW = "agents-test-s3cret-9f2c";
+Deno.env.set(PW_ENV, PW); // (the agents and the coordinator inherit it)
+
 function agentArgv(w: World, k: number): string[] {
-  return [...w.hosts.inAgent(k), ...kvlab("agent", "--control", w.control, "--name", `a${k + 1}`)];
+  return [
+    ...w.hosts.inAgent(k),
+    ...kvlab("agent", "--control", w.control, "--name", `a${k + 1}`, "--password-env", PW_ENV),
+  ];
 }
 
 /** The protocol messages of a stream (read by redis-cli: `--raw` prints one per line). */
@@ -96,13 +104,21 @@ async function withWorld(fn: (w: World) => Promise<void>): Promise<void> {
 /** Writes a plan and returns the `kvlab run` argv that runs it. */
 function plan(
   w: World,
-  o: { name: string; rates: number[]; stepS: number; timeoutS: number; engine?: string },
+  o: {
+    name: string;
+    rates: number[];
+    stepS: number;
+    timeoutS: number;
+    engine?: string;
+    passwordEnv?: string;
+  },
 ): string[] {
   const file = `${w.dir}/${o.name}.yaml`;
   Deno.writeTextFileSync(
     file,
     `name: ${o.name}\nkind: latency-sweep\n` +
-      `servers: [{name: redis, url: 'redis://${w.hosts.serverHost}:${w.serverPort}'}]\n` +
+      `servers: [{name: redis, url: 'redis://${w.hosts.serverHost}:${w.serverPort}'` +
+      `${o.passwordEnv ? `, password_env: ${o.passwordEnv}` : ""}}]\n` +
       `timeout_s: ${o.timeoutS}\n` +
       `sweep: {engine: ${o.engine ?? "kvlab"}, clients: 12, rates: [${o.rates.join(", ")}], ` +
       `step_s: ${o.stepS}, keys: 1000, data_size_bytes: 32` +
@@ -261,11 +277,59 @@ Deno.test("kvlab run with agents: one merged run per cell from three hosts", asy
           ).join("; "),
       );
     });
+    await t.step(
+      "a server with a password: its variable's name on the stream, never it",
+      async () => {
+        await redisCli(w.hosts, w.serverPort, ["CONFIG", "SET", "requirepass", PW]);
+        try {
+          const argv = plan(w, {
+            name: "pw",
+            rates: [1500],
+            stepS: 1,
+            timeoutS: 30,
+            passwordEnv: PW_ENV,
+          });
+          await run(w, argv);
+        } finally {
+          await redisCli(w.hosts, w.serverPort, [
+            "-a",
+            PW,
+            "--no-auth-warning",
+            "CONFIG",
+            "SET",
+            "requirepass",
+            "",
+          ]);
+        }
+        const [step] = ds.runFacts(["run_id", "plan_name", "status", "error"])
+          .filter((x) => x.plan_name === "pw");
+        assert.equal(step.status, "complete", String(step.error));
+        const runIds = [String(step.run_id)];
+        const agents = ds.read("agent_steps", { runIds }).toRecords();
+        assert.deepEqual(agents.map((x) => x.status), ["ok", "ok", "ok"]);
+        // the streams carry the variable's name only; nothing stored holds the password
+        let streams = "";
+        for (const k of ["a1", "a2", "a3"]) {
+          streams += await redisCli(w.hosts, w.controlPort, [
+            "XRANGE",
+            `kvlab:work:${k}`,
+            "-",
+            "+",
+          ]);
+        }
+        streams += await redisCli(w.hosts, w.controlPort, ["XRANGE", "kvlab:results", "-", "+"]);
+        assert.match(streams, new RegExp(`"password_env":"${PW_ENV}"`));
+        assert.ok(!streams.includes(PW), "the password is not on the control server");
+        for (const f of walk(`${w.dir}/data`)) {
+          assert.ok(!Deno.readTextFileSync(f).includes(PW), `${f} holds the password`);
+        }
+      },
+    );
     await t.step("a work item no plan kind allows is refused, and nothing runs", async () => {
       const before = await gets(w);
       const time = (await redisCli(w.hosts, w.controlPort, ["TIME"]))!.split("\n");
       const startAtMs = Number(time[0]) * 1000 + 500;
-      const item = (id: string, sweep: Record<string, unknown>) =>
+      const item = (id: string, sweep: Record<string, unknown>, server = {}) =>
         JSON.stringify({
           type: "work",
           v: 1,
@@ -274,7 +338,7 @@ Deno.test("kvlab run with agents: one merged run per cell from three hosts", asy
           agent: "a1",
           plan: {
             kind: "latency-sweep",
-            server: { name: "x", url: `redis://${w.hosts.serverHost}:${w.serverPort}` },
+            server: { name: "x", url: `redis://${w.hosts.serverHost}:${w.serverPort}`, ...server },
             sweep: { clients: 3, rates: [100], step_s: 1, ...sweep },
           },
           share: { index: 0, of: 1 },
@@ -298,8 +362,16 @@ Deno.test("kvlab run with agents: one merged run per cell from three hosts", asy
           item(id, sweep),
         ]);
       }
+      // a variable this agent was not given (it would send HOME's value to any server)
+      await redisCli(w.hosts, w.controlPort, [
+        "XADD",
+        "kvlab:work:a1",
+        "*",
+        "msg",
+        item("forged-env", {}, { password_env: "HOME" }),
+      ]);
       const seen = new Map<string, string>();
-      for (let i = 0; i < 50 && seen.size < 3; i++) {
+      for (let i = 0; i < 50 && seen.size < 4; i++) {
         for (const m of await messages(w, ["XRANGE", "kvlab:results", "-", "+"])) {
           if (String(m.item).startsWith("forged")) {
             seen.set(String(m.item), `${m.status}: ${m.error}`);
@@ -313,11 +385,16 @@ Deno.test("kvlab run with agents: one merged run per cell from three hosts", asy
         seen.get("forged-memtier") ?? "",
         /^refused: .*sweep\.arrivals: only for engine/,
       );
+      assert.match(
+        seen.get("forged-env") ?? "",
+        /^refused: server\.password_env HOME: not a variable/,
+      );
       await new Promise((res) => setTimeout(res, 1500)); // past the forged start time
       assert.equal(await gets(w), before, "nothing was sent");
     });
     await t.step("a killed agent: its cell incomplete naming it, resumed alone", async () => {
-      const argv = plan(w, { name: "kill", rates: [2000, 3000], stepS: 2, timeoutS: 10 });
+      // (a limit far above the step: the heartbeats, not the limit, find the dead agent)
+      const argv = plan(w, { name: "kill", rates: [2000, 3000], stepS: 2, timeoutS: 120 });
       const at = await gets(w);
       const coordinator = w.hosts.spawn(argv, { log: `${w.dir}/kill.log` });
       // mid-step of the second cell (the first sends 4,000 GETs): agent a3 dies (SIGKILL)
@@ -331,7 +408,7 @@ Deno.test("kvlab run with agents: one merged run per cell from three hosts", asy
       assert.deepEqual(runs.map((x) => x.status).sort(), ["complete", "incomplete"]);
       const cut = runs.find((x) => x.status === "incomplete")!;
       assert.match(String(cut.plan_cell), /\/r3000\//);
-      assert.match(String(cut.error), /agent a3: no answer within the cell's 10 s/);
+      assert.match(String(cut.error), /agent a3: lost mid-step \(no heartbeat for 1\d s\)/);
       const runIds = [String(cut.run_id)];
       const kept = ds.read("agent_steps", { runIds }).sort("agent").toRecords();
       assert.deepEqual(kept.map((x) => [x.agent, x.status]), [
@@ -353,6 +430,38 @@ Deno.test("kvlab run with agents: one merged run per cell from three hosts", asy
         ["complete", "incomplete"],
       );
     });
+    await t.step("Ctrl-C of the coordinator: the agents stop their step", async () => {
+      const argv = plan(w, {
+        name: "cancel",
+        rates: [1200],
+        stepS: 60,
+        timeoutS: 120,
+        engine: "memtier",
+      });
+      const at = await gets(w);
+      const coordinator = w.hosts.spawn(argv, { log: `${w.dir}/cancel.log` });
+      for (let i = 0; i < 600 && await gets(w) < at + 1000; i++) {
+        await new Promise((res) => setTimeout(res, 50));
+      }
+      await w.hosts.kill(coordinator, "SIGINT");
+      await coordinator.status;
+      // nothing left sending: two reads a second apart agree (the step had ~55 s to go)
+      let last = -1, now = await gets(w);
+      for (let i = 0; i < 20 && now !== last; i++) {
+        await new Promise((res) => setTimeout(res, 1000));
+        [last, now] = [now, await gets(w)];
+      }
+      assert.equal(now, last, "the agents' memtier stopped");
+      const [cut] = ds.runFacts(["run_id", "plan_name", "status", "error"])
+        .filter((x) => x.plan_name === "cancel");
+      // (nothing measured to the end: failed, the agents named)
+      assert.equal(cut.status, "failed");
+      assert.match(String(cut.error), /^interrupted while waiting; agent a1: error: interrupted/);
+      const runIds = [String(cut.run_id)];
+      const rows = ds.read("agent_steps", { runIds }).sort("agent").toRecords();
+      assert.deepEqual(rows.map((x) => x.status), ["error", "error", "error"]);
+      for (const x of rows) assert.match(String(x.error), /cancelled by the coordinator/);
+    });
     await t.step("agents survive a restarted control server", async () => {
       await w.stopControl!();
       await new Promise((res) => setTimeout(res, 1500)); // the agents see it gone
@@ -371,3 +480,12 @@ Deno.test("kvlab run with agents: one merged run per cell from three hosts", asy
     });
   });
 });
+
+/** Every file under a folder. */
+function* walk(dir: string): Generator<string> {
+  for (const e of Deno.readDirSync(dir)) {
+    const path = `${dir}/${e.name}`;
+    if (e.isDirectory) yield* walk(path);
+    else if (e.isFile) yield path;
+  }
+}
