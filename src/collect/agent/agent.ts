@@ -116,7 +116,7 @@ export async function runAgent(o: AgentOptions): Promise<number> {
             continue;
           }
           const result = e.message?.type === "work"
-            ? await answer(e.message, clock, o, { conn, afterId: e.id })
+            ? await answer(e.message, o, { conn, afterId: e.id, clock })
             : refusal(e.message?.type === undefined ? e.problem!.message : "not a work item", {
               item: e.id,
               clock,
@@ -268,10 +268,10 @@ function watchItem(
 /** Checks an item, runs it (heartbeats meanwhile), and says what happened. */
 async function answer(
   item: WorkItem,
-  clock: ClockOffset,
   o: AgentOptions,
-  at: { conn: ControlConnection; afterId: string },
+  at: { conn: ControlConnection; afterId: string; clock: ClockOffset },
 ): Promise<AgentResult> {
+  const clock = at.clock;
   let step: FixedRateStep, engine: string;
   let share: MemtierShare | null = null;
   try {
@@ -295,7 +295,7 @@ async function answer(
       o,
     });
   }
-  const watch = watchItem(item, { ...at, clock, o });
+  const watch = watchItem(item, { ...at, o });
   try {
     return await runItem(item, {
       step,

@@ -131,7 +131,7 @@ async function measure(s: AgentsStep, runId: string): Promise<Measured> {
     });
     if ("reason" in picked) return { before, reason: picked.reason, ...none };
     const startAtMs = commonStartMs(nowMs, picked.map((r) => r.clock), s.agents.leadMs);
-    let after = await conn.lastId(RESULT_STREAM);
+    const after = await conn.lastId(RESULT_STREAM);
     const answers: Answer[] = picked.map((r, index) => ({
       registration: r,
       item: `${runId}-${index}`,
@@ -153,59 +153,8 @@ async function measure(s: AgentsStep, runId: string): Promise<Measured> {
         timeoutS: s.timeoutS,
       });
     }
-    // the results, until every agent answered or the cell's limit passed (reads block ≤ 1 s)
-    const strays: string[] = [];
-    const deadline = performance.now() + s.timeoutS * 1000;
-    const byItem = new Map(answers.map((a) => [a.item, a]));
-    // when each agent was last heard of (its heartbeats while it holds its item)
-    const heard = new Map(answers.map((a) => [a.item, performance.now()]));
-    const read = async () => {
-      for (const e of await conn.readAfter(RESULT_STREAM, after)) {
-        after = e.id;
-        if (e.problem) {
-          if (strays.length < 20) strays.push(e.problem.message);
-          continue;
-        }
-        const r = e.message;
-        const mine = r.type === "result" || r.type === "heartbeat" ? byItem.get(r.item) : undefined;
-        if (r.type === "heartbeat") {
-          if (mine?.registration.agent === r.agent) heard.set(r.item, performance.now());
-        } else if (
-          r.type === "result" && mine && mine.registration.agent === r.agent &&
-          mine.result === null
-        ) {
-          mine.result = r;
-        } else if (r.type === "result" && r.status !== "ok" && strays.length < 20) {
-          strays.push(`agent ${r.agent} ${r.status} item ${r.item}: ${r.error}`);
-        }
-      }
-    };
-    const waiting = () => answers.filter((a) => a.result === null && a.lost === undefined);
-    while (waiting().length > 0 && performance.now() < deadline) {
-      if (s.signal?.aborted) break;
-      await read();
-      // an agent silent for HEARTBEAT_LOST_MS is lost (it died or its host did): not waited for
-      for (const a of waiting()) {
-        const silentMs = performance.now() - heard.get(a.item)!;
-        if (silentMs > HEARTBEAT_LOST_MS) {
-          a.lost = `lost mid-step (no heartbeat for ${Math.round(silentMs / 1000)} s)`;
-        }
-      }
-    }
-    // Ctrl-C: the agents still running are told to stop, and their partial steps awaited
-    // (a few seconds at most)
-    if (s.signal?.aborted && waiting().length > 0) {
-      for (const a of waiting()) {
-        await conn.post(workStream(a.registration.agent), {
-          type: "cancel",
-          v: 1,
-          item: a.item,
-          agent: a.registration.agent,
-        });
-      }
-      const until = performance.now() + CANCEL_WAIT_MS;
-      while (waiting().length > 0 && performance.now() < until) await read();
-    }
+    // the results, until every agent answered, was lost, or the cell's limit passed
+    const strays = await awaitAnswers(conn, { s, answers, after });
     const parts: OpenLoopResult[] = [];
     const memtierParts: MemtierRows[] = [];
     for (const a of answers) {
@@ -243,6 +192,72 @@ async function measure(s: AgentsStep, runId: string): Promise<Measured> {
   } finally {
     conn.close();
   }
+}
+
+/**
+ * Reads the result stream until every agent answered or was lost (no heartbeat for
+ * HEARTBEAT_LOST_MS), or the cell's limit passed (reads block ≤ 1 s); on Ctrl-C posts each
+ * agent still running a `cancel` of its item and awaits their partial answers a few seconds.
+ *
+ * @returns The stray messages seen (others' refusals, messages not of the protocol).
+ */
+async function awaitAnswers(
+  conn: ControlConnection,
+  { s, answers, after }: { s: AgentsStep; answers: Answer[]; after: string },
+): Promise<string[]> {
+  const strays: string[] = [];
+  const deadline = performance.now() + s.timeoutS * 1000;
+  const byItem = new Map(answers.map((a) => [a.item, a]));
+  // when each agent was last heard of (its heartbeats while it holds its item)
+  const heard = new Map(answers.map((a) => [a.item, performance.now()]));
+  const read = async () => {
+    for (const e of await conn.readAfter(RESULT_STREAM, after)) {
+      after = e.id;
+      if (e.problem) {
+        if (strays.length < 20) strays.push(e.problem.message);
+        continue;
+      }
+      const r = e.message;
+      const mine = r.type === "result" || r.type === "heartbeat" ? byItem.get(r.item) : undefined;
+      if (r.type === "heartbeat") {
+        if (mine?.registration.agent === r.agent) heard.set(r.item, performance.now());
+      } else if (
+        r.type === "result" && mine && mine.registration.agent === r.agent &&
+        mine.result === null
+      ) {
+        mine.result = r;
+      } else if (r.type === "result" && r.status !== "ok" && strays.length < 20) {
+        strays.push(`agent ${r.agent} ${r.status} item ${r.item}: ${r.error}`);
+      }
+    }
+  };
+  const waiting = () => answers.filter((a) => a.result === null && a.lost === undefined);
+  while (waiting().length > 0 && performance.now() < deadline) {
+    if (s.signal?.aborted) break;
+    await read();
+    // an agent silent for HEARTBEAT_LOST_MS is lost (it died or its host did): not waited for
+    for (const a of waiting()) {
+      const silentMs = performance.now() - heard.get(a.item)!;
+      if (silentMs > HEARTBEAT_LOST_MS) {
+        a.lost = `lost mid-step (no heartbeat for ${Math.round(silentMs / 1000)} s)`;
+      }
+    }
+  }
+  // Ctrl-C: the agents still running are told to stop, and their partial steps awaited
+  // (a few seconds at most)
+  if (s.signal?.aborted && waiting().length > 0) {
+    for (const a of waiting()) {
+      await conn.post(workStream(a.registration.agent), {
+        type: "cancel",
+        v: 1,
+        item: a.item,
+        agent: a.registration.agent,
+      });
+    }
+    const until = performance.now() + CANCEL_WAIT_MS;
+    while (waiting().length > 0 && performance.now() < until) await read();
+  }
+  return strays;
 }
 
 /** How a step of agents is stored: the merge, one row per agent, their raw results. */
