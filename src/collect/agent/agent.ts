@@ -2,8 +2,10 @@
  * `kvlab agent`: one client host of a step run from several (issue 35). It registers on the
  * control server (host facts, CPUs, tool versions, clock offset), reads its work stream as a
  * consumer of a group, checks each item (the caller's `check`: the plan parser's rules), runs
- * its share of the step with kvlab's open-loop engine from the common start, and posts back the
- * measured step (its HdrHistograms encoded), its noise columns, or why it refused or failed. It
+ * its share of the step from the common start with kvlab's open-loop engine or memtier_benchmark
+ * (`./memtier.ts`), a heartbeat posted about once a second meanwhile (and the step stopped at the
+ * coordinator's `cancel`), and posts back the measured step (its HdrHistograms encoded, or
+ * memtier's files), its noise columns, or why it refused or failed. It
  * reconnects to a control server that restarted (for at most `reconnectForS`), and ends cleanly
  * when its signal aborts (SIGTERM): a step then running ends at once and is posted as an error.
  *

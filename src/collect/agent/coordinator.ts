@@ -5,8 +5,10 @@
  * common start far enough ahead for every agent's clock, waits for their results within the
  * cell's limit, and stores the merge (`./merge.ts`: counts summed, histograms added) with one
  * `agent_steps` row per agent and each agent's result as a raw file. No silent partial result:
- * an agent that does not answer, fails or refuses makes the run incomplete (failed when none
- * measured), its reason naming the agent and what was seen; the others' data is kept.
+ * an agent that does not answer (or falls silent: no heartbeat), fails or refuses makes the run
+ * incomplete (failed when none measured), its reason naming the agent and what was seen; the
+ * others' data is kept. Ctrl-C cancels the agents' items. A memtier step is merged by
+ * `./memtier.ts`.
  *
  * @module
  */
