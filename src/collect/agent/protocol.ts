@@ -232,6 +232,17 @@ function hasCredentials(url: string): boolean {
  *   /w#1-0:1:1: plan\.server\.url: expected a URL without credentials/);
  * assert.throws(() => parseAgentMessage(JSON.stringify({ ...work, shell: "rm -rf /" }), "w#2-0"),
  *   /shell: unknown field/);
+ * // a password only as the name of a variable on the agent's host
+ * const named = (password_env: string) =>
+ *   JSON.stringify({ ...work, plan: { ...work.plan, server: { ...work.plan.server, password_env } } });
+ * const item = parseAgentMessage(named("BENCH_PW"), "w#3-0");
+ * assert.ok(item.type === "work" && item.plan.server.password_env === "BENCH_PW");
+ * assert.throws(() => parseAgentMessage(named("$(id)"), "w#4-0"), /password_env: expected/);
+ * // heartbeats and cancels
+ * const cancel = { type: "cancel", v: 1, item: "i1", agent: "a1" };
+ * assert.deepEqual(parseAgentMessage(JSON.stringify(cancel), "w#5-0"), cancel);
+ * assert.throws(() => parseAgentMessage(JSON.stringify({ ...cancel, type: "heartbeat" }), "r#1-0"),
+ *   /atMs: expected a number/);
  * ```
  */
 export function parseAgentMessage(text: string, entry: string): AgentMessage {
