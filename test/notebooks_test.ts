@@ -105,6 +105,8 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
     "live sweep, one row per arm × step",
     "<chart>",
     "<chart>",
+    "3 agents: GET, 12 connections",
+    "3 agents: one row per agent × step",
     "4,000/s over 400 connections",
     "a server that stalls 200 ms a second, 4,000/s over 10 connections",
     "<chart>",
@@ -175,6 +177,19 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
   // the HTML pages show every chart (drawn marks in headless chromium) and every table once
   await checkHtmlReport(out, runs.map((r) => r.notebook.replace(/\.ipynb$/, "")));
 
+  // three agents on loopback: one merged run per step, one row per agent and step, each ok
+  const perAgent = tables(`${out}/notebooks/fixed-rate-latency.ipynb`).get(
+    "3 agents: one row per agent × step",
+  )!;
+  assert.equal(perAgent.length, 2 + 6);
+  assert.deepEqual(perAgent.slice(2).map((r) => [r[1], r[2]]), [
+    ["load1", "ok"],
+    ["load2", "ok"],
+    ["load3", "ok"],
+    ["load1", "ok"],
+    ["load2", "ok"],
+    ["load3", "ok"],
+  ]);
   // the live pub/sub sweeps: rows by rate, one column per server; the last rate is beyond any
   // server here, so each arm's last cell is NS with the rate it reached
   for (const mode of ["ONE_TO_ONE", "FAN_OUT", "SHARDED"]) {

@@ -9,7 +9,11 @@
 import type { Command, OptionValues } from "commander";
 import { runAgent } from "../collect/agent/agent.ts";
 import { checkWorkPlan } from "../collect/plan/agent_work.ts";
+import { ENV_NAME } from "../collect/agent/protocol.ts";
 import { hostFacts } from "../collect/host.ts";
+import { DenoProcessRunner } from "../collect/process.ts";
+import { findTool } from "../collect/tools/find.ts";
+import { prepareExternal } from "../collect/tools/tool.ts";
 import { parseServerUrl, type ServerTarget } from "../collect/target.ts";
 import { KVLAB_VERSION } from "../version.ts";
 import { terminalText } from "../text/safe.ts";
@@ -23,6 +27,8 @@ export interface AgentCommandOptions {
   name: string;
   /** Ends after this many items (for tests). */
   maxItems?: number;
+  /** The variables a work item's `password_env` may name (`--password-env A,B`). */
+  passwordEnvs: string[];
 }
 
 /**
@@ -51,7 +57,11 @@ export function agentOptions(raw: OptionValues): AgentCommandOptions {
     throw new TypeError(`invalid --name: ${name} (expected letters, digits, '.', '_' or '-')`);
   }
   const max = optionalString(raw.maxItems);
-  return { control, name, ...(max !== undefined ? { maxItems: Number(max) } : {}) };
+  const passwordEnvs = (optionalString(raw.passwordEnv) ?? "").split(",").filter((x) => x !== "");
+  for (const v of passwordEnvs) {
+    if (!ENV_NAME.test(v)) throw new TypeError(`invalid --password-env: ${v} (a variable's name)`);
+  }
+  return { control, name, passwordEnvs, ...(max !== undefined ? { maxItems: Number(max) } : {}) };
 }
 
 /**
@@ -61,18 +71,28 @@ export function agentOptions(raw: OptionValues): AgentCommandOptions {
  * @param out Where to print.
  */
 export async function agentCommand(o: AgentCommandOptions, out: Output): Promise<void> {
-  const tools = { "kvlab-loadgen": KVLAB_VERSION };
+  const tools: Record<string, string | null> = { "kvlab-loadgen": KVLAB_VERSION };
+  // memtier_benchmark when this host has it (on PATH or in the tools cache): engine memtier
+  const runner = new DenoProcessRunner();
+  const memtier = await prepareExternal("memtier_benchmark", {
+    runner,
+    locate: (n) => findTool(n) ?? n,
+  }).catch(() => null);
+  if (memtier) tools.memtier_benchmark = memtier.version;
+  const engines = memtier ? ["kvlab", "memtier"] : ["kvlab"];
   const n = await withStopSignals((signal) =>
     runAgent({
       control: o.control,
       name: o.name,
       host: hostFacts(),
       tools,
+      ...(memtier ? { memtier: { program: memtier.command, runner } } : {}),
       signal,
       maxItems: o.maxItems,
       check: (item) => {
         const { plan, step } = checkWorkPlan(item.plan, {
-          engines: ["kvlab"],
+          engines,
+          passwordEnvs: o.passwordEnvs,
           where: `work item ${item.item}`,
         });
         return { step, engine: plan.engine };
@@ -112,6 +132,11 @@ export function declareAgent(program: Command, out: Output): void {
     )
     .requiredOption("--control <url>", "the control server: redis://[user:password@]host:port")
     .option("--name <name>", "this agent's name (default: the host name)")
+    .option(
+      "--password-env <names>",
+      "environment variables (comma-separated) a plan's password_env: may name: the password " +
+        "of a server is read from this host's environment, never sent on the control stream",
+    )
     .option("--max-items <n>", "stop after answering this many work items")
     .action((opts) => agentCommand(readOptions(() => agentOptions(opts)), out));
 }

@@ -7,6 +7,7 @@
 
 import type { AgentStepsRow } from "../../schema.ts";
 import type { OpenLoopResult } from "../loadgen/open_loop.ts";
+import type { MemtierAgentRun } from "./memtier.ts";
 import { skewBoundMs } from "./clock.ts";
 import type { ControlEntry } from "./control.ts";
 import type { AgentResult, Registration } from "./protocol.ts";
@@ -22,6 +23,10 @@ export interface Answer {
   result: AgentResult | null;
   /** Its measured step, decoded. */
   step?: OpenLoopResult;
+  /** Why it was given up on before the cell's limit (no heartbeat), when it was. */
+  lost?: string;
+  /** Its memtier step, read (engine memtier). */
+  memtier?: MemtierAgentRun;
 }
 
 /**
@@ -103,7 +108,7 @@ export function agentRow(a: Answer, runId: string, startAtMs: number | null): Ag
     share_index: a.share.index,
     share_of: a.share.of,
     status: r?.status ?? "no-answer",
-    error: r === null ? "no answer within the cell's limit" : r.error,
+    error: r === null ? a.lost ?? "no answer within the cell's limit" : r.error,
     clock_offset_ms: clock.offsetMs,
     clock_uncertainty_ms: clock.uncertaintyMs,
     start_skew_ms: skew,

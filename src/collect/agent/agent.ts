@@ -2,8 +2,10 @@
  * `kvlab agent`: one client host of a step run from several (issue 35). It registers on the
  * control server (host facts, CPUs, tool versions, clock offset), reads its work stream as a
  * consumer of a group, checks each item (the caller's `check`: the plan parser's rules), runs
- * its share of the step with kvlab's open-loop engine from the common start, and posts back the
- * measured step (its HdrHistograms encoded), its noise columns, or why it refused or failed. It
+ * its share of the step from the common start with kvlab's open-loop engine or memtier_benchmark
+ * (`./memtier.ts`), a heartbeat posted about once a second meanwhile (and the step stopped at the
+ * coordinator's `cancel`), and posts back the measured step (its HdrHistograms encoded, or
+ * memtier's files), its noise columns, or why it refused or failed. It
  * reconnects to a control server that restarted (for at most `reconnectForS`), and ends cleanly
  * when its signal aborts (SIGTERM): a step then running ends at once and is posted as an error.
  *
@@ -21,6 +23,8 @@ import { redactText } from "../../text/redact.ts";
 import { KVLAB_VERSION } from "../../version.ts";
 import { BLOCK_MS, ControlConnection, controlProblem } from "./control.ts";
 import { encodeStep } from "./merge.ts";
+import { type MemtierShare, memtierShare, runMemtierShare } from "./memtier.ts";
+import type { ProcessRunner } from "../process.ts";
 import {
   type AgentResult,
   type ClockOffset,
@@ -55,6 +59,8 @@ export interface AgentOptions {
   check: (item: WorkItem) => { step: FixedRateStep; engine: string };
   /** The engines it runs (`kvlab`), as registered. */
   tools: Record<string, string | null>;
+  /** memtier_benchmark, when this host has it: the program and the runner that starts it. */
+  memtier?: { program: string; runner: ProcessRunner };
   /** Aborting (SIGTERM) ends the agent: a running step stops and is posted as an error. */
   signal: AbortSignal;
   /** Seconds between registrations (each with a fresh clock offset). @default {5} */
@@ -106,8 +112,13 @@ export async function runAgent(o: AgentOptions): Promise<number> {
         await conn.ensureGroup(stream, WORK_GROUP);
         const entries = await conn.readGroup({ stream, group: WORK_GROUP, consumer: o.name });
         for (const e of entries) {
+          // a withdrawal of an item no longer running: nothing to answer
+          if (e.message?.type === "cancel") {
+            await conn.ack(stream, WORK_GROUP, e.id);
+            continue;
+          }
           const result = e.message?.type === "work"
-            ? await answer(e.message, clock, o)
+            ? await answer(e.message, o, { conn, afterId: e.id, clock })
             : refusal(e.message?.type === undefined ? e.problem!.message : "not a work item", {
               item: e.id,
               clock,
@@ -205,13 +216,75 @@ function refusal(
   };
 }
 
-/** Checks an item, runs it, and says what happened. */
-async function answer(item: WorkItem, clock: ClockOffset, o: AgentOptions): Promise<AgentResult> {
+/**
+ * While an item runs: a heartbeat on the result stream about once a second, and the item's
+ * work stream read for the coordinator's `cancel` of it (its signal then aborts). `stop` ends
+ * the watch.
+ */
+function watchItem(
+  item: WorkItem,
+  { conn, afterId, clock, o }: {
+    conn: ControlConnection;
+    afterId: string;
+    clock: ClockOffset;
+    o: AgentOptions;
+  },
+): { signal: AbortSignal; stop: () => Promise<void> } {
+  const cancel = new AbortController();
+  let done = false;
+  const loop = (async () => {
+    let after = afterId;
+    while (!done && !o.signal.aborted) {
+      try {
+        await conn.post(RESULT_STREAM, {
+          type: "heartbeat",
+          v: 1,
+          item: item.item,
+          agent: o.name,
+          atMs: Date.now() + clock.offsetMs,
+        });
+        if (done) break;
+        // (blocks up to BLOCK_MS: the heartbeat's pace)
+        for (const e of await conn.readAfter(workStream(o.name), after)) {
+          after = e.id;
+          const m = e.message;
+          if (m?.type === "cancel" && m.item === item.item && m.agent === o.name) {
+            cancel.abort("cancelled by the coordinator");
+          }
+        }
+      } catch {
+        // the control server away: the step goes on; its result waits in the outbox
+        await sleep(BLOCK_MS, o.signal);
+      }
+    }
+  })();
+  return {
+    signal: AbortSignal.any([o.signal, cancel.signal]),
+    stop: async () => {
+      done = true;
+      await loop;
+    },
+  };
+}
+
+/** Checks an item, runs it (heartbeats meanwhile), and says what happened. */
+async function answer(
+  item: WorkItem,
+  o: AgentOptions,
+  at: { conn: ControlConnection; afterId: string; clock: ClockOffset },
+): Promise<AgentResult> {
+  const clock = at.clock;
   let step: FixedRateStep, engine: string;
+  let share: MemtierShare | null = null;
   try {
     if (item.agent !== o.name) throw new Error(`addressed to agent ${item.agent}, not ${o.name}`);
     ({ step, engine } = o.check(item));
-    if (engine !== "kvlab") throw new Error(`engine ${engine}: this agent runs kvlab`);
+    if (engine !== "kvlab" && !(engine === "memtier" && o.memtier)) {
+      throw new Error(
+        `engine ${engine}: this agent runs ${o.memtier ? "kvlab, memtier" : "kvlab"}`,
+      );
+    }
+    if (engine === "memtier") share = memtierShare(step, item.share);
   } catch (e) {
     return refusal((e as Error).message, { item: item.item, clock, o });
   }
@@ -224,7 +297,35 @@ async function answer(item: WorkItem, clock: ClockOffset, o: AgentOptions): Prom
       o,
     });
   }
+  const watch = watchItem(item, { ...at, o });
+  try {
+    return await runItem(item, {
+      step,
+      share,
+      clock,
+      o: { ...o, signal: watch.signal },
+      localStart,
+    });
+  } finally {
+    await watch.stop();
+  }
+}
+
+/** Runs a checked item with the agent's engine for it. */
+async function runItem(
+  item: WorkItem,
+  { step, share, clock, o, localStart }: {
+    step: FixedRateStep;
+    share: MemtierShare | null;
+    clock: ClockOffset;
+    o: AgentOptions;
+    localStart: number;
+  },
+): Promise<AgentResult> {
   const before = safeNoise();
+  if (share !== null) {
+    return await answerMemtier(item, { step, share, clock, o, localStart, before });
+  }
   try {
     const r = await runOpenLoop({
       ...openLoopRunOptions(openLoopStepCall(step)),
@@ -246,6 +347,55 @@ async function answer(item: WorkItem, clock: ClockOffset, o: AgentOptions): Prom
       clock,
       startedAtMs,
       step: { ...encodeStep(r), kvlabVersion: KVLAB_VERSION },
+      noise: { ...noiseRunColumns(before, after, {}) },
+    };
+  } catch (e) {
+    return refusal(controlProblem(e), { item: item.item, clock, o, status: "error" });
+  }
+}
+
+/** Runs an agent's share of a memtier step and says what happened. */
+async function answerMemtier(
+  item: WorkItem,
+  { step, share, clock, o, localStart, before }: {
+    step: FixedRateStep;
+    share: MemtierShare;
+    clock: ClockOffset;
+    o: AgentOptions;
+    localStart: number;
+    before: ReturnType<typeof safeNoise>;
+  },
+): Promise<AgentResult> {
+  try {
+    const r = await runMemtierShare({
+      step,
+      share,
+      program: o.memtier!.program,
+      startAtMs: localStart,
+      runner: o.memtier!.runner,
+      timeoutMs: Math.max(1, item.timeoutS) * 1000,
+      signal: o.signal,
+    });
+    const after = safeNoise();
+    const s = r.step;
+    const stopped = s.interrupted
+      ? `interrupted (${o.signal.reason ?? "stop"}) mid-step`
+      : s.timedOut
+      ? `memtier timed out after the cell's ${item.timeoutS} s`
+      : s.exitCode !== 0
+      ? `memtier exited with ${s.exitCode}`
+      : null;
+    return {
+      type: "result",
+      v: 1,
+      item: item.item,
+      agent: o.name,
+      host: o.host.hostname,
+      status: stopped ? "error" : "ok",
+      error: stopped,
+      clock,
+      startedAtMs: r.startedAtMs === null ? null : r.startedAtMs + clock.offsetMs,
+      step: { ...s, toolVersion: o.tools.memtier_benchmark ?? null },
       noise: { ...noiseRunColumns(before, after, {}) },
     };
   } catch (e) {

@@ -54,7 +54,11 @@ export interface Registration {
 /** The plan data of a work item: one server and a latency-sweep section, as a plan file has it. */
 export interface WorkPlan {
   kind: string;
-  server: { name: string; url: string };
+  /**
+   * The server: its URL never with credentials; for one with a password, the NAME of the
+   * environment variable holding it on each agent's host (`kvlab agent --password-env NAME`).
+   */
+  server: { name: string; url: string; password_env?: string };
   /** The `sweep:` section, with `rates: [total rate]`. */
   sweep: Record<string, unknown>;
 }
@@ -97,8 +101,32 @@ export interface AgentResult {
   noise: Record<string, string | number | boolean | null> | null;
 }
 
+/**
+ * An agent's sign of life while it holds an item (about once a second, on the result stream):
+ * a coordinator that hears none for {@link HEARTBEAT_LOST_MS} counts the agent lost mid-step.
+ */
+export interface Heartbeat {
+  type: "heartbeat";
+  v: 1;
+  item: string;
+  agent: string;
+  /** Control clock, epoch ms. */
+  atMs: number;
+}
+
+/** The coordinator withdraws an item (Ctrl-C): posted on the agent's work stream. */
+export interface Cancel {
+  type: "cancel";
+  v: 1;
+  item: string;
+  agent: string;
+}
+
+/** Without a heartbeat this long, an agent holding an item is counted lost, ms. */
+export const HEARTBEAT_LOST_MS = 10_000;
+
 /** Any message of the protocol. */
-export type AgentMessage = Registration | WorkItem | AgentResult;
+export type AgentMessage = Registration | WorkItem | AgentResult | Heartbeat | Cancel;
 
 /** A message that is not one of the protocol's: names the stream entry and the field. */
 export class AgentProtocolError extends ParseError {
@@ -170,6 +198,9 @@ function clockOf(f: Fields): ClockOffset {
   };
 }
 
+/** The name of an environment variable a work item may name (`password_env`). */
+export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
 /** Whether a URL carries credentials (`user:password@`, or a password alone). */
 function hasCredentials(url: string): boolean {
   return /^[a-z]+:\/\/[^/@]*@/i.test(url);
@@ -201,6 +232,17 @@ function hasCredentials(url: string): boolean {
  *   /w#1-0:1:1: plan\.server\.url: expected a URL without credentials/);
  * assert.throws(() => parseAgentMessage(JSON.stringify({ ...work, shell: "rm -rf /" }), "w#2-0"),
  *   /shell: unknown field/);
+ * // a password only as the name of a variable on the agent's host
+ * const named = (password_env: string) =>
+ *   JSON.stringify({ ...work, plan: { ...work.plan, server: { ...work.plan.server, password_env } } });
+ * const item = parseAgentMessage(named("BENCH_PW"), "w#3-0");
+ * assert.ok(item.type === "work" && item.plan.server.password_env === "BENCH_PW");
+ * assert.throws(() => parseAgentMessage(named("$(id)"), "w#4-0"), /password_env: expected/);
+ * // heartbeats and cancels
+ * const cancel = { type: "cancel", v: 1, item: "i1", agent: "a1" };
+ * assert.deepEqual(parseAgentMessage(JSON.stringify(cancel), "w#5-0"), cancel);
+ * assert.throws(() => parseAgentMessage(JSON.stringify({ ...cancel, type: "heartbeat" }), "r#1-0"),
+ *   /atMs: expected a number/);
  * ```
  */
 export function parseAgentMessage(text: string, entry: string): AgentMessage {
@@ -222,8 +264,20 @@ export function parseAgentMessage(text: string, entry: string): AgentMessage {
       return workOf(f);
     case "result":
       return resultOf(f);
+    case "heartbeat":
+      f.only(["type", "v", "item", "agent", "atMs"]);
+      return {
+        type: "heartbeat",
+        v: 1,
+        item: f.string("item", 100),
+        agent: f.name("agent"),
+        atMs: f.number("atMs", { min: 0 }),
+      };
+    case "cancel":
+      f.only(["type", "v", "item", "agent"]);
+      return { type: "cancel", v: 1, item: f.string("item", 100), agent: f.name("agent") };
     default:
-      return f.fail("type", "expected register, work or result");
+      return f.fail("type", "expected register, work, result, heartbeat or cancel");
   }
 }
 
@@ -264,10 +318,14 @@ function workOf(f: Fields): WorkItem {
   const plan = f.object("plan");
   plan.only(["kind", "server", "sweep"]);
   const server = plan.object("server");
-  server.only(["name", "url"]);
+  server.only(["name", "url", "password_env"]);
   const url = server.string("url", 500);
   if (hasCredentials(url)) {
     server.fail("url", "expected a URL without credentials (no password on the control stream)");
+  }
+  const passwordEnv = server.nullable("password_env", (k) => server.string(k, 64));
+  if (passwordEnv !== null && !ENV_NAME.test(passwordEnv)) {
+    server.fail("password_env", "expected an environment variable's name (A-Z, 0-9, _)");
   }
   const share = f.object("share");
   share.only(["index", "of"]);
@@ -283,7 +341,11 @@ function workOf(f: Fields): WorkItem {
     agent: f.name("agent"),
     plan: {
       kind: plan.string("kind", 40),
-      server: { name: server.name("name"), url },
+      server: {
+        name: server.name("name"),
+        url,
+        ...(passwordEnv !== null ? { password_env: passwordEnv } : {}),
+      },
       sweep: plan.o.sweep as Record<string, unknown>,
     },
     share: { index, of },

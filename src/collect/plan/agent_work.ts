@@ -27,7 +27,7 @@ export class WorkRefused extends Error {
 /** The plan data of a work item (see `../agent/protocol.ts`). */
 export interface WorkPlanData {
   kind: string;
-  server: { name: string; url: string };
+  server: { name: string; url: string; password_env?: string };
   sweep: Record<string, unknown>;
 }
 
@@ -54,12 +54,34 @@ export interface WorkPlanData {
  *   { engines: ["kvlab", "memtier"], where: "item i1" }), /sweep\.tool: an agent runs its own/);
  * assert.throws(() => checkWorkPlan({ ...data, sweep: { ...data.sweep, keys: 1e12 } },
  *   { engines: ["kvlab"], where: "item i1" }), /item i1:\d+:\d+: sweep\.keys/);
+ * // a password only from a variable this agent was given, read from its own environment
+ * const pw = { ...data, server: { ...data.server, password_env: "HOME" } };
+ * assert.throws(() => checkWorkPlan(pw, { engines: ["kvlab"], where: "item i1" }),
+ *   /password_env HOME: not a variable this agent was given/);
+ * assert.ok(checkWorkPlan(pw, { engines: ["kvlab"], where: "i", passwordEnvs: ["HOME"] })
+ *   .step.target.password !== undefined);
  * ```
  */
 export function checkWorkPlan(
   data: WorkPlanData,
-  o: { engines: readonly string[]; where: string },
+  o: {
+    engines: readonly string[];
+    where: string;
+    /**
+     * The variables of this host's environment a server's password may be read from
+     * (`kvlab agent --password-env NAME`). @default {none}
+     */
+    passwordEnvs?: readonly string[];
+  },
 ): { plan: LatencySweepPlan; step: FixedRateStep } {
+  const pwEnv = data.server.password_env;
+  if (pwEnv !== undefined && !(o.passwordEnvs ?? []).includes(pwEnv)) {
+    // (else anyone who may write to the stream could have any variable of this host sent
+    // to a server of their choice)
+    throw new WorkRefused(
+      `server.password_env ${pwEnv}: not a variable this agent was given (--password-env)`,
+    );
+  }
   if (!AGENT_KINDS.includes(data.kind)) {
     throw new WorkRefused(
       `kind ${JSON.stringify(data.kind).slice(0, 60)}: agents run only ${AGENT_KINDS.join(", ")}`,
@@ -88,13 +110,14 @@ export function checkWorkPlan(
   );
   let plan;
   try {
+    // (a `password_env` is read here, from this host's environment, as a plan file's is)
     plan = parsePlan(text, o.where);
   } catch (e) {
     throw new WorkRefused((e as Error).message);
   }
   if (plan.kind !== "latency-sweep") throw new WorkRefused(`kind ${plan.kind}`);
   const t = plan.servers[0].target;
-  if (t.password !== undefined || t.user !== undefined) {
+  if ((t.password !== undefined && pwEnv === undefined) || t.user !== undefined) {
     throw new WorkRefused("server url: credentials never travel on the control stream");
   }
   return { plan, step: sweepStep(plan, planCells(plan)[0]) };

@@ -20,6 +20,11 @@ export interface PlanAgents {
   names: string[] | null;
   /** Time from posting the items to the common start, ms. */
   leadMs: number;
+  /**
+   * Each server's `password_env:` by server name: the variable's NAME is posted to the agents,
+   * which read it on their own hosts (never the password).
+   */
+  passwordEnvs: Record<string, string>;
 }
 
 /** The most agents one step may use. */
@@ -80,14 +85,25 @@ export function readAgents(read: PlanReader, kind: string): PlanAgents | undefin
   }
   const leadMs = read.number(["agents", "lead_ms"], 3000, { max: 60_000, positive: true });
   const engine = read.value(["sweep", "engine"]) ?? "kvlab";
-  if (engine !== "kvlab") read.fail(["agents"], "agents run sweep engine kvlab only, for now");
-  // passwords never travel on the control stream: agents reach servers without one
+  if (engine !== "kvlab" && engine !== "memtier") {
+    read.fail(["agents"], "agents run sweep engine kvlab or memtier");
+  }
+  // passwords never travel on the control stream: a server's password is `password_env:`, the
+  // variable's name posted, read by each agent on its host
   const servers = read.value(["servers"]);
+  const passwordEnvs: Record<string, string> = {};
   (Array.isArray(servers) ? servers : []).forEach((x, i) => {
-    const url = (x as Record<string, unknown> | null)?.url;
-    if (typeof url === "string" && /^[a-z]+:\/\/[^/@]*@/i.test(url)) {
-      read.fail(["servers", i, "url"], "with agents:, a server without credentials", "");
+    const o = x as Record<string, unknown> | null;
+    if (typeof o?.url === "string" && /^[a-z]+:\/\/[^/@]*@/i.test(o.url)) {
+      read.fail(
+        ["servers", i, "url"],
+        "with agents:, a URL without credentials (give password_env: NAME)",
+        "",
+      );
+    }
+    if (typeof o?.password_env === "string" && typeof o.name === "string") {
+      passwordEnvs[o.name] = o.password_env;
     }
   });
-  return { control, count, names, leadMs };
+  return { control, count, names, leadMs, passwordEnvs };
 }

@@ -7,6 +7,8 @@
 // may connect to loopback only: everything that talks to the namespaces is a child process.)
 import assert from "node:assert/strict";
 import { Dataset } from "../../../src/store/dataset.ts";
+import pl from "nodejs-polars";
+import * as hdr from "hdr-histogram-js";
 import { decodeHistogram, mergeHistograms } from "../../../src/collect/loadgen/histogram.ts";
 import { hdrValueAtPercentile } from "../../../src/hdr.ts";
 import { freePort, type Hosts, makeHosts, redisCli, waitForServer } from "../../_support/netns.ts";
@@ -35,8 +37,16 @@ interface World {
 
 const kvlab = (...args: string[]) => [Deno.execPath(), "run", "-A", CLI, ...args];
 
+/** The password of the step on a server with one; the agents read it from this variable. */
+const PW_ENV = "KVLAB_AGENTS_TEST_PW";
+const PW = "agents-test-s3cret-9f2c";
+Deno.env.set(PW_ENV, PW); // (the agents and the coordinator inherit it)
+
 function agentArgv(w: World, k: number): string[] {
-  return [...w.hosts.inAgent(k), ...kvlab("agent", "--control", w.control, "--name", `a${k + 1}`)];
+  return [
+    ...w.hosts.inAgent(k),
+    ...kvlab("agent", "--control", w.control, "--name", `a${k + 1}`, "--password-env", PW_ENV),
+  ];
 }
 
 /** The protocol messages of a stream (read by redis-cli: `--raw` prints one per line). */
@@ -94,16 +104,25 @@ async function withWorld(fn: (w: World) => Promise<void>): Promise<void> {
 /** Writes a plan and returns the `kvlab run` argv that runs it. */
 function plan(
   w: World,
-  o: { name: string; rates: number[]; stepS: number; timeoutS: number },
+  o: {
+    name: string;
+    rates: number[];
+    stepS: number;
+    timeoutS: number;
+    engine?: string;
+    passwordEnv?: string;
+  },
 ): string[] {
   const file = `${w.dir}/${o.name}.yaml`;
   Deno.writeTextFileSync(
     file,
     `name: ${o.name}\nkind: latency-sweep\n` +
-      `servers: [{name: redis, url: 'redis://${w.hosts.serverHost}:${w.serverPort}'}]\n` +
+      `servers: [{name: redis, url: 'redis://${w.hosts.serverHost}:${w.serverPort}'` +
+      `${o.passwordEnv ? `, password_env: ${o.passwordEnv}` : ""}}]\n` +
       `timeout_s: ${o.timeoutS}\n` +
-      `sweep: {engine: kvlab, clients: 12, rates: [${o.rates.join(", ")}], step_s: ${o.stepS}, ` +
-      `keys: 1000, data_size_bytes: 32}\n` +
+      `sweep: {engine: ${o.engine ?? "kvlab"}, clients: 12, rates: [${o.rates.join(", ")}], ` +
+      `step_s: ${o.stepS}, keys: 1000, data_size_bytes: 32` +
+      `${o.engine === "memtier" ? ", preload: false" : ""}}\n` +
       `agents: {control: '${w.control}', count: ${AGENTS}}\n`,
   );
   return kvlab("run", file, "--data", `${w.dir}/data`);
@@ -181,11 +200,136 @@ Deno.test("kvlab run with agents: one merged run per cell from three hosts", asy
         );
       },
     );
+    await t.step("a memtier step: three memtier processes, one merged run", async () => {
+      await run(
+        w,
+        plan(w, { name: "memtier", rates: [3000], stepS: 2, timeoutS: 30, engine: "memtier" }),
+      );
+      const [step] = ds.runFacts(["run_id", "plan_name", "status", "error", "tool"])
+        .filter((x) => x.plan_name === "memtier");
+      assert.equal(step.status, "complete", String(step.error));
+      assert.equal(step.tool, "memtier_benchmark");
+      const runIds = [String(step.run_id)];
+      const agents = ds.read("agent_steps", { runIds }).sort("agent").toRecords();
+      // 12 connections at 250/s each: 4 per agent, 1,000/s each
+      assert.deepEqual(
+        agents.map((s) => [s.agent, s.status, s.connections, s.requested_ops_per_sec]),
+        [
+          ["a1", "ok", 4, 1000],
+          ["a2", "ok", 4, 1000],
+          ["a3", "ok", 4, 1000],
+        ],
+      );
+      const [row] = ds.read("results", { runIds }).filter(pl.col("test").eq(pl.lit("TOTALS")))
+        .toRecords();
+      const sum = agents.reduce((n, s) => n + Number(s.ops_per_sec), 0);
+      assert.ok(
+        Math.abs(Number(row.ops_per_sec) - sum) <= 1e-6 * sum,
+        `${row.ops_per_sec} ≠ ${sum}`,
+      );
+      assert.equal(row.requested_ops_per_sec, 3000);
+      // each agent's memtier printed its own Totals; kvlab's per-agent rate is that one
+      const results = ds.runRaw(runIds[0]).filter((f) => /agent-a\d\.json$/.test(f.name))
+        .map((f) => JSON.parse(new TextDecoder().decode(f.bytes)));
+      assert.equal(results.length, 3);
+      for (const r of results) {
+        const printed = Number(/^Totals\s+([\d.]+)/m.exec(r.step.files["stdout.txt"])?.[1]);
+        const mine = agents.find((s) => s.agent === r.agent)!;
+        assert.ok(
+          Math.abs(printed - Number(mine.ops_per_sec)) <= 0.01 * printed,
+          `${r.agent}: ${printed}`,
+        );
+      }
+      // the percentiles of the union of the agents' FULL_RUN interval logs (µs), read here:
+      // memtier's histograms (lowest value 10 µs, 2 digits) added into the first one
+      let union: hdr.Histogram | null = null;
+      let intervals = 0;
+      for (const r of results) {
+        const [log] = Object.keys(r.step.files).filter((n) => /FULL_RUN_1\.hgrm$/.test(n));
+        for (const line of String(r.step.files[log]).split("\n")) {
+          const base64 = /,(HISTF\S+)$/.exec(line)?.[1];
+          if (!base64) continue;
+          const h = hdr.decodeFromCompressedBase64(base64, 64, false);
+          if (union === null) union = h;
+          else union.add(h);
+          intervals++;
+        }
+      }
+      assert.ok(union !== null && intervals >= 3 && union.totalCount > 0);
+      for (
+        const [p, col] of [[50, "p50_latency_ms"], [99, "p99_latency_ms"], [
+          99.9,
+          "p999_latency_ms",
+        ]] as const
+      ) {
+        const want = union.getValueAtPercentile(p) / 1000;
+        assert.ok(
+          Math.abs(Number(row[col]) - want) <= want * 1e-3,
+          `${col}: ${row[col]} vs ${want}`,
+        );
+      }
+      // deno-lint-ignore no-console
+      console.log(
+        `memtier 3000/s on 3 agents: achieved ${Number(row.ops_per_sec).toFixed(0)}/s, p50 ` +
+          `${row.p50_latency_ms} p99 ${row.p99_latency_ms} ms; ` +
+          agents.map((s) =>
+            `${s.agent}: ${Number(s.ops_per_sec).toFixed(0)}/s skew ${s.start_skew_ms} ms`
+          ).join("; "),
+      );
+    });
+    await t.step(
+      "a server with a password: its variable's name on the stream, never it",
+      async () => {
+        await redisCli(w.hosts, w.serverPort, ["CONFIG", "SET", "requirepass", PW]);
+        try {
+          const argv = plan(w, {
+            name: "pw",
+            rates: [1500],
+            stepS: 1,
+            timeoutS: 30,
+            passwordEnv: PW_ENV,
+          });
+          await run(w, argv);
+        } finally {
+          await redisCli(w.hosts, w.serverPort, [
+            "-a",
+            PW,
+            "--no-auth-warning",
+            "CONFIG",
+            "SET",
+            "requirepass",
+            "",
+          ]);
+        }
+        const [step] = ds.runFacts(["run_id", "plan_name", "status", "error"])
+          .filter((x) => x.plan_name === "pw");
+        assert.equal(step.status, "complete", String(step.error));
+        const runIds = [String(step.run_id)];
+        const agents = ds.read("agent_steps", { runIds }).toRecords();
+        assert.deepEqual(agents.map((x) => x.status), ["ok", "ok", "ok"]);
+        // the streams carry the variable's name only; nothing stored holds the password
+        let streams = "";
+        for (const k of ["a1", "a2", "a3"]) {
+          streams += await redisCli(w.hosts, w.controlPort, [
+            "XRANGE",
+            `kvlab:work:${k}`,
+            "-",
+            "+",
+          ]);
+        }
+        streams += await redisCli(w.hosts, w.controlPort, ["XRANGE", "kvlab:results", "-", "+"]);
+        assert.match(streams, new RegExp(`"password_env":"${PW_ENV}"`));
+        assert.ok(!streams.includes(PW), "the password is not on the control server");
+        for (const f of walk(`${w.dir}/data`)) {
+          assert.ok(!Deno.readTextFileSync(f).includes(PW), `${f} holds the password`);
+        }
+      },
+    );
     await t.step("a work item no plan kind allows is refused, and nothing runs", async () => {
       const before = await gets(w);
       const time = (await redisCli(w.hosts, w.controlPort, ["TIME"]))!.split("\n");
       const startAtMs = Number(time[0]) * 1000 + 500;
-      const item = (id: string, sweep: Record<string, unknown>) =>
+      const item = (id: string, sweep: Record<string, unknown>, server = {}) =>
         JSON.stringify({
           type: "work",
           v: 1,
@@ -194,7 +338,7 @@ Deno.test("kvlab run with agents: one merged run per cell from three hosts", asy
           agent: "a1",
           plan: {
             kind: "latency-sweep",
-            server: { name: "x", url: `redis://${w.hosts.serverHost}:${w.serverPort}` },
+            server: { name: "x", url: `redis://${w.hosts.serverHost}:${w.serverPort}`, ...server },
             sweep: { clients: 3, rates: [100], step_s: 1, ...sweep },
           },
           share: { index: 0, of: 1 },
@@ -203,9 +347,12 @@ Deno.test("kvlab run with agents: one merged run per cell from three hosts", asy
         });
       // written straight to the stream, as anyone who may write to it could
       for (
-        const [id, sweep] of [["forged-tool", { tool: "/bin/touch" }], ["forged-opt", {
-          shell: "id",
-        }]] as const
+        const [id, sweep] of [
+          ["forged-tool", { tool: "/bin/touch" }],
+          ["forged-opt", { shell: "id" }],
+          // memtier's options checked as a plan's: memtier has no Poisson arrivals
+          ["forged-memtier", { engine: "memtier", arrivals: "poisson" }],
+        ] as const
       ) {
         await redisCli(w.hosts, w.controlPort, [
           "XADD",
@@ -215,8 +362,16 @@ Deno.test("kvlab run with agents: one merged run per cell from three hosts", asy
           item(id, sweep),
         ]);
       }
+      // a variable this agent was not given (it would send HOME's value to any server)
+      await redisCli(w.hosts, w.controlPort, [
+        "XADD",
+        "kvlab:work:a1",
+        "*",
+        "msg",
+        item("forged-env", {}, { password_env: "HOME" }),
+      ]);
       const seen = new Map<string, string>();
-      for (let i = 0; i < 50 && seen.size < 2; i++) {
+      for (let i = 0; i < 50 && seen.size < 4; i++) {
         for (const m of await messages(w, ["XRANGE", "kvlab:results", "-", "+"])) {
           if (String(m.item).startsWith("forged")) {
             seen.set(String(m.item), `${m.status}: ${m.error}`);
@@ -226,11 +381,20 @@ Deno.test("kvlab run with agents: one merged run per cell from three hosts", asy
       }
       assert.match(seen.get("forged-tool") ?? "", /^refused: sweep\.tool: an agent runs its own/);
       assert.match(seen.get("forged-opt") ?? "", /^refused: .*sweep\.shell: unknown field/);
+      assert.match(
+        seen.get("forged-memtier") ?? "",
+        /^refused: .*sweep\.arrivals: only for engine/,
+      );
+      assert.match(
+        seen.get("forged-env") ?? "",
+        /^refused: server\.password_env HOME: not a variable/,
+      );
       await new Promise((res) => setTimeout(res, 1500)); // past the forged start time
       assert.equal(await gets(w), before, "nothing was sent");
     });
     await t.step("a killed agent: its cell incomplete naming it, resumed alone", async () => {
-      const argv = plan(w, { name: "kill", rates: [2000, 3000], stepS: 2, timeoutS: 10 });
+      // (a limit far above the step: the heartbeats, not the limit, find the dead agent)
+      const argv = plan(w, { name: "kill", rates: [2000, 3000], stepS: 2, timeoutS: 120 });
       const at = await gets(w);
       const coordinator = w.hosts.spawn(argv, { log: `${w.dir}/kill.log` });
       // mid-step of the second cell (the first sends 4,000 GETs): agent a3 dies (SIGKILL)
@@ -244,7 +408,7 @@ Deno.test("kvlab run with agents: one merged run per cell from three hosts", asy
       assert.deepEqual(runs.map((x) => x.status).sort(), ["complete", "incomplete"]);
       const cut = runs.find((x) => x.status === "incomplete")!;
       assert.match(String(cut.plan_cell), /\/r3000\//);
-      assert.match(String(cut.error), /agent a3: no answer within the cell's 10 s/);
+      assert.match(String(cut.error), /agent a3: lost mid-step \(no heartbeat for 1\d s\)/);
       const runIds = [String(cut.run_id)];
       const kept = ds.read("agent_steps", { runIds }).sort("agent").toRecords();
       assert.deepEqual(kept.map((x) => [x.agent, x.status]), [
@@ -266,6 +430,38 @@ Deno.test("kvlab run with agents: one merged run per cell from three hosts", asy
         ["complete", "incomplete"],
       );
     });
+    await t.step("Ctrl-C of the coordinator: the agents stop their step", async () => {
+      const argv = plan(w, {
+        name: "cancel",
+        rates: [1200],
+        stepS: 60,
+        timeoutS: 120,
+        engine: "memtier",
+      });
+      const at = await gets(w);
+      const coordinator = w.hosts.spawn(argv, { log: `${w.dir}/cancel.log` });
+      for (let i = 0; i < 600 && await gets(w) < at + 1000; i++) {
+        await new Promise((res) => setTimeout(res, 50));
+      }
+      await w.hosts.kill(coordinator, "SIGINT");
+      await coordinator.status;
+      // nothing left sending: two reads a second apart agree (the step had ~55 s to go)
+      let last = -1, now = await gets(w);
+      for (let i = 0; i < 20 && now !== last; i++) {
+        await new Promise((res) => setTimeout(res, 1000));
+        [last, now] = [now, await gets(w)];
+      }
+      assert.equal(now, last, "the agents' memtier stopped");
+      const [cut] = ds.runFacts(["run_id", "plan_name", "status", "error"])
+        .filter((x) => x.plan_name === "cancel");
+      // (nothing measured to the end: failed, the agents named)
+      assert.equal(cut.status, "failed");
+      assert.match(String(cut.error), /^interrupted while waiting; agent a1: error: interrupted/);
+      const runIds = [String(cut.run_id)];
+      const rows = ds.read("agent_steps", { runIds }).sort("agent").toRecords();
+      assert.deepEqual(rows.map((x) => x.status), ["error", "error", "error"]);
+      for (const x of rows) assert.match(String(x.error), /cancelled by the coordinator/);
+    });
     await t.step("agents survive a restarted control server", async () => {
       await w.stopControl!();
       await new Promise((res) => setTimeout(res, 1500)); // the agents see it gone
@@ -284,3 +480,12 @@ Deno.test("kvlab run with agents: one merged run per cell from three hosts", asy
     });
   });
 });
+
+/** Every file under a folder. */
+function* walk(dir: string): Generator<string> {
+  for (const e of Deno.readDirSync(dir)) {
+    const path = `${dir}/${e.name}`;
+    if (e.isDirectory) yield* walk(path);
+    else if (e.isFile) yield path;
+  }
+}

@@ -388,7 +388,14 @@ export function agentsStep(
     timeoutS: plan.timeoutS,
     plan: {
       kind: plan.kind,
-      server: { name: cell.server.name, url: cell.server.target.display },
+      server: {
+        name: cell.server.name,
+        url: cell.server.target.display,
+        // (the variable's name: each agent reads the password on its own host)
+        ...(plan.agents.passwordEnvs?.[cell.server.name] !== undefined
+          ? { password_env: plan.agents.passwordEnvs[cell.server.name] }
+          : {}),
+      },
       sweep: {
         engine: plan.engine,
         threads: plan.threads,
@@ -400,7 +407,8 @@ export function agentsStep(
         keys: plan.keys,
         data_size_bytes: plan.dataSizeBytes,
         pipeline: plan.pipeline,
-        arrivals: plan.arrivals,
+        // (memtier fires its connections together: no arrivals)
+        ...(engineOf(plan).fixedRate.poisson ? { arrivals: plan.arrivals } : {}),
       },
     },
   };
