@@ -12,7 +12,7 @@ import process from "node:process";
 import type { ArrivalMode, RatioMix } from "./schedule.ts";
 import { connectionIntervalMs, parseRatio, shareOf } from "./schedule.ts";
 import { type Histogram, type LatencySummary, latencySummary } from "./histogram.ts";
-import { type SecondBucket, secondSeries } from "./series.ts";
+import { type IntervalBucket, intervalSeries, type SecondBucket, secondSeries } from "./series.ts";
 import type { OpenLoopCounts, ShardOptions, ShardOutcome } from "./_shard.ts";
 
 export type { OpenLoopCounts, ShardOptions };
@@ -111,6 +111,13 @@ export interface OpenLoopOptions extends TopologyOptions {
   share?: { index: number; of: number };
   /** Epoch ms (this clock) the schedule starts at, if later than ready (a common start). */
   startAtEpochMs?: number;
+  /**
+   * A failover run (with `cluster`, which may be a one-node map of a standalone primary): see
+   * `ShardOptions.failover`; the result gets `perInterval`.
+   */
+  failover?: { intervalMs: number; requestTimeoutMs: number };
+  /** Called once the schedule's start is set (epoch ms, this clock), before it starts. */
+  onScheduleStart?: (startEpochMs: number) => void;
 }
 
 /** What {@link runOpenLoop} measured. Latencies in histograms are integer nanoseconds. */
@@ -151,6 +158,8 @@ export interface OpenLoopResult extends OpenLoopCounts {
   queue: LatencySummary;
   delay: LatencySummary;
   perSecond: SecondBucket[];
+  /** A failover run's intervals (`failover.intervalMs` each), errors by kind. */
+  perInterval?: IntervalBucket[];
   /** The command types sent, SET first (as memtier lists them); each with its own counts. */
   commands: CommandOutcome[];
   /** CPU time of this process (all threads) from the start of the schedule to the end of the
@@ -180,6 +189,20 @@ export interface OpenLoopResult extends OpenLoopCounts {
   interrupted: boolean;
   /** When the schedule started, epoch ms of this machine's clock (null when it never did). */
   startEpochMs?: number | null;
+}
+
+/** A failover run's options, checked (it runs on the cluster engine only). */
+function failoverOptions(
+  f: { intervalMs: number; requestTimeoutMs: number },
+  cluster: boolean,
+): { intervalMs: number; requestTimeoutMs: number } {
+  if (!cluster) {
+    throw new RangeError("failover: needs a slot map (cluster, or a one-node map of a primary)");
+  }
+  return {
+    intervalMs: positive("failover.intervalMs", f.intervalMs, false),
+    requestTimeoutMs: positive("failover.requestTimeoutMs", f.requestTimeoutMs, false),
+  };
 }
 
 function atLeastZero(name: string, v: number): number {
@@ -235,6 +258,7 @@ export function openLoopPlan(o: OpenLoopOptions): ShardOptions {
     password: o.password,
     ...(o.tls ? { tls: o.tls } : {}),
     ...(o.cluster ? { cluster: o.cluster } : {}),
+    ...(o.failover ? { failover: failoverOptions(o.failover, !!o.cluster) } : {}),
     indices: Array.from({ length: connections }, (_, i) => i),
     connections,
     requestedOpsPerSec: rate,
@@ -371,7 +395,9 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
         started: () => {
           if (abortEpochMs !== null) interrupt(); // before the run message: ends it at once
           started();
-          return (startEpochMs = Math.max(epochNow() + 50, options.startAtEpochMs ?? 0));
+          startEpochMs = Math.max(epochNow() + 50, options.startAtEpochMs ?? 0);
+          options.onScheduleStart?.(startEpochMs);
+          return startEpochMs;
         },
       });
     }
@@ -381,6 +407,7 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
     if (abortEpochMs !== null) shard.interrupt();
     started();
     startEpochMs = Math.max(epochNow() + 20, options.startAtEpochMs ?? 0);
+    options.onScheduleStart?.(startEpochMs);
     return [await shard.run(startEpochMs)];
   };
   if (options.signal?.aborted) abortEpochMs = epochNow();
@@ -428,6 +455,7 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
     queue: latencySummary(m.queue),
     delay: latencySummary(m.delay),
     perSecond: secondSeries(m.seriesParts),
+    ...(m.intervalParts.length ? { perInterval: intervalSeries(m.intervalParts) } : {}),
     commands: commandOutcomes(m),
     clientCpuS,
     clientRunQueueS: m.runQueueS,
