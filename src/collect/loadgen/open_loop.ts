@@ -12,7 +12,7 @@ import process from "node:process";
 import type { ArrivalMode, RatioMix } from "./schedule.ts";
 import { connectionIntervalMs, parseRatio, shareOf } from "./schedule.ts";
 import { type Histogram, type LatencySummary, latencySummary } from "./histogram.ts";
-import { type IntervalBucket, intervalSeries, type SecondBucket, secondSeries } from "./series.ts";
+import { type SecondBucket, secondSeries } from "./series.ts";
 import type { OpenLoopCounts, ShardOptions, ShardOutcome } from "./_shard.ts";
 
 export type { OpenLoopCounts, ShardOptions };
@@ -20,6 +20,7 @@ import { commandOutcomes, mergeOutcomes, runInWorkers } from "./_transfer.ts";
 import type { CommandOutcome, EngineName } from "./_outcome.ts";
 import { type SleepCost, timedSleepCost } from "../../system/timer.ts";
 import { connectMainShard, stepEngine, type TopologyOptions } from "./cluster/engine.ts";
+import * as failover from "./cluster/engine.ts";
 
 /** Which engine drives the connections: `ffi` (an epoll loop over libc in each Worker),
  * `deno` (Deno's TCP and a timer thread), or `auto` (`ffi` where it can run). */
@@ -111,17 +112,10 @@ export interface OpenLoopOptions extends TopologyOptions {
   share?: { index: number; of: number };
   /** Epoch ms (this clock) the schedule starts at, if later than ready (a common start). */
   startAtEpochMs?: number;
-  /**
-   * A failover run (with `cluster`, which may be a one-node map of a standalone primary): see
-   * `ShardOptions.failover`; the result gets `perInterval`.
-   */
-  failover?: { intervalMs: number; requestTimeoutMs: number };
-  /** Called once the schedule's start is set (epoch ms, this clock), before it starts. */
-  onScheduleStart?: (startEpochMs: number) => void;
 }
 
 /** What {@link runOpenLoop} measured. Latencies in histograms are integer nanoseconds. */
-export interface OpenLoopResult extends OpenLoopCounts {
+export interface OpenLoopResult extends OpenLoopCounts, failover.FailoverResult {
   requestedOpsPerSec: number;
   /** Successful replies received in the measured window divided by its length. */
   achievedOpsPerSec: number;
@@ -158,8 +152,6 @@ export interface OpenLoopResult extends OpenLoopCounts {
   queue: LatencySummary;
   delay: LatencySummary;
   perSecond: SecondBucket[];
-  /** A failover run's intervals (`failover.intervalMs` each), errors by kind. */
-  perInterval?: IntervalBucket[];
   /** The command types sent, SET first (as memtier lists them); each with its own counts. */
   commands: CommandOutcome[];
   /** CPU time of this process (all threads) from the start of the schedule to the end of the
@@ -189,20 +181,6 @@ export interface OpenLoopResult extends OpenLoopCounts {
   interrupted: boolean;
   /** When the schedule started, epoch ms of this machine's clock (null when it never did). */
   startEpochMs?: number | null;
-}
-
-/** A failover run's options, checked (it runs on the cluster engine only). */
-function failoverOptions(
-  f: { intervalMs: number; requestTimeoutMs: number },
-  cluster: boolean,
-): { intervalMs: number; requestTimeoutMs: number } {
-  if (!cluster) {
-    throw new RangeError("failover: needs a slot map (cluster, or a one-node map of a primary)");
-  }
-  return {
-    intervalMs: positive("failover.intervalMs", f.intervalMs, false),
-    requestTimeoutMs: positive("failover.requestTimeoutMs", f.requestTimeoutMs, false),
-  };
 }
 
 function atLeastZero(name: string, v: number): number {
@@ -257,8 +235,7 @@ export function openLoopPlan(o: OpenLoopOptions): ShardOptions {
     port: o.port,
     password: o.password,
     ...(o.tls ? { tls: o.tls } : {}),
-    ...(o.cluster ? { cluster: o.cluster } : {}),
-    ...(o.failover ? { failover: failoverOptions(o.failover, !!o.cluster) } : {}),
+    ...failover.clusterOptions(o),
     indices: Array.from({ length: connections }, (_, i) => i),
     connections,
     requestedOpsPerSec: rate,
@@ -395,9 +372,7 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
         started: () => {
           if (abortEpochMs !== null) interrupt(); // before the run message: ends it at once
           started();
-          startEpochMs = Math.max(epochNow() + 50, options.startAtEpochMs ?? 0);
-          options.onScheduleStart?.(startEpochMs);
-          return startEpochMs;
+          return (startEpochMs = failover.scheduleStart(options, 50));
         },
       });
     }
@@ -406,8 +381,7 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
     interrupt = () => shard.interrupt();
     if (abortEpochMs !== null) shard.interrupt();
     started();
-    startEpochMs = Math.max(epochNow() + 20, options.startAtEpochMs ?? 0);
-    options.onScheduleStart?.(startEpochMs);
+    startEpochMs = failover.scheduleStart(options, 20);
     return [await shard.run(startEpochMs)];
   };
   if (options.signal?.aborted) abortEpochMs = epochNow();
@@ -454,8 +428,7 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
     lateness: latencySummary(m.lateness),
     queue: latencySummary(m.queue),
     delay: latencySummary(m.delay),
-    perSecond: secondSeries(m.seriesParts),
-    ...(m.intervalParts.length ? { perInterval: intervalSeries(m.intervalParts) } : {}),
+    ...failover.intervalResult(m.intervalParts, secondSeries(m.seriesParts)),
     commands: commandOutcomes(m),
     clientCpuS,
     clientRunQueueS: m.runQueueS,

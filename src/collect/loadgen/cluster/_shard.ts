@@ -41,8 +41,8 @@ import {
   countSent,
   emptyIntervalCounts,
   type IntervalCounts,
-  type IntervalErrorKind,
 } from "../series.ts";
+import { errorKind, lostKind, RequestTimeout } from "./kinds.ts";
 
 /** Redirections one request may follow before it counts as an error. */
 export const MAX_REDIRECTS = 5;
@@ -452,52 +452,4 @@ export class ClusterShard {
   close(): void {
     this.#finish();
   }
-}
-
-/** A request without a reply within a failover run's request timeout. */
-class RequestTimeout extends Error {
-  override name = "RequestTimeout";
-}
-
-/**
- * The kind of an error reply in a failover run's intervals.
- *
- * @example
- * ```ts
- * import { errorKind } from "./_shard.ts";
- * import assert from "node:assert/strict";
- * assert.equal(errorKind("CLUSTERDOWN The cluster is down"), "clusterdown");
- * assert.equal(errorKind("READONLY You can't write against a read only replica."), "readonly");
- * assert.equal(errorKind("MOVED 1 127.0.0.1:7000"), "other"); // one redirection too many
- * ```
- */
-export function errorKind(text: string): IntervalErrorKind {
-  if (text.startsWith("CLUSTERDOWN")) return "clusterdown";
-  if (text.startsWith("READONLY")) return "readonly";
-  return "other";
-}
-
-/**
- * The kind of a lost socket's request in a failover run.
- *
- * @example
- * ```ts
- * import { lostKind } from "./_shard.ts";
- * import assert from "node:assert/strict";
- * assert.equal(lostKind(new Deno.errors.ConnectionRefused("x")), "refused");
- * assert.equal(lostKind(new Deno.errors.ConnectionReset("x")), "reset");
- * assert.equal(lostKind(new Deno.errors.BrokenPipe("x")), "reset");
- * assert.equal(lostKind(new Error("no master serves slot 7")), "other");
- * ```
- */
-export function lostKind(e: unknown): IntervalErrorKind {
-  if (e instanceof Deno.errors.ConnectionRefused) return "refused";
-  if (
-    e instanceof Deno.errors.ConnectionReset || e instanceof Deno.errors.BrokenPipe ||
-    e instanceof Deno.errors.ConnectionAborted || e instanceof Deno.errors.UnexpectedEof
-  ) return "reset";
-  if (e instanceof Error && (e.name === "RequestTimeout" || e instanceof Deno.errors.TimedOut)) {
-    return "timeout";
-  }
-  return "other";
 }

@@ -1,9 +1,9 @@
 /**
  * A failover run, read back: the numbers every view shows ({@link failoverReport}: time to the
  * first error, the unavailable window, the time back to the target rate, the requests that
- * failed or fell short) and the timeline chart ({@link failoverChart}: the achieved rate and
- * p99 per 100 ms, the action marked), both from the stored rows of `failover_intervals` and
- * `failover_events` (schema 1.8), and {@link readFailover}, which reads them for one run.
+ * failed or fell short), from the stored rows of `failover_intervals` and
+ * `failover_events` (schema 1.8), and {@link readFailover}, which reads them for one run. The
+ * chart is `./chart.ts`'s.
  *
  * Definitions (README "Failover"): the target of an interval is the run's fixed rate × its
  * width; an interval is *short* when it completed less than `threshold` (default 0.9) of it.
@@ -18,9 +18,7 @@
  */
 
 import pl from "nodejs-polars";
-import { Dataset, type DatasetRef } from "../store/dataset.ts";
-import { base } from "./charts/_common.ts";
-import { type VegaLiteSpec, WIDTH } from "./charts/theme.ts";
+import { Dataset, type DatasetRef } from "../../store/dataset.ts";
 
 /** One `failover_intervals` row, as the analysis reads it. */
 export interface FailoverInterval {
@@ -126,6 +124,7 @@ const nodeText = (e: FailoverEvent | undefined) =>
  * assert.equal(aa.windowMs, null);
  * ```
  */
+// long: the definitions read best as one pass, each early return a reason the data cannot tell
 export function failoverReport(
   intervals: readonly FailoverInterval[],
   events: readonly FailoverEvent[],
@@ -246,129 +245,12 @@ export function readFailover(
   const events = ds.read("failover_events", runId ? { runIds: [runId] } : {});
   if (events.height === 0) return null;
   const id = runId ??
-    String((events.select("run_id").unique().sort("run_id").toRecords().at(-1) as Rec).run_id);
+    String(events.select("run_id").unique().sort("run_id").toRecords().at(-1)?.run_id);
   const mine = events.filter(pl.col("run_id").eq(pl.lit(id)));
   const intervals = ds.read("failover_intervals", { runIds: [id] });
   return {
     runId: id,
     intervals: intervals.toRecords() as unknown as FailoverInterval[],
     events: mine.toRecords() as unknown as FailoverEvent[],
-  };
-}
-
-type Rec = Record<string, unknown>;
-
-/**
- * The timeline of a failover run: the achieved rate (requests completed per second, in each
- * 100 ms interval) over the target, the errors per second beneath it, and the p99 latency from
- * the intended send (log scale), on one time axis with the action (and its completion) marked
- * by rules and the unavailable window shaded.
- *
- * @param intervals Its `failover_intervals` rows.
- * @param events Its `failover_events` rows.
- * @param o The report's options, and a title.
- * @returns A Vega-Lite spec.
- *
- * @example
- * ```ts
- * import { failoverChart } from "@kvlab/kvlab/analyze";
- * import assert from "node:assert/strict";
- * const rows = Array.from({ length: 20 }, (_, i) => ({ interval: i, start_ms: i * 100,
- *   width_ms: 100, requested_ops_per_sec: 1000, sent: 100, completed: i === 8 ? 0 : 100,
- *   errors: i === 8 ? 100 : 0, p99_latency_ms: 0.4 }));
- * const spec = failoverChart(rows, [{ event: "action", elapsed_ms: 810, action: "kill" }]);
- * const panels = spec.vconcat as { layer: { data?: { values: unknown[] } }[] }[];
- * assert.equal(panels.length, 2);
- * assert.match(JSON.stringify(spec.title), /window 100 ms/);
- * ```
- */
-export function failoverChart(
-  intervals: readonly FailoverInterval[],
-  events: readonly FailoverEvent[],
-  o: FailoverReportOptions & { title?: string } = {},
-): VegaLiteSpec {
-  const r = failoverReport(intervals, events, o);
-  const rows = [...intervals].sort((a, b) => a.interval - b.interval);
-  const values = rows.map((x) => ({
-    t_s: (x.start_ms + x.width_ms / 2) / 1000,
-    achieved: (x.completed * 1000) / x.width_ms,
-    errors: (x.errors * 1000) / x.width_ms,
-    p99_ms: x.p99_latency_ms ?? null,
-  }));
-  const marks = events.filter((e) => e.elapsed_ms !== null && e.event !== "took_over").map((e) => ({
-    t_s: e.elapsed_ms! / 1000,
-    what: e.event === "action" ? `${e.action}${e.node ? ` ${e.node}` : ""}` : `${e.action} done`,
-  }));
-  const x = { field: "t_s", type: "quantitative", title: "seconds since the load started" };
-  const rules = {
-    data: { values: marks },
-    mark: { type: "rule", strokeDash: [4, 3], color: "#444" },
-    encoding: { x: { field: "t_s", type: "quantitative" }, tooltip: [{ field: "what" }] },
-  };
-  const shade = r.windowStartMs !== null && r.windowMs !== null
-    ? [{
-      data: {
-        values: [{ a: r.windowStartMs / 1000, b: (r.windowStartMs + r.windowMs) / 1000 }],
-      },
-      mark: { type: "rect", color: "#d62728", opacity: 0.12 },
-      encoding: { x: { field: "a", type: "quantitative" }, x2: { field: "b" } },
-    }]
-    : [];
-  const rate = {
-    width: WIDTH,
-    height: 180,
-    layer: [
-      ...shade,
-      {
-        data: { values },
-        transform: [{ fold: ["achieved", "errors"], as: ["series", "per_s"] }],
-        mark: { type: "line", interpolate: "step-after" },
-        encoding: {
-          x,
-          y: { field: "per_s", type: "quantitative", title: "requests/s (per 100 ms)" },
-          color: { field: "series", type: "nominal", title: null },
-        },
-      },
-      ...(r.requestedOpsPerSec
-        ? [{
-          data: { values: [{ target: r.requestedOpsPerSec }] },
-          mark: { type: "rule", color: "#777" },
-          encoding: { y: { field: "target", type: "quantitative" } },
-        }]
-        : []),
-      rules,
-    ],
-  };
-  const p99 = {
-    width: WIDTH,
-    height: 120,
-    layer: [
-      ...shade,
-      {
-        data: { values: values.filter((v) => v.p99_ms !== null && v.p99_ms > 0) },
-        mark: { type: "line", point: { size: 10 } },
-        encoding: {
-          x,
-          y: {
-            field: "p99_ms",
-            type: "quantitative",
-            title: "p99 from intended send (ms)",
-            scale: { type: "log" },
-          },
-        },
-      },
-      rules,
-    ],
-  };
-  const fmt = (ms: number | null) => (ms === null ? "–" : `${Math.round(ms)} ms`);
-  const subtitle = r.verdict === "inconclusive"
-    ? `inconclusive: ${r.reason}`
-    : `${r.failedNode ?? "no action"}${r.tookOver ? ` → ${r.tookOver}` : ""}; window ${
-      fmt(r.windowMs)
-    }, back to the target rate ${fmt(r.backToTargetMs)} after the action; ${r.failed} errors`;
-  return {
-    ...base(o.title ?? `failover: ${r.action ?? "no action"}`, subtitle),
-    vconcat: [rate, p99],
-    resolve: { scale: { x: "shared" } },
   };
 }
