@@ -52,10 +52,11 @@ export function failoverChart(
     errors: (x.errors * 1000) / x.width_ms,
     p99_ms: x.p99_latency_ms ?? null,
   }));
-  const marks = events.filter((e) => e.elapsed_ms !== null && e.event !== "took_over").map((e) => ({
-    t_s: e.elapsed_ms! / 1000,
-    what: e.event === "action" ? `${e.action}${e.node ? ` ${e.node}` : ""}` : `${e.action} done`,
-  }));
+  const marks = events.filter((e) => typeof e.elapsed_ms === "number" && e.event !== "took_over")
+    .map((e) => ({
+      t_s: e.elapsed_ms! / 1000,
+      what: e.event === "action" ? `${e.action}${e.node ? ` ${e.node}` : ""}` : `${e.action} done`,
+    }));
   const x = { field: "t_s", type: "quantitative", title: "seconds since the load started" };
   const rules = {
     data: { values: marks },

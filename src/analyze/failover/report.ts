@@ -36,7 +36,7 @@ export interface FailoverInterval {
 /** One `failover_events` row, as the analysis reads it. */
 export interface FailoverEvent {
   event: string;
-  elapsed_ms: number | null;
+  elapsed_ms?: number | null;
   action: string;
   node?: string | null;
   address?: string | null;

@@ -1,0 +1,62 @@
+/**
+ * A failover study on a standalone primary with a replica kvlab starts (issue 33 item 6): kill -9
+ * of the primary at 1.5 s under kvlab's open loop at 800/s; 1 s later kvlab promotes the replica
+ * (`REPLICAOF NO ONE`) and points the generator at it. Every interval from the kill to the
+ * promotion holds errors and no completion, none after it; the report's window covers that
+ * span; the replica is named as the node that took over; every process is gone by its PID.
+ */
+
+import assert from "node:assert/strict";
+import { DenoProcessRunner } from "../../../src/collect/mod.ts";
+import { runFailover } from "../../../src/collect/failover/mod.ts";
+import { failoverReport } from "../../../src/analyze/mod.ts";
+import { failoverTest, nothingLeft, startedNodes } from "./_support.ts";
+
+failoverTest(
+  "a standalone primary killed: errors until the replica is promoted, none after",
+  async (tmp, data) => {
+    const lines: string[] = [];
+    const r = await runFailover({
+      data,
+      topology: { engine: "redis", replicas: 1 },
+      action: { action: "kill", atS: 1.5, promoteAfterS: 1 },
+      requestedOpsPerSec: 800,
+      durationS: 4.5,
+      runner: new DenoProcessRunner(),
+      onMessage: (l) => lines.push(l),
+    });
+    const text = lines.join("\n");
+    const nodes = startedNodes(lines);
+    assert.equal(r.status, "complete", `${r.reason}\n${text}`);
+    assert.equal(nodes.length, 2, text);
+    nothingLeft(nodes, tmp);
+
+    const action = r.events.find((e) => e.event === "action")!;
+    const done = r.events.find((e) => e.event === "action_done")!;
+    assert.equal(action.node, "node 1");
+    assert.equal(done.node, "node 2");
+    assert.equal(r.events.find((e) => e.event === "took_over")?.node, "node 2");
+    assert.ok(done.elapsed_ms! - action.elapsed_ms! >= 1000);
+
+    const at = (ms: number) => Math.floor(ms / 100);
+    const from = at(action.elapsed_ms!), to = at(done.elapsed_ms!);
+    const down = r.intervals.filter((i) => i.interval > from && i.interval < to);
+    assert.ok(down.length >= 8, `${down.length} intervals between the kill and the promotion`);
+    for (const i of down) {
+      assert.equal(i.completed, 0, `interval ${i.interval}: ${i.completed} completed`);
+      assert.ok(i.errors > 0 && i.refused + i.reset === i.errors, JSON.stringify(i));
+    }
+    // the replica serves from the promotion on (one interval's slack for requests in flight)
+    const after = r.intervals.filter((i) => i.interval > to + 1);
+    assert.ok(after.length >= 10);
+    assert.deepEqual(after.filter((i) => i.errors > 0), []);
+
+    const rep = failoverReport(r.intervals, r.events);
+    assert.equal(rep.verdict, "measured", rep.reason ?? "");
+    assert.equal(rep.tookOver, `node 2 (127.0.0.1:${nodes[1].port})`);
+    assert.ok(rep.windowStartMs! <= action.elapsed_ms!, JSON.stringify(rep));
+    assert.ok(rep.windowStartMs! + rep.windowMs! >= done.elapsed_ms! - 100, JSON.stringify(rep));
+    assert.ok(rep.backToTargetMs! >= done.elapsed_ms! - action.elapsed_ms! - 100);
+    assert.ok(rep.failed >= 8 * 70, `${rep.failed} errors`);
+  },
+);
