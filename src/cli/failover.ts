@@ -10,7 +10,7 @@
  */
 
 import type { Command, OptionValues } from "commander";
-import { Dataset } from "../store/dataset.ts";
+import type { Dataset } from "../store/dataset.ts";
 import { DenoProcessRunner } from "../collect/process.ts";
 import { FAILOVER_ACTIONS, type FailoverActionName, runFailover } from "../collect/failover/mod.ts";
 import type { TopologySpec } from "../collect/topology/spec.ts";

@@ -22,7 +22,6 @@ import {
   removeLeftTopologyDirs,
   type RunningTopology,
   startTopology,
-  TopologyError,
   type TopologySpec,
 } from "../topology/mod.ts";
 import { readSlotMap } from "../cluster/nodes.ts";
@@ -372,5 +371,3 @@ async function measure(
     errorSamples: result.errorSamples,
   };
 }
-
-export { TopologyError };

@@ -11,6 +11,7 @@ import { DenoProcessRunner } from "../../../src/collect/mod.ts";
 import { runFailover } from "../../../src/collect/failover/mod.ts";
 import { failoverReport, readFailover } from "../../../src/analyze/mod.ts";
 import { failoverTest, nothingLeft, startedNodes } from "./_support.ts";
+import { failoverCommand, failoverOptions } from "../../../src/cli/failover.ts";
 
 /** The cluster's node timeout, ms. */
 const T = 1000;
@@ -90,5 +91,21 @@ failoverTest(
       r.intervals.reduce((n, i) => n + i.sent, 0) > 0.9 * 800 * (atS + UPPER_MS / 1000),
       true,
     );
+    // kvlab failover --show prints the same numbers (one function computes them)
+    let printed = "";
+    const out = { print: (t: string) => (printed += t), printErr: (t: string) => (printed += t) };
+    const show = { data, show: true, engine: "redis", action: "kill", at: "2", rate: "1" };
+    await failoverCommand(
+      failoverOptions({
+        ...show,
+        duration: "1",
+        connections: "1",
+        requestTimeoutMs: "1000",
+        format: "text",
+      }),
+      out,
+    );
+    assert.match(printed, new RegExp(`unavailable window +${rep.windowMs} ms`));
+    assert.ok(printed.includes(`took over            ${rep.tookOver}`), printed);
   },
 );
