@@ -42,10 +42,14 @@ export function nothingLeft(nodes: { pid: number; port: number }[], tmp: string)
 export const ignore = missingOutsideCi("redis-server", "redis-cli");
 
 /** A test with TMPDIR set to a fresh folder and a dataset folder of its own. */
-export function failoverTest(name: string, fn: (tmp: string, data: string) => Promise<void>) {
+export function failoverTest(
+  name: string,
+  fn: (tmp: string, data: string) => Promise<void>,
+  skip: boolean = ignore,
+) {
   Deno.test({
     name,
-    ignore,
+    ignore: skip,
     fn: () =>
       withTempDir(
         "kvlab-failover-data-",
