@@ -281,8 +281,10 @@ async function measure(
       events.push(row("action", since(), node, `SIGSTOP ${node.pid} for ${a.stopS ?? 2} s`));
       Deno.kill(node.pid, "SIGSTOP");
       onStop(node);
+      stoppedNow = true;
       say(`${since().toFixed(0)} ms: SIGSTOP ${node.name} (${addr(node)}, pid ${node.pid})`);
       later((a.stopS ?? 2) * 1000, () => {
+        stoppedNow = false;
         resume(node);
         events.push(row("action_done", since(), node, `SIGCONT ${node.pid}`));
         say(`${since().toFixed(0)} ms: SIGCONT ${node.name}`);
@@ -296,6 +298,14 @@ async function measure(
       events.push(row("action_done", since(), replica, `CLUSTER FAILOVER answered ${reply}`));
       say(`${since().toFixed(0)} ms: CLUSTER FAILOVER on ${replica.name}: ${reply}`);
     }
+  };
+  // a node still stopped when the load ends (interrupted before stop_s) resumes then
+  let stoppedNow = false;
+  const resumeAtEnd = () => {
+    if (!stoppedNow) return;
+    stoppedNow = false;
+    resume(node);
+    events.push(row("action_done", since(), node, `SIGCONT ${node.pid} as the load ended`));
   };
   // the generator's slot map kept current from a live node (not the one acted on)
   let refreshing = cluster;
@@ -334,6 +344,7 @@ async function measure(
   } catch (e) {
     refreshing = false;
     timers.forEach(clearTimeout);
+    resumeAtEnd();
     await refresh;
     if (e instanceof RangeError || e instanceof TypeError) throw e;
     return {
@@ -345,6 +356,7 @@ async function measure(
     };
   }
   timers.forEach(clearTimeout);
+  resumeAtEnd();
   refreshing = false;
   await refresh;
   // which node serves the acted-on node's slots now (or the promoted replica)

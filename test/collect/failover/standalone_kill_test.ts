@@ -60,3 +60,32 @@ failoverTest(
     assert.ok(rep.failed >= 8 * 70, `${rep.failed} errors`);
   },
 );
+
+failoverTest(
+  "stopped mid-SIGSTOP (Ctrl-C): the node resumed and every process stopped by its PID",
+  async (tmp, data) => {
+    const lines: string[] = [];
+    const ctrl = new AbortController();
+    const r = await runFailover({
+      data,
+      topology: { engine: "redis", replicas: 1 },
+      action: { action: "stop", atS: 1, stopS: 30 },
+      requestedOpsPerSec: 500,
+      durationS: 20,
+      runner: new DenoProcessRunner(),
+      signal: ctrl.signal,
+      onMessage: (l) => {
+        lines.push(l);
+        if (l.includes("SIGSTOP")) setTimeout(() => ctrl.abort(), 500);
+      },
+    });
+    const text = lines.join("\n");
+    assert.ok(r.interrupted, `${r.status} ${r.reason}\n${text}`);
+    assert.equal(r.status, "incomplete", text);
+    assert.ok(r.events.some((e) => e.event === "action" && e.action === "stop"));
+    // SIGCONT came as the load ended, not after the 30 s stop
+    const resumed = r.events.find((e) => e.event === "action_done");
+    assert.match(resumed?.detail ?? "", /as the load ended/);
+    nothingLeft(startedNodes(lines), tmp);
+  },
+);
