@@ -191,7 +191,7 @@ interface Measured extends Measurement {
 async function measure(
   o: FailoverRunOptions,
   topo: RunningTopology,
-  { say, onStop }: { runId: string; say: (l: string) => void; onStop: (n: Node) => void },
+  { runId, say, onStop }: { runId: string; say: (l: string) => void; onStop: (n: Node) => void },
 ): Promise<Measured> {
   const events: FailoverEventsRow[] = [];
   const before = await snapshotBefore(topo.target);
@@ -366,12 +366,14 @@ async function measure(
     `took over: ${took.node ? `${took.node.name} (${addr(took.node)})` : "none"}: ${took.detail}`,
   );
   const after = await snapshotAfter(topo.target).catch(() => undefined);
-  const rows = openLoopRows(result, "", {
+  const rows = openLoopRows(result, runId, {
     ratio: o.ratio ?? "0:1",
     valueSize: 256,
     keys: o.keys ?? 1000,
     startedAt: new Date(t0),
   });
+  // lost connections are what a failover run measures, not a cut result (a step's rule)
+  rows.results = rows.results.map((x) => ({ ...x, complete: !result.interrupted }));
   return {
     before,
     after,

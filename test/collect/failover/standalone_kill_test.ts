@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { DenoProcessRunner } from "../../../src/collect/mod.ts";
 import { runFailover } from "../../../src/collect/failover/mod.ts";
 import { failoverReport } from "../../../src/analyze/mod.ts";
+import { Dataset } from "../../../src/store/dataset.ts";
 import { failoverTest, nothingLeft, startedNodes } from "./_support.ts";
 
 failoverTest(
@@ -51,6 +52,9 @@ failoverTest(
     assert.ok(after.length >= 10);
     assert.deepEqual(after.filter((i) => i.errors > 0), []);
 
+    // the run's results are stored under its id, complete (lost connections are the measurement)
+    const results = Dataset.of(data).read("results", { columns: ["run_id", "test", "complete"] });
+    assert.deepEqual(results.toRecords(), [{ run_id: r.runId, test: "GET", complete: true }]);
     const rep = failoverReport(r.intervals, r.events);
     assert.equal(rep.verdict, "measured", rep.reason ?? "");
     assert.equal(rep.tookOver, `node 2 (127.0.0.1:${nodes[1].port})`);
