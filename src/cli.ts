@@ -30,6 +30,7 @@ import { declarePubSub } from "./cli/pubsub.ts";
 import { declareReport } from "./cli/report.ts";
 import { declareRun } from "./cli/run.ts";
 import { declareSample } from "./cli/sample.ts";
+import { declareFailover } from "./cli/failover.ts";
 import { declareSummary } from "./cli/summary.ts";
 import { declareSweep } from "./cli/sweep.ts";
 import { declareTable } from "./cli/table.ts";
@@ -51,6 +52,7 @@ const COMMANDS: ((program: Command, out: Output) => void)[] = [
   declareDoctor,
   declareCompact,
   declarePubSub,
+  declareFailover,
   declareSweep,
   declareLoad,
   declareAgent,

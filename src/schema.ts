@@ -10,9 +10,14 @@
  * @module
  */
 
-import { AGENT_STEPS, CONTAINER_STATS } from "./schema_tables.ts";
+import {
+  AGENT_STEPS,
+  CONTAINER_STATS,
+  FAILOVER_EVENTS,
+  FAILOVER_INTERVALS,
+} from "./schema_tables.ts";
 /** Version of the schema written by this kvlab. Readers accept any `1.x`. */
-export const SCHEMA_VERSION = "1.7";
+export const SCHEMA_VERSION = "1.8";
 
 /** Major version readers of this kvlab accept. */
 export const SCHEMA_MAJOR = 1;
@@ -381,6 +386,8 @@ export const TABLES = {
   hdr_histograms: HDR_HISTOGRAMS,
   agent_steps: AGENT_STEPS,
   container_stats: CONTAINER_STATS,
+  failover_intervals: FAILOVER_INTERVALS,
+  failover_events: FAILOVER_EVENTS,
 } as const;
 
 /** Name of a table. */
@@ -443,6 +450,10 @@ export type HdrHistogramsRow = RowOf<typeof HDR_HISTOGRAMS>;
 export type AgentStepsRow = RowOf<typeof AGENT_STEPS>;
 /** A `container_stats` row. */
 export type ContainerStatsRow = RowOf<typeof CONTAINER_STATS>;
+/** A `failover_intervals` row. */
+export type FailoverIntervalsRow = RowOf<typeof FAILOVER_INTERVALS>;
+/** A `failover_events` row. */
+export type FailoverEventsRow = RowOf<typeof FAILOVER_EVENTS>;
 
 /** The row type of each table, by table name. */
 export type TableRows = { [K in TableName]: RowOf<(typeof TABLES)[K]> };

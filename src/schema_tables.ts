@@ -2,7 +2,9 @@
  * The tables of a run's other parties, listed here (with the shape of `schema.ts`'s, which adds
  * them to `TABLES`) to keep `schema.ts` within its size: `agent_steps` (schema 1.6, issue 35),
  * one row per client host of a step run from several (`kvlab run` with `agents:`), beside the one
- * merged run of the step; `container_stats` (1.7, issue 34), a server's container over a run.
+ * merged run of the step; `container_stats` (1.7, issue 34), a server's container over a run;
+ * `failover_intervals` and `failover_events` (1.8, issue 33), a failover run's 100 ms timeline and
+ * what kvlab did and saw.
  *
  * @module
  */
@@ -148,4 +150,89 @@ export const CONTAINER_STATS = [
     nullable: false,
     doc: "Line of the run's raw `docker-stats.jsonl`.",
   },
+] as const;
+
+/** `failover_intervals` (1.8): a failover run's timeline, one row per 100 ms interval. */
+export const FAILOVER_INTERVALS = [
+  { name: "run_id", type: "string", nullable: false, doc: "The failover run." },
+  {
+    name: "interval",
+    type: "int",
+    nullable: false,
+    doc: "0-based interval of the run's schedule.",
+  },
+  {
+    name: "start_ms",
+    type: "float",
+    nullable: false,
+    doc: "Its start, ms since the schedule started.",
+  },
+  { name: "width_ms", type: "float", nullable: false, doc: "Its width, ms (100)." },
+  { name: "requested_ops_per_sec", type: "float", nullable: false, doc: "The run's fixed rate." },
+  { name: "sent", type: "int", nullable: false, doc: "Requests written in it." },
+  { name: "completed", type: "int", nullable: false, doc: "Non-error replies received in it." },
+  { name: "achieved_ops_per_sec", type: "float", nullable: false, doc: "completed / width." },
+  {
+    name: "errors",
+    type: "int",
+    nullable: false,
+    doc: "Errors in it: the sum of the six kinds below.",
+  },
+  { name: "refused", type: "int", nullable: false, doc: "Requests whose connection was refused." },
+  {
+    name: "reset",
+    type: "int",
+    nullable: false,
+    doc: "Requests lost to a connection reset or closed.",
+  },
+  {
+    name: "timeout",
+    type: "int",
+    nullable: false,
+    doc: "Requests without a reply within the request timeout.",
+  },
+  { name: "clusterdown", type: "int", nullable: false, doc: "CLUSTERDOWN replies." },
+  { name: "readonly", type: "int", nullable: false, doc: "READONLY replies." },
+  { name: "other", type: "int", nullable: false, doc: "Other errors." },
+  { name: "moved", type: "int", nullable: false, doc: "MOVED redirections followed (not errors)." },
+  {
+    name: "p50_latency_ms",
+    type: "float",
+    nullable: true,
+    doc: "Median latency from the intended send of its replies.",
+  },
+  {
+    name: "p99_latency_ms",
+    type: "float",
+    nullable: true,
+    doc: "p99 latency from the intended send of its replies.",
+  },
+  {
+    name: "max_latency_ms",
+    type: "float",
+    nullable: true,
+    doc: "Largest latency from the intended send of its replies.",
+  },
+] as const;
+
+/** `failover_events` (1.8): what kvlab did in a failover run and which node took over. */
+export const FAILOVER_EVENTS = [
+  { name: "run_id", type: "string", nullable: false, doc: "The failover run." },
+  { name: "event", type: "string", nullable: false, doc: "action, action_done or took_over." },
+  {
+    name: "elapsed_ms",
+    type: "float",
+    nullable: true,
+    doc: "When, ms since the schedule started; null when read after the run.",
+  },
+  { name: "action", type: "string", nullable: false, doc: "kill, stop or cluster-failover." },
+  {
+    name: "node",
+    type: "string",
+    nullable: true,
+    doc: "The node (`node 2`), as kvlab started it.",
+  },
+  { name: "address", type: "string", nullable: true, doc: "Its host:port." },
+  { name: "pid", type: "int", nullable: true, doc: "Its process id." },
+  { name: "detail", type: "string", nullable: true, doc: "What kvlab did or read, in words." },
 ] as const;

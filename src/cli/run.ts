@@ -382,7 +382,8 @@ export function declareRun(program: Command, out: Output): void {
       "Run a study plan (YAML or JSON) against live servers, storing one run per cell. Its " +
         "kind: redis-benchmark (the default; examples/plan.yaml), memtier " +
         "(examples/memtier-plan.yaml), latency-sweep (examples/latency-sweep.yaml), pubsub " +
-        "(examples/pubsub.yaml) or memory (examples/memory-plan.yaml). Re-running skips " +
+        "(examples/pubsub.yaml), memory (examples/memory-plan.yaml) or failover " +
+        "(examples/failover.yaml). Re-running skips " +
         "complete cells and redoes incomplete or failed ones.",
     )
     .argument("<plan>", "plan file")

@@ -23,6 +23,7 @@ export * from "./memory/mod.ts";
 export * from "./cluster/mod.ts";
 export * from "./docker/mod.ts";
 export * from "./topology/mod.ts";
+export * from "./failover/mod.ts";
 export * from "./ingest/mod.ts";
 export * from "./plan/mod.ts";
 export * from "../store/writer.ts";

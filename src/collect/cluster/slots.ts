@@ -218,6 +218,11 @@ function asMap(v: Reply): Record<string, Reply> {
  *   { tls: false, host: "127.0.0.1" });
  * assert.deepEqual(m.nodes.map((n) => n.port), [7000, 7001]);
  * assert.equal(m.slotNode[8192], 1);
+ * // after a failover Valkey lists the failed primary as a master too: the online one serves
+ * const failed = ["slots", [0, 16383], "nodes", [
+ *   ["id", "old", "port", 7000, "ip", "127.0.0.1", "role", "master", "health", "fail"],
+ *   ["id", "new", "port", 7003, "ip", "127.0.0.1", "role", "master", "health", "online"]]];
+ * assert.equal(slotMapFromShards([failed], { tls: false, host: "h" }).nodes[0].port, 7003);
  * ```
  */
 export function slotMapFromShards(reply: Reply, o: { tls: boolean; host: string }): SlotMap {
@@ -230,7 +235,9 @@ export function slotMapFromShards(reply: Reply, o: { tls: boolean; host: string 
     if (!Array.isArray(slots) || !Array.isArray(nodes)) {
       throw new TypeError("CLUSTER SHARDS: a shard without slots or nodes");
     }
-    const master = nodes.map(asMap).find((n) => n.role === "master");
+    // (after a failover Valkey lists the failed primary as a master too, with health fail)
+    const masters = nodes.map(asMap).filter((n) => n.role === "master");
+    const master = masters.find((n) => n.health !== "fail") ?? masters[0];
     if (!master || slots.length === 0) continue;
     const port = Number(o.tls ? master["tls-port"] ?? master.port : master.port);
     const ip = [master.endpoint, master.ip].map((x) =>

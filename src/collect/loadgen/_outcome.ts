@@ -15,6 +15,7 @@ import {
   recordMs,
 } from "./histogram.ts";
 import { countReply, countSent, emptySecondCounts, type SecondCounts } from "./series.ts";
+import type { IntervalCounts } from "./series.ts";
 import type { ArrivalMode, RatioMix } from "./schedule.ts";
 import type { Endpoint } from "./wire.ts";
 import type { RespReplyKind } from "./resp.ts";
@@ -52,6 +53,13 @@ export interface ShardOptions extends Endpoint {
   connectTimeoutMs: number;
   /** A Redis Cluster's slot map (engine `deno`, one thread): requests go to their slot's master. */
   cluster?: SlotMap;
+  /**
+   * A failover run (with `cluster`; `../../failover/`): a lost socket is opened again on the
+   * next request to its node (the request in flight on it is an error of its kind), a request
+   * without a reply after `requestTimeoutMs` is an error (`timeout`, its socket closed and
+   * opened again), and `intervals` counts every `intervalMs` with the errors split by kind.
+   */
+  failover?: { intervalMs: number; requestTimeoutMs: number };
 }
 
 /** Messages the main thread sends to a shard's Worker (`_worker.ts`). */
@@ -103,6 +111,8 @@ export interface ShardOutcome extends OpenLoopCounts {
   /** The whole intended → actual send delay (queue + lateness). */
   delay: Histogram;
   series: SecondCounts;
+  /** A failover run's interval counts (see `ShardOptions.failover`). */
+  intervals?: IntervalCounts;
   /** The SETs among the requests counted above. */
   sets: SetCounts;
   /** Successful replies received inside the measured window, whatever their intended time

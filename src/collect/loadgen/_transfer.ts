@@ -6,7 +6,7 @@
  */
 
 import { type Histogram, mergeHistograms } from "./histogram.ts";
-import type { SecondCounts } from "./series.ts";
+import type { IntervalCounts, SecondCounts } from "./series.ts";
 import {
   type CommandOutcome,
   decodeOutcome,
@@ -20,6 +20,7 @@ import {
 /** Adds the counts and histograms of several outcomes (series stay per part). */
 export function mergeOutcomes(parts: readonly ShardOutcome[]): Omit<ShardOutcome, "series"> & {
   seriesParts: SecondCounts[];
+  intervalParts: IntervalCounts[];
 } {
   type Count =
     | "sent"
@@ -54,6 +55,7 @@ export function mergeOutcomes(parts: readonly ShardOutcome[]): Omit<ShardOutcome
     queue: mergeHistograms(parts.map((p) => p.queue)),
     delay: mergeHistograms(parts.map((p) => p.delay)),
     seriesParts: parts.map((p) => p.series),
+    intervalParts: parts.flatMap((p) => (p.intervals ? [p.intervals] : [])),
     sets: {
       sent: parts.reduce((n, p) => n + p.sets.sent, 0),
       completed: parts.reduce((n, p) => n + p.sets.completed, 0),

@@ -20,6 +20,7 @@ import { commandOutcomes, mergeOutcomes, runInWorkers } from "./_transfer.ts";
 import type { CommandOutcome, EngineName } from "./_outcome.ts";
 import { type SleepCost, timedSleepCost } from "../../system/timer.ts";
 import { connectMainShard, stepEngine, type TopologyOptions } from "./cluster/engine.ts";
+import * as failover from "./cluster/engine.ts";
 
 /** Which engine drives the connections: `ffi` (an epoll loop over libc in each Worker),
  * `deno` (Deno's TCP and a timer thread), or `auto` (`ffi` where it can run). */
@@ -114,7 +115,7 @@ export interface OpenLoopOptions extends TopologyOptions {
 }
 
 /** What {@link runOpenLoop} measured. Latencies in histograms are integer nanoseconds. */
-export interface OpenLoopResult extends OpenLoopCounts {
+export interface OpenLoopResult extends OpenLoopCounts, failover.FailoverResult {
   requestedOpsPerSec: number;
   /** Successful replies received in the measured window divided by its length. */
   achievedOpsPerSec: number;
@@ -234,7 +235,7 @@ export function openLoopPlan(o: OpenLoopOptions): ShardOptions {
     port: o.port,
     password: o.password,
     ...(o.tls ? { tls: o.tls } : {}),
-    ...(o.cluster ? { cluster: o.cluster } : {}),
+    ...failover.clusterOptions(o),
     indices: Array.from({ length: connections }, (_, i) => i),
     connections,
     requestedOpsPerSec: rate,
@@ -371,7 +372,7 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
         started: () => {
           if (abortEpochMs !== null) interrupt(); // before the run message: ends it at once
           started();
-          return (startEpochMs = Math.max(epochNow() + 50, options.startAtEpochMs ?? 0));
+          return (startEpochMs = failover.scheduleStart(options, 50));
         },
       });
     }
@@ -380,7 +381,7 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
     interrupt = () => shard.interrupt();
     if (abortEpochMs !== null) shard.interrupt();
     started();
-    startEpochMs = Math.max(epochNow() + 20, options.startAtEpochMs ?? 0);
+    startEpochMs = failover.scheduleStart(options, 20);
     return [await shard.run(startEpochMs)];
   };
   if (options.signal?.aborted) abortEpochMs = epochNow();
@@ -427,7 +428,7 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
     lateness: latencySummary(m.lateness),
     queue: latencySummary(m.queue),
     delay: latencySummary(m.delay),
-    perSecond: secondSeries(m.seriesParts),
+    ...failover.intervalResult(m.intervalParts, secondSeries(m.seriesParts)),
     commands: commandOutcomes(m),
     clientCpuS,
     clientRunQueueS: m.runQueueS,

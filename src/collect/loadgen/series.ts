@@ -1,7 +1,8 @@
 /**
- * Per-second series of an open-loop run: requests sent, replies completed, errors, and a
- * latency histogram (from the intended send time) per second since the start. Each Worker keeps
- * its own; they merge by adding counts.
+ * Per-interval series of an open-loop run: requests sent, replies completed, errors, and a
+ * latency histogram (from the intended send time) per interval since the start: a second for
+ * every run (`SecondCounts`), and 100 ms with the errors split by kind for a failover run
+ * (`IntervalCounts`, `../../failover/`). Each Worker keeps its own; they merge by adding counts.
  *
  * @module
  */
@@ -26,6 +27,8 @@ export interface SecondBucket {
 
 /** Raw per-second counts of one Worker (or of the whole run once merged). */
 export interface SecondCounts {
+  /** The bucket width, ms (1000 when absent: a second). */
+  widthMs?: number;
   sent: number[];
   completed: number[];
   errors: number[];
@@ -47,7 +50,26 @@ export interface SecondCounts {
  * ```
  */
 export function secondOf(ms: number): number {
-  return ms <= 0 ? 0 : Math.floor(ms / 1000);
+  return bucketOf(ms, 1000);
+}
+
+/**
+ * The interval of a run a time falls in, for intervals `widthMs` long (times before the start
+ * count in interval 0).
+ *
+ * @param ms Milliseconds since the start of the run.
+ * @param widthMs The interval's width, ms.
+ * @returns 0, 1, 2, …
+ *
+ * @example
+ * ```ts
+ * import { bucketOf } from "./series.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual([-3, 0, 99.9, 100, 250].map((ms) => bucketOf(ms, 100)), [0, 0, 0, 1, 2]);
+ * ```
+ */
+export function bucketOf(ms: number, widthMs: number): number {
+  return ms <= 0 ? 0 : Math.floor(ms / widthMs);
 }
 
 /**
@@ -60,11 +82,13 @@ export function emptySecondCounts(): SecondCounts {
 }
 
 function grow(c: SecondCounts, s: number): void {
+  const k = (c as Partial<IntervalCounts>).kinds;
   while (c.sent.length <= s) {
     c.sent.push(0);
     c.completed.push(0);
     c.errors.push(0);
     c.latency.push(latencyHistogram(2));
+    if (k) { for (const name of INTERVAL_COUNTS) k[name].push(0); }
   }
 }
 
@@ -75,7 +99,7 @@ function grow(c: SecondCounts, s: number): void {
  * @param ms Milliseconds since the start of the run.
  */
 export function countSent(c: SecondCounts, ms: number): void {
-  const s = secondOf(ms);
+  const s = bucketOf(ms, c.widthMs ?? 1000);
   if (s >= c.sent.length) grow(c, s);
   c.sent[s]++;
 }
@@ -102,7 +126,7 @@ export function countSent(c: SecondCounts, ms: number): void {
  * ```
  */
 export function countReply(c: SecondCounts, ms: number, latencyMs: number | undefined): void {
-  const s = secondOf(ms);
+  const s = bucketOf(ms, c.widthMs ?? 1000);
   if (s >= c.sent.length) grow(c, s);
   if (latencyMs === undefined) c.errors[s]++;
   else {
@@ -155,6 +179,135 @@ export function secondSeries(parts: readonly SecondCounts[]): SecondBucket[] {
       p50FromIntendedMs: sum.p50Ms,
       p99FromIntendedMs: sum.p99Ms,
     });
+  }
+  return out;
+}
+
+/**
+ * The kinds an interval series counts apart: errors by what caused them (a connection refused
+ * or reset, a request without a reply within the run's request timeout, `CLUSTERDOWN`,
+ * `READONLY`, any other error) and `moved`, MOVED redirections followed (not errors).
+ */
+export const INTERVAL_COUNTS = [
+  "refused",
+  "reset",
+  "timeout",
+  "clusterdown",
+  "readonly",
+  "other",
+  "moved",
+] as const;
+
+/** One of {@link INTERVAL_COUNTS}. */
+export type IntervalCount = typeof INTERVAL_COUNTS[number];
+
+/** The error kinds among {@link INTERVAL_COUNTS} (all but `moved`). */
+export type IntervalErrorKind = Exclude<IntervalCount, "moved">;
+
+/** Per-interval counts with the errors split by kind (a failover run's). */
+export interface IntervalCounts extends SecondCounts {
+  widthMs: number;
+  kinds: Record<IntervalCount, number[]>;
+}
+
+/** One interval of a run, merged over all connections. */
+export interface IntervalBucket extends Record<IntervalCount, number> {
+  /** 0-based interval. */
+  interval: number;
+  /** Its start, ms since the start of the run. */
+  startMs: number;
+  widthMs: number;
+  sent: number;
+  /** Non-error replies received in it. */
+  completed: number;
+  /** Errors in it (every kind but `moved`). */
+  errors: number;
+  /** Latency from the intended send time of its replies, ms (null when none completed). */
+  p50FromIntendedMs: number | null;
+  p99FromIntendedMs: number | null;
+  maxFromIntendedMs: number | null;
+}
+
+/**
+ * Empty counts of intervals `widthMs` long, with the errors split by kind.
+ *
+ * @param widthMs The interval's width, ms.
+ * @returns Counts with no interval yet.
+ */
+export function emptyIntervalCounts(widthMs: number): IntervalCounts {
+  if (!(widthMs > 0)) throw new RangeError(`widthMs must be > 0: ${widthMs}`);
+  const kinds = Object.fromEntries(INTERVAL_COUNTS.map((k) => [k, [] as number[]]));
+  return { ...emptySecondCounts(), widthMs, kinds: kinds as Record<IntervalCount, number[]> };
+}
+
+/**
+ * Counts an error of a kind at `ms` (an error reply, a lost connection's request), or a MOVED
+ * followed (`moved`: not an error).
+ *
+ * @param c Counts to update.
+ * @param ms Milliseconds since the start of the run.
+ * @param kind What it was.
+ *
+ * @example
+ * ```ts
+ * import { countKind, countReply, countSent, emptyIntervalCounts, intervalSeries } from "./series.ts";
+ * import assert from "node:assert/strict";
+ * const c = emptyIntervalCounts(100);
+ * countSent(c, 10);
+ * countReply(c, 11, 1);
+ * countKind(c, 150, "refused");
+ * countKind(c, 160, "moved");
+ * const s = intervalSeries([c]);
+ * assert.deepEqual(s.map((b) => [b.startMs, b.completed, b.errors, b.refused, b.moved]),
+ *   [[0, 1, 0, 0, 0], [100, 0, 1, 1, 1]]);
+ * assert.equal(s[1].p99FromIntendedMs, null);
+ * ```
+ */
+export function countKind(c: IntervalCounts, ms: number, kind: IntervalCount): void {
+  const s = bucketOf(ms, c.widthMs);
+  if (s >= c.sent.length) grow(c, s);
+  c.kinds[kind][s]++;
+  if (kind !== "moved") c.errors[s]++;
+}
+
+/**
+ * Merges interval counts (all of one width) into one series.
+ *
+ * @param parts Counts to merge (left unchanged).
+ * @returns One bucket per interval, from 0 to the last any part reached.
+ */
+export function intervalSeries(parts: readonly IntervalCounts[]): IntervalBucket[] {
+  const widthMs = parts[0]?.widthMs ?? 100;
+  if (parts.some((p) => p.widthMs !== widthMs)) {
+    throw new RangeError("interval counts of different widths do not merge");
+  }
+  const n = Math.max(0, ...parts.map((p) => p.sent.length));
+  const out: IntervalBucket[] = [];
+  for (let i = 0; i < n; i++) {
+    const h = latencyHistogram(2);
+    const b = {
+      interval: i,
+      startMs: i * widthMs,
+      widthMs,
+      sent: 0,
+      completed: 0,
+      errors: 0,
+      ...Object.fromEntries(INTERVAL_COUNTS.map((k) => [k, 0])),
+    } as IntervalBucket;
+    for (const p of parts) {
+      if (i >= p.sent.length) continue;
+      b.sent += p.sent[i];
+      b.completed += p.completed[i];
+      b.errors += p.errors[i];
+      for (const k of INTERVAL_COUNTS) b[k] += p.kinds[k][i];
+      h.add(p.latency[i]);
+    }
+    const sum = latencySummary(h);
+    const some = sum.count > 0;
+    b.p50FromIntendedMs = some ? sum.p50Ms : null;
+    b.p99FromIntendedMs = some ? sum.p99Ms : null;
+    b.maxFromIntendedMs = some ? sum.maxMs : null;
+    out.push(b);
   }
   return out;
 }

@@ -27,6 +27,7 @@ import { memtierKind } from "./kinds/memtier.ts";
 import { pubSubKind } from "./kinds/pubsub.ts";
 import { latencySweepKind } from "./kinds/latency_sweep.ts";
 import { redisBenchmarkKind } from "./kinds/redis_benchmark.ts";
+import { failoverKind } from "./kinds/failover.ts";
 
 export { MAX_PLAN_CELLS, PlanError, type PlanServer } from "./kind.ts";
 export type { MemoryPlan } from "./kinds/memory.ts";
@@ -42,6 +43,7 @@ export const PLAN_KINDS = {
   memtier: memtierKind,
   pubsub: pubSubKind,
   "latency-sweep": latencySweepKind,
+  failover: failoverKind,
 } as const;
 
 type Kinds = typeof PLAN_KINDS;

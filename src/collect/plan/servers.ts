@@ -64,7 +64,8 @@ export function usesDocker(plan: Pick<StudyPlan, "servers">): boolean {
  * @param plan The plan.
  * @returns True when some server has `start:` or `container:`.
  */
-export function startsServers(plan: Pick<StudyPlan, "servers">): boolean {
+export function startsServers(plan: Pick<StudyPlan, "servers"> & { kind?: string }): boolean {
+  if (plan.kind === "failover") return false; // it starts a topology per run (kinds/failover.ts)
   return plan.servers.some((s) => s.start || s.container);
 }
 

@@ -21,6 +21,7 @@ const EXAMPLES = [
   "examples/plan.yaml",
   "examples/client-scaling.yaml",
   "examples/memory-plan.yaml",
+  "examples/failover.yaml",
   "data/plans/demo.yaml",
 ];
 const load = (f: string): StudyPlan => parsePlan(Deno.readTextFileSync(ROOT + f), f);
@@ -45,6 +46,7 @@ Deno.test("PLAN_KINDS: each kind's fields are its own", () => {
     "memtier",
     "pubsub",
     "latency-sweep",
+    "failover",
   ]);
 });
 
@@ -59,7 +61,7 @@ Deno.test("parsePlan() reads each kind's section and rejects another kind's", as
   await t.step("a kind it does not know names the kinds it knows", () => {
     bad(
       `name: x\nkind: nope\n${servers}`,
-      /^p\.yaml:2:7: kind: expected redis-benchmark, memory, memtier, pubsub or latency-sweep/,
+      /^p\.yaml:2:7: kind: expected redis-benchmark, memory, memtier, pubsub, latency-sweep or failover/,
     );
   });
   await t.step("a field of another kind says whose it is", () => {

@@ -8,6 +8,12 @@
  * {@link MAX_REDIRECTS} times is an error. Replies are matched to requests per socket, as in
  * `_shard.ts`: a reply to no request, or of a kind its request cannot get, drops the connection.
  *
+ * A failover run (`ShardOptions.failover`) keeps a connection whose socket failed: the request
+ * in flight on that socket is an error of its kind (`refused`, `reset`, `timeout`), the socket
+ * is opened again by the next request to its node, and every error and MOVED is counted per
+ * interval by kind. The slot map is the caller's object: it may point slots elsewhere while the
+ * run goes on (`../../failover/` does, from CLUSTER SHARDS, or to a promoted replica).
+ *
  * @module
  */
 
@@ -29,6 +35,14 @@ import {
   type ShardOutcome,
 } from "../_outcome.ts";
 import { keySlot, moveSlot, parseRedirect, type SlotMap } from "../../cluster/slots.ts";
+import {
+  countKind,
+  countReply,
+  countSent,
+  emptyIntervalCounts,
+  type IntervalCounts,
+} from "../series.ts";
+import { errorKind, lostKind, RequestTimeout } from "./kinds.ts";
 
 /** Redirections one request may follow before it counts as an error. */
 export const MAX_REDIRECTS = 5;
@@ -58,6 +72,8 @@ class Conn {
   inHeap = false;
   closed = false;
   redirects = 0;
+  /** The socket of the request in flight (failover runs). */
+  at: NodeSock | null = null;
   /** The request in flight, to send again on a redirection. */
   bytes: Uint8Array = new Uint8Array();
   readonly intended = new Float64Array(1);
@@ -105,6 +121,9 @@ export class ClusterShard {
   #stopTimer: ReturnType<typeof setTimeout> | undefined;
   #resolve: (o: ShardOutcome) => void = () => {};
   readonly #out: ShardOutcome = emptyOutcome();
+  /** A failover run's interval counts (else undefined). */
+  readonly #iv: IntervalCounts | undefined;
+  #timeoutTimer: ReturnType<typeof setInterval> | undefined;
 
   constructor(o: ShardOptions, map: SlotMap) {
     this.#o = o;
@@ -115,6 +134,7 @@ export class ClusterShard {
     this.#conns = o.indices.map((i) => new Conn(i, o.seed));
     this.#slots = new Uint16Array(o.keys);
     for (let k = 0; k < o.keys; k++) this.#slots[k] = keySlot(o.keyPrefix + k);
+    if (o.failover) this.#out.intervals = this.#iv = emptyIntervalCounts(o.failover.intervalMs);
   }
 
   /** Opens every connection's socket to every master known now. */
@@ -137,7 +157,7 @@ export class ClusterShard {
     c.socks[i] = ns;
     this.#owner.set(ns, c);
     return connectResp(this.#endpoint(i), this.#o.connectTimeoutMs).then((sock) => {
-      if (c.closed || this.#finished) return sock.close();
+      if (c.closed || this.#finished || c.socks[i] !== ns) return sock.close();
       ns.sock = sock;
       this.#readLoop(c, ns);
       this.#flush(c, ns);
@@ -163,6 +183,10 @@ export class ClusterShard {
     }
     this.#sending = true;
     const done = new Promise<ShardOutcome>((r) => (this.#resolve = r));
+    if (o.failover) {
+      const limit = o.failover.requestTimeoutMs;
+      this.#timeoutTimer = setInterval(() => this.#timeouts(limit), Math.min(50, limit / 4));
+    }
     this.#stopTimer = setTimeout(() => this.#stop(), Math.max(0, o.durationMs - this.#now()));
     this.#schedule();
     return done;
@@ -206,19 +230,24 @@ export class ClusterShard {
     c.bytes = set ? encodeSet(key, this.#value) : encodeGet(key);
     c.n++;
     c.redirects = 0;
-    bookSend(this.#out, c, 1, c.next, this.#now(), set, o.warmupMs);
+    const now = this.#now();
+    bookSend(this.#out, c, 1, c.next, now, set, o.warmupMs);
+    if (this.#iv) countSent(this.#iv, now);
     this.#outstanding++;
     this.#budget--;
     c.next = nextSendMs(c.next, this.#interval, o.arrival, c.random);
     const node = this.#map.slotNode[this.#slots[k]];
-    if (node < 0) return this.#lost(c, new Error(`no master serves slot ${this.#slots[k]}`));
+    if (node < 0) {
+      return this.#lost(c, new Error(`no master serves slot ${this.#slots[k]}`), null);
+    }
     this.#send(c, node, false);
   }
 
   /** Sends the request of `c` to master `i` (after ASKING when asked). */
   #send(c: Conn, i: number, asking: boolean): void {
-    const opened = this.#open(c, i).catch((e) => this.#lost(c, e));
+    const opened = this.#open(c, i).catch((e) => this.#lost(c, e, ns));
     const ns = c.socks[i]!;
+    c.at = ns;
     if (asking) {
       ns.owed.push(0);
       ns.queue.push(ASKING);
@@ -253,7 +282,7 @@ export class ClusterShard {
         if (from + n < bytes.length && !c.closed) return write(from + n);
         ns.writing = false;
         if (!c.closed) this.#flush(c, ns);
-      }, (e) => this.#lost(c, e));
+      }, (e) => this.#lost(c, e, ns));
     };
     write(0);
   }
@@ -266,9 +295,9 @@ export class ClusterShard {
         if (n === null) break;
         ns.reader.feed(buf, n);
       }
-      this.#lost(c, new Deno.errors.ConnectionReset("server closed the connection"));
+      this.#lost(c, new Deno.errors.ConnectionReset("server closed the connection"), ns);
     } catch (e) {
-      this.#lost(c, e);
+      this.#lost(c, e, ns);
     }
   }
 
@@ -291,6 +320,7 @@ export class ClusterShard {
         const host = r.host || this.#map.nodes[0].host;
         if (r.kind === "moved") {
           this.#out.moved++;
+          if (this.#iv) countKind(this.#iv, t, "moved");
           this.#send(c, moveSlot(this.#map, r.slot, { host, port: r.port, id: null }), false);
         } else {
           this.#out.asked++;
@@ -308,6 +338,11 @@ export class ClusterShard {
     const problem = replyProblem(c, kind);
     if (problem !== null) throw new ReplyMismatchError(problem);
     this.#outstanding--;
+    if (this.#iv) {
+      if (kind === "error") countKind(this.#iv, t, errorKind(ns.reader.lastError));
+      else countReply(this.#iv, t, t - c.intended[0]);
+    }
+    c.at = null;
     bookReply(this.#out, c, 1, t, kind === "error", this.#o);
     if (this.#sending) {
       if (!c.inHeap) c.next <= t ? this.#sendDue(c, t) : this.#requeue(c);
@@ -315,14 +350,51 @@ export class ClusterShard {
     } else if (this.#outstanding === 0) this.#finish();
   }
 
-  /** A socket failed: its connection's request in flight is an error; it sends no more. */
-  #lost(c: Conn, e: unknown): void {
+  /**
+   * A socket failed: its connection's request in flight is an error; it sends no more (in a
+   * failover run: the socket is dropped, the request in flight on it, if any, is an error of its
+   * kind, and the connection goes on).
+   */
+  #lost(c: Conn, e: unknown, ns: NodeSock | null): void {
     if (c.closed || this.#finished) return;
+    if (this.#iv) return this.#lostSocket(c, e, ns);
     c.closed = true;
     sampleError(this.#out, e instanceof Error ? `${e.name}: ${e.message}` : String(e));
     this.#outstanding -= bookLost(this.#out, { conn: c, depth: 1, atMs: this.#now() });
     this.#closeConn(c);
     if (!this.#sending && this.#outstanding === 0) this.#finish();
+  }
+
+  #lostSocket(c: Conn, e: unknown, ns: NodeSock | null): void {
+    const i = ns === null ? -1 : c.socks.indexOf(ns);
+    if (ns !== null && i < 0) return; // a socket dropped before (its read loop ending)
+    if (ns !== null) {
+      c.socks[i] = undefined;
+      this.#owner.delete(ns);
+      try {
+        ns.sock?.close();
+      } catch { /* already closed */ }
+    }
+    if (c.outstanding === 0 || (ns !== null && c.at !== ns)) return;
+    const t = this.#now();
+    sampleError(this.#out, e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+    this.#outstanding -= bookLost(this.#out, { conn: c, depth: 1, atMs: t });
+    countKind(this.#iv!, t, lostKind(e));
+    c.at = null;
+    if (this.#sending) {
+      if (!c.inHeap) c.next <= t ? this.#sendDue(c, t) : this.#requeue(c);
+      this.#schedule();
+    } else if (this.#outstanding === 0) this.#finish();
+  }
+
+  /** Requests in flight longer than the limit: errors (`timeout`), their sockets dropped. */
+  #timeouts(limitMs: number): void {
+    const t = this.#now();
+    for (const c of this.#conns) {
+      if (c.outstanding > 0 && c.at !== null && t - c.sentAt[0] > limitMs) {
+        this.#lost(c, new RequestTimeout(`no reply in ${limitMs} ms`), c.at);
+      }
+    }
   }
 
   #closeConn(c: Conn): void {
@@ -355,6 +427,7 @@ export class ClusterShard {
     this.#finished = true;
     this.#sending = false;
     for (const t of [this.#timer, this.#drainTimer, this.#stopTimer]) clearTimeout(t);
+    clearInterval(this.#timeoutTimer);
     this.#out.unanswered = this.#outstanding;
     if (this.#outstanding > 0) {
       sampleError(

@@ -11,3 +11,4 @@ export * from "./memory.ts";
 export * from "./memtier.ts";
 export * from "./redis_benchmark.ts";
 export * from "./pubsub.ts";
+export * from "./failover.ts";

@@ -1,0 +1,147 @@
+/**
+ * What a failover run asks the nodes of its topology (`../topology/`): a node's INFO
+ * replication and the primary a replica follows, one command, SIGCONT; the generator's slot map
+ * kept current; which node took over after the run; the stored interval rows.
+ *
+ * @module
+ */
+
+import { connect } from "../server.ts";
+import type { RunningTopology } from "../topology/mod.ts";
+import { parseReplicationInfo } from "../topology/replication.ts";
+import { readSlotMap } from "../cluster/nodes.ts";
+import { CLUSTER_SLOTS, moveSlot, type SlotMap } from "../cluster/slots.ts";
+import type { IntervalBucket } from "../loadgen/series.ts";
+import type { FailoverIntervalsRow } from "../../schema.ts";
+import type { FailoverAction } from "./spec.ts";
+
+/** A node of a running topology. */
+export type Node = RunningTopology["nodes"][number];
+
+/** Its `host:port`. */
+export const addr = (n: Node): string => `127.0.0.1:${n.port}`;
+
+/** SIGCONT, ignoring a process that is gone. */
+export function resume(n: Node): void {
+  try {
+    Deno.kill(n.pid, "SIGCONT");
+  } catch { /* gone */ }
+}
+
+/** The primary a replica follows (its INFO replication `master_port`). */
+export async function masterPort(r: Node): Promise<number | null> {
+  try {
+    const c = await connect(r.target, 1000);
+    try {
+      const m = /master_port:(\d+)/.exec(await c.info("replication"));
+      return m ? Number(m[1]) : null;
+    } finally {
+      c.disconnect();
+    }
+  } catch {
+    return null;
+  }
+}
+
+/** Which node took over, read after the run. */
+export async function tookOver(
+  o: { topology: { cluster?: unknown }; action: FailoverAction },
+  { topo, node, replica, slot }: {
+    topo: RunningTopology;
+    node: Node;
+    replica?: Node;
+    slot: number;
+  },
+): Promise<{ node: Node | undefined; detail: string }> {
+  if (!o.topology.cluster) {
+    const info = replica ? await replication(replica) : null;
+    if (replica && info?.role === "master") {
+      return { node: replica, detail: "INFO replication: role:master (promoted)" };
+    }
+    const back = await replication(node);
+    return {
+      node: back?.role === "master" ? node : undefined,
+      detail: back?.role === "master"
+        ? "the primary serves again (no promotion)"
+        : "no primary answers after the run",
+    };
+  }
+  // the slots the acted-on node served before: who serves the first of them now
+  for (const n of topo.nodes) {
+    if (n === node && o.action.action !== "cluster-failover") continue;
+    try {
+      const map = await readSlotMap(n.target);
+      const owner = map.nodes[map.slotNode[slot]];
+      const by = owner ? topo.nodes.find((x) => x.port === owner.port) : undefined;
+      return {
+        node: by,
+        detail: `serves slot ${slot}, which ${node.name} served before (CLUSTER SHARDS from ` +
+          `${n.name} after the run)`,
+      };
+    } catch { /* the next node */ }
+  }
+  return { node: undefined, detail: "no node answered CLUSTER SHARDS after the run" };
+}
+
+/** A stored interval. */
+export function intervalRow(b: IntervalBucket, rate: number): FailoverIntervalsRow {
+  return {
+    run_id: "",
+    interval: b.interval,
+    start_ms: b.startMs,
+    width_ms: b.widthMs,
+    requested_ops_per_sec: rate,
+    sent: b.sent,
+    completed: b.completed,
+    achieved_ops_per_sec: (b.completed * 1000) / b.widthMs,
+    errors: b.errors,
+    refused: b.refused,
+    reset: b.reset,
+    timeout: b.timeout,
+    clusterdown: b.clusterdown,
+    readonly: b.readonly,
+    other: b.other,
+    moved: b.moved,
+    p50_latency_ms: b.p50FromIntendedMs,
+    p99_latency_ms: b.p99FromIntendedMs,
+    max_latency_ms: b.maxFromIntendedMs,
+  };
+}
+
+/** Reads INFO replication of a node (null when it does not answer). */
+export async function replication(n: Node) {
+  try {
+    const c = await connect(n.target, 1000);
+    try {
+      return parseReplicationInfo(await c.info("replication"));
+    } finally {
+      c.disconnect();
+    }
+  } catch {
+    return null;
+  }
+}
+
+/** Sends one command to a node. */
+export async function call(n: Node, ...args: string[]): Promise<unknown> {
+  const c = await connect(n.target, 2000);
+  try {
+    return await c.call(args[0], ...args.slice(1));
+  } finally {
+    c.disconnect();
+  }
+}
+
+/** Points every slot of `map` where `fresh` does (new nodes appended: indices stay). */
+export function mergeMap(map: SlotMap, fresh: SlotMap): number {
+  let moved = 0;
+  for (let s = 0; s < CLUSTER_SLOTS; s++) {
+    const f = fresh.nodes[fresh.slotNode[s]];
+    const now = map.nodes[map.slotNode[s]];
+    if (f && (!now || now.host !== f.host || now.port !== f.port)) {
+      moveSlot(map, s, { ...f });
+      moved++;
+    }
+  }
+  return moved;
+}

@@ -1,0 +1,93 @@
+/**
+ * What a failover run does, checked against the topology it runs on (pure): one action at a set
+ * time, on one node, and how it completes.
+ *
+ * @module
+ */
+
+import type { TopologySpec } from "../topology/spec.ts";
+
+/** The actions a failover run can take. */
+export const FAILOVER_ACTIONS = ["kill", "stop", "cluster-failover"] as const;
+
+/** One of {@link FAILOVER_ACTIONS}. */
+export type FailoverActionName = typeof FAILOVER_ACTIONS[number];
+
+/** The action of a failover run. */
+export interface FailoverAction {
+  /**
+   * `kill`: kill -9 the node's process; `stop`: SIGSTOP it for `stopS`, then SIGCONT;
+   * `cluster-failover`: `CLUSTER FAILOVER` on its replica (a cluster only).
+   */
+  action: FailoverActionName;
+  /** When, seconds after the load started. */
+  atS: number;
+  /**
+   * The node (`node 2`, as kvlab names the processes it starts, in start order). Default: the
+   * primary that serves slot 0 (a cluster), the primary (a standalone topology).
+   */
+  node?: string;
+  /** `stop`: how long it stays stopped, seconds. @default {2} */
+  stopS?: number;
+  /**
+   * `kill` of a standalone primary: seconds after the kill when kvlab promotes the replica
+   * (`REPLICAOF NO ONE`) and points the generator at it (what a client of Sentinel sees, with
+   * the detection time chosen). @default {1}
+   */
+  promoteAfterS?: number;
+}
+
+/**
+ * Why an action cannot run on a topology, or null when it can.
+ *
+ * @param a The action.
+ * @param t The topology.
+ * @param durationS The load's length, seconds.
+ * @returns The reason, or null.
+ *
+ * @example
+ * ```ts
+ * import { failoverProblem } from "./spec.ts";
+ * import assert from "node:assert/strict";
+ * const cluster = { engine: "valkey" as const, cluster: { shards: 3, replicas: 1 } };
+ * assert.equal(failoverProblem({ action: "kill", atS: 2 }, cluster, 8), null);
+ * assert.match(failoverProblem({ action: "kill", atS: 2 }, { engine: "redis" }, 8)!,
+ *   /needs a replica/);
+ * assert.match(failoverProblem({ action: "cluster-failover", atS: 2 },
+ *   { engine: "redis", replicas: 1 }, 8)!, /a cluster only/);
+ * assert.match(failoverProblem({ action: "kill", atS: 9 }, cluster, 8)!, /before the load ends/);
+ * assert.match(failoverProblem({ action: "kill", atS: 1 }, { ...cluster, tls: true }, 8)!,
+ *   /plaintext only/);
+ * ```
+ */
+export function failoverProblem(
+  a: FailoverAction,
+  t: TopologySpec,
+  durationS: number,
+): string | null {
+  if (!(FAILOVER_ACTIONS as readonly string[]).includes(a.action)) {
+    return `action: expected ${FAILOVER_ACTIONS.join(", ")}: ${a.action}`;
+  }
+  if (t.tls) {
+    return "a failover run is plaintext only (its generator and its CLUSTER SHARDS refresh do " +
+      "not take the topology's TLS files yet): leave tls out";
+  }
+  const replicas = t.cluster ? t.cluster.replicas : t.replicas ?? 0;
+  if (replicas < 1) {
+    return `action ${a.action} needs a replica to take over (start: { replicas: 1 } or ` +
+      "cluster: { replicas: 1 })";
+  }
+  if (a.action === "cluster-failover" && !t.cluster) {
+    return "action cluster-failover is for a cluster only (start: { cluster: { … } })";
+  }
+  if (!(a.atS >= 0) || !(a.atS < durationS)) {
+    return `at_s: expected a time before the load ends (0 ≤ at_s < ${durationS}): ${a.atS}`;
+  }
+  for (const [k, v] of [["stop_s", a.stopS], ["promote_after_s", a.promoteAfterS]] as const) {
+    if (v !== undefined && !(v >= 0 && Number.isFinite(v))) return `${k}: expected ≥ 0: ${v}`;
+  }
+  if (a.node !== undefined && !/^node \d+$/.test(a.node)) {
+    return `node: expected "node N" (the processes in start order): ${a.node}`;
+  }
+  return null;
+}

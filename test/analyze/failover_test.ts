@@ -1,0 +1,115 @@
+/**
+ * The failover report on synthetic rows (issue 33 item 6): a window and the time back to the
+ * target rate as defined, an A/A run (no action, steady load) with no window, a dip that is no
+ * window when it does not last past the sustained count's restart, and the runs whose data
+ * cannot tell (a slow start, no recovery by the end, too few requests per interval): inconclusive
+ * or null, with a reason. The chart draws what the report says.
+ */
+
+import assert from "node:assert/strict";
+import {
+  failoverChart,
+  type FailoverEvent,
+  type FailoverInterval,
+  failoverReport,
+} from "../../src/analyze/mod.ts";
+
+/** 40 intervals of 100 ms at 1,000/s; `completed(i)` per interval, errors the rest. */
+function run(completed: (i: number) => number, rate = 1000): FailoverInterval[] {
+  const per = rate / 10;
+  return Array.from({ length: 40 }, (_, i) => ({
+    interval: i,
+    start_ms: i * 100,
+    width_ms: 100,
+    requested_ops_per_sec: rate,
+    sent: per,
+    completed: completed(i),
+    errors: per - completed(i),
+    refused: per - completed(i),
+    p99_latency_ms: 0.5,
+  }));
+}
+
+const kill = (ms: number): FailoverEvent[] => [
+  { event: "action", elapsed_ms: ms, action: "kill", node: "node 1", address: "127.0.0.1:7001" },
+  {
+    event: "took_over",
+    elapsed_ms: null,
+    action: "kill",
+    node: "node 4",
+    address: "127.0.0.1:7004",
+  },
+];
+
+Deno.test("a window from the first short interval to the first sustained run back at the rate", () => {
+  // a third of the requests fail from 1.2 s, none complete from 2.0 s to 2.5 s, back at 2.5 s
+  const rows = run((i) => (i < 12 ? 100 : i < 20 ? 67 : i < 25 ? 0 : 100));
+  const r = failoverReport(rows, kill(1250));
+  assert.equal(r.verdict, "measured");
+  assert.equal(r.windowStartMs, 1200);
+  assert.equal(r.windowMs, 1300);
+  assert.equal(r.backToTargetMs, 2500 - 1250);
+  assert.equal(r.timeToFirstErrorMs, 0);
+  assert.equal(r.failed, 8 * 33 + 5 * 100);
+  assert.equal(r.failedByKind.refused, r.failed);
+  assert.equal(r.shortOfTarget, 8 * 33 + 5 * 100);
+  assert.equal(r.failedNode, "node 1 (127.0.0.1:7001)");
+  assert.equal(r.tookOver, "node 4 (127.0.0.1:7004)");
+  // a single short interval after the recovery starts no new window (3 good ones ended it)
+  const dip = failoverReport(run((i) => (i >= 12 && i < 25) || i === 33 ? 0 : 100), kill(1250));
+  assert.equal(dip.windowMs, 1300);
+  // a stricter threshold counts the 67 % intervals too; a looser one only the outage
+  assert.equal(failoverReport(rows, kill(1250), { threshold: 0.5 }).windowMs, 500);
+});
+
+Deno.test("an A/A run (no action, steady load) has no window", () => {
+  const r = failoverReport(run(() => 100), []);
+  assert.equal(r.verdict, "measured");
+  assert.equal(r.unavailable, false);
+  assert.equal(r.windowMs, null);
+  assert.equal(r.failed, 0);
+  assert.equal(r.action, null);
+  // jitter within the threshold (93–100 of 100) is no window either
+  const jitter = failoverReport(run((i) => 93 + (i * 7) % 8), []);
+  assert.equal(jitter.unavailable, false);
+  // an action that changed nothing: measured, no window, no first error
+  const nothing = failoverReport(run(() => 100), kill(1500));
+  assert.deepEqual([nothing.verdict, nothing.unavailable, nothing.timeToFirstErrorMs], [
+    "measured",
+    false,
+    null,
+  ]);
+});
+
+Deno.test("data that cannot tell: inconclusive or null, with a reason", () => {
+  // the load never reached the rate before the action: a slow start is no window
+  const slow = failoverReport(run((i) => (i < 10 ? 50 : 100)), kill(800));
+  assert.equal(slow.verdict, "inconclusive");
+  assert.match(slow.reason!, /not at the target rate .* before the action/);
+  assert.equal(slow.windowMs, null);
+  // not back by the end: the window is unknown, not the run's length
+  const never = failoverReport(run((i) => (i < 12 ? 100 : 0)), kill(1250));
+  assert.equal(never.verdict, "inconclusive");
+  assert.equal(never.unavailable, true);
+  assert.equal(never.windowMs, null);
+  assert.match(never.reason!, /not back to the target rate by the end/);
+  // 50/s in 100 ms intervals: 5 a interval, one request crosses a 90 % threshold
+  const thin = failoverReport(run(() => 5, 50), kill(1250));
+  assert.equal(thin.verdict, "inconclusive");
+  assert.match(thin.reason!, /too few/);
+  // no rows at all
+  assert.match(failoverReport([], kill(1)).reason!, /no intervals/);
+  // an action after the load's last interval
+  assert.match(failoverReport(run(() => 100), kill(9000)).reason!, /after the load's last/);
+});
+
+Deno.test("the chart shades the report's window and marks the action", () => {
+  const rows = run((i) => (i >= 12 && i < 25 ? 0 : 100));
+  const spec = failoverChart(rows, kill(1250));
+  const json = JSON.stringify(spec);
+  assert.match(json, /window 1300 ms/);
+  assert.match(json, /node 1 \(127\.0\.0\.1:7001\) → node 4/);
+  assert.match(json, /"what":"kill node 1"/);
+  assert.match(json, /"a":1\.2,"b":2\.5/);
+  assert.match(JSON.stringify(failoverChart(rows.slice(0, 2), [])), /inconclusive/);
+});
