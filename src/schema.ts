@@ -10,9 +10,9 @@
  * @module
  */
 
-import { AGENT_STEPS, CONTAINER_STATS } from "./schema_tables.ts";
+import { AGENT_STEPS, CONTAINER_STATS, NODE_STATS } from "./schema_tables.ts";
 /** Version of the schema written by this kvlab. Readers accept any `1.x`. */
-export const SCHEMA_VERSION = "1.7";
+export const SCHEMA_VERSION = "1.9";
 
 /** Major version readers of this kvlab accept. */
 export const SCHEMA_MAJOR = 1;
@@ -381,6 +381,7 @@ export const TABLES = {
   hdr_histograms: HDR_HISTOGRAMS,
   agent_steps: AGENT_STEPS,
   container_stats: CONTAINER_STATS,
+  node_stats: NODE_STATS,
 } as const;
 
 /** Name of a table. */
@@ -443,6 +444,8 @@ export type HdrHistogramsRow = RowOf<typeof HDR_HISTOGRAMS>;
 export type AgentStepsRow = RowOf<typeof AGENT_STEPS>;
 /** A `container_stats` row. */
 export type ContainerStatsRow = RowOf<typeof CONTAINER_STATS>;
+/** A `node_stats` row. */
+export type NodeStatsRow = RowOf<typeof NODE_STATS>;
 
 /** The row type of each table, by table name. */
 export type TableRows = { [K in TableName]: RowOf<(typeof TABLES)[K]> };

@@ -2,7 +2,8 @@
  * The tables of a run's other parties, listed here (with the shape of `schema.ts`'s, which adds
  * them to `TABLES`) to keep `schema.ts` within its size: `agent_steps` (schema 1.6, issue 35),
  * one row per client host of a step run from several (`kvlab run` with `agents:`), beside the one
- * merged run of the step; `container_stats` (1.7, issue 34), a server's container over a run.
+ * merged run of the step; `container_stats` (1.7, issue 34), a server's container over a run; `node_stats` (1.9,
+ * issue 33), each node of a cluster or replicated topology over a run.
  *
  * @module
  */
@@ -148,4 +149,32 @@ export const CONTAINER_STATS = [
     nullable: false,
     doc: "Line of the run's raw `docker-stats.jsonl`.",
   },
+] as const;
+
+/** `node_stats` (1.9): each node of a cluster or replicated topology over a run. */
+export const NODE_STATS = [
+  { name: "run_id", type: "string", nullable: false, doc: "The run." },
+  { name: "node", type: "string", nullable: false, doc: "The node, `host:port`." },
+  {
+    name: "role",
+    type: "string",
+    nullable: false,
+    doc: "`master`, `replica`, or `unknown` (no INFO).",
+  },
+  {
+    name: "primary",
+    type: "string",
+    nullable: true,
+    doc: "Its master's `host:port` (its own for a master).",
+  },
+  { name: "elapsed_s", type: "float", nullable: false, doc: "Seconds between the two reads." },
+  { name: "cpu_sys_s", type: "float", nullable: true, doc: "Delta of INFO `used_cpu_sys`." },
+  { name: "cpu_user_s", type: "float", nullable: true, doc: "Delta of INFO `used_cpu_user`." },
+  {
+    name: "commands",
+    type: "int",
+    nullable: true,
+    doc: "Commands executed over the run (commandstats calls but INFO, AUTH, HELLO, CLIENT).",
+  },
+  { name: "keys", type: "int", nullable: true, doc: "Keys as the run ended (INFO keyspace)." },
 ] as const;

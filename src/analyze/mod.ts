@@ -26,3 +26,4 @@ export * from "./environment.ts";
 export * from "./sweep/mod.ts";
 export * from "./summary_page/mod.ts";
 export * from "./sequential/mod.ts";
+export * from "./topology/mod.ts";
