@@ -35,12 +35,13 @@ export interface NodeBalance {
 
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
 
-/** max / mean of some values (null when one is unknown, there are none, or the mean is 0). */
+/** max / mean of some values, to 3 decimals (null when one is unknown, none, or the mean 0). */
 function maxOverMean(values: readonly (number | null)[]): number | null {
   if (values.length === 0 || values.some((v) => v === null)) return null;
   const v = values as number[];
   const mean = v.reduce((a, b) => a + b, 0) / v.length;
-  return mean > 0 ? Math.max(...v) / mean : null;
+  // three decimals: what every view shows (1.000 is even)
+  return mean > 0 ? Math.round((1000 * Math.max(...v)) / mean) / 1000 : null;
 }
 
 /**
@@ -196,10 +197,11 @@ export function withTopology(results: pl.DataFrame, nodeStats: pl.DataFrame): pl
  * import pl from "nodejs-polars";
  * import { replicaCost } from "@kvlab/kvlab/analyze";
  * import assert from "node:assert/strict";
- * const df = pl.DataFrame({ test: Array(8).fill("SET"), shards: Array(8).fill(1),
- *   replicas: [0, 0, 0, 0, 1, 1, 1, 1],
- *   ops_per_sec: [100, 101, 99, 100, 80, 81, 79, 80] });
- * const c = replicaCost(df);
+ * const df = pl.DataFrame({ test: Array(10).fill("SET"), shards: Array(10).fill(1),
+ *   replicas: [0, 0, 0, 0, 1, 1, 1, 1, 0, 0], server_io_threads: [1, 1, 1, 1, 1, 1, 1, 1, 4, 4],
+ *   ops_per_sec: [100, 101, 99, 100, 80, 81, 79, 80, 500, 500] });
+ * const c = replicaCost(df); // the io-threads primary is no baseline of the others
+ * assert.deepEqual([c.height, c.getColumn("from_n").get(0)], [1, 4]);
  * assert.equal(c.getColumn("to").get(0), "1");
  * assert.equal(c.getColumn("throughput_factor").get(0), 0.8);
  * assert.equal(c.getColumn("throughput_verdict").get(0), "worse");
@@ -222,9 +224,10 @@ export function replicaCost(
         `needed (replica counts in the data: ${counts.join(", ") || "none"})`,
     );
   }
+  // (a primary with io-threads is not a standalone one's baseline)
   const keys = [
     "test",
-    ...["clients", "pipeline", "data_size_bytes"].filter((k) =>
+    ...["clients", "pipeline", "data_size_bytes", "server_io_threads"].filter((k) =>
       df.columns.includes(k) && new Set(df.getColumn(k).toArray()).size > 1
     ),
   ];
@@ -248,30 +251,44 @@ export interface ShardScaling {
    * server, as `delta` gives it (throughput factor with its interval and verdict).
    */
   versus: pl.DataFrame;
+  /**
+   * Per layout, test and thread count above 1: the change from one thread (the standalone
+   * server) to that count, as `delta` gives it (`layout`, then `delta`'s columns: `from` is 1,
+   * `to` the count; the throughput factor is the speedup, with its interval and verdict).
+   */
+  speedup: pl.DataFrame;
 }
 
 /**
  * Throughput against shard count beside one multi-threaded server (io-threads) on the same
  * cores: each run's layout from {@link withTopology}'s `shards` and the runs'
- * `server_io_threads` (runs with neither known are left out).
+ * `server_io_threads`. Runs of topologies with replicas, and runs whose shard count is not
+ * known, are left out (a primary with a replica is not a standalone server's point).
  *
  * @param results A frame from {@link withTopology}, with `server_io_threads`.
  * @param options `delta`'s confidence, band and fewest runs.
- * @returns The curve and the cluster-vs-io-threads deltas.
+ * @returns The curve, the cluster-vs-io-threads deltas, and each layout's speedup over one
+ * thread.
  *
  * @example
  * ```ts
  * import pl from "nodejs-polars";
  * import { shardScaling } from "@kvlab/kvlab/analyze";
  * import assert from "node:assert/strict";
- * const df = pl.DataFrame({ test: Array(6).fill("SET"), shards: [1, 1, 3, 3, 1, 1],
- *   server_io_threads: [1, 1, 1, 1, 3, 3], ops_per_sec: [100, 110, 250, 270, 150, 160] });
+ * const df = pl.DataFrame({ test: Array(7).fill("SET"), shards: [1, 1, 3, 3, 1, 1, 1],
+ *   replicas: [0, 0, 0, 0, 0, 0, 1], server_io_threads: [1, 1, 1, 1, 3, 3, 1],
+ *   ops_per_sec: [100, 110, 250, 270, 150, 160, 1] });
  * const { curve, versus } = shardScaling(df);
  * const line = (l: string) => curve.filter(pl.col("layout").eq(pl.lit(l)));
  * assert.deepEqual(line("cluster").getColumn("server_threads").toArray(), [1, 3]);
  * assert.deepEqual(line("io-threads").getColumn("median_ops_per_sec").toArray(), [105, 155]);
  * assert.equal(versus.getColumn("server_threads").get(0), 3);
  * assert.equal(versus.getColumn("throughput_factor").get(0).toFixed(2), "1.68");
+ * const { speedup } = shardScaling(df);
+ * assert.deepEqual(speedup.getColumn("layout").toArray(), ["cluster", "io-threads"]);
+ * const factors = speedup.getColumn("throughput_factor").toArray() as number[];
+ * assert.deepEqual(factors.map((f) => f.toFixed(2)),
+ *   ["2.48", "1.48"]);
  * ```
  */
 export function shardScaling(
@@ -285,11 +302,14 @@ export function shardScaling(
     ? results.getColumn("server_io_threads").toArray() as (number | null)[]
     : Array(results.height).fill(null);
   const shards = results.getColumn("shards").toArray() as (number | null)[];
+  const replicas = results.columns.includes("replicas")
+    ? results.getColumn("replicas").toArray() as (number | null)[]
+    : Array(results.height).fill(0);
   const rows = results.toRecords() as Rec[];
   const out: Rec[] = [];
   rows.forEach((r, i) => {
     const s = shards[i], t = threads[i] ?? 1;
-    if (s === null) return;
+    if (s === null || (replicas[i] ?? 0) > 0) return;
     const row = (layout: string, x: number) => ({ ...r, layout, server_threads: x });
     if (s > 1) out.push(row("cluster", s));
     else if (t > 1) out.push(row("io-threads", t));
@@ -313,5 +333,28 @@ export function shardScaling(
     keys: ["test", "server_threads"],
     ...options,
   });
-  return { curve, versus };
+  const speedup = ["cluster", "io-threads"].flatMap((layout) => {
+    const mine = df.filter(pl.col("layout").eq(pl.lit(layout)));
+    const xs = [...seen(layout)].filter((x) => x > 1).sort((a, b) => a - b);
+    if (!seen(layout).has(1)) return [];
+    return xs.map((x) =>
+      delta(mine.filter(pl.col("server_threads").isIn([1, x])), {
+        dimension: "server_threads",
+        from: 1,
+        to: x,
+        keys: ["test"],
+        ...options,
+      }).withColumns(pl.lit(layout).alias("layout"))
+    );
+  });
+  return {
+    curve,
+    versus,
+    speedup: speedup.length === 0
+      ? resultsFrame([])
+      : pl.concat(speedup, { how: "diagonalRelaxed" } as never).select(
+        "layout",
+        ...speedup[0].columns.filter((c) => c !== "layout"),
+      ),
+  };
 }
