@@ -8,6 +8,8 @@
 
 import type { Command, OptionValues } from "commander";
 import pl from "nodejs-polars";
+import { nodeBalanceChart } from "../analyze/charts/topology.ts";
+import { chartFormat, saveChart } from "../analyze/export.ts";
 import { nodeBalance } from "../analyze/topology/mod.ts";
 import type { TableFormat } from "../analyze/format.ts";
 import type { Dataset } from "../store/dataset.ts";
@@ -23,6 +25,8 @@ export interface NodesCommandOptions {
   runs: string[];
   /** @default {text on a terminal, md in a pipe} */
   format?: TableFormat;
+  /** The balance chart's file (.svg, .png, .html, .vl.json), when one is asked for. */
+  output?: string;
 }
 
 /**
@@ -30,32 +34,37 @@ export interface NodesCommandOptions {
  *
  * @param raw Commander's option values.
  * @returns The typed options.
+ * @throws {TypeError} For an unknown format or chart file extension.
  *
  * @example
  * ```ts
  * import { nodesOptions } from "./nodes.ts";
  * import assert from "node:assert/strict";
- * const o = nodesOptions({ data: "ds", run: ["20260101"], format: "csv" });
- * assert.deepEqual([o.runs, o.format], [["20260101"], "csv"]);
+ * const o = nodesOptions({ data: "ds", run: ["20260101"], format: "csv", output: "b.svg" });
+ * assert.deepEqual([o.runs, o.format, o.output], [["20260101"], "csv", "b.svg"]);
+ * assert.throws(() => nodesOptions({ data: "ds", output: "b.jpg" }), /invalid chart format/);
  * ```
  */
 export function nodesOptions(raw: OptionValues): NodesCommandOptions {
+  if (raw.output !== undefined) chartFormat(String(raw.output));
   return {
     data: datasetOption(raw.data),
     runs: ((raw.run as string[] | undefined) ?? []).map(String),
     format: optionalFormat(raw.format),
+    ...(raw.output === undefined ? {} : { output: String(raw.output) }),
   };
 }
 
 /**
  * Prints the balance per run, then the nodes (CSV and JSON: the nodes' table only, with the
- * balance's columns joined on each row, so one table reads back).
+ * balance's columns joined on each row, so one table reads back); with `output`, the balance
+ * chart written there.
  *
  * @param o What to show.
  * @param out Where to print.
  * @throws {TypeError} When no run has node rows (or none of `--run`'s).
  */
-export function nodesCommand(o: NodesCommandOptions, out: Output): void {
+export async function nodesCommand(o: NodesCommandOptions, out: Output): Promise<void> {
   let stats = o.data.read("node_stats");
   if (o.runs.length > 0) {
     const ids = [...new Set(stats.getColumn("run_id").toArray() as string[])]
@@ -76,10 +85,14 @@ export function nodesCommand(o: NodesCommandOptions, out: Output): void {
   const format = peopleFormat(o.format, out.isTerminal);
   if (format === "csv" || format === "json") {
     out.print(tableText(nodes.join(balance.drop("label"), { on: "run_id" }), format));
-    return;
+  } else {
+    out.print(tableText(balance, format));
+    out.print(tableText(nodes, format));
   }
-  out.print(tableText(balance, format));
-  out.print(tableText(nodes, format));
+  if (o.output) {
+    await saveChart(nodeBalanceChart(nodes), o.output, { folders: "parent" });
+    out.printErr(`wrote ${o.output}\n`);
+  }
 }
 
 /** Declares `kvlab nodes` for the registry of `src/cli.ts`; {@link nodesCommand} does the work. */
@@ -95,5 +108,6 @@ export function declareNodes(program: Command, out: Output): void {
       "--format <format>",
       "md, csv, json or text (default: text on a terminal, md in a pipe)",
     )
+    .option("-o, --output <file>", "the balance chart: .svg, .png, .html or .vl.json")
     .action((opts) => nodesCommand(readOptions(() => nodesOptions(opts)), out));
 }

@@ -101,14 +101,19 @@ Deno.test({
         // every master got a share of the random keys
         assert.ok(masters.every((x) => (x.keys as number) > 0), JSON.stringify(masters));
         const printed: string[] = [];
-        nodesCommand({ data: Dataset.of(data), runs: [], format: "csv" }, {
+        const chart = `${data}/balance.vl.json`;
+        await nodesCommand({ data: Dataset.of(data), runs: [], format: "csv", output: chart }, {
           print: (s) => printed.push(s),
           printErr: (s) => printed.push(s),
         });
         const lines = printed.join("").trim().split("\n");
+        assert.equal(lines.pop(), `wrote ${chart}`);
         assert.equal(lines.length, 7, printed.join(""));
         assert.match(lines[0], /^run_id,label,node,role,.*commands_max_over_mean/);
         assert.ok(lines.slice(1).every((l) => l.includes(",c,")), lines.join("\n"));
+        // the chart: a bar per master and measure
+        const spec = JSON.parse(Deno.readTextFileSync(chart));
+        assert.equal(spec.data.values.length, 9);
       } finally {
         await t.stop();
       }
