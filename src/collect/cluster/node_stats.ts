@@ -153,6 +153,17 @@ export interface NodeStatsWatchOptions {
  *
  * @param o The server, and its nodes when known.
  * @returns The watch.
+ *
+ * @example
+ * ```ts
+ * import { nodeStatsWatch } from "./node_stats.ts";
+ * import assert from "node:assert/strict";
+ * // a server that is not there: no rows, a warning naming it (the run goes on)
+ * const target = { host: "127.0.0.1", port: 1, display: "redis://127.0.0.1:1", tls: false, db: 0 };
+ * const w = await (await nodeStatsWatch({ target }).start()).stop("r1", false);
+ * assert.deepEqual(w.tables, {});
+ * assert.match(w.warning ?? "", /^the nodes of redis:\/\/127\.0\.0\.1:1 were not found: /);
+ * ```
  */
 export function nodeStatsWatch(o: NodeStatsWatchOptions): RunWatch {
   return { start: () => nodeWatching(o) };
@@ -245,6 +256,18 @@ async function nodeWatching(o: NodeStatsWatchOptions): Promise<RunWatching> {
  *
  * @param watches The watches.
  * @returns One watch.
+ *
+ * @example
+ * ```ts
+ * import { bothWatches } from "./node_stats.ts";
+ * import assert from "node:assert/strict";
+ * const watch = (name: string, warning: string | null) => ({
+ *   start: () => Promise.resolve({ stop: () => Promise.resolve({ tables: {}, raw: [],
+ *     columns: {}, failure: null, warning, manifest: { [name]: true } }) }),
+ * });
+ * const w = await (await bothWatches(watch("a", null), watch("b", "b lost")).start()).stop("r", false);
+ * assert.deepEqual([w.manifest, w.warning], [{ a: true, b: true }, "b lost"]);
+ * ```
  */
 export function bothWatches(...watches: RunWatch[]): RunWatch {
   return {
