@@ -67,6 +67,8 @@ function maxOverMean(values: readonly (number | null)[]): number | null {
  * assert.deepEqual([b.masters, b.replicas, b.commands_max_over_mean, b.cpu_max_over_mean],
  *   [3, 1, 1.5, 1.5]);
  * assert.equal((b.keys_max_over_mean as number).toFixed(2), "1.20");
+ * // no node rows (a dataset of servers kvlab did not start): empty frames with the columns
+ * assert.ok(nodeBalance(ns.head(0)).balance.columns.includes("masters"));
  * ```
  */
 export function nodeBalance(nodeStats: pl.DataFrame, runs?: pl.DataFrame): NodeBalance {
@@ -137,7 +139,44 @@ export function nodeBalance(nodeStats: pl.DataFrame, runs?: pl.DataFrame): NodeB
       replica_cpu_s: cpuSum(replicas),
     });
   }
-  return { nodes: resultsFrame(nodes), balance: resultsFrame(balance) };
+  return {
+    nodes: nodes.length ? resultsFrame(nodes) : emptyFrame(NODE_COLUMNS),
+    balance: balance.length ? resultsFrame(balance) : emptyFrame(BALANCE_COLUMNS),
+  };
+}
+
+const NODE_COLUMNS = [
+  "run_id",
+  "label",
+  "node",
+  "role",
+  "primary",
+  "cpu_s",
+  "cpu_pct",
+  "commands",
+  "keys",
+  "keys_share_pct",
+  "commands_share_pct",
+  "cpu_share_pct",
+];
+const BALANCE_COLUMNS = [
+  "run_id",
+  "label",
+  "masters",
+  "replicas",
+  "keys_max_over_mean",
+  "commands_max_over_mean",
+  "cpu_max_over_mean",
+  "master_cpu_s",
+  "replica_cpu_s",
+];
+const TEXT_COLUMNS = new Set(["run_id", "label", "node", "role", "primary"]);
+
+/** A frame of no rows with these columns (text or numbers by name). */
+function emptyFrame(columns: readonly string[]): pl.DataFrame {
+  return pl.DataFrame(
+    columns.map((c) => pl.Series(c, [], TEXT_COLUMNS.has(c) ? pl.Utf8 : pl.Float64)),
+  );
 }
 
 /**
