@@ -25,6 +25,7 @@ import { declareDemo } from "./cli/demo.ts";
 import { declareDoctor } from "./cli/doctor.ts";
 import { declareIngest } from "./cli/ingest.ts";
 import { declareLoad } from "./cli/load.ts";
+import { declareNodes } from "./cli/nodes.ts";
 import { declarePlot } from "./cli/plot.ts";
 import { declarePubSub } from "./cli/pubsub.ts";
 import { declareReport } from "./cli/report.ts";
@@ -43,6 +44,7 @@ const COMMANDS: ((program: Command, out: Output) => void)[] = [
   declareReport,
   declareCompare,
   declareDelta,
+  declareNodes,
   declareChanges,
   declarePlot,
   declareSummary,

@@ -15,9 +15,10 @@ import {
   CONTAINER_STATS,
   FAILOVER_EVENTS,
   FAILOVER_INTERVALS,
+  NODE_STATS,
 } from "./schema_tables.ts";
 /** Version of the schema written by this kvlab. Readers accept any `1.x`. */
-export const SCHEMA_VERSION = "1.8";
+export const SCHEMA_VERSION = "1.9";
 
 /** Major version readers of this kvlab accept. */
 export const SCHEMA_MAJOR = 1;
@@ -388,6 +389,7 @@ export const TABLES = {
   container_stats: CONTAINER_STATS,
   failover_intervals: FAILOVER_INTERVALS,
   failover_events: FAILOVER_EVENTS,
+  node_stats: NODE_STATS,
 } as const;
 
 /** Name of a table. */
@@ -454,6 +456,8 @@ export type ContainerStatsRow = RowOf<typeof CONTAINER_STATS>;
 export type FailoverIntervalsRow = RowOf<typeof FAILOVER_INTERVALS>;
 /** A `failover_events` row. */
 export type FailoverEventsRow = RowOf<typeof FAILOVER_EVENTS>;
+/** A `node_stats` row. */
+export type NodeStatsRow = RowOf<typeof NODE_STATS>;
 
 /** The row type of each table, by table name. */
 export type TableRows = { [K in TableName]: RowOf<(typeof TABLES)[K]> };

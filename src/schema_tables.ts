@@ -4,7 +4,8 @@
  * one row per client host of a step run from several (`kvlab run` with `agents:`), beside the one
  * merged run of the step; `container_stats` (1.7, issue 34), a server's container over a run;
  * `failover_intervals` and `failover_events` (1.8, issue 33), a failover run's 100 ms timeline and
- * what kvlab did and saw.
+ * what kvlab did and saw; `node_stats` (1.9, issue 33), each node of a cluster or
+ * replicated topology over a run.
  *
  * @module
  */
@@ -235,4 +236,32 @@ export const FAILOVER_EVENTS = [
   { name: "address", type: "string", nullable: true, doc: "Its host:port." },
   { name: "pid", type: "int", nullable: true, doc: "Its process id." },
   { name: "detail", type: "string", nullable: true, doc: "What kvlab did or read, in words." },
+] as const;
+
+/** `node_stats` (1.9): each node of a cluster or replicated topology over a run. */
+export const NODE_STATS = [
+  { name: "run_id", type: "string", nullable: false, doc: "The run." },
+  { name: "node", type: "string", nullable: false, doc: "The node, `host:port`." },
+  {
+    name: "role",
+    type: "string",
+    nullable: false,
+    doc: "`master`, `replica`, or `unknown` (no INFO).",
+  },
+  {
+    name: "primary",
+    type: "string",
+    nullable: true,
+    doc: "Its master's `host:port` (its own for a master).",
+  },
+  { name: "elapsed_s", type: "float", nullable: false, doc: "Seconds between the two reads." },
+  { name: "cpu_sys_s", type: "float", nullable: true, doc: "Delta of INFO `used_cpu_sys`." },
+  { name: "cpu_user_s", type: "float", nullable: true, doc: "Delta of INFO `used_cpu_user`." },
+  {
+    name: "commands",
+    type: "int",
+    nullable: true,
+    doc: "Commands executed over the run (commandstats calls but INFO, AUTH, HELLO, CLIENT).",
+  },
+  { name: "keys", type: "int", nullable: true, doc: "Keys as the run ended (INFO keyspace)." },
 ] as const;

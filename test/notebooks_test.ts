@@ -44,6 +44,7 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
     "history.ipynb", // its own test: test/notebooks_history_test.ts
     "rdma-vs-tcp.ipynb",
     "redis-benchmark-modes.ipynb",
+    "topologies.ipynb",
     "valkey-vs-redis.ipynb",
     "your-first-study.ipynb",
   ]);
@@ -131,6 +132,7 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
     "spectrum",
     "<chart>",
   ]);
+  checkTopologies(out);
   assert.deepEqual(nb("valkey-vs-redis"), [
     "environment, by server",
     "<note>", // no server config in ingested outputs
@@ -486,3 +488,72 @@ Deno.test("a cell error fails the report, naming the notebook and the cell", asy
   );
   assert.throws(() => Deno.statSync(`${dir}/out-only`), Deno.errors.NotFound);
 });
+
+/**
+ * topologies.ipynb's live part (issue 33): a standalone Redis, a 3-shard cluster, one with
+ * io-threads and a primary with a replica, started by its plan; the tables of shard scaling, the
+ * balance across the cluster's masters, and the replica's cost, from the node_stats table.
+ */
+function checkTopologies(out: string): void {
+  const path = `${out}/notebooks/topologies.ipynb`;
+  const tools = ["redis-server", "redis-cli", "redis-benchmark"].every((t) => findTool(t));
+  if (!tools) {
+    // CI has them all: the notebook throws there instead
+    assert.deepEqual(shown(path), ["<note>"]);
+    return;
+  }
+  // io-threads as many as the shards (3) where there are 4 cores or more: the cluster is then
+  // set against the io-threads server too
+  const versus = Math.max(2, Math.min(navigator.hardwareConcurrency - 1, 3)) === 3;
+  assert.deepEqual(shown(path), [
+    "throughput against server threads (ops/s over the repetitions)",
+    "speedup over one standalone server (factor = layout / standalone)",
+    ...(versus
+      ? ["the cluster against the io-threads server (factor = cluster / io-threads)"]
+      : []),
+    "<chart>",
+    "CPU the servers used per run (median over the repetitions)",
+    "imbalance across the cluster's masters, per run (max / mean)",
+    "the cluster's nodes over its first run",
+    "<chart>",
+    "replicas 0 → 1: the primary's throughput (factor = with / without)",
+  ]);
+  const t = tables(path);
+  const curve = t.get("throughput against server threads (ops/s over the repetitions)")!;
+  // SET and GET × two layouts × two thread counts, each point 4 runs (the standalone's in both)
+  assert.deepEqual(curve.slice(2).map((r) => [r[0], r[1], r[3]]), [
+    ["SET", "cluster", "4"],
+    ["SET", "cluster", "4"],
+    ["SET", "io-threads", "4"],
+    ["SET", "io-threads", "4"],
+    ["GET", "cluster", "4"],
+    ["GET", "cluster", "4"],
+    ["GET", "io-threads", "4"],
+    ["GET", "io-threads", "4"],
+  ]);
+  const cpu = t.get("CPU the servers used per run (median over the repetitions)")!.slice(2);
+  assert.deepEqual(cpu.map((r) => r.slice(0, 4)), [
+    ["cluster-3", "4", "3", "0"],
+    [`io-threads-${Math.max(2, Math.min(navigator.hardwareConcurrency - 1, 3))}`, "4", "1", "0"],
+    ["replica-1", "4", "1", "1"],
+    ["standalone", "4", "1", "0"],
+  ]);
+  assert.ok(cpu.every((r) => Number(r[4]) > 0), cpu.join("\n"));
+  // four runs against the cluster, 3 masters each (redis-benchmark binds each connection to a
+  // master: its split follows the connections and each master's speed, so no bound but 1)
+  const balance = t.get("imbalance across the cluster's masters, per run (max / mean)")!.slice(2);
+  assert.equal(balance.length, 4);
+  for (const r of balance) {
+    assert.equal(r[1], "3");
+    assert.ok([r[2], r[3], r[4]].every((x) => Number(x) >= 1), r.join(" "));
+  }
+  const nodes = t.get("the cluster's nodes over its first run")!.slice(2);
+  assert.deepEqual(nodes.map((r) => r[1]), ["master", "master", "master"]);
+  const share = nodes.reduce((s, r) => s + Number(r[6]), 0);
+  assert.ok(Math.abs(share - 100) < 0.5, String(share));
+  const cost = t.get("replicas 0 → 1: the primary's throughput (factor = with / without)")!;
+  assert.deepEqual(cost.slice(2).map((r) => r.slice(0, 5)), [
+    ["SET", "0", "1", "4", "4"],
+    ["GET", "0", "1", "4", "4"],
+  ]);
+}

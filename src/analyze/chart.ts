@@ -16,5 +16,6 @@ export * from "./charts/delta.ts";
 export * from "./charts/changes.ts";
 export * from "./charts/memory.ts";
 export * from "./charts/container.ts";
+export * from "./charts/topology.ts";
 export { metricTitle } from "./units.ts";
 export * from "./grouping.ts";

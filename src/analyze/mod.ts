@@ -27,3 +27,4 @@ export * from "./sweep/mod.ts";
 export * from "./summary_page/mod.ts";
 export * from "./sequential/mod.ts";
 export * from "./failover/mod.ts";
+export * from "./topology/mod.ts";

@@ -7,6 +7,7 @@
 
 import type { Dataset } from "../store/dataset.ts";
 import { datasetOption } from "./_options.ts";
+import { serverWatch } from "../collect/cluster/node_stats.ts";
 import type { Command, OptionValues } from "commander";
 import { type CollectedStep, type OpenLoopCall, runOpenLoopStep } from "../collect/loadgen/step.ts";
 import type { LoadgenEngine } from "../collect/loadgen/open_loop.ts";
@@ -147,7 +148,9 @@ export async function loadCommand(o: LoadCommandOptions, out: Output): Promise<v
   let stop: Deno.Signal | undefined;
   const run = await withStopSignals(async (signal) => {
     try {
-      return await runOpenLoopStep(o.call, { data: o.data, label: o.label, signal });
+      // a cluster's nodes over the step (node_stats)
+      const watch = serverWatch({ target: o.call.target });
+      return await runOpenLoopStep(o.call, { data: o.data, label: o.label, signal, ...watch });
     } finally {
       stop = stopSignalOf(signal);
     }

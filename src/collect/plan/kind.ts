@@ -17,6 +17,7 @@ import type { ServerStart } from "./start.ts";
 import type { ProgressEvent } from "../formats/format.ts";
 import type { ToolProgress } from "../tools/tool.ts";
 import type { ServerTarget } from "../target.ts";
+import { serverWatch } from "../cluster/node_stats.ts";
 import type { PlanUntilDecided } from "./until.ts";
 
 /** A server of a plan. */
@@ -264,6 +265,6 @@ export function cellRecord(
   return {
     tags: { ...plan.tags, plan: plan.name, server_name: cell.server.name, ...params },
     plan: { name: plan.name, cell: cell.id, repetition: cell.repetition },
-    ...(cell.server.watch ? { watch: cell.server.watch } : {}),
+    ...serverWatch(cell.server),
   };
 }

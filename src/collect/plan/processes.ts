@@ -7,6 +7,7 @@
  * @module
  */
 
+import { bothWatches, nodeStatsWatch } from "../cluster/node_stats.ts";
 import { pinnedRunner, type ProcessRunner } from "../process.ts";
 import {
   describeTopology,
@@ -150,9 +151,13 @@ export async function startServerProcesses(
   }
 }
 
-/** The watch of a standalone primary's replicas (their lag over each run), when it has some. */
+/**
+ * The watch of a topology's nodes (`node_stats`: role, CPU, commands, keys over each run), and
+ * of a standalone primary's replicas (their lag), when it has some.
+ */
 function lagWatch(t: RunningTopology): Pick<PlanServer, "watch"> {
+  const nodes = nodeStatsWatch({ target: t.target, nodes: t.nodes.map((n) => n.target) });
   const replicas = t.nodes.filter((n) => n.role === "replica").map((n) => n.target);
-  if (t.spec.cluster || replicas.length === 0) return {};
-  return { watch: replicationWatch({ primary: t.target, replicas }) };
+  if (t.spec.cluster || replicas.length === 0) return { watch: nodes };
+  return { watch: bothWatches(replicationWatch({ primary: t.target, replicas }), nodes) };
 }

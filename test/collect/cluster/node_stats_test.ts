@@ -1,0 +1,154 @@
+/**
+ * Per-node facts (issue 33 item 4) with real redis-servers: a run against a replicated primary
+ * kvlab starts (`start: { replicas: 1 }`), and one against a 3-shard cluster with a replica each
+ * that someone else runs (`url:` with `cluster: true`: kvlab finds its nodes from the slot map
+ * and each master's INFO replication), each get one `node_stats` row per node (role, master,
+ * CPU, commands, keys) that reads back from Parquet, and `kvlab nodes` shows their balance.
+ */
+
+import assert from "node:assert/strict";
+import {
+  DenoProcessRunner,
+  parsePlan,
+  prepareTopology,
+  runPlan,
+  startTopology,
+} from "../../../src/collect/mod.ts";
+import { Dataset } from "../../../src/store/dataset.ts";
+import { nodesCommand } from "../../../src/cli/nodes.ts";
+import { loadCommand } from "../../../src/cli/load.ts";
+import { withTempDir } from "../../_support/temp.ts";
+import { missingOutsideCi } from "../../_support/tools.ts";
+
+const ignore = missingOutsideCi("redis-server", "redis-cli", "redis-benchmark");
+
+type Rec = Record<string, unknown>;
+
+/** The `node_stats` rows of the dataset's only run, and the run's id. */
+function nodeRows(data: string): { rows: Rec[]; runId: string } {
+  const ds = Dataset.of(data);
+  const runId = String(ds.read("runs").getColumn("run_id").get(0));
+  return { rows: ds.read("node_stats").toRecords() as Rec[], runId };
+}
+
+Deno.test({
+  name: "a started primary with a replica: a node row each, roles, CPU and commands over the run",
+  ignore,
+  fn: () =>
+    withTempDir("kvlab-nodes-", async (data) => {
+      const plan = parsePlan(
+        "name: rp\nkind: redis-benchmark\nservers:\n  - { name: r1, start: { engine: redis, " +
+          "replicas: 1 } }\ntests: [set]\nrequests: 4000\nmatrix: { clients: [4] }\n",
+        "rp.yaml",
+      );
+      const r = await runPlan(plan, { data });
+      assert.equal(r.complete, 1);
+      const { rows, runId } = nodeRows(data);
+      assert.deepEqual(rows.map((x) => [x.run_id, x.role]), [
+        [runId, "master"],
+        [runId, "replica"],
+      ]);
+      const [m, rep] = rows;
+      assert.equal(rep.primary, m.node);
+      assert.equal(m.primary, m.node);
+      // the tool's 4,000 SETs, and the few commands it sends besides (CONFIG GET)
+      assert.ok(
+        (m.commands as number) >= 4000 && (m.commands as number) < 4100,
+        String(m.commands),
+      );
+      // the replica executes what the primary sends it, asynchronously: as the run ends it may
+      // not have caught up, never more
+      assert.ok((rep.commands as number) <= (m.commands as number), JSON.stringify(rows));
+      assert.ok((m.cpu_sys_s as number) + (m.cpu_user_s as number) > 0, JSON.stringify(m));
+      for (const x of rows) {
+        assert.ok((x.cpu_sys_s as number) >= 0 && (x.cpu_user_s as number) >= 0, JSON.stringify(x));
+        assert.ok(typeof x.keys === "number" && (x.elapsed_s as number) > 0, JSON.stringify(x));
+      }
+      assert.ok((m.keys as number) >= 1, JSON.stringify(m));
+      // the replica's lag is still watched beside the nodes
+      assert.ok(Dataset.of(data).runManifest(runId)?.replication);
+    }),
+});
+
+Deno.test({
+  name:
+    "a 3-shard cluster someone else runs (cluster: true): its 6 nodes found, kvlab nodes shows the balance",
+  ignore,
+  fn: () =>
+    withTempDir("kvlab-nodes-", async (data) => {
+      const runner = new DenoProcessRunner();
+      const spec = { engine: "redis" as const, cluster: { shards: 3, replicas: 1 } };
+      const t = await startTopology(await prepareTopology(spec, runner), { runner });
+      try {
+        const plan = parsePlan(
+          `name: cl\nkind: redis-benchmark\nservers:\n  - { name: c, url: "${t.target.display}", ` +
+            "cluster: true }\ntests: [set]\nrequests: 3000\nmatrix: { clients: [6], keyspace: " +
+            "[1000] }\n",
+          "cl.yaml",
+        );
+        const r = await runPlan(plan, { data });
+        assert.equal(r.complete, 1);
+        const { rows } = nodeRows(data);
+        const masters = rows.filter((x) => x.role === "master");
+        const replicas = rows.filter((x) => x.role === "replica");
+        assert.equal(masters.length, 3, JSON.stringify(rows));
+        assert.equal(replicas.length, 3, JSON.stringify(rows));
+        // each master has one replica, which names it
+        assert.deepEqual(
+          replicas.map((x) => x.primary).sort(),
+          masters.map((x) => x.node).sort(),
+        );
+        const started = t.nodes.map((n) => `127.0.0.1:${n.port}`).sort();
+        assert.deepEqual(rows.map((x) => x.node).sort(), started);
+        const sum = masters.reduce((s, x) => s + (x.commands as number), 0);
+        assert.ok(sum >= 3000 && sum < 3200, String(sum));
+        // every master got a share of the random keys
+        assert.ok(masters.every((x) => (x.keys as number) > 0), JSON.stringify(masters));
+        const printed: string[] = [];
+        const chart = `${data}/balance.vl.json`;
+        await nodesCommand({ data: Dataset.of(data), runs: [], format: "csv", output: chart }, {
+          print: (s) => printed.push(s),
+          printErr: (s) => printed.push(s),
+        });
+        const lines = printed.join("").trim().split("\n");
+        assert.equal(lines.pop(), `wrote ${chart}`);
+        assert.equal(lines.length, 7, printed.join(""));
+        assert.match(lines[0], /^run_id,label,node,role,.*commands_max_over_mean/);
+        assert.ok(lines.slice(1).every((l) => l.includes(",c,")), lines.join("\n"));
+        // the chart: a bar per master and measure
+        const spec = JSON.parse(Deno.readTextFileSync(chart));
+        assert.equal(spec.data.values.length, 9);
+        // kvlab load --cluster: its step's nodes too
+        const load = `${data}/load`;
+        await loadCommand({
+          data: Dataset.of(load),
+          call: {
+            target: { ...t.target, cluster: true },
+            requestedOpsPerSec: 300,
+            connections: 2,
+            durationS: 1,
+            ratio: "1:0",
+            keys: 1000,
+            engine: "deno",
+          },
+        }, { print: () => {}, printErr: () => {} });
+        const step = nodeRows(load).rows;
+        assert.deepEqual(step.map((x) => x.role).sort(), [
+          "master",
+          "master",
+          "master",
+          "replica",
+          "replica",
+          "replica",
+        ]);
+        // the watch's window holds the generator's own per-node count's (cluster_nodes)
+        const sets = step.filter((x) => x.role === "master")
+          .reduce((s, x) => s + (x.commands as number), 0);
+        const runId = String(Dataset.of(load).read("runs").getColumn("run_id").get(0));
+        const own = Dataset.of(load).runManifest(runId)?.cluster_nodes as { sum: number };
+        assert.ok(own.sum > 0 && sets >= own.sum, `${sets} vs ${own.sum}`);
+      } finally {
+        await t.stop();
+      }
+    }),
+});
