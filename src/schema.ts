@@ -10,13 +10,7 @@
  * @module
  */
 
-import {
-  AGENT_STEPS,
-  CONTAINER_STATS,
-  FAILOVER_EVENTS,
-  FAILOVER_INTERVALS,
-  NODE_STATS,
-} from "./schema_tables.ts";
+import * as more from "./schema_tables.ts";
 /** Version of the schema written by this kvlab. Readers accept any `1.x`. */
 export const SCHEMA_VERSION = "1.9";
 
@@ -385,11 +379,11 @@ export const TABLES = {
   memory: MEMORY,
   time_series: TIME_SERIES,
   hdr_histograms: HDR_HISTOGRAMS,
-  agent_steps: AGENT_STEPS,
-  container_stats: CONTAINER_STATS,
-  failover_intervals: FAILOVER_INTERVALS,
-  failover_events: FAILOVER_EVENTS,
-  node_stats: NODE_STATS,
+  agent_steps: more.AGENT_STEPS,
+  container_stats: more.CONTAINER_STATS,
+  failover_intervals: more.FAILOVER_INTERVALS,
+  failover_events: more.FAILOVER_EVENTS,
+  node_stats: more.NODE_STATS,
 } as const;
 
 /** Name of a table. */
@@ -449,15 +443,15 @@ export type TimeSeriesRow = RowOf<typeof TIME_SERIES>;
 /** An `hdr_histograms` row. */
 export type HdrHistogramsRow = RowOf<typeof HDR_HISTOGRAMS>;
 /** An `agent_steps` row. */
-export type AgentStepsRow = RowOf<typeof AGENT_STEPS>;
+export type AgentStepsRow = RowOf<typeof more.AGENT_STEPS>;
 /** A `container_stats` row. */
-export type ContainerStatsRow = RowOf<typeof CONTAINER_STATS>;
+export type ContainerStatsRow = RowOf<typeof more.CONTAINER_STATS>;
 /** A `failover_intervals` row. */
-export type FailoverIntervalsRow = RowOf<typeof FAILOVER_INTERVALS>;
+export type FailoverIntervalsRow = RowOf<typeof more.FAILOVER_INTERVALS>;
 /** A `failover_events` row. */
-export type FailoverEventsRow = RowOf<typeof FAILOVER_EVENTS>;
+export type FailoverEventsRow = RowOf<typeof more.FAILOVER_EVENTS>;
 /** A `node_stats` row. */
-export type NodeStatsRow = RowOf<typeof NODE_STATS>;
+export type NodeStatsRow = RowOf<typeof more.NODE_STATS>;
 
 /** The row type of each table, by table name. */
 export type TableRows = { [K in TableName]: RowOf<(typeof TABLES)[K]> };
