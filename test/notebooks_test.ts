@@ -517,6 +517,11 @@ function checkTopologies(out: string): void {
     "the cluster's nodes over its first run",
     "<chart>",
     "replicas 0 → 1: the primary's throughput (factor = with / without)",
+    "TLS against plaintext (factor = TLS / plaintext; keep_alive false is -k 0)",
+    "<chart>",
+    "the failover, as the client saw it",
+    "requests failed, by kind",
+    "<chart>",
   ]);
   const t = tables(path);
   const curve = t.get("throughput against server threads (ops/s over the repetitions)")!;
@@ -556,4 +561,21 @@ function checkTopologies(out: string): void {
     ["SET", "0", "1", "4", "4"],
     ["GET", "0", "1", "4", "4"],
   ]);
+  // TLS: a handshake per request (-k 0) costs far more than the 5 % band: "worse" either way
+  const tls = t.get("TLS against plaintext (factor = TLS / plaintext; keep_alive false is -k 0)")!;
+  const handshake = tls.slice(2).find((r) => r[0] === "GET" && r[1] === "false")!;
+  assert.ok(Number(handshake[4]) < 0.5, handshake.join(" "));
+  assert.equal(handshake[7], "worse", handshake.join(" "));
+  // the failover: measured, its window no shorter than cluster-node-timeout (1 s), the node that
+  // took over another than the one killed, and every failed request of a kind
+  const fo = new Map(
+    t.get("the failover, as the client saw it")!.slice(2).map((r) => [r[0], r[1]]),
+  );
+  assert.equal(fo.get("verdict"), "measured", JSON.stringify([...fo]));
+  assert.ok(Number(fo.get("unavailable window (s)")) >= 1, JSON.stringify([...fo]));
+  assert.match(fo.get("node failed")!, /^node \d/);
+  assert.match(fo.get("node that took over")!, /^node \d/);
+  assert.notEqual(fo.get("node that took over"), fo.get("node failed"));
+  const kinds = t.get("requests failed, by kind")!.slice(2);
+  assert.equal(kinds.reduce((n, r) => n + Number(r[1]), 0), Number(fo.get("requests failed")));
 }
