@@ -17,7 +17,7 @@ import {
   FAILOVER_INTERVALS,
 } from "./schema_tables.ts";
 /** Version of the schema written by this kvlab. Readers accept any `1.x`. */
-export const SCHEMA_VERSION = "1.8";
+export const SCHEMA_VERSION = "1.11";
 
 /** Major version readers of this kvlab accept. */
 export const SCHEMA_MAJOR = 1;

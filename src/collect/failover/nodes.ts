@@ -102,6 +102,7 @@ export function intervalRow(b: IntervalBucket, rate: number): FailoverIntervalsR
     readonly: b.readonly,
     other: b.other,
     moved: b.moved,
+    asked: b.asked,
     p50_latency_ms: b.p50FromIntendedMs,
     p99_latency_ms: b.p99FromIntendedMs,
     max_latency_ms: b.maxFromIntendedMs,
