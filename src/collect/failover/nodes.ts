@@ -124,7 +124,7 @@ export async function replication(n: Node) {
 }
 
 /** Sends one command to a node. */
-export async function call(n: Node, ...args: string[]): Promise<unknown> {
+export async function call(n: Pick<Node, "target">, ...args: string[]): Promise<unknown> {
   const c = await connect(n.target, 2000);
   try {
     return await c.call(args[0], ...args.slice(1));

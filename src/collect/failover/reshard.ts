@@ -13,7 +13,20 @@ import { call, type Node } from "./nodes.ts";
 import { crossCheckNodes, type NodeCalls, nodeCalls, readSlotMap } from "../cluster/nodes.ts";
 import type { NodeCrossCheck } from "../cluster/nodes.ts";
 import type { SlotMap } from "../cluster/slots.ts";
+import { DEFAULT_RESHARD_SLOTS, type FailoverAction } from "./spec.ts";
 import type { ServerTarget } from "../target.ts";
+
+/** A reshard's cli that failed: its words in the message, its whole output kept. */
+export class ReshardError extends Error {
+  override name = "ReshardError";
+  /**
+   * @param output Its command line and output.
+   * @param message Its words.
+   */
+  constructor(readonly output: string, message: string) {
+    super(message);
+  }
+}
 
 /** What a reshard's cli did. */
 export interface ReshardDone {
@@ -55,13 +68,13 @@ export function cliWords(output: string): string {
  *
  * @param o The cli, the runner, the two masters, the slot count, the signal.
  * @returns Its command line, output and duration.
- * @throws {Error} When it fails, with its words (`[ERR] …`) and how it ended.
+ * @throws {ReshardError} When it fails, with its words (`[ERR] …`) and how it ended.
  */
 export async function runReshard(o: {
   cli: string;
   runner: ProcessRunner;
-  from: Node;
-  to: Node;
+  from: Pick<Node, "port" | "target">;
+  to: Pick<Node, "target">;
   slots: number;
   signal?: AbortSignal;
 }): Promise<ReshardDone> {
@@ -86,7 +99,8 @@ export async function runReshard(o: {
   );
   if (r.code !== 0) {
     const name = o.cli.split("/").pop();
-    throw new Error(
+    throw new ReshardError(
+      `$ ${argv.join(" ")}\n${output}`,
       `${name} --cluster reshard failed (${
         r.interrupted
           ? "interrupted"
@@ -97,6 +111,47 @@ export async function runReshard(o: {
     );
   }
   return { argv, output, durationMs: r.durationMs };
+}
+
+/**
+ * The action `reshard` of a failover run: the target master (`to`, or the first other master of
+ * the slot map), `action` marked as the cli starts and `action_done` when it exits 0; its
+ * output kept (also when it fails, then with its words thrown).
+ *
+ * @param o The cli and runner, the slot map and nodes, the node moved from and the action, what
+ * marks an event and what keeps the output.
+ * @throws {Error} When `to` is no other master, or the cli fails.
+ */
+export async function reshardAction(o: {
+  cli: string;
+  runner: ProcessRunner;
+  signal?: AbortSignal;
+  map: SlotMap;
+  nodes: readonly Node[];
+  node: Node;
+  action: FailoverAction;
+  mark: (event: "action" | "action_done", n: Node, detail: string) => void;
+  keep: (output: string) => void;
+}): Promise<void> {
+  const { map, node, action: a } = o;
+  const masterPorts = new Set(Array.from(map.slotNode, (i) => map.nodes[i].port));
+  const to = a.to
+    ? o.nodes.find((n) => n.name === a.to)
+    : o.nodes.find((n) => n !== node && masterPorts.has(n.port));
+  if (!to || to === node || !masterPorts.has(to.port)) {
+    throw new Error(`to: ${a.to ?? "no other master"} is not another master of the cluster`);
+  }
+  const slots = a.slots ?? DEFAULT_RESHARD_SLOTS;
+  const name = o.cli.split("/").pop();
+  o.mark("action", node, `${name} --cluster reshard: ${slots} slots to ${to.name}`);
+  try {
+    const done = await runReshard({ ...o, from: node, to, slots });
+    o.keep(`$ ${done.argv.join(" ")}\n${done.output}`);
+  } catch (e) {
+    o.keep(e instanceof ReshardError ? `${e.output}\n${e.message}\n` : (e as Error).message);
+    throw e;
+  }
+  o.mark("action_done", to, `${name} --cluster reshard exited 0: ${slots} slots moved`);
 }
 
 /** The masters' calls before a cluster failover run, and how to cross-check them after. */

@@ -32,8 +32,8 @@ import { openLoopRows } from "../loadgen/rows.ts";
 import { KVLAB_VERSION } from "../../version.ts";
 import { redactText } from "../../text/redact.ts";
 import type { FailoverEventsRow, FailoverIntervalsRow } from "../../schema.ts";
-import { DEFAULT_RESHARD_SLOTS, type FailoverAction, failoverProblem } from "./spec.ts";
-import { type MasterCalls, mastersAfter, mastersBefore, runReshard } from "./reshard.ts";
+import { type FailoverAction, failoverProblem } from "./spec.ts";
+import { type MasterCalls, mastersAfter, mastersBefore, reshardAction } from "./reshard.ts";
 import type { NodeCrossCheck } from "../cluster/nodes.ts";
 import {
   addr,
@@ -338,43 +338,21 @@ async function measure(
     }
   };
   // a slot migration: the cli runs while the load goes on; its end is `action_done`
-  const reshard = async (a: FailoverAction) => {
-    const masterPorts = new Set(Array.from(map.slotNode, (i) => map.nodes[i].port));
-    const to = a.to
-      ? topo.nodes.find((n) => n.name === a.to)
-      : topo.nodes.find((n) => n !== node && masterPorts.has(n.port));
-    if (!to || to === node || !masterPorts.has(to.port)) {
-      throw new Error(`to: ${a.to ?? "no other master"} is not another master of the cluster`);
-    }
-    const slots = a.slots ?? DEFAULT_RESHARD_SLOTS;
-    const name = cli.split("/").pop();
-    events.push(
-      row("action", since(), node, `${name} --cluster reshard: ${slots} slots to ${to.name}`),
-    );
-    say(
-      `${
-        since().toFixed(0)
-      } ms: ${name} --cluster reshard ${slots} slots ${node.name} → ${to.name}`,
-    );
-    try {
-      const done = await runReshard({
-        cli,
-        runner: o.runner,
-        from: node,
-        to,
-        slots,
-        signal: o.signal,
-      });
-      reshardOutput = `$ ${done.argv.join(" ")}\n${done.output}`;
-    } catch (e) {
-      reshardOutput ??= (e as Error).message;
-      throw e;
-    }
-    events.push(
-      row("action_done", since(), to, `${name} --cluster reshard exited 0: ${slots} slots moved`),
-    );
-    say(`${since().toFixed(0)} ms: the reshard's cli exited 0`);
-  };
+  const reshard = (a: FailoverAction) =>
+    reshardAction({
+      cli,
+      runner: o.runner,
+      signal: o.signal,
+      map,
+      nodes: topo.nodes,
+      node,
+      action: a,
+      mark: (event, n, detail) => {
+        events.push(row(event, since(), n, detail));
+        say(`${since().toFixed(0)} ms: ${n.name}: ${detail}`);
+      },
+      keep: (text) => (reshardOutput = text),
+    });
   // a node still stopped when the load ends (interrupted before stop_s) resumes then
   let stoppedNow = false;
   const resumeAtEnd = () => {

@@ -12,10 +12,14 @@
 import assert from "node:assert/strict";
 import { DenoProcessRunner } from "../../../src/collect/mod.ts";
 import { runFailover } from "../../../src/collect/failover/mod.ts";
+import { ReshardError, runReshard } from "../../../src/collect/failover/reshard.ts";
+import { parseServerUrl } from "../../../src/collect/target.ts";
+import { withServers } from "../../_support/servers.ts";
+import { withTempDir } from "../../_support/temp.ts";
 import { keySlot } from "../../../src/collect/cluster/slots.ts";
 import { failoverReport, readFailover } from "../../../src/analyze/mod.ts";
 import { Dataset } from "../../../src/store/dataset.ts";
-import { failoverTest, nothingLeft, startedNodes } from "./_support.ts";
+import { failoverTest, ignore, nothingLeft, startedNodes } from "./_support.ts";
 import { missingOutsideCi } from "../../_support/tools.ts";
 
 const SLOTS = 300;
@@ -101,3 +105,34 @@ failoverTest(
   },
   missingOutsideCi("valkey-server", "valkey-cli"),
 );
+
+Deno.test({
+  name: "a reshard's cli that fails fails with its words, its output kept",
+  ignore,
+  fn: () =>
+    withTempDir("kvlab-reshard-", (dir) =>
+      // one cluster node serving no slot: redis-cli refuses to reshard an uncovered cluster
+      withServers(
+        [{ args: ["--cluster-enabled", "yes", "--dir", dir, "--cluster-config-file", "n.conf"] }],
+        async ([s]) => {
+          const node = { port: s.port, target: parseServerUrl(s.url) };
+          const e = await runReshard({
+            cli: "redis-cli",
+            runner: new DenoProcessRunner(),
+            from: node,
+            to: node,
+            slots: 10,
+          }).catch((e) => e);
+          assert.ok(e instanceof ReshardError, String(e));
+          assert.match(
+            e.message,
+            /^redis-cli --cluster reshard failed \(exit 1\): \[ERR\] Not all 16384 slots are covered/,
+          );
+          assert.match(
+            e.output,
+            /^\$ redis-cli --cluster reshard 127\.0\.0\.1:\d+ --cluster-from \w+/,
+          );
+          assert.ok(!e.output.includes("\u001b"), "colours left in the output");
+        },
+      )),
+});
