@@ -199,7 +199,7 @@ export const FAILOVER_INTERVALS = [
     name: "asked",
     type: "int",
     nullable: true,
-    doc: "ASK redirections followed (not errors; 1.11, null before).",
+    doc: "ASK redirections followed (not errors; 1.11).",
   },
   {
     name: "p50_latency_ms",
