@@ -12,7 +12,7 @@
 
 import * as more from "./schema_tables.ts";
 /** Version of the schema written by this kvlab. Readers accept any `1.x`. */
-export const SCHEMA_VERSION = "1.9";
+export const SCHEMA_VERSION = "1.10";
 
 /** Major version readers of this kvlab accept. */
 export const SCHEMA_MAJOR = 1;

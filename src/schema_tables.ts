@@ -197,6 +197,12 @@ export const FAILOVER_INTERVALS = [
   { name: "other", type: "int", nullable: false, doc: "Other errors." },
   { name: "moved", type: "int", nullable: false, doc: "MOVED redirections followed (not errors)." },
   {
+    name: "asked",
+    type: "int",
+    nullable: true,
+    doc: "ASK redirections followed (not errors; 1.10).",
+  },
+  {
     name: "p50_latency_ms",
     type: "float",
     nullable: true,
@@ -226,7 +232,12 @@ export const FAILOVER_EVENTS = [
     nullable: true,
     doc: "When, ms since the schedule started; null when read after the run.",
   },
-  { name: "action", type: "string", nullable: false, doc: "kill, stop or cluster-failover." },
+  {
+    name: "action",
+    type: "string",
+    nullable: false,
+    doc: "kill, stop, cluster-failover or reshard.",
+  },
   {
     name: "node",
     type: "string",

@@ -35,6 +35,13 @@ export interface FailoverCommandOptions {
   node?: string;
   stopS?: number;
   promoteAfterS?: number;
+  /** `reshard`: slots moved and the master they go to. */
+  slots?: number;
+  to?: string;
+  /** SET:GET, key count and key prefix of the load. */
+  ratio?: string;
+  keys?: number;
+  keyPrefix?: string;
   rate: number;
   durationS: number;
   connections: number;
@@ -125,6 +132,11 @@ export function failoverOptions(raw: OptionValues): FailoverCommandOptions {
     ...(raw.promoteAfterS !== undefined
       ? { promoteAfterS: num("--promote-after-s", raw.promoteAfterS) }
       : {}),
+    ...(raw.slots !== undefined ? { slots: num("--slots", raw.slots, { integer: true }) } : {}),
+    ...(raw.to !== undefined ? { to: String(raw.to) } : {}),
+    ...(raw.ratio !== undefined ? { ratio: ratioOption(raw.ratio) } : {}),
+    ...(raw.keys !== undefined ? { keys: num("--keys", raw.keys, { min: 1, integer: true }) } : {}),
+    ...(raw.keyPrefix !== undefined ? { keyPrefix: String(raw.keyPrefix) } : {}),
     rate: num("--rate", raw.rate, { min: 1 }),
     durationS: num("--duration", raw.duration, { min: 1 }),
     connections: num("--connections", raw.connections, { min: 1, integer: true }),
@@ -133,6 +145,13 @@ export function failoverOptions(raw: OptionValues): FailoverCommandOptions {
     chart: optionalString(raw.chart),
     label: optionalString(raw.label),
   };
+}
+
+function ratioOption(v: unknown): string {
+  if (typeof v !== "string" || !/^\d+:\d+$/.test(v) || /^0+:0+$/.test(v)) {
+    throw new UsageError(`invalid --ratio: ${v} (expected SET:GET, e.g. 1:1)`);
+  }
+  return v;
 }
 
 const ms = (v: number | null) => (v === null ? "–" : `${Math.round(v)} ms`);
@@ -157,16 +176,24 @@ const ms = (v: number | null) => (v === null ? "–" : `${Math.round(v)} ms`);
  * assert.match(text, /unavailable window +500 ms/);
  * assert.match(text, /refused +500/);
  * assert.doesNotMatch(text, /\u001b/);
+ * assert.match(text, /redirections +MOVED 0, ASK 0 \(not errors\)/);
+ * // a slot migration's own words: from one master to another
+ * const moved = failoverReportText("r2", failoverReport(rows, [{ event: "action", elapsed_ms: 1000,
+ *   action: "reshard", node: "node 1" }, { event: "took_over", action: "reshard", node: "node 2" }]));
+ * assert.match(moved, /slots from +node 1\n/);
+ * assert.match(moved, /slots to +node 2\n/);
  * ```
  */
 export function failoverReportText(runId: string, r: FailoverReport): string {
   const safe = (s: string | null) => (s === null ? "–" : terminalText(s));
+  // a slot migration: no node fails, the slots go from one master to another
+  const moving = r.action === "reshard";
   const lines: [string, string][] = [
     ["run", safe(runId)],
     ["verdict", r.verdict + (r.reason ? ` (${safe(r.reason)})` : "")],
     ["action", `${safe(r.action)} at ${ms(r.actionMs)}, done at ${ms(r.actionDoneMs)}`],
-    ["failed node", safe(r.failedNode)],
-    ["took over", safe(r.tookOver)],
+    [moving ? "slots from" : "failed node", safe(r.failedNode)],
+    [moving ? "slots to" : "took over", safe(r.tookOver)],
     ["target", `${r.requestedOpsPerSec ?? "–"}/s in ${r.widthMs ?? "–"} ms intervals`],
     ["time to first error", ms(r.timeToFirstErrorMs)],
     [
@@ -177,6 +204,7 @@ export function failoverReportText(runId: string, r: FailoverReport): string {
     ["requests failed", String(r.failed)],
     ["short of target", r.shortOfTarget === null ? "–" : String(Math.round(r.shortOfTarget))],
     ...Object.entries(r.failedByKind).map(([k, n]) => [`  ${k}`, String(n)] as [string, string]),
+    ["redirections", `MOVED ${r.moved}, ASK ${r.asked} (not errors)`],
   ];
   const w = Math.max(...lines.map(([k]) => k.length));
   return lines.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join("\n") + "\n" +
@@ -203,7 +231,12 @@ export async function failoverCommand(o: FailoverCommandOptions, out: Output): P
           ...(o.node ? { node: o.node } : {}),
           ...(o.stopS !== undefined ? { stopS: o.stopS } : {}),
           ...(o.promoteAfterS !== undefined ? { promoteAfterS: o.promoteAfterS } : {}),
+          ...(o.slots !== undefined ? { slots: o.slots } : {}),
+          ...(o.to !== undefined ? { to: o.to } : {}),
         },
+        ...(o.ratio ? { ratio: o.ratio } : {}),
+        ...(o.keys ? { keys: o.keys } : {}),
+        ...(o.keyPrefix ? { keyPrefix: o.keyPrefix } : {}),
         requestedOpsPerSec: o.rate,
         durationS: o.durationS,
         connections: o.connections,
@@ -253,11 +286,19 @@ export function declareFailover(program: Command, out: Output): void {
     .option("--shards <n>", "a cluster of N shards (at least 3)")
     .option("--replicas <r>", "replicas per primary", "1")
     .option("--config <name=value...>", "server settings (cluster-node-timeout=1000)", [])
-    .option("--action <a>", "kill, stop or cluster-failover", "kill")
+    .option("--action <a>", "kill, stop, cluster-failover or reshard", "kill")
     .option("--at <s>", "seconds after the load starts", "2")
     .option("--node <name>", "the node acted on (node N; default: the primary of slot 0)")
     .option("--stop-s <s>", "stop: seconds before SIGCONT (default 2)")
     .option("--promote-after-s <s>", "a standalone kill: seconds before REPLICAOF NO ONE (1)")
+    .option("--slots <n>", "reshard: slots moved (1000)")
+    .option("--to <name>", "reshard: the master they go to (node N; default: the next master)")
+    .option("--ratio <set:get>", "the load's SET:GET (0:1)")
+    .option("--keys <n>", "the load's key count (1000)")
+    .option(
+      "--key-prefix <p>",
+      "the load's key names' prefix (key:; a {tag} keeps them in one slot)",
+    )
     .option("--rate <n>", "requests per second", "1000")
     .option("--duration <s>", "seconds of load", "8")
     .option("--connections <n>", "connections", "8")

@@ -77,6 +77,9 @@ export interface FailoverReport {
   /** Errors from the action on, and by kind. */
   failed: number;
   failedByKind: Record<string, number>;
+  /** MOVED and ASK redirections followed from the action on (not errors; `asked` null before 1.11). */
+  moved: number;
+  asked: number;
   /** Requests the window fell short of its target (target − completed, summed over it). */
   shortOfTarget: number | null;
   /** The run's fixed rate and the interval width. */
@@ -151,6 +154,8 @@ export function failoverReport(
     backToTargetMs: null,
     failed: 0,
     failedByKind: Object.fromEntries(KINDS.map((k) => [k, 0])),
+    moved: 0,
+    asked: 0,
     shortOfTarget: null,
     requestedOpsPerSec: rows[0]?.requested_ops_per_sec ?? null,
     widthMs: rows[0]?.width_ms ?? null,
@@ -202,6 +207,8 @@ export function failoverReport(
   for (const r of rows.slice(from)) {
     for (const k of KINDS) report.failedByKind[k] += Number(r[k] ?? 0);
     report.failed += r.errors;
+    report.moved += Number(r.moved ?? 0);
+    report.asked += Number(r.asked ?? 0);
   }
   const firstError = after.find((r) => r.errors > 0);
   if (firstError && actionMs !== null) {

@@ -102,6 +102,7 @@ export function intervalRow(b: IntervalBucket, rate: number): FailoverIntervalsR
     readonly: b.readonly,
     other: b.other,
     moved: b.moved,
+    asked: b.asked,
     p50_latency_ms: b.p50FromIntendedMs,
     p99_latency_ms: b.p99FromIntendedMs,
     max_latency_ms: b.maxFromIntendedMs,
@@ -123,7 +124,7 @@ export async function replication(n: Node) {
 }
 
 /** Sends one command to a node. */
-export async function call(n: Node, ...args: string[]): Promise<unknown> {
+export async function call(n: Pick<Node, "target">, ...args: string[]): Promise<unknown> {
   const c = await connect(n.target, 2000);
   try {
     return await c.call(args[0], ...args.slice(1));

@@ -33,6 +33,8 @@ import { KVLAB_VERSION } from "../../version.ts";
 import { redactText } from "../../text/redact.ts";
 import type { FailoverEventsRow, FailoverIntervalsRow } from "../../schema.ts";
 import { type FailoverAction, failoverProblem } from "./spec.ts";
+import { type MasterCalls, mastersAfter, mastersBefore, reshardAction } from "./reshard.ts";
+import type { NodeCrossCheck } from "../cluster/nodes.ts";
 import {
   addr,
   call,
@@ -59,6 +61,8 @@ export interface FailoverRunOptions extends CollectOptions {
   ratio?: string;
   /** @default {1000} */
   keys?: number;
+  /** Key names: `keyPrefix + 0 … keys − 1` (a hash tag keeps them in one slot). @default {"key:"} */
+  keyPrefix?: string;
   /** A request without a reply after this is an error (`timeout`). @default {1000} */
   requestTimeoutMs?: number;
   /** @default {100} */
@@ -114,6 +118,7 @@ export async function runFailover(o: FailoverRunOptions): Promise<FailoverRun> {
         `${o.requestedOpsPerSec}/s for ${o.durationS} s, ${describeTopology(o.topology)})`,
       measure: async (writer) => {
         const m = await measure(o, topo, {
+          cli: prepared.cli,
           runId: writer.runId,
           say,
           onStop: (n) => (stopped = n),
@@ -123,7 +128,8 @@ export async function runFailover(o: FailoverRunOptions): Promise<FailoverRun> {
         return m;
       },
       store: (m, runId) => ({
-        status: m.result === undefined
+        // an action that failed (its words in the reason): the run did not do what it says
+        status: m.result === undefined || m.actionFailed
           ? "failed"
           : m.result.interrupted
           ? "incomplete"
@@ -144,17 +150,22 @@ export async function runFailover(o: FailoverRunOptions): Promise<FailoverRun> {
           failover_intervals: m.intervals.map((r) => ({ ...r, run_id: runId })),
           failover_events: m.events.map((r) => ({ ...r, run_id: runId })),
         },
-        raw: [{
-          name: "failover.json",
-          bytes: new TextEncoder().encode(
-            JSON.stringify(
-              { action: o.action, events: m.events, errors: m.errorSamples },
-              null,
-              2,
-            ) +
-              "\n",
-          ),
-        }],
+        raw: [
+          ...(m.reshard
+            ? [{ name: "reshard.txt", bytes: new TextEncoder().encode(m.reshard) }]
+            : []),
+          {
+            name: "failover.json",
+            bytes: new TextEncoder().encode(
+              JSON.stringify(
+                { action: o.action, events: m.events, errors: m.errorSamples },
+                null,
+                2,
+              ) +
+                "\n",
+            ),
+          },
+        ],
         manifest: {
           failover: {
             topology: describeTopology(o.topology),
@@ -162,7 +173,15 @@ export async function runFailover(o: FailoverRunOptions): Promise<FailoverRun> {
             request_timeout_ms: o.requestTimeoutMs ?? 1000,
             interval_ms: o.intervalMs ?? 100,
           },
-          warnings: m.errorSamples.map((e) => `error: ${redactText(e)}`),
+          ...(m.nodes === undefined
+            ? {}
+            : "none" in m.nodes
+            ? { cluster_nodes: null, cluster_nodes_none: m.nodes.none }
+            : { cluster_nodes: m.nodes }),
+          warnings: [
+            ...m.errorSamples.map((e) => `error: ${redactText(e)}`),
+            ...(m.nodes && "warning" in m.nodes && m.nodes.warning ? [m.nodes.warning] : []),
+          ],
         },
       }),
     });
@@ -184,6 +203,12 @@ interface Measured extends Measurement {
   events: FailoverEventsRow[];
   intervals: FailoverIntervalsRow[];
   errorSamples: string[];
+  /** The action failed (the reason says how). */
+  actionFailed?: boolean;
+  /** A reshard's cli output (the raw `reshard.txt`). */
+  reshard?: string;
+  /** A cluster's per-master cross-check, or why there is none. */
+  nodes?: NodeCrossCheck | { none: string };
 }
 
 // one run's steps in order (snapshot, slot map, the action and its timers, the map's refresh,
@@ -191,7 +216,12 @@ interface Measured extends Measurement {
 async function measure(
   o: FailoverRunOptions,
   topo: RunningTopology,
-  { runId, say, onStop }: { runId: string; say: (l: string) => void; onStop: (n: Node) => void },
+  { cli, runId, say, onStop }: {
+    cli: string;
+    runId: string;
+    say: (l: string) => void;
+    onStop: (n: Node) => void;
+  },
 ): Promise<Measured> {
   const events: FailoverEventsRow[] = [];
   const before = await snapshotBefore(topo.target);
@@ -199,8 +229,11 @@ async function measure(
   const cluster = !!o.topology.cluster;
   const byPort = (port: number) => topo.nodes.find((n) => n.port === port);
   let map: SlotMap;
-  if (cluster) map = await readSlotMap(topo.target);
-  else {
+  let masters: MasterCalls | null = null;
+  if (cluster) {
+    map = await readSlotMap(topo.target);
+    masters = await mastersBefore(topo.target);
+  } else {
     map = emptySlotMap();
     map.nodes.push({ host: "127.0.0.1", port: topo.target.port, id: null });
     map.slotNode.fill(0);
@@ -253,6 +286,8 @@ async function measure(
   const later = (ms: number, f: () => void | Promise<void>) =>
     timers.push(setTimeout(() => void Promise.resolve(f()).catch(failed), Math.max(0, ms)));
   let actionError: string | null = null;
+  let reshardOutput: string | undefined;
+  let acting: Promise<void> | null = null;
   const failed = (e: unknown) => (actionError ??= (e as Error).message ?? String(e));
   const act = async () => {
     const a = o.action;
@@ -289,6 +324,9 @@ async function measure(
         events.push(row("action_done", since(), node, `SIGCONT ${node.pid}`));
         say(`${since().toFixed(0)} ms: SIGCONT ${node.name}`);
       });
+    } else if (a.action === "reshard") {
+      acting = reshard(a);
+      await acting;
     } else {
       if (!replica) throw new Error(`no replica of ${node.name} for CLUSTER FAILOVER`);
       events.push(
@@ -299,6 +337,22 @@ async function measure(
       say(`${since().toFixed(0)} ms: CLUSTER FAILOVER on ${replica.name}: ${reply}`);
     }
   };
+  // a slot migration: the cli runs while the load goes on; its end is `action_done`
+  const reshard = (a: FailoverAction) =>
+    reshardAction({
+      cli,
+      runner: o.runner,
+      signal: o.signal,
+      map,
+      nodes: topo.nodes,
+      node,
+      action: a,
+      mark: (event, n, detail) => {
+        events.push(row(event, since(), n, detail));
+        say(`${since().toFixed(0)} ms: ${n.name}: ${detail}`);
+      },
+      keep: (text) => (reshardOutput = text),
+    });
   // a node still stopped when the load ends (interrupted before stop_s) resumes then
   let stoppedNow = false;
   const resumeAtEnd = () => {
@@ -331,6 +385,7 @@ async function measure(
       durationS: o.durationS,
       ratio: o.ratio ?? "0:1",
       keys: o.keys ?? 1000,
+      ...(o.keyPrefix ? { keyPrefix: o.keyPrefix } : {}),
       engine: "deno",
       cluster: map,
       failover: { intervalMs: o.intervalMs ?? 100, requestTimeoutMs: o.requestTimeoutMs ?? 1000 },
@@ -346,6 +401,7 @@ async function measure(
     timers.forEach(clearTimeout);
     resumeAtEnd();
     await refresh;
+    await Promise.resolve(acting).catch(() => {});
     if (e instanceof RangeError || e instanceof TypeError) throw e;
     return {
       before,
@@ -357,6 +413,8 @@ async function measure(
   }
   timers.forEach(clearTimeout);
   resumeAtEnd();
+  // a reshard still running when the load ends: kvlab waits for its cli (its end is recorded)
+  await Promise.resolve(acting).catch(() => {});
   refreshing = false;
   await refresh;
   // which node serves the acted-on node's slots now (or the promoted replica)
@@ -366,6 +424,8 @@ async function measure(
     `took over: ${took.node ? `${took.node.name} (${addr(took.node)})` : "none"}: ${took.detail}`,
   );
   const after = await snapshotAfter(topo.target).catch(() => undefined);
+  const answered = (result.perInterval ?? []).reduce((n, b) => n + b.completed, 0);
+  const nodes = masters ? await mastersAfter(topo.target, masters, answered) : undefined;
   const rows = openLoopRows(result, runId, {
     ratio: o.ratio ?? "0:1",
     valueSize: 256,
@@ -383,5 +443,10 @@ async function measure(
     events,
     intervals: (result.perInterval ?? []).map((b) => intervalRow(b, o.requestedOpsPerSec)),
     errorSamples: result.errorSamples,
+    actionFailed: actionError !== null,
+    reshard: reshardOutput,
+    nodes: cluster
+      ? nodes ?? { none: "the masters' commandstats could not be read before the run" }
+      : undefined,
   };
 }

@@ -8,7 +8,7 @@
 import type { TopologySpec } from "../topology/spec.ts";
 
 /** The actions a failover run can take. */
-export const FAILOVER_ACTIONS = ["kill", "stop", "cluster-failover"] as const;
+export const FAILOVER_ACTIONS = ["kill", "stop", "cluster-failover", "reshard"] as const;
 
 /** One of {@link FAILOVER_ACTIONS}. */
 export type FailoverActionName = typeof FAILOVER_ACTIONS[number];
@@ -17,7 +17,9 @@ export type FailoverActionName = typeof FAILOVER_ACTIONS[number];
 export interface FailoverAction {
   /**
    * `kill`: kill -9 the node's process; `stop`: SIGSTOP it for `stopS`, then SIGCONT;
-   * `cluster-failover`: `CLUSTER FAILOVER` on its replica (a cluster only).
+   * `cluster-failover`: `CLUSTER FAILOVER` on its replica (a cluster only); `reshard`: a slot
+   * migration, `valkey-cli`/`redis-cli --cluster reshard` moving `slots` of its slots to the
+   * master `to` (a cluster only; no node fails).
    */
   action: FailoverActionName;
   /** When, seconds after the load started. */
@@ -35,7 +37,14 @@ export interface FailoverAction {
    * the detection time chosen). @default {1}
    */
   promoteAfterS?: number;
+  /** `reshard`: how many slots move (the cli takes the node's lowest first). @default {1000} */
+  slots?: number;
+  /** `reshard`: the master they move to (`node N`). Default: the first other master. */
+  to?: string;
 }
+
+/** The slots a `reshard` moves by default. */
+export const DEFAULT_RESHARD_SLOTS = 1000;
 
 /**
  * Why an action cannot run on a topology, or null when it can.
@@ -58,6 +67,12 @@ export interface FailoverAction {
  * assert.match(failoverProblem({ action: "kill", atS: 9 }, cluster, 8)!, /before the load ends/);
  * assert.match(failoverProblem({ action: "kill", atS: 1 }, { ...cluster, tls: true }, 8)!,
  *   /plaintext only/);
+ * // a slot migration needs a cluster, not a replica
+ * const bare = { engine: "valkey" as const, cluster: { shards: 3, replicas: 0 } };
+ * assert.equal(failoverProblem({ action: "reshard", atS: 1, slots: 300 }, bare, 4), null);
+ * assert.match(failoverProblem({ action: "reshard", atS: 1 }, { engine: "redis", replicas: 1 }, 4)!,
+ *   /a cluster only/);
+ * assert.match(failoverProblem({ action: "reshard", atS: 1, slots: 0 }, bare, 4)!, /slots: expected/);
  * ```
  */
 export function failoverProblem(
@@ -73,12 +88,19 @@ export function failoverProblem(
       "not take the topology's TLS files yet): leave tls out";
   }
   const replicas = t.cluster ? t.cluster.replicas : t.replicas ?? 0;
-  if (replicas < 1) {
+  if ((a.action === "cluster-failover" || a.action === "reshard") && !t.cluster) {
+    return `action ${a.action} is for a cluster only (start: { cluster: { … } })`;
+  }
+  if (a.action === "reshard") {
+    if (a.slots !== undefined && !(Number.isInteger(a.slots) && a.slots >= 1 && a.slots < 16384)) {
+      return `slots: expected an integer from 1 to 16383: ${a.slots}`;
+    }
+    if (a.to !== undefined && !/^node \d+$/.test(a.to)) {
+      return `to: expected "node N" (the processes in start order): ${a.to}`;
+    }
+  } else if (replicas < 1) {
     return `action ${a.action} needs a replica to take over (start: { replicas: 1 } or ` +
       "cluster: { replicas: 1 })";
-  }
-  if (a.action === "cluster-failover" && !t.cluster) {
-    return "action cluster-failover is for a cluster only (start: { cluster: { … } })";
   }
   if (!(a.atS >= 0) || !(a.atS < durationS)) {
     return `at_s: expected a time before the load ends (0 ≤ at_s < ${durationS}): ${a.atS}`;

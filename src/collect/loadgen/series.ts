@@ -186,7 +186,8 @@ export function secondSeries(parts: readonly SecondCounts[]): SecondBucket[] {
 /**
  * The kinds an interval series counts apart: errors by what caused them (a connection refused
  * or reset, a request without a reply within the run's request timeout, `CLUSTERDOWN`,
- * `READONLY`, any other error) and `moved`, MOVED redirections followed (not errors).
+ * `READONLY`, any other error), and `moved` and `asked`, MOVED and ASK redirections followed
+ * (not errors).
  */
 export const INTERVAL_COUNTS = [
   "refused",
@@ -196,13 +197,14 @@ export const INTERVAL_COUNTS = [
   "readonly",
   "other",
   "moved",
+  "asked",
 ] as const;
 
 /** One of {@link INTERVAL_COUNTS}. */
 export type IntervalCount = typeof INTERVAL_COUNTS[number];
 
-/** The error kinds among {@link INTERVAL_COUNTS} (all but `moved`). */
-export type IntervalErrorKind = Exclude<IntervalCount, "moved">;
+/** The error kinds among {@link INTERVAL_COUNTS} (all but `moved` and `asked`). */
+export type IntervalErrorKind = Exclude<IntervalCount, "moved" | "asked">;
 
 /** Per-interval counts with the errors split by kind (a failover run's). */
 export interface IntervalCounts extends SecondCounts {
@@ -220,7 +222,7 @@ export interface IntervalBucket extends Record<IntervalCount, number> {
   sent: number;
   /** Non-error replies received in it. */
   completed: number;
-  /** Errors in it (every kind but `moved`). */
+  /** Errors in it (every kind but `moved` and `asked`). */
   errors: number;
   /** Latency from the intended send time of its replies, ms (null when none completed). */
   p50FromIntendedMs: number | null;
@@ -242,7 +244,7 @@ export function emptyIntervalCounts(widthMs: number): IntervalCounts {
 
 /**
  * Counts an error of a kind at `ms` (an error reply, a lost connection's request), or a MOVED
- * followed (`moved`: not an error).
+ * or ASK followed (`moved`, `asked`: not errors).
  *
  * @param c Counts to update.
  * @param ms Milliseconds since the start of the run.
@@ -257,9 +259,10 @@ export function emptyIntervalCounts(widthMs: number): IntervalCounts {
  * countReply(c, 11, 1);
  * countKind(c, 150, "refused");
  * countKind(c, 160, "moved");
+ * countKind(c, 170, "asked");
  * const s = intervalSeries([c]);
- * assert.deepEqual(s.map((b) => [b.startMs, b.completed, b.errors, b.refused, b.moved]),
- *   [[0, 1, 0, 0, 0], [100, 0, 1, 1, 1]]);
+ * assert.deepEqual(s.map((b) => [b.startMs, b.completed, b.errors, b.refused, b.moved, b.asked]),
+ *   [[0, 1, 0, 0, 0, 0], [100, 0, 1, 1, 1, 1]]);
  * assert.equal(s[1].p99FromIntendedMs, null);
  * ```
  */
@@ -267,7 +270,7 @@ export function countKind(c: IntervalCounts, ms: number, kind: IntervalCount): v
   const s = bucketOf(ms, c.widthMs);
   if (s >= c.sent.length) grow(c, s);
   c.kinds[kind][s]++;
-  if (kind !== "moved") c.errors[s]++;
+  if (kind !== "moved" && kind !== "asked") c.errors[s]++;
 }
 
 /**

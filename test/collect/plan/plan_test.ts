@@ -22,6 +22,7 @@ const EXAMPLES = [
   "examples/client-scaling.yaml",
   "examples/memory-plan.yaml",
   "examples/failover.yaml",
+  "examples/failover-reshard.yaml",
   "data/plans/demo.yaml",
 ];
 const load = (f: string): StudyPlan => parsePlan(Deno.readTextFileSync(ROOT + f), f);

@@ -324,6 +324,7 @@ export class ClusterShard {
           this.#send(c, moveSlot(this.#map, r.slot, { host, port: r.port, id: null }), false);
         } else {
           this.#out.asked++;
+          if (this.#iv) countKind(this.#iv, t, "asked");
           const i = this.#map.nodes.findIndex((n) => n.host === host && n.port === r.port);
           const at = i >= 0 ? i : this.#map.nodes.push({ host, port: r.port, id: null }) - 1;
           this.#send(c, at, true);

@@ -22,6 +22,10 @@ export interface FailoverPlanSection extends FailoverAction {
   durationS: number;
   connections: number;
   requestTimeoutMs: number;
+  /** The load's SET:GET, key count and key prefix (the run's defaults when absent). */
+  ratio?: string;
+  keys?: number;
+  keyPrefix?: string;
 }
 
 /** A checked plan of kind `failover`. */
@@ -43,6 +47,11 @@ const FIELDS = [
   "duration_s",
   "connections",
   "request_timeout_ms",
+  "slots",
+  "to",
+  "ratio",
+  "keys",
+  "key_prefix",
 ] as const;
 
 /**
@@ -63,7 +72,15 @@ const FIELDS = [
  * assert.throws(() => parsePlan(text("{ engine: redis }", "{ action: kill, at_s: 2, rate: 10, " +
  *   "duration_s: 8 }"), "f.yaml"), /f\.yaml:4:\d+: servers\.0\.start: action kill needs a replica/);
  * assert.throws(() => parsePlan(text(cluster, "{ action: nap, at_s: 2, rate: 10, duration_s: 8 }"),
- *   "f.yaml"), /failover\.action: expected kill, stop, cluster-failover/);
+ *   "f.yaml"), /failover\.action: expected kill, stop, cluster-failover, reshard/);
+ * // a slot migration: 300 slots from the master of slot 0 to node 3, keys SET and read
+ * const moving = parsePlan(text(cluster, "{ action: reshard, at_s: 1, slots: 300, to: node 3, " +
+ *   "ratio: '1:1', keys: 2000, rate: 800, duration_s: 4 }"), "f.yaml");
+ * assert.ok(moving.kind === "failover");
+ * assert.deepEqual(moving.failover, { action: "reshard", atS: 1, slots: 300, to: "node 3",
+ *   rate: 800, durationS: 4, connections: 8, requestTimeoutMs: 1000, ratio: "1:1", keys: 2000 });
+ * assert.throws(() => parsePlan(text("{ engine: redis, replicas: 1 }", "{ action: reshard, " +
+ *   "at_s: 1, rate: 10, duration_s: 8 }"), "f.yaml"), /action reshard is for a cluster only/);
  * ```
  */
 export const failoverKind: PlanKind<FailoverStudyPlan, FailoverCell> = {
@@ -93,10 +110,15 @@ function parseFailoverPlan(read: PlanReader, common: PlanCommon): FailoverStudyP
     ...(read.value([...f, "node"]) !== undefined ? { node: read.string([...f, "node"]) } : {}),
     ...(opt("stop_s") !== undefined ? { stopS: opt("stop_s") } : {}),
     ...(opt("promote_after_s") !== undefined ? { promoteAfterS: opt("promote_after_s") } : {}),
+    ...(read.value([...f, "slots"]) !== undefined
+      ? { slots: read.integer([...f, "slots"], 1000) }
+      : {}),
+    ...(read.value([...f, "to"]) !== undefined ? { to: read.string([...f, "to"]) } : {}),
     rate: read.number([...f, "rate"], NaN, { positive: true, max: 1e6 }),
     durationS: read.number([...f, "duration_s"], NaN, { positive: true, max: 3600 }),
     connections: read.integer([...f, "connections"], 8),
     requestTimeoutMs: read.number([...f, "request_timeout_ms"], 1000, { positive: true }),
+    ...loadFields(read, f),
   };
   for (const k of ["rate", "duration_s"]) {
     if (read.value([...f, k]) === undefined) read.fail([...f, k], "expected a number > 0");
@@ -113,6 +135,25 @@ function parseFailoverPlan(read: PlanReader, common: PlanCommon): FailoverStudyP
     if (why) read.fail(["servers", i, "start"], why);
   });
   return { ...common, kind: "failover", failover: section };
+}
+
+/** The load's `ratio` (SET:GET), `keys` and `key_prefix`, when the plan says them. */
+function loadFields(read: PlanReader, f: string[]): Partial<FailoverPlanSection> {
+  const out: Partial<FailoverPlanSection> = {};
+  if (read.value([...f, "ratio"]) !== undefined) {
+    const r = read.string([...f, "ratio"]);
+    if (!/^\d+:\d+$/.test(r) || /^0+:0+$/.test(r)) {
+      read.fail([...f, "ratio"], "expected SET:GET (1:1, 0:1)");
+    }
+    out.ratio = r;
+  }
+  if (read.value([...f, "keys"]) !== undefined) {
+    out.keys = read.integer([...f, "keys"], 1000);
+  }
+  if (read.value([...f, "key_prefix"]) !== undefined) {
+    out.keyPrefix = read.string([...f, "key_prefix"]);
+  }
+  return out;
 }
 
 /** Prepares the plan's runs once; returns the function that runs one cell. */
@@ -137,7 +178,12 @@ function openFailover(
         ...(f.node ? { node: f.node } : {}),
         ...(f.stopS !== undefined ? { stopS: f.stopS } : {}),
         ...(f.promoteAfterS !== undefined ? { promoteAfterS: f.promoteAfterS } : {}),
+        ...(f.slots !== undefined ? { slots: f.slots } : {}),
+        ...(f.to !== undefined ? { to: f.to } : {}),
       },
+      ...(f.ratio ? { ratio: f.ratio } : {}),
+      ...(f.keys ? { keys: f.keys } : {}),
+      ...(f.keyPrefix ? { keyPrefix: f.keyPrefix } : {}),
       requestedOpsPerSec: f.rate,
       durationS: f.durationS,
       connections: f.connections,
