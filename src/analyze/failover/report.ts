@@ -77,7 +77,7 @@ export interface FailoverReport {
   /** Errors from the action on, and by kind. */
   failed: number;
   failedByKind: Record<string, number>;
-  /** MOVED and ASK redirections followed from the action on (not errors; `asked` null before 1.11). */
+  /** MOVED and ASK redirections followed from the action on (not errors; `asked` null before 1.10). */
   moved: number;
   asked: number;
   /** Requests the window fell short of its target (target − completed, summed over it). */
