@@ -2,12 +2,14 @@
  * kvlab's pub/sub engine against a real 3-master redis-server cluster (one per file): sharded
  * mode SSUBSCRIBEs and SPUBLISHes each channel at its slot's master (every master's
  * commandstats agree with what kvlab sent it, every message delivered once, none an error),
- * classic PUBLISH is broadcast to subscribers spread over the masters, and the epoll engine
- * says it cannot route. A few hundred messages per step, a 1 s window.
+ * classic PUBLISH is broadcast to subscribers spread over the masters, a MOVED reply to
+ * SSUBSCRIBE (a stale map) or SPUBLISH (a slot moved during the step) is named with its slot and
+ * channel, and the epoll engine says it cannot route. A few hundred messages per step, a 1 s
+ * window.
  */
 
 import assert from "node:assert/strict";
-import { cli, type TestCluster, withCluster } from "../../_support/cluster.ts";
+import { cli, type TestCluster, waitFor, withCluster } from "../../_support/cluster.ts";
 import { withTempDir } from "../../_support/temp.ts";
 import { parseServerUrl } from "../../../src/collect/mod.ts";
 import { runPubSubStep } from "../../../src/collect/pubsub/step.ts";
@@ -147,6 +149,61 @@ Deno.test({
               runPubSub({ ...step, port: c.nodes[0].port, mode: "sharded", cluster: stale }),
               new RegExp(
                 `SSUBSCRIBE refused: MOVED: slot ${slot} \\(channel kvlab:ps:0\\) is now served by`,
+              ),
+            );
+          },
+        );
+
+        // (last: it moves channel 0's slot to another master)
+        await t.step(
+          "a channel whose slot moves during the step: SPUBLISH's MOVED named",
+          async () => {
+            const slot = keySlot("kvlab:ps:0");
+            const from = c.nodes.find((n) => n.port === map.nodes[map.slotNode[slot]].port)!;
+            const to = c.nodes.find((n) => n !== from)!;
+            const stop = new AbortController();
+            const running = runPubSub({
+              ...step,
+              durationS: 60, // ended by the signal once the old master refused SPUBLISHes
+              port: c.nodes[0].port,
+              mode: "sharded",
+              cluster: map,
+              signal: stop.signal,
+            });
+            try {
+              await waitFor(
+                "channel 0 subscribed",
+                async () =>
+                  /\n2\s*$/.test(await cli(from.port, "pubsub", "shardnumsub", "kvlab:ps:0")),
+              );
+              const id = (await cli(to.port, "cluster", "myid")).trim();
+              for (
+                const n of [to, from, ...c.nodes.filter((n) => n !== to && n !== from)]
+              ) {
+                await cli(n.port, "cluster", "setslot", String(slot), "node", id);
+              }
+              // 25 refusals, a second of channel 0's messages (one per 40 ms): the engine, which
+              // sent them, has read its replies since (it reads them every 100 ms of its pacing)
+              const rejected = async () =>
+                Number(
+                  /cmdstat_spublish:.*rejected_calls=(\d+)/.exec(
+                    await cli(from.port, "info", "commandstats"),
+                  )?.[1] ?? 0,
+                );
+              await waitFor(
+                "SPUBLISH refused by the old master",
+                async () => await rejected() >= 25,
+              );
+            } finally {
+              stop.abort();
+            }
+            const r = await running;
+            assert.ok(r.interrupted && r.publishErrors > 0, describe(r));
+            assert.match(
+              r.errorSamples.join("\n"),
+              new RegExp(
+                `publish: MOVED: slot ${slot} \\(channel kvlab:ps:0\\) is now served by ` +
+                  `127\\.0\\.0\\.1:${to.port}: the slot map changed during the step`,
               ),
             );
           },
