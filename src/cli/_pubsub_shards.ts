@@ -7,6 +7,8 @@
 import type { PubSubShard } from "../collect/pubsub/mod.ts";
 import { terminalText } from "../text/safe.ts";
 
+const count = (n: number, what: string) => `${n.toLocaleString("en")} ${what}${n === 1 ? "" : "s"}`;
+
 /**
  * One line per master (its channels, subscriber connections, the messages kvlab published
  * through it and what its commandstats counted), then the notes; "" for one server. Node
@@ -22,9 +24,9 @@ import { terminalText } from "../text/safe.ts";
  * import assert from "node:assert/strict";
  * assert.equal(shardLines(undefined, []), "");
  * assert.equal(
- *   shardLines([{ node: "127.0.0.1:7000", channels: 4, subscriberConnections: 3, published: 1200,
+ *   shardLines([{ node: "127.0.0.1:7000", channels: 1, subscriberConnections: 3, published: 1200,
  *     serverCalls: 1200 }], ["cluster mode detected"]),
- *   "shard 127.0.0.1:7000: 4 channels, 3 subscriber connections, 1,200 messages published " +
+ *   "shard 127.0.0.1:7000: 1 channel, 3 subscriber connections, 1,200 messages published " +
  *     "(commandstats: 1,200)\nnote: cluster mode detected\n",
  * );
  * ```
@@ -37,9 +39,9 @@ export function shardLines(
     const calls = s.serverCalls === undefined || s.serverCalls === null
       ? "not read"
       : s.serverCalls.toLocaleString("en");
-    return `shard ${terminalText(s.node)}: ${s.channels} channels, ${s.subscriberConnections} ` +
-      `subscriber connections, ${s.published.toLocaleString("en")} messages published ` +
-      `(commandstats: ${calls})`;
+    return `shard ${terminalText(s.node)}: ${count(s.channels, "channel")}, ` +
+      `${count(s.subscriberConnections, "subscriber connection")}, ` +
+      `${count(s.published, "message")} published (commandstats: ${calls})`;
   });
   lines.push(...notes.map((n) => `note: ${terminalText(n)}`));
   return lines.map((l) => l + "\n").join("");
