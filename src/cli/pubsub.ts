@@ -19,6 +19,7 @@ import {
 } from "../collect/limits.ts";
 import { engineOption, serverRoom, targetOption } from "./load.ts";
 import { engineLine, stepLines } from "./_step_line.ts";
+import { shardLines } from "./_pubsub_shards.ts";
 
 /** What `kvlab pubsub` runs. */
 export interface PubSubCommandOptions {
@@ -139,6 +140,7 @@ export async function pubSubCommand(o: PubSubCommandOptions, out: Output): Promi
       stepLines(run.results, { detail: true, unsent: r.unsent, errorSamples: r.errorSamples }),
     );
     out.print(engineLine({ engine: r.engine, note: r.engineNote }));
+    out.print(shardLines(r.shards, run.notes));
   }
   out.print(`${run.status}: run ${run.runId}${run.reason ? ` (${run.reason})` : ""}\n`);
   // Ctrl-C / SIGTERM: what was counted is stored (incomplete); 130 (129 for SIGHUP), as `kvlab

@@ -130,61 +130,116 @@ export class PublishFrames {
   }
 }
 
-/** A publisher: its schedule state, and its commands appended in place to its batch. */
+/**
+ * One connection of a publisher: to the server, or (against a cluster) to one master. Its
+ * replies come in the order of its commands: a reply to none is thrown to its read.
+ */
+export class PublishLink {
+  /** Commands written (or queued) and not yet answered. */
+  outstanding = 0;
+  /** Commands appended over the step. */
+  published = 0;
+  readonly replies: RespReplyReader;
+  readonly writer: BatchWriter;
+
+  /**
+   * @param sock Its connection.
+   * @param node Index of its master in the slot map (0 for one server).
+   * @param on Each reply matched to a command (`error`: an error reply), and a failed write.
+   */
+  constructor(
+    readonly sock: Deno.Conn,
+    readonly node: number,
+    on: { reply: (l: PublishLink, error: boolean) => void; error: (e: unknown) => void },
+  ) {
+    this.replies = new RespReplyReader((kind) => {
+      // a reply to no PUBLISH, or not an integer: thrown to the read, which drops the
+      // connection: the replies can no longer be matched to the messages
+      const problem = publishReplyProblem(this.outstanding, kind);
+      if (problem !== null) throw new ReplyMismatchError(problem);
+      this.outstanding--;
+      on.reply(this, kind === "error");
+    });
+    this.writer = new BatchWriter(sock, on.error);
+  }
+}
+
+/**
+ * A publisher: its schedule state, and its commands appended in place to the batch of the link
+ * its channel goes to (one link to one server; against a cluster in sharded mode, one per
+ * master).
+ */
 export class Publisher {
   next = 0;
   inHeap = false;
   sequence = 0;
+  /** Messages not yet answered, over its links. */
   outstanding = 0;
   closed = false;
   readonly random: () => number;
-  readonly replies: RespReplyReader;
-  readonly writer: BatchWriter;
+  readonly links: PublishLink[];
   readonly #frames: PublishFrames;
   readonly #sealKey: number;
+  /** Per channel, its link (null: the one link). */
+  readonly #linkOf: Int32Array | null;
 
   /** Publisher index. */
   readonly index: number;
 
   /**
-   * @param sock Its connection.
-   * @param o Its index, the run's command bytes (`frames`), the seed of its arrivals and the
-   * step's seal key (`sequenceSeal`).
+   * @param socks Its connections: one, or one per master (`nodes`, `linkOf`).
+   * @param o Its index, the run's command bytes (`frames`), the seed of its arrivals, the
+   * step's seal key (`sequenceSeal`), each connection's master (`nodes`) and each channel's
+   * connection (`linkOf`).
    * @param on Each reply matched to a message (`error`: an error reply), and a failed write.
    */
   constructor(
-    readonly sock: Deno.Conn,
-    o: { index: number; frames: PublishFrames; seed: number; sealKey: number },
+    socks: readonly Deno.Conn[],
+    o: {
+      index: number;
+      frames: PublishFrames;
+      seed: number;
+      sealKey: number;
+      nodes?: readonly number[];
+      linkOf?: Int32Array;
+    },
     on: {
-      reply: (p: Publisher, error: boolean) => void;
+      reply: (p: Publisher, error: boolean, link: PublishLink) => void;
       error: (p: Publisher, e: unknown) => void;
     },
   ) {
     const { index, frames } = o;
     this.index = index;
     this.random = seededRandom(Math.imul(o.seed, 1_000_003) + index);
-    this.replies = new RespReplyReader((kind) => {
-      // a reply to no PUBLISH, or not an integer: thrown to the read, which drops the
-      // connection: the replies can no longer be matched to the messages
-      const problem = publishReplyProblem(this.outstanding, kind);
-      if (problem !== null) throw new ReplyMismatchError(problem);
-      on.reply(this, kind === "error");
-    });
-    this.writer = new BatchWriter(sock, (e) => on.error(this, e));
+    this.links = socks.map((sock, i) =>
+      new PublishLink(sock, o.nodes?.[i] ?? 0, {
+        reply: (l, error) => on.reply(this, error, l),
+        error: (e) => on.error(this, e),
+      })
+    );
+    this.#linkOf = o.linkOf ?? null;
     this.#frames = frames;
     this.#sealKey = o.sealKey;
   }
 
+  /** The link the commands on `channel` go to. */
+  linkFor(channel: number): PublishLink {
+    return this.links[this.#linkOf === null ? 0 : this.#linkOf[channel]];
+  }
+
   /**
-   * Appends one command on `channel` to the batch, its payload header written in place
-   * (stamp, publisher, sequence sealed with the stamp); {@link BatchWriter.send} writes the
-   * batch.
+   * Appends one command on `channel` to its link's batch, its payload header written in place
+   * (stamp, publisher, sequence sealed with the stamp); {@link Publisher.send} writes the
+   * batches.
    */
   append(channel: number, stampNs: number, sequence: number): void {
     const sealed = (sequence ^ sequenceSeal(stampNs, this.#sealKey)) >>> 0;
     const head = this.#frames.heads[channel];
     const payload = this.#frames.payload;
-    const w = this.writer;
+    const link = this.linkFor(channel);
+    link.outstanding++;
+    link.published++;
+    const w = link.writer;
     const at = w.reserve(head.length + payload.length);
     const buf = w.buffer;
     buf.set(head, at);
@@ -194,6 +249,22 @@ export class Publisher {
     v.setFloat64(p, stampNs, true);
     v.setUint32(p + 8, this.index, true);
     v.setUint32(p + 12, sealed, true);
+  }
+
+  /** Writes every link's batch (now, or when its pending write ends). */
+  send(): void {
+    for (const l of this.links) l.writer.send();
+  }
+
+  /** Drops what is queued and closes every link. */
+  close(): void {
+    for (const l of this.links) {
+      l.writer.close();
+      l.outstanding = 0;
+      try {
+        l.sock.close();
+      } catch { /* already closed */ }
+    }
   }
 }
 
@@ -207,16 +278,19 @@ export class Subscriber {
   readonly index: number;
   /** Names of its channels. */
   readonly channels: readonly string[];
+  /** Its master's index in a cluster's slot map (0 for one server): its deliveries' lane. */
+  readonly lane: number;
 
   /**
    * @param sock Its connection.
-   * @param o Its index and the names of its channels.
+   * @param o Its index, the names of its channels and its lane (a cluster master's index: a
+   * subscriber of channels on several masters has one connection to each, one lane each).
    * @param on Each message push (`message`), with its payload header's fields (`NaN` stamp:
    * none); an error reply (its text) or another reply (`other`).
    */
   constructor(
     readonly sock: Deno.Conn,
-    o: { index: number; channels: readonly string[] },
+    o: { index: number; channels: readonly string[]; lane?: number },
     on: {
       message: (s: Subscriber, stampNs: number, publisher: number, sequence: number) => void;
       other: (s: Subscriber, error: string) => void;
@@ -224,6 +298,7 @@ export class Subscriber {
   ) {
     this.index = o.index;
     this.channels = o.channels;
+    this.lane = o.lane ?? 0;
     const { message: onMessage, other: onOther } = on;
     this.reader = new PushReader({
       message: (stampNs, publisher, sequence) => onMessage(this, stampNs, publisher, sequence),
@@ -232,8 +307,20 @@ export class Subscriber {
     });
   }
 
-  /** The SUBSCRIBE (or SSUBSCRIBE) command for its channels. */
-  subscribeCommand(sharded: boolean): Uint8Array {
-    return encodeCommand([sharded ? "SSUBSCRIBE" : "SUBSCRIBE", ...this.channels]);
+  /**
+   * The SUBSCRIBE (or SSUBSCRIBE) command for its channels; `perChannel`: one command per
+   * channel (a cluster refuses an SSUBSCRIBE of channels in different slots: CROSSSLOT).
+   */
+  subscribeCommand(sharded: boolean, perChannel = false): Uint8Array {
+    const command = sharded ? "SSUBSCRIBE" : "SUBSCRIBE";
+    if (!perChannel) return encodeCommand([command, ...this.channels]);
+    const parts = this.channels.map((c) => encodeCommand([command, c]));
+    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of parts) {
+      out.set(p, at);
+      at += p.length;
+    }
+    return out;
   }
 }

@@ -8,9 +8,16 @@ import { connectionIntervalMs, firstSendMs, nextSendMs } from "../loadgen/schedu
 import { TimeHeap } from "../loadgen/heap.ts";
 import { Waker } from "../loadgen/waker.ts";
 import { connectResp } from "../loadgen/wire.ts";
-import { Publisher, PublishFrames, Subscriber } from "./_conns.ts";
+import { Publisher, PublishFrames, type PublishLink, Subscriber } from "./_conns.ts";
 import { messageChannel, subscriberChannels } from "./payload.ts";
-import type { PubSubChecked, PubSubResult } from "./types.ts";
+import type { PubSubChecked, PubSubResult, PubSubShard } from "./types.ts";
+import {
+  channelNodes,
+  movedProblem,
+  publisherRoute,
+  shardCounts,
+  subscriberGroups,
+} from "./_cluster.ts";
 import { PubSubTally, subscribeFailure, subscribeTimeout } from "./_tally.ts";
 
 /** Longest stretch the publishers' pump works without yielding to timers, I/O and signals (ms). */
@@ -61,13 +68,21 @@ export class PubSubRun {
   readonly #subscribed = Promise.withResolvers<void>();
   #timers: ReturnType<typeof setTimeout>[] = [];
   readonly #c: PubSubTally;
+  /** Against a cluster: per channel, the index of its slot's master (else null). */
+  readonly #channelNode: Int32Array | null;
+  /** Against a cluster: subscriber connections per master. */
+  readonly #subsPerNode: number[];
 
   constructor(o: PubSubChecked) {
     this.#o = o;
     this.#names = Array.from({ length: o.channels }, (_, c) => `${o.channelPrefix}${c}`);
     this.#interval = connectionIntervalMs(o.requestedOpsPerSec / o.fanOut, o.publishers);
     this.#budget = o.maxMessages;
-    this.#c = new PubSubTally(o);
+    this.#channelNode = o.cluster ? channelNodes(o.cluster, this.#names) : null;
+    this.#subsPerNode = o.cluster?.nodes.map(() => 0) ?? [];
+    // sharded across a cluster, a subscriber has one connection (lane) per master
+    const lanes = o.cluster && o.mode === "sharded" ? o.cluster.nodes.length : 1;
+    this.#c = new PubSubTally(o, lanes);
     this.#subscribed.promise.catch(() => {/* awaited in connect(); rejected early is fine */});
   }
 
@@ -80,21 +95,35 @@ export class PubSubRun {
     return performance.now() - this.#t0;
   }
 
+  /** Where to connect to reach master `node` of a cluster (the server itself otherwise). */
+  #endpoint(node: number): PubSubChecked {
+    const n = this.#o.cluster?.nodes[node];
+    return n ? { ...this.#o, hostname: n.host, port: n.port } : this.#o;
+  }
+
   /** Connects and subscribes every subscriber, then connects the publishers. */
   async connect(): Promise<void> {
     const o = this.#o;
     const sharded = o.mode === "sharded";
+    const acrossShards = sharded && o.cluster !== undefined;
     const topology = { subscribers: o.subscribers, channels: o.channels, fanOut: o.fanOut };
+    const routing = { mode: o.mode, cluster: o.cluster, byNode: this.#channelNode };
     for (let s = 0; s < o.subscribers; s++) {
-      const sock = await connectResp(o, o.connectTimeoutMs);
-      const names = subscriberChannels(topology, s).map((c) => this.#names[c]);
-      const sub = new Subscriber(sock, { index: s, channels: names }, {
-        message: this.#onMessage,
-        other: this.#onSubscriberReply,
-      });
-      this.#subs.push(sub);
-      this.#readSubscriber(sub);
-      sock.write(sub.subscribeCommand(sharded)).catch((e) => this.#lost(sub, e));
+      const groups = subscriberGroups(routing, s, subscriberChannels(topology, s));
+      for (const [node, channels] of groups) {
+        const sock = await connectResp(this.#endpoint(node), o.connectTimeoutMs);
+        const names = channels.map((c) => this.#names[c]);
+        const lane = acrossShards ? node : 0;
+        const sub = new Subscriber(sock, { index: s, channels: names, lane }, {
+          message: this.#onMessage,
+          other: this.#onSubscriberReply,
+        });
+        if (o.cluster) this.#subsPerNode[node]++;
+        this.#subs.push(sub);
+        this.#readSubscriber(sub);
+        // a cluster refuses one SSUBSCRIBE of channels in different slots (CROSSSLOT)
+        sock.write(sub.subscribeCommand(sharded, acrossShards)).catch((e) => this.#lost(sub, e));
+      }
     }
     const timeout = setTimeout(
       () => this.#subscribed.reject(subscribeTimeout(this.#subs, o.connectTimeoutMs)),
@@ -107,14 +136,23 @@ export class PubSubRun {
       clearTimeout(timeout);
     }
     const frames = new PublishFrames(sharded ? "SPUBLISH" : "PUBLISH", this.#names, o.payloadBytes);
+    const route = publisherRoute(o.mode, this.#channelNode);
     for (let p = 0; p < o.publishers; p++) {
-      const sock = await connectResp(o, o.connectTimeoutMs);
-      const pub = new Publisher(sock, { index: p, frames, seed: o.seed, sealKey: o.sealKey }, {
-        reply: this.#onReply,
-        error: this.#lost,
-      });
+      const nodes = route?.nodes ?? [o.cluster ? p % o.cluster.nodes.length : 0];
+      const socks: Deno.Conn[] = [];
+      for (const node of nodes) {
+        socks.push(await connectResp(this.#endpoint(node), o.connectTimeoutMs));
+      }
+      const pub = new Publisher(socks, {
+        index: p,
+        frames,
+        seed: o.seed,
+        sealKey: o.sealKey,
+        nodes,
+        linkOf: route?.linkOf,
+      }, { reply: this.#onReply, error: this.#lost });
       this.#pubs.push(pub);
-      this.#readPublisher(pub);
+      for (const link of pub.links) this.#readPublisher(pub, link);
     }
     this.#waker = new Waker(this.#pump);
     await this.#waker.ready;
@@ -196,50 +234,57 @@ export class PubSubRun {
     const windowMs = this.#windowMs;
     let sent = 0;
     while (!p.closed && p.next <= t && p.next < windowMs && this.#budget > 0) {
-      if (p.writer.queuedBytes > MAX_QUEUED_BYTES) {
+      const sequence = p.sequence;
+      const channel = messageChannel(p.index, sequence, o);
+      if (p.linkFor(channel).writer.queuedBytes > MAX_QUEUED_BYTES) {
         // the socket does not take more: the client (or the server) is saturated
         this.#c.unsent++;
         this.#budget--;
         p.next = nextSendMs(p.next, this.#interval, o.arrival, p.random);
         continue;
       }
-      const sequence = p.sequence++;
-      const channel = messageChannel(p.index, sequence, o);
+      p.sequence++;
       p.append(channel, Math.round(p.next * 1e6), sequence);
       sent++;
       this.#c.sent(t, p.next);
       this.#budget--;
       p.next = nextSendMs(p.next, this.#interval, o.arrival, p.random);
     }
-    if (sent > 0) p.writer.send();
+    if (sent > 0) p.send();
     p.outstanding += sent;
     this.#outstanding += sent;
     this.#c.published += sent;
     if (!p.closed && p.next < windowMs && this.#budget > 0) this.#heap.push(p);
   }
 
-  readonly #onReply = (p: Publisher, error: boolean) => {
+  readonly #onReply = (p: Publisher, error: boolean, link: PublishLink) => {
     if (p.outstanding === 0) return;
     p.outstanding--;
     this.#outstanding--;
-    if (error) this.#c.publishError(this.#now(), p.replies.lastError);
+    if (error) this.#c.publishError(this.#now(), this.#clusterError(link.replies.lastError));
     this.#maybeFinish();
   };
+
+  /** An error reply, explained when it is a cluster's redirection (a slot that moved). */
+  #clusterError(text: string): string {
+    return this.#o.cluster ? movedProblem(text, this.#names) ?? text : text;
+  }
 
   // positional: called once per delivery on the hot path, where an options object would allocate
   readonly #onMessage = (s: Subscriber, stampNs: number, publisher: number, sequence: number) => {
     if (this.#finished) return;
     const sentBy = this.#pubs[publisher]?.sequence;
-    this.#c.delivery(s.index, this.#readAt, stampNs, publisher, sequence, sentBy);
+    this.#c.delivery(s.index, this.#readAt, stampNs, publisher, sequence, sentBy, s.lane);
     if (!this.#sending) this.#maybeFinish();
   };
 
   readonly #onSubscriberReply = (s: Subscriber, error: string) => {
     // while subscribing, an error (or a reply that is no confirmation) ends the step, named
     const command = this.#o.mode === "sharded" ? "SSUBSCRIBE" : "SUBSCRIBE";
-    const failed = subscribeFailure(error, { command, subscribing: this.#t0 === 0 });
+    const text = this.#o.cluster ? movedProblem(error, s.channels) ?? error : error;
+    const failed = subscribeFailure(text, { command, subscribing: this.#t0 === 0 });
     if (failed) this.#subscribed.reject(failed);
-    else if (error !== "") this.#c.subscriberError(s.index, error);
+    else if (error !== "") this.#c.subscriberError(s.index, text);
   };
 
   /** Receive time of the chunk being read (ms since the start). */
@@ -278,13 +323,13 @@ export class PubSubRun {
     turn.resolve();
   }
 
-  async #readPublisher(p: Publisher): Promise<void> {
+  async #readPublisher(p: Publisher, link: PublishLink): Promise<void> {
     const buf = new Uint8Array(64 * 1024);
     try {
       for (;;) {
-        const n = await p.sock.read(buf);
+        const n = await link.sock.read(buf);
         if (n === null) break;
-        p.replies.feed(buf, n);
+        link.replies.feed(buf, n);
         if (this.#sending) await this.#replyTurn.promise;
       }
       this.#lost(p, new Deno.errors.ConnectionReset("server closed the connection"));
@@ -301,15 +346,15 @@ export class PubSubRun {
     const text = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     this.#c.lost(who, text, c instanceof Publisher ? c.outstanding : 0);
     if (c instanceof Publisher) {
-      c.writer.close();
+      c.close();
       this.#outstanding -= c.outstanding;
       c.outstanding = 0;
-    } else if (this.#t0 === 0) {
-      this.#subscribed.reject(e);
+    } else {
+      if (this.#t0 === 0) this.#subscribed.reject(e);
+      try {
+        c.sock.close();
+      } catch { /* already closed */ }
     }
-    try {
-      c.sock.close();
-    } catch { /* already closed */ }
     this.#maybeFinish();
   };
 
@@ -363,11 +408,14 @@ export class PubSubRun {
     clearTimeout(this.#sleep);
     this.#readReplies(Infinity);
     for (const t of this.#timers) clearTimeout(t);
-    for (const c of [...this.#pubs, ...this.#subs]) {
-      if (c instanceof Publisher) c.writer.close();
-      c.closed = true;
+    for (const p of this.#pubs) {
+      p.closed = true;
+      p.close();
+    }
+    for (const s of this.#subs) {
+      s.closed = true;
       try {
-        c.sock.close();
+        s.sock.close();
       } catch { /* already closed */ }
     }
   }
@@ -378,6 +426,16 @@ export class PubSubRun {
     wallS: number,
   ): Omit<PubSubResult, "engine" | "engineNote" | "stampedDeliveries"> {
     const counts = this.#c.result(this.#interrupted, this.#endedAtMs);
-    return { ...counts, clientCpuS, setupCpuS, wallS };
+    const shards = this.#shards();
+    return { ...counts, clientCpuS, setupCpuS, wallS, ...(shards ? { shards } : {}) };
+  }
+
+  /** Against a cluster: each master's channels, subscriber connections and messages. */
+  #shards(): PubSubShard[] | null {
+    const map = this.#o.cluster;
+    const byNode = this.#channelNode;
+    return map && byNode
+      ? shardCounts(map, { byNode, subs: this.#subsPerNode, pubs: this.#pubs })
+      : null;
   }
 }

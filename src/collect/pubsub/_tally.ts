@@ -120,15 +120,21 @@ export class PubSubTally {
   readonly latency = latencyHistogram();
   readonly lateness = latencyHistogram();
   readonly series = emptySecondCounts();
-  /** Last sequence seen per subscriber × publisher (−1: none). */
+  /**
+   * Last sequence seen per lane × subscriber × publisher (−1: none). A lane is a cluster
+   * master: a publisher's messages reach a subscriber in order through one master only.
+   */
   readonly #last: Int32Array;
   readonly #o: PubSubChecked;
   readonly #windowEndMs: number;
 
-  /** @param o The step's checked options. */
-  constructor(o: PubSubChecked) {
+  /**
+   * @param o The step's checked options.
+   * @param lanes How many lanes (the masters of a cluster in sharded mode, else 1).
+   */
+  constructor(o: PubSubChecked, lanes = 1) {
     this.#o = o;
-    this.#last = new Int32Array(o.subscribers * o.publishers).fill(-1);
+    this.#last = new Int32Array(lanes * o.subscribers * o.publishers).fill(-1);
     this.#windowEndMs = o.durationS * 1000;
   }
 
@@ -147,6 +153,7 @@ export class PubSubTally {
    *
    * @param sealed The header's sequence field (the sequence XOR its seal).
    * @param sentBy How many messages each publisher has written (`undefined`: no such one).
+   * @param lane The master it came through (its order is kept per lane). @default {0}
    */
   // positional: called once per delivery on the hot path, where an options object would allocate
   delivery(
@@ -156,6 +163,7 @@ export class PubSubTally {
     publisher: number,
     sealed: number,
     sentBy: number | undefined,
+    lane = 0,
   ): void {
     const o = this.#o;
     const sequence = (sealed ^ sequenceSeal(stampNs, o.sealKey)) >>> 0;
@@ -174,7 +182,7 @@ export class PubSubTally {
       );
       return;
     }
-    const k = s * o.publishers + publisher;
+    const k = (lane * o.subscribers + s) * o.publishers + publisher;
     if (sequence <= this.#last[k]) {
       this.duplicated++;
       return;

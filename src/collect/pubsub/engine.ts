@@ -135,6 +135,32 @@ export function choosePubSubEngine(
 }
 
 /**
+ * The engine of a step against a Redis Cluster: `deno`, which connects to each master (the
+ * epoll engine drives one server's connections).
+ *
+ * @param wanted `auto`, `ffi` or `deno`.
+ * @returns The engine and its note.
+ * @throws {Deno.errors.NotSupported} When `ffi` is asked for.
+ *
+ * @example
+ * ```ts
+ * import { clusterPubSubEngine } from "./engine.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(clusterPubSubEngine("auto").engine, "deno");
+ * assert.match(clusterPubSubEngine("auto").note ?? "", /cluster/);
+ * assert.throws(() => clusterPubSubEngine("ffi"), /engine ffi: a cluster/);
+ * ```
+ */
+export function clusterPubSubEngine(
+  wanted: PubSubEngine,
+): { engine: PubSubEngineName; note: string | null } {
+  const why = "a cluster (the epoll engine drives one server's connections, not one per master)";
+  if (wanted === "ffi") throw new Deno.errors.NotSupported(`engine ffi: ${why}`);
+  if (wanted !== "auto" && wanted !== "deno") throw new TypeError(`invalid engine: ${wanted}`);
+  return { engine: "deno", note: wanted === "deno" ? "asked for" : why };
+}
+
+/**
  * Runs one pub/sub step: subscribes every subscriber, publishes open loop at the target
  * delivery rate for `durationS`, waits up to `graceS` for the last deliveries, closes. The
  * engine is `options.engine`'s ({@link choosePubSubEngine}).
@@ -148,7 +174,8 @@ export function choosePubSubEngine(
  */
 export async function runPubSub(options: PubSubOptions): Promise<PubSubResult> {
   const o = pubSubPlan(options);
-  const { engine, note } = choosePubSubEngine(options.engine ?? "auto", o);
+  const wanted = options.engine ?? "auto";
+  const { engine, note } = o.cluster ? clusterPubSubEngine(wanted) : choosePubSubEngine(wanted, o);
   if (engine === "ffi") return await runFfiPubSub(o, note);
   const wall0 = performance.now();
   const cpu0 = process.cpuUsage();

@@ -32,6 +32,10 @@ import { PUBSUB_CONNECTIONS, roomProblem } from "../limits.ts";
 import { KVLAB_VERSION } from "../../version.ts";
 import type { ServerTarget } from "../target.ts";
 import { type SustainedVerdict, sustainedVerdict } from "../../fixed_rate.ts";
+import { stepTopology } from "../loadgen/cluster/topology.ts";
+import { type NodeCalls, nodeCalls } from "../cluster/nodes.ts";
+import type { SlotMap } from "../cluster/slots.ts";
+import type { PubSubShard } from "./types.ts";
 
 /** One pub/sub step to run: the server and the engine's options other than the endpoint. */
 export interface PubSubCall extends Omit<PubSubOptions, "hostname" | "port" | "password"> {
@@ -47,6 +51,8 @@ export interface PubSubStepRun extends CollectedRun {
   verdict: SustainedVerdict | null;
   /** What the engine measured (absent when the step did not run). */
   result?: PubSubResult;
+  /** What kvlab says of the topology (cluster mode detected, a per-shard count that differs). */
+  notes: string[];
 }
 
 /**
@@ -109,7 +115,6 @@ export function pubSubArgv(call: PubSubCall): string[] {
 function unsupportedTarget(t: ServerTarget): string | null {
   if (t.socket !== undefined) return "the pub/sub engine speaks TCP only, not a unix socket";
   if (t.tls) return "the pub/sub engine does not speak TLS";
-  if (t.cluster) return "the pub/sub engine does not route to a cluster's shards";
   if (t.user !== undefined) return "the pub/sub engine sends AUTH with a password only, not a user";
   return null;
 }
@@ -133,7 +138,7 @@ export async function runPubSubStep(
     measure: () => measure(call, now),
     store: (m, runId) => stored(m, runId, call.target.display),
   });
-  return { ...run, verdict: measured.verdict, result: measured.result };
+  return { ...run, verdict: measured.verdict, result: measured.result, notes: measured.notes };
 }
 
 /** What a step gave, before it is stored. */
@@ -142,6 +147,8 @@ interface Measured extends Measurement {
   window: { start: Date; end: Date };
   reason: string | null;
   verdict: SustainedVerdict | null;
+  /** What kvlab says of the topology (cluster mode detected, a cross-check that disagrees). */
+  notes: string[];
 }
 
 /** Snapshots the server, runs the engine and snapshots again (unless it cannot drive it). */
@@ -151,6 +158,7 @@ async function measure(call: PubSubCall, now: () => Date): Promise<Measured> {
     window: { start, end: start },
     reason: unsupportedTarget(call.target),
     verdict: null,
+    notes: [],
   };
   if (m.reason !== null) return m;
   try {
@@ -162,6 +170,21 @@ async function measure(call: PubSubCall, now: () => Date): Promise<Measured> {
       m.reason = roomProblem(PUBSUB_CONNECTIONS, wanted, { room, server: call.target.display });
       return m;
     }
+    // a cluster (declared, or detected from INFO): its slot map, read as `kvlab load` reads it
+    const topology = await stepTopology(call.target, m.before.info);
+    if ("reason" in topology) {
+      m.reason = topology.reason;
+      return m;
+    }
+    const cluster = topology.options.cluster;
+    if (cluster && !call.target.cluster) {
+      m.notes.push(
+        `cluster mode detected from INFO (cluster_enabled:1) on ${call.target.display}: ` +
+          pubSubClusterRouting(call.mode),
+      );
+    }
+    const command = call.mode === "sharded" ? "spublish" : "publish";
+    const callsBefore = cluster ? await nodeCalls(call.target, cluster, [command]) : [];
     const { target, ...engine } = call;
     const begun = now();
     m.result = await runPubSub({
@@ -169,9 +192,15 @@ async function measure(call: PubSubCall, now: () => Date): Promise<Measured> {
       port: target.port,
       hostname: target.host,
       password: target.password,
+      ...(cluster ? { cluster } : {}),
     });
     m.window = { start: begun, end: now() };
     m.after = await snapshotServer(call.target).catch(() => undefined);
+    if (cluster && m.result.shards) {
+      const callsAfter = await nodeCalls(call.target, cluster, [command]);
+      const warning = checkShards(m.result.shards, { cluster, callsBefore, callsAfter, command });
+      if (warning) m.notes.push(warning);
+    }
   } catch (e) {
     if (e instanceof PubSubUnsupportedError) {
       m.reason = `skipped: ${call.mode} needs SSUBSCRIBE, which this server lacks (${e.message})`;
@@ -197,11 +226,92 @@ async function measure(call: PubSubCall, now: () => Date): Promise<Measured> {
   return m;
 }
 
+/**
+ * How a step routes its connections across a cluster's masters, in words.
+ *
+ * @example
+ * ```ts
+ * import { pubSubClusterRouting } from "./step.ts";
+ * import assert from "node:assert/strict";
+ * assert.match(pubSubClusterRouting("sharded"), /slot's master/);
+ * assert.match(pubSubClusterRouting("fan-out"), /broadcast/);
+ * ```
+ */
+export function pubSubClusterRouting(mode: PubSubCall["mode"]): string {
+  return mode === "sharded"
+    ? "each channel's subscribers and SPUBLISH go to its slot's master"
+    : "PUBLISH is broadcast over the cluster bus: subscribers and publishers spread over the " +
+      "masters";
+}
+
+/**
+ * Sets each shard's commandstats calls over the step, and compares them with what kvlab
+ * published through it: a disagreement (more than 1 %, or any for a master kvlab sent
+ * nothing) is a warning with both numbers.
+ *
+ * @returns The warning, or null.
+ *
+ * @example
+ * ```ts
+ * import { checkShards } from "./step.ts";
+ * import { emptySlotMap } from "../cluster/slots.ts";
+ * import assert from "node:assert/strict";
+ * const cluster = emptySlotMap();
+ * cluster.nodes.push({ host: "h", port: 1, id: null }, { host: "h", port: 2, id: null });
+ * import type { PubSubShard } from "./types.ts";
+ * const shards: PubSubShard[] = [
+ *   { node: "h:1", channels: 1, subscriberConnections: 1, published: 100 },
+ *   { node: "h:2", channels: 1, subscriberConnections: 1, published: 50 },
+ * ];
+ * const callsBefore = [{ node: "h:1", calls: 5 }, { node: "h:2", calls: 0 }];
+ * const o = { cluster, callsBefore, command: "spublish" };
+ * assert.equal(checkShards(shards, { ...o, callsAfter: [{ node: "h:1", calls: 105 },
+ *   { node: "h:2", calls: 50 }] }), null);
+ * assert.deepEqual(shards.map((s) => s.serverCalls), [100, 50]);
+ * assert.equal(checkShards(shards, { ...o, callsAfter: [{ node: "h:1", calls: 105 }, null] }),
+ *   "h:2: INFO commandstats not read after the step: no per-shard cross-check");
+ * assert.equal(checkShards(shards, { ...o, callsAfter: [{ node: "h:1", calls: 85 },
+ *   { node: "h:2", calls: 50 }] }),
+ *   "h:1: kvlab sent 100 SPUBLISH, the node's commandstats counted 80 (20.0 % apart)");
+ * ```
+ */
+export function checkShards(
+  shards: PubSubShard[],
+  o: {
+    cluster: SlotMap;
+    callsBefore: readonly (NodeCalls | null)[];
+    callsAfter: readonly (NodeCalls | null)[];
+    command: string;
+  },
+): string | null {
+  const problems: string[] = [];
+  shards.forEach((s, i) => {
+    const b = o.callsBefore[i];
+    const a = o.callsAfter[i];
+    s.serverCalls = a && b ? a.calls - b.calls : null;
+    if (s.serverCalls === null) {
+      problems.push(
+        `${s.node}: INFO commandstats not read after the step: no per-shard cross-check`,
+      );
+      return;
+    }
+    const apart = Math.abs(s.serverCalls - s.published) / Math.max(1, s.published);
+    if (apart > 0.01) {
+      problems.push(
+        `${s.node}: kvlab sent ${s.published.toLocaleString("en")} ${o.command.toUpperCase()}, ` +
+          `the node's commandstats counted ${s.serverCalls.toLocaleString("en")} ` +
+          `(${(100 * apart).toFixed(1)} % apart)`,
+      );
+    }
+  });
+  return problems.length ? problems.join("; ") : null;
+}
+
 /** How a measured step is stored: the engine's rows and counts, or a failed run with its reason. */
 function stored(m: Measured, runId: string, server: string): StoredRun {
   const r = m.result;
   const rows = r ? pubSubRows(runId, r, m.window) : undefined;
-  const counts = r ? stepFacts(r, m.verdict) : null;
+  const counts = r ? { ...stepFacts(r, m.verdict), notes: m.notes } : null;
   // connections lost and messages kvlab did not publish are run errors, as in `kvlab load`
   // (issue 21): with nothing delivered the step failed, else it is incomplete
   const broken = r ? stepFaults({ ...r, connections: r.publishers + r.subscribers }, server) : null;

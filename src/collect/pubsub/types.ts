@@ -10,6 +10,7 @@ import type { SecondBucket } from "../loadgen/series.ts";
 import type { Endpoint } from "../loadgen/wire.ts";
 import type { LoadgenEngine } from "../loadgen/open_loop.ts";
 import type { PubSubMode } from "./payload.ts";
+import type { SlotMap } from "../cluster/slots.ts";
 
 /** The engines that can run a step (the open loop's two): `ffi` (one blocking epoll loop over
  * libc by Deno FFI, on a Worker) and `deno` (Deno's TCP on the calling thread). */
@@ -94,6 +95,14 @@ export interface PubSubOptions extends Endpoint {
   seed?: number;
   /** Aborting ends the step at once; the result says `interrupted`. */
   signal?: AbortSignal;
+  /**
+   * A Redis Cluster's slot map (engine `deno`). Sharded mode: each channel's subscribers
+   * connect to (and SSUBSCRIBE at) the master of its slot (CRC16, hash tags), and each
+   * publisher SPUBLISHes it there (one connection per master). Other modes: PUBLISH is
+   * broadcast over the cluster bus, so subscriber `i` and publisher `i` connect to master
+   * `i mod masters`. The result gets `shards`.
+   */
+  cluster?: SlotMap;
   /** Fault injection for tests: subscribers wait this long after each read before stamping it
    * (engine `ffi`: a ready subscriber is read this long after it became readable, and timed
    * then, not by the kernel's stamp). */
@@ -102,6 +111,23 @@ export interface PubSubOptions extends Endpoint {
   stallSubscribers?: number;
   /** @default {0} */
   stallAfterMs?: number;
+}
+
+/** One master of a cluster over a step (`PubSubResult.shards`). */
+export interface PubSubShard {
+  /** `host:port`. */
+  node: string;
+  /** The step's channels whose slot this master serves. */
+  channels: number;
+  /** Subscriber connections to it. */
+  subscriberConnections: number;
+  /** Messages kvlab published through it (SPUBLISH, or PUBLISH in the other modes). */
+  published: number;
+  /**
+   * Its INFO commandstats calls of that command over the step (null: not read, or it did not
+   * answer); set by the step, which warns when they differ from `published`.
+   */
+  serverCalls?: number | null;
 }
 
 /** What `runPubSub` measured. Latencies in histograms are integer nanoseconds. */
@@ -163,6 +189,8 @@ export interface PubSubResult {
   /** Deliveries timed by the kernel's receive timestamp (engine `ffi`; the rest were timed
    * when read). */
   stampedDeliveries: number;
+  /** Against a cluster: each master's channels, connections and messages. */
+  shards?: PubSubShard[];
 }
 
 /** The checked options with defaults filled. */
@@ -170,8 +198,14 @@ export type PubSubChecked =
   & Required<
     Omit<
       PubSubOptions,
-      "password" | "hostname" | "channels" | "fanOut" | "signal" | "engine" | "tls"
+      "password" | "hostname" | "channels" | "fanOut" | "signal" | "engine" | "tls" | "cluster"
     >
   >
   & Endpoint
-  & { channels: number; fanOut: number; signal?: AbortSignal; engine?: PubSubEngine };
+  & {
+    channels: number;
+    fanOut: number;
+    signal?: AbortSignal;
+    engine?: PubSubEngine;
+    cluster?: SlotMap;
+  };
