@@ -123,7 +123,10 @@ function uid(): number | null {
   }
 }
 
-/** A folder for one engine: in the cache, or in /tmp when the socket path would be too long. */
+/**
+ * A folder for one engine: in the cache, or in /tmp when the socket path would be too long (/tmp
+ * itself, not TMPDIR, which may be as long as the cache: a test suite's own folder).
+ */
 function engineFolder(cache: string | null): string {
   const name = `engine-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
   if (
@@ -133,7 +136,7 @@ function engineFolder(cache: string | null): string {
     Deno.mkdirSync(`${cache}/${name}`, { recursive: true, mode: 0o700 });
     return `${cache}/${name}`;
   }
-  return Deno.makeTempDirSync({ prefix: `kvlab-docker-${name}-` });
+  return Deno.makeTempDirSync({ dir: "/tmp", prefix: `kvlab-docker-${name}-` });
 }
 
 /** The dockerd argv of an engine folder. */
