@@ -17,10 +17,11 @@ import { withTempDir } from "../../_support/temp.ts";
 const CLI = new URL("../../../src/cli.ts", import.meta.url).pathname;
 const AGENTS = 3;
 /**
- * The step's rate. Issue 35 asks 30,000/s; three agents, the coordinator and the server on 2
- * shared cores do not sustain it (see the report): the test runs what they do.
+ * The step's rate, issue 35's 30,000/s. Whether three agents, the coordinator and the server
+ * sustain it on 2 shared cores depends on the machine's load (29,996/s here with nothing else
+ * running, 20,000–27,600/s with other work): the checks are of the merge, not of the rate reached.
  */
-const RATE = Number(Deno.env.get("KVLAB_AGENTS_TEST_RATE") ?? 9_000);
+const RATE = Number(Deno.env.get("KVLAB_AGENTS_TEST_RATE") ?? 30_000);
 
 interface World {
   hosts: Hosts;
