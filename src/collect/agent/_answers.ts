@@ -6,6 +6,8 @@
  */
 
 import type { AgentStepsRow } from "../../schema.ts";
+import { redactSecret } from "../../text/redact.ts";
+import type { ServerTarget } from "../target.ts";
 import type { OpenLoopResult } from "../loadgen/open_loop.ts";
 import type { MemtierAgentRun } from "./memtier.ts";
 import { skewBoundMs } from "./clock.ts";
@@ -151,4 +153,35 @@ export function skewDisturbance(
   if (over.length === 0) return null;
   const worst = Math.max(...over.map((r) => Math.abs(r.start_skew_ms ?? 0)));
   return `agents' start skew ${worst.toFixed(1)} ms (${over.map((r) => r.agent).join(", ")})`;
+}
+
+/**
+ * Each answering agent's whole result as a raw file, the target's password redacted (as written and
+ * as JSON escapes it): an agent redacts what it posts, but the coordinator does not trust it to.
+ *
+ * @example
+ * ```ts
+ * import { agentFiles } from "./_answers.ts";
+ * import assert from "node:assert/strict";
+ * const answer = { registration: { agent: "a1" }, result: { error: 'AUTH p"ssw0rd failed' } };
+ * // deno-lint-ignore no-explicit-any
+ * const [f] = agentFiles([answer as any], { host: "h", port: 1, password: 'p"ssw0rd' } as any);
+ * assert.equal(f.name, "agent-a1.json");
+ * assert.doesNotMatch(new TextDecoder().decode(f.bytes), /ssw0rd/);
+ * ```
+ */
+export function agentFiles(
+  answers: Answer[],
+  target: ServerTarget,
+): { name: string; bytes: Uint8Array }[] {
+  const pw = target.password ?? "";
+  return answers.filter((a) => a.result !== null).map((a) => {
+    const text = JSON.stringify(a.result, null, 1);
+    return {
+      name: `agent-${a.registration.agent}.json`,
+      bytes: new TextEncoder().encode(
+        redactSecret(redactSecret(text, pw), JSON.stringify(pw).slice(1, -1)) + "\n",
+      ),
+    };
+  });
 }

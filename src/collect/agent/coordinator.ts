@@ -37,7 +37,7 @@ import { decodeStep, mergeSteps } from "./merge.ts";
 import { mergeMemtierAgents, readMemtierAgentStep } from "./memtier.ts";
 import type { MemtierRows } from "../formats/memtier/rows.ts";
 import { memtierStepCall, memtierTool } from "../memtier/tool.ts";
-import { agentRow, type Answer, chooseAgents, skewDisturbance } from "./_answers.ts";
+import { agentFiles, agentRow, type Answer, chooseAgents, skewDisturbance } from "./_answers.ts";
 import {
   HEARTBEAT_LOST_MS,
   REGISTRY_STREAM,
@@ -324,10 +324,7 @@ function stored(m: Measured, runId: string, s: AgentsStep): StoredRun {
       hdr_histograms: rows?.hdr_histograms ?? [],
       agent_steps: agentRows,
     },
-    raw: m.answers.filter((a) => a.result !== null).map((a) => ({
-      name: `agent-${a.registration.agent}.json`,
-      bytes: new TextEncoder().encode(JSON.stringify(a.result, null, 1) + "\n"),
-    })),
+    raw: agentFiles(m.answers, s.step.target),
     // a start skew over its bound is a warning in the run, and a disturbance `compare` shows
     disturbance: skewDisturbance(agentRows),
     manifest: {
@@ -423,10 +420,7 @@ function storedMemtier(m: Measured, runId: string, s: AgentsStep): StoredRun {
       hdr_histograms: merged?.hdr_histograms ?? [],
       agent_steps: agentRows,
     },
-    raw: m.answers.filter((a) => a.result !== null).map((a) => ({
-      name: `agent-${a.registration.agent}.json`,
-      bytes: new TextEncoder().encode(JSON.stringify(a.result, null, 1) + "\n"),
-    })),
+    raw: agentFiles(m.answers, s.step.target),
     disturbance: skewDisturbance(agentRows),
     manifest: {
       step: totals
