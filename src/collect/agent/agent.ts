@@ -35,6 +35,9 @@ import {
   workStream,
 } from "./protocol.ts";
 
+/** The furthest ahead a work item may start, ms (a plan's `lead_ms` is at most 60 s). */
+const MAX_LEAD_MS = 120_000;
+
 /** What an agent reports to whoever runs it (the CLI prints these). */
 export type AgentEvent =
   | { kind: "registered"; clock: ClockOffset }
@@ -290,6 +293,15 @@ async function answer(
   }
   const localStart = item.startAtMs - clock.offsetMs;
   const late = Date.now() - localStart;
+  // (a plan's lead is at most 60 s, plus twice an offset's uncertainty: a start further ahead
+  // would park the agent, heartbeating, until someone cancels it)
+  if (-late > MAX_LEAD_MS) {
+    return refusal(`its start is ${(-late / 1000).toFixed(0)} s ahead (at most 120 s): not run`, {
+      item: item.item,
+      clock,
+      o,
+    });
+  }
   if (late > 1000) {
     return refusal(`its start passed ${(late / 1000).toFixed(1)} s ago: not run`, {
       item: item.item,

@@ -330,7 +330,7 @@ Deno.test("kvlab run with agents: one merged run per cell from three hosts", asy
       const before = await gets(w);
       const time = (await redisCli(w.hosts, w.controlPort, ["TIME"]))!.split("\n");
       const startAtMs = Number(time[0]) * 1000 + 500;
-      const item = (id: string, sweep: Record<string, unknown>, server = {}) =>
+      const item = (id: string, sweep: Record<string, unknown>, server = {}, at = startAtMs) =>
         JSON.stringify({
           type: "work",
           v: 1,
@@ -343,7 +343,7 @@ Deno.test("kvlab run with agents: one merged run per cell from three hosts", asy
             sweep: { clients: 3, rates: [100], step_s: 1, ...sweep },
           },
           share: { index: 0, of: 1 },
-          startAtMs,
+          startAtMs: at,
           timeoutS: 5,
         });
       // written straight to the stream, as anyone who may write to it could
@@ -371,8 +371,16 @@ Deno.test("kvlab run with agents: one merged run per cell from three hosts", asy
         "msg",
         item("forged-env", {}, { password_env: "HOME" }),
       ]);
+      // a start an hour ahead would park the agent until someone cancels it
+      await redisCli(w.hosts, w.controlPort, [
+        "XADD",
+        "kvlab:work:a1",
+        "*",
+        "msg",
+        item("forged-late", {}, {}, startAtMs + 3_600_000),
+      ]);
       const seen = new Map<string, string>();
-      for (let i = 0; i < 50 && seen.size < 4; i++) {
+      for (let i = 0; i < 50 && seen.size < 5; i++) {
         for (const m of await messages(w, ["XRANGE", "kvlab:results", "-", "+"])) {
           if (String(m.item).startsWith("forged")) {
             seen.set(String(m.item), `${m.status}: ${m.error}`);
@@ -390,6 +398,7 @@ Deno.test("kvlab run with agents: one merged run per cell from three hosts", asy
         seen.get("forged-env") ?? "",
         /^refused: server\.password_env HOME: not a variable/,
       );
+      assert.match(seen.get("forged-late") ?? "", /^refused: its start is 3\d{3} s ahead/);
       await new Promise((res) => setTimeout(res, 1500)); // past the forged start time
       assert.equal(await gets(w), before, "nothing was sent");
     });
