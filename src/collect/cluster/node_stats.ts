@@ -8,11 +8,13 @@
  * INFO and AUTH, which the watch itself sends), and its keys as the run ends.
  *
  * The nodes are found as the run starts: a cluster's masters from its slot map, a standalone
- * server as its own master; then each master's replicas from its INFO replication.
+ * server as its own master; then each master's replicas from its INFO replication, those on the
+ * target's own host only (a server is untrusted: see {@link checkedReplica}).
  *
  * @module
  */
 
+import { isIP } from "node:net";
 import type { Redis } from "ioredis";
 import type { NodeStatsRow } from "../../schema.ts";
 import { keyspaceKeys, parseInfo } from "../formats/info/info.ts";
@@ -169,22 +171,81 @@ export function nodeStatsWatch(o: NodeStatsWatchOptions): RunWatch {
   return { start: () => nodeWatching(o) };
 }
 
-/** The nodes of a topology: its masters (a cluster's slot map, else the target), then replicas. */
-async function findNodes(target: ServerTarget): Promise<ServerTarget[]> {
+/**
+ * A replica a master lists (`ip:port` of its INFO replication), checked before kvlab connects:
+ * the ip an IP literal, the port 1–65535, the host one of `trusted` (the target's own host, or
+ * the hosts of a cluster's slot map). A server is untrusted: without these checks a hostile one
+ * could have kvlab send the plan's password and TLS client files to an address of its choosing.
+ *
+ * @param address `ip:port` as the master lists it.
+ * @param trusted The hosts kvlab may send credentials to.
+ * @returns The host and port, or why it is skipped.
+ *
+ * @example
+ * ```ts
+ * import { checkedReplica } from "./node_stats.ts";
+ * import assert from "node:assert/strict";
+ * const trusted = new Set(["127.0.0.1"]);
+ * assert.deepEqual(checkedReplica("127.0.0.1:7002", trusted), { host: "127.0.0.1", port: 7002 });
+ * assert.match(checkedReplica("127.0.0.1:x", trusted).skipped ?? "", /port/);
+ * assert.match(checkedReplica("127.0.0.1:70000", trusted).skipped ?? "", /port/);
+ * assert.match(checkedReplica("evil.example:6379", trusted).skipped ?? "", /IP address/);
+ * assert.match(checkedReplica("10.9.9.9:6379", trusted).skipped ?? "", /not a host of the target/);
+ * ```
+ */
+export function checkedReplica(
+  address: string,
+  trusted: ReadonlySet<string>,
+): { host: string; port: number; skipped?: undefined } | { skipped: string } {
+  const at = address.lastIndexOf(":");
+  const host = at < 0 ? address : address.slice(0, at);
+  const portText = at < 0 ? "" : address.slice(at + 1);
+  const port = /^\d{1,5}$/.test(portText) ? Number(portText) : NaN;
+  if (!(port >= 1 && port <= 65535)) return { skipped: "its port is not 1-65535" };
+  if (isIP(host) === 0) return { skipped: "its ip is not an IP address" };
+  if (!trusted.has(host)) {
+    return { skipped: "it is not a host of the target (no credentials are sent there)" };
+  }
+  return { host, port };
+}
+
+/** Server text in a warning: control characters as `?`, at most 80 characters. */
+function shown(text: string): string {
+  // deno-lint-ignore no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?").slice(0, 80);
+}
+
+/** The hosts that name the machine of `host` (a loopback name stands for every loopback). */
+function sameHosts(host: string): string[] {
+  const loopback = host === "localhost" || host === "::1" || /^127\./.test(host);
+  return loopback ? [host, "localhost", "127.0.0.1", "::1"] : [host];
+}
+
+/**
+ * The nodes of a topology: its masters (a cluster's slot map, else the target), then the
+ * replicas they list that pass {@link checkedReplica}; a warning for each one skipped.
+ */
+async function findNodes(
+  target: ServerTarget,
+): Promise<{ nodes: ServerTarget[]; warnings: string[] }> {
   const masters = target.cluster
     ? (await readSlotMap(target)).nodes.map((n) => nodeTarget(target, n))
     : [target];
+  const trusted = new Set([target.host, ...masters.map((m) => m.host)].flatMap(sameHosts));
   const out = [...masters];
+  const warnings: string[] = [];
   for (const m of masters) {
     const s = nodeSnapshot(`${m.host}:${m.port}`, await info(m, ["replication"]));
     for (const r of s.replicas) {
-      const at = r.lastIndexOf(":");
-      out.push(
-        nodeTarget(target, { host: r.slice(0, at), port: Number(r.slice(at + 1)), id: null }),
-      );
+      const c = checkedReplica(r, trusted);
+      if (c.skipped !== undefined) {
+        warnings.push(
+          `replica ${shown(r)} listed by ${m.host}:${m.port} was skipped: ${c.skipped}`,
+        );
+      } else out.push(nodeTarget(target, { host: c.host, port: c.port, id: null }));
     }
   }
-  return out;
+  return { nodes: out, warnings };
 }
 
 const SECTIONS = ["replication", "cpu", "commandstats", "keyspace"];
@@ -212,7 +273,9 @@ async function nodeWatching(o: NodeStatsWatchOptions): Promise<RunWatching> {
   });
   let nodes: ServerTarget[];
   try {
-    nodes = o.nodes ? [...o.nodes] : await findNodes(o.target);
+    const found = o.nodes ? { nodes: [...o.nodes], warnings: [] } : await findNodes(o.target);
+    nodes = found.nodes;
+    if (found.warnings.length) warning = found.warnings.join("; ");
   } catch (e) {
     warning = `the nodes of ${o.target.display} were not found: ${(e as Error).message}`;
     return { stop: () => Promise.resolve(empty()) };
