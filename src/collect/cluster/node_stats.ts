@@ -96,12 +96,14 @@ export function nodeSnapshot(node: string, text: string): NodeSnapshot {
 
 /**
  * The `node_stats` rows of a run from its nodes' snapshots before and after it (matched by
- * node; a node missing on either side gets nulls for what it could not tell).
+ * node; a node missing on either side gets nulls for what it could not tell). A counter that
+ * went down over the run (`CONFIG RESETSTAT`, a restart) tells nothing of it: null, and a
+ * warning naming the node.
  *
  * @param runId The run.
  * @param o The snapshots as the run started (`before`) and as it ended (`after`), and the
  * seconds between them.
- * @returns One row per node of `before`, masters first.
+ * @returns One row per node of `before`, masters first, and the warnings.
  *
  * @example
  * ```ts
@@ -110,35 +112,56 @@ export function nodeSnapshot(node: string, text: string): NodeSnapshot {
  * const snap = (cpu: number, calls: number, keys: number) => nodeSnapshot("h:1",
  *   `role:master\r\nused_cpu_sys:${cpu}\r\nused_cpu_user:${cpu * 2}\r\n# Commandstats\r\n` +
  *   `cmdstat_set:calls=${calls},usec=1\r\n# Keyspace\r\ndb0:keys=${keys},expires=0\r\n`);
- * const [row] = nodeStatsRows("r1", { before: [snap(1, 100, 0)], after: [snap(1.5, 1100, 900)],
- *   elapsedS: 2 });
+ * const { rows: [row], warnings } = nodeStatsRows("r1", { before: [snap(1, 100, 0)],
+ *   after: [snap(1.5, 1100, 900)], elapsedS: 2 });
  * assert.deepEqual(row, { run_id: "r1", node: "h:1", role: "master", primary: "h:1",
  *   elapsed_s: 2, cpu_sys_s: 0.5, cpu_user_s: 1, commands: 1000, keys: 900 });
+ * assert.deepEqual(warnings, []);
+ * // the stats reset during the run: no negative commands
+ * const reset = nodeStatsRows("r1", { before: [snap(1, 100, 0)], after: [snap(1.5, 40, 9)],
+ *   elapsedS: 2 });
+ * assert.equal(reset.rows[0].commands, null);
+ * assert.match(reset.warnings[0], /^node h:1: commands went down/);
  * ```
  */
 export function nodeStatsRows(
   runId: string,
   o: { before: readonly NodeSnapshot[]; after: readonly NodeSnapshot[]; elapsedS: number },
-): NodeStatsRow[] {
+): { rows: NodeStatsRow[]; warnings: string[] } {
   const { before, after, elapsedS } = o;
-  const diff = (a: number | null | undefined, b: number | null) =>
-    a === null || a === undefined || b === null ? null : Math.round((a - b) * 1e6) / 1e6;
+  const warnings: string[] = [];
   const rows = before.map((b): NodeStatsRow => {
     const a = after.find((x) => x.node === b.node);
-    return {
+    const down: string[] = [];
+    const diff = (what: string, x: number | null | undefined, y: number | null) => {
+      if (x === null || x === undefined || y === null) return null;
+      if (x < y) {
+        down.push(`${what} went down (${y} to ${x})`);
+        return null;
+      }
+      return Math.round((x - y) * 1e6) / 1e6;
+    };
+    const row: NodeStatsRow = {
       run_id: runId,
       node: b.node,
       role: a?.role ?? b.role ?? "unknown",
       primary: a?.primary ?? b.primary,
       elapsed_s: elapsedS,
-      cpu_sys_s: diff(a?.cpuSysS, b.cpuSysS),
-      cpu_user_s: diff(a?.cpuUserS, b.cpuUserS),
-      commands: diff(a?.commands, b.commands),
+      cpu_sys_s: diff("used_cpu_sys", a?.cpuSysS, b.cpuSysS),
+      cpu_user_s: diff("used_cpu_user", a?.cpuUserS, b.cpuUserS),
+      commands: diff("commands", a?.commands, b.commands),
       keys: a?.keys ?? null,
     };
+    if (down.length) {
+      warnings.push(
+        `node ${b.node}: ${down.join(", ")} over the run (CONFIG RESETSTAT or a restart?): ` +
+          "stored as null",
+      );
+    }
+    return row;
   });
   const rank = (r: NodeStatsRow) => (r.role === "master" ? 0 : 1);
-  return rows.sort((x, y) => rank(x) - rank(y));
+  return { rows: rows.sort((x, y) => rank(x) - rank(y)), warnings };
 }
 
 /** Options of {@link nodeStatsWatch}. */
@@ -305,10 +328,9 @@ async function nodeWatching(o: NodeStatsWatchOptions): Promise<RunWatching> {
       const after = await snapshots();
       const elapsed = Math.round(performance.now() - t0) / 1000;
       for (const c of clients.values()) c.disconnect();
-      return {
-        ...empty(),
-        tables: { node_stats: nodeStatsRows(runId, { before, after, elapsedS: elapsed }) },
-      };
+      const { rows, warnings } = nodeStatsRows(runId, { before, after, elapsedS: elapsed });
+      if (warnings.length) warning = [warning, ...warnings].filter(Boolean).join("; ");
+      return { ...empty(), tables: { node_stats: rows } };
     },
   };
 }

@@ -19,7 +19,11 @@ import { nodesCommand } from "../../../src/cli/nodes.ts";
 import { loadCommand } from "../../../src/cli/load.ts";
 import { withTempDir } from "../../_support/temp.ts";
 import { hostileServer } from "../../hostile/_resp_server.ts";
-import { nodeStatsWatch } from "../../../src/collect/cluster/node_stats.ts";
+import {
+  nodeSnapshot,
+  nodeStatsRows,
+  nodeStatsWatch,
+} from "../../../src/collect/cluster/node_stats.ts";
 import { missingOutsideCi } from "../../_support/tools.ts";
 
 const ignore = missingOutsideCi("redis-server", "redis-cli", "redis-benchmark");
@@ -225,4 +229,17 @@ Deno.test("a hostile primary's replica lines: no credentials reach an address it
     server.close();
     trap.close();
   }
+});
+
+Deno.test("a counter that went down over the run (CONFIG RESETSTAT, a restart): null, not a negative delta, and a warning", () => {
+  const snap = (cpu: number, calls: number) =>
+    nodeSnapshot(
+      "h:1",
+      `role:master\r\nused_cpu_sys:${cpu}\r\nused_cpu_user:${cpu}\r\n# Commandstats\r\n` +
+        `cmdstat_set:calls=${calls},usec=1\r\n`,
+    );
+  const out = nodeStatsRows("r1", { before: [snap(5, 1000)], after: [snap(0.5, 20)], elapsedS: 2 });
+  const [row] = out.rows;
+  assert.deepEqual([row.cpu_sys_s, row.cpu_user_s, row.commands], [null, null, null]);
+  assert.match(out.warnings.join("\n"), /h:1.*went down/);
 });
