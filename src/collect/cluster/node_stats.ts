@@ -5,7 +5,8 @@
  * node: its role (master or replica) and its primary, its CPU over the run (the deltas of
  * `used_cpu_sys` and `used_cpu_user`, which any server reports, so this works for servers
  * someone else runs too), the commands it executed over the run (every command's calls but
- * INFO and AUTH, which the watch itself sends), and its keys as the run ends.
+ * {@link WATCH_COMMANDS}: connection setup, replication's and cluster clients' own), and its keys
+ * as the run ends.
  *
  * The nodes are found as the run starts: a cluster's masters from its slot map, a standalone
  * server as its own master; then each master's replicas from its INFO replication, those on the
@@ -23,8 +24,29 @@ import type { ServerTarget } from "../target.ts";
 import type { RunWatch, RunWatching, Watched } from "../watch.ts";
 import { nodeTarget, readSlotMap } from "./nodes.ts";
 
-/** Commands the watch (and its client's connection) sends itself: not counted as the run's. */
-export const WATCH_COMMANDS: readonly string[] = ["info", "auth", "hello", "client"];
+/**
+ * Commands not counted as the run's: what the watch and any client send to set up a connection
+ * (`info`, `auth`, `hello`, `client`, `select`, `readonly`, `readwrite`), replication's own
+ * (`replconf`: a replica's ack every second; `psync`, `sync`), a cluster client's topology
+ * discovery and redirections (`cluster`, `asking`), and a tool's look at the server's settings
+ * (`config`: redis-benchmark's `CONFIG GET`). `ping` counts: it can be a benchmark's own test
+ * (a master's ping to its replicas, one per 10 s by default, is in there too).
+ */
+export const WATCH_COMMANDS: readonly string[] = [
+  "info",
+  "auth",
+  "hello",
+  "client",
+  "select",
+  "readonly",
+  "readwrite",
+  "replconf",
+  "psync",
+  "sync",
+  "cluster",
+  "asking",
+  "config",
+];
 
 /** One node's counters at one moment. */
 export interface NodeSnapshot {

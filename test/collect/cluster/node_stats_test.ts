@@ -243,3 +243,13 @@ Deno.test("a counter that went down over the run (CONFIG RESETSTAT, a restart): 
   assert.deepEqual([row.cpu_sys_s, row.cpu_user_s, row.commands], [null, null, null]);
   assert.match(out.warnings.join("\n"), /h:1.*went down/);
 });
+
+Deno.test("commands leaves out what replication, cluster clients and tools send themselves; a benchmark's PING counts", () => {
+  const text = "role:master\r\n# Commandstats\r\n" +
+    "cmdstat_set:calls=100,usec=1\r\ncmdstat_ping:calls=7,usec=1\r\n" +
+    "cmdstat_replconf:calls=60,usec=1\r\ncmdstat_psync:calls=1,usec=1\r\n" +
+    "cmdstat_cluster:calls=12,usec=1\r\ncmdstat_asking:calls=5,usec=1\r\n" +
+    "cmdstat_config:calls=4,usec=1\r\ncmdstat_info:calls=3,usec=1\r\n" +
+    "cmdstat_select:calls=50,usec=1\r\ncmdstat_readonly:calls=2,usec=1\r\n";
+  assert.equal(nodeSnapshot("h:1", text).commands, 107);
+});
