@@ -272,7 +272,8 @@ export const NODE_STATS = [
     name: "commands",
     type: "int",
     nullable: true,
-    doc: "Commands executed over the run (commandstats calls but INFO, AUTH, HELLO, CLIENT).",
+    doc:
+      "Commands executed over the run (commandstats calls but connection setup, REPLCONF, CLUSTER, ASKING, CONFIG).",
   },
   { name: "keys", type: "int", nullable: true, doc: "Keys as the run ended (INFO keyspace)." },
 ] as const;

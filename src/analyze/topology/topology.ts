@@ -11,6 +11,7 @@
 
 import pl from "nodejs-polars";
 import { delta } from "../compare/delta.ts";
+import { PARAMETER_COLUMNS } from "../grouping.ts";
 import { scaling } from "../scaling.ts";
 import { resultsFrame } from "../units.ts";
 
@@ -31,6 +32,23 @@ export interface NodeBalance {
    * and of the replicas (`master_cpu_s`, `replica_cpu_s`).
    */
   balance: pl.DataFrame;
+}
+
+/**
+ * The grouping every topology delta uses: `test` plus each run parameter (clients, pipeline,
+ * value size, …, and `also`) that varies in the frame, so a plan's matrix is never pooled, and
+ * per server (`server`, `server_version`: Redis's and Valkey's changes apart). The run's
+ * `label` is no key: in topology plans it names the arm itself (`replicas-1`, `cluster-3`).
+ */
+function topologyGrouping(
+  df: pl.DataFrame,
+  also: readonly string[] = [],
+): { keys: string[]; per: string[] } {
+  const varies = (c: string) => df.columns.includes(c) && df.getColumn(c).nUnique() > 1;
+  return {
+    keys: ["test", ...[...PARAMETER_COLUMNS, ...also].filter(varies)],
+    per: ["server", "server_version"].filter((c) => df.columns.includes(c)),
+  };
 }
 
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
@@ -182,7 +200,9 @@ function emptyFrame(columns: readonly string[]): pl.DataFrame {
 /**
  * Results with each run's shape from its `node_stats` rows: `shards` (its masters) and
  * `replicas` (its replicas per master); null for a run without such rows (a server kvlab did
- * not start and that is not a cluster).
+ * not start and that is not a cluster), and null for a run with a node whose role is not known
+ * (its INFO failed: a 3-shard run would otherwise count as 2 shards), so every analysis of the
+ * shape leaves it out.
  *
  * @param results A results frame (results joined with runs).
  * @param nodeStats The `node_stats` table.
@@ -194,7 +214,8 @@ function emptyFrame(columns: readonly string[]): pl.DataFrame {
  * import { withTopology } from "@kvlab/kvlab/analyze";
  * import assert from "node:assert/strict";
  * const results = pl.DataFrame({ run_id: ["a", "b", "c"], ops_per_sec: [1, 2, 3] });
- * const ns = pl.DataFrame({ run_id: ["a", "b", "b"], role: ["master", "master", "replica"] });
+ * const ns = pl.DataFrame({ run_id: ["a", "b", "b", "c", "c"],
+ *   role: ["master", "master", "replica", "master", "unknown"] });
  * const t = withTopology(results, ns);
  * assert.deepEqual(t.getColumn("shards").toArray(), [1, 1, null]);
  * assert.deepEqual(t.getColumn("replicas").toArray(), [0, 1, null]);
@@ -202,12 +223,15 @@ function emptyFrame(columns: readonly string[]): pl.DataFrame {
  */
 export function withTopology(results: pl.DataFrame, nodeStats: pl.DataFrame): pl.DataFrame {
   const shape = new Map<string, { shards: number; replicas: number }>();
+  const unknown = new Set<string>();
   for (const r of nodeStats.select("run_id", "role").toRecords() as Rec[]) {
     const s = shape.get(String(r.run_id)) ?? { shards: 0, replicas: 0 };
     if (r.role === "master") s.shards++;
     else if (r.role === "replica") s.replicas++;
+    else unknown.add(String(r.run_id));
     shape.set(String(r.run_id), s);
   }
+  for (const id of unknown) shape.delete(id);
   const ids = results.getColumn("run_id").toArray() as unknown[];
   const of = (id: unknown) => shape.get(String(id));
   const shards = ids.map((id) => of(id)?.shards || null);
@@ -224,7 +248,9 @@ export function withTopology(results: pl.DataFrame, nodeStats: pl.DataFrame): pl
 /**
  * The cost of replicas on a primary's throughput: for each replica count R > 0 in the data, the
  * change from 0 replicas to R per test (`delta` along `replicas`: the throughput factor with its
- * interval and verdict, the latency changes), standalone primaries only (`shards` 1).
+ * interval and verdict, the latency changes), standalone primaries only (`shards` 1; a run of
+ * unknown shape, see {@link withTopology}, is left out), per server and per run parameter that
+ * varies (clients, pipeline, value size, io-threads: never pooled).
  *
  * @param results A frame from {@link withTopology}.
  * @param options `delta`'s confidence, band and fewest runs.
@@ -264,14 +290,9 @@ export function replicaCost(
     );
   }
   // (a primary with io-threads is not a standalone one's baseline)
-  const keys = [
-    "test",
-    ...["clients", "pipeline", "data_size_bytes", "server_io_threads"].filter((k) =>
-      df.columns.includes(k) && new Set(df.getColumn(k).toArray()).size > 1
-    ),
-  ];
+  const { keys, per } = topologyGrouping(df, ["server_io_threads"]);
   const parts = counts.filter((r) => r > 0).map((r) =>
-    delta(df, { dimension: "replicas", from: 0, to: r, keys, ...options })
+    delta(df, { dimension: "replicas", from: 0, to: r, keys, per, ...options })
   );
   return pl.concat(parts, { how: "diagonalRelaxed" } as never);
 }
@@ -301,8 +322,11 @@ export interface ShardScaling {
 /**
  * Throughput against shard count beside one multi-threaded server (io-threads) on the same
  * cores: each run's layout from {@link withTopology}'s `shards` and the runs'
- * `server_io_threads`. Runs of topologies with replicas, and runs whose shard count is not
- * known, are left out (a primary with a replica is not a standalone server's point).
+ * `server_io_threads`. Left out: runs of topologies with replicas (a primary with a replica is
+ * not a standalone server's point), runs whose shard count is not known (see
+ * {@link withTopology}), and clusters whose nodes run io-threads (more than 1: neither line's
+ * point). The deltas are per server and per run parameter that varies (clients, pipeline,
+ * value size: never pooled).
  *
  * @param results A frame from {@link withTopology}, with `server_io_threads`.
  * @param options `delta`'s confidence, band and fewest runs.
@@ -350,6 +374,7 @@ export function shardScaling(
     const s = shards[i], t = threads[i] ?? 1;
     if (s === null || (replicas[i] ?? 0) > 0) return;
     const row = (layout: string, x: number) => ({ ...r, layout, server_threads: x });
+    if (s > 1 && t > 1) return; // a cluster of io-threads nodes: on neither line
     if (s > 1) out.push(row("cluster", s));
     else if (t > 1) out.push(row("io-threads", t));
     else out.push(row("cluster", 1), row("io-threads", 1));
@@ -365,11 +390,13 @@ export function shardScaling(
   const io = seen("io-threads");
   for (const x of seen("cluster")) if (x > 1 && io.has(x)) both.add(x);
   const wide = df.filter(pl.col("server_threads").isIn([...both]));
+  const grouping = topologyGrouping(df);
   const versus = both.size === 0 ? resultsFrame([]) : delta(wide, {
     dimension: "layout",
     from: "io-threads",
     to: "cluster",
-    keys: ["test", "server_threads"],
+    keys: [grouping.keys[0], "server_threads", ...grouping.keys.slice(1)],
+    per: grouping.per,
     ...options,
   });
   const speedup = ["cluster", "io-threads"].flatMap((layout) => {
@@ -381,7 +408,7 @@ export function shardScaling(
         dimension: "server_threads",
         from: 1,
         to: x,
-        keys: ["test"],
+        ...grouping,
         ...options,
       }).withColumns(pl.lit(layout).alias("layout"))
     );

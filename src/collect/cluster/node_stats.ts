@@ -5,14 +5,17 @@
  * node: its role (master or replica) and its primary, its CPU over the run (the deltas of
  * `used_cpu_sys` and `used_cpu_user`, which any server reports, so this works for servers
  * someone else runs too), the commands it executed over the run (every command's calls but
- * INFO and AUTH, which the watch itself sends), and its keys as the run ends.
+ * {@link WATCH_COMMANDS}: connection setup, replication's and cluster clients' own), and its keys
+ * as the run ends.
  *
  * The nodes are found as the run starts: a cluster's masters from its slot map, a standalone
- * server as its own master; then each master's replicas from its INFO replication.
+ * server as its own master; then each master's replicas from its INFO replication, those on the
+ * target's own host only (a server is untrusted: see {@link checkedReplica}).
  *
  * @module
  */
 
+import { isIP } from "node:net";
 import type { Redis } from "ioredis";
 import type { NodeStatsRow } from "../../schema.ts";
 import { keyspaceKeys, parseInfo } from "../formats/info/info.ts";
@@ -21,8 +24,29 @@ import type { ServerTarget } from "../target.ts";
 import type { RunWatch, RunWatching, Watched } from "../watch.ts";
 import { nodeTarget, readSlotMap } from "./nodes.ts";
 
-/** Commands the watch (and its client's connection) sends itself: not counted as the run's. */
-export const WATCH_COMMANDS: readonly string[] = ["info", "auth", "hello", "client"];
+/**
+ * Commands not counted as the run's: what the watch and any client send to set up a connection
+ * (`info`, `auth`, `hello`, `client`, `select`, `readonly`, `readwrite`), replication's own
+ * (`replconf`: a replica's ack every second; `psync`, `sync`), a cluster client's topology
+ * discovery and redirections (`cluster`, `asking`), and a tool's look at the server's settings
+ * (`config`: redis-benchmark's `CONFIG GET`). `ping` counts: it can be a benchmark's own test
+ * (a master's ping to its replicas, one per 10 s by default, is in there too).
+ */
+export const WATCH_COMMANDS: readonly string[] = [
+  "info",
+  "auth",
+  "hello",
+  "client",
+  "select",
+  "readonly",
+  "readwrite",
+  "replconf",
+  "psync",
+  "sync",
+  "cluster",
+  "asking",
+  "config",
+];
 
 /** One node's counters at one moment. */
 export interface NodeSnapshot {
@@ -94,12 +118,14 @@ export function nodeSnapshot(node: string, text: string): NodeSnapshot {
 
 /**
  * The `node_stats` rows of a run from its nodes' snapshots before and after it (matched by
- * node; a node missing on either side gets nulls for what it could not tell).
+ * node; a node missing on either side gets nulls for what it could not tell). A counter that
+ * went down over the run (`CONFIG RESETSTAT`, a restart) tells nothing of it: null, and a
+ * warning naming the node.
  *
  * @param runId The run.
  * @param o The snapshots as the run started (`before`) and as it ended (`after`), and the
  * seconds between them.
- * @returns One row per node of `before`, masters first.
+ * @returns One row per node of `before`, masters first, and the warnings.
  *
  * @example
  * ```ts
@@ -108,35 +134,56 @@ export function nodeSnapshot(node: string, text: string): NodeSnapshot {
  * const snap = (cpu: number, calls: number, keys: number) => nodeSnapshot("h:1",
  *   `role:master\r\nused_cpu_sys:${cpu}\r\nused_cpu_user:${cpu * 2}\r\n# Commandstats\r\n` +
  *   `cmdstat_set:calls=${calls},usec=1\r\n# Keyspace\r\ndb0:keys=${keys},expires=0\r\n`);
- * const [row] = nodeStatsRows("r1", { before: [snap(1, 100, 0)], after: [snap(1.5, 1100, 900)],
- *   elapsedS: 2 });
+ * const { rows: [row], warnings } = nodeStatsRows("r1", { before: [snap(1, 100, 0)],
+ *   after: [snap(1.5, 1100, 900)], elapsedS: 2 });
  * assert.deepEqual(row, { run_id: "r1", node: "h:1", role: "master", primary: "h:1",
  *   elapsed_s: 2, cpu_sys_s: 0.5, cpu_user_s: 1, commands: 1000, keys: 900 });
+ * assert.deepEqual(warnings, []);
+ * // the stats reset during the run: no negative commands
+ * const reset = nodeStatsRows("r1", { before: [snap(1, 100, 0)], after: [snap(1.5, 40, 9)],
+ *   elapsedS: 2 });
+ * assert.equal(reset.rows[0].commands, null);
+ * assert.match(reset.warnings[0], /^node h:1: commands went down/);
  * ```
  */
 export function nodeStatsRows(
   runId: string,
   o: { before: readonly NodeSnapshot[]; after: readonly NodeSnapshot[]; elapsedS: number },
-): NodeStatsRow[] {
+): { rows: NodeStatsRow[]; warnings: string[] } {
   const { before, after, elapsedS } = o;
-  const diff = (a: number | null | undefined, b: number | null) =>
-    a === null || a === undefined || b === null ? null : Math.round((a - b) * 1e6) / 1e6;
+  const warnings: string[] = [];
   const rows = before.map((b): NodeStatsRow => {
     const a = after.find((x) => x.node === b.node);
-    return {
+    const down: string[] = [];
+    const diff = (what: string, x: number | null | undefined, y: number | null) => {
+      if (x === null || x === undefined || y === null) return null;
+      if (x < y) {
+        down.push(`${what} went down (${y} to ${x})`);
+        return null;
+      }
+      return Math.round((x - y) * 1e6) / 1e6;
+    };
+    const row: NodeStatsRow = {
       run_id: runId,
       node: b.node,
       role: a?.role ?? b.role ?? "unknown",
       primary: a?.primary ?? b.primary,
       elapsed_s: elapsedS,
-      cpu_sys_s: diff(a?.cpuSysS, b.cpuSysS),
-      cpu_user_s: diff(a?.cpuUserS, b.cpuUserS),
-      commands: diff(a?.commands, b.commands),
+      cpu_sys_s: diff("used_cpu_sys", a?.cpuSysS, b.cpuSysS),
+      cpu_user_s: diff("used_cpu_user", a?.cpuUserS, b.cpuUserS),
+      commands: diff("commands", a?.commands, b.commands),
       keys: a?.keys ?? null,
     };
+    if (down.length) {
+      warnings.push(
+        `node ${b.node}: ${down.join(", ")} over the run (CONFIG RESETSTAT or a restart?): ` +
+          "stored as null",
+      );
+    }
+    return row;
   });
   const rank = (r: NodeStatsRow) => (r.role === "master" ? 0 : 1);
-  return rows.sort((x, y) => rank(x) - rank(y));
+  return { rows: rows.sort((x, y) => rank(x) - rank(y)), warnings };
 }
 
 /** Options of {@link nodeStatsWatch}. */
@@ -169,22 +216,81 @@ export function nodeStatsWatch(o: NodeStatsWatchOptions): RunWatch {
   return { start: () => nodeWatching(o) };
 }
 
-/** The nodes of a topology: its masters (a cluster's slot map, else the target), then replicas. */
-async function findNodes(target: ServerTarget): Promise<ServerTarget[]> {
+/**
+ * A replica a master lists (`ip:port` of its INFO replication), checked before kvlab connects:
+ * the ip an IP literal, the port 1–65535, the host one of `trusted` (the target's own host, or
+ * the hosts of a cluster's slot map). A server is untrusted: without these checks a hostile one
+ * could have kvlab send the plan's password and TLS client files to an address of its choosing.
+ *
+ * @param address `ip:port` as the master lists it.
+ * @param trusted The hosts kvlab may send credentials to.
+ * @returns The host and port, or why it is skipped.
+ *
+ * @example
+ * ```ts
+ * import { checkedReplica } from "./node_stats.ts";
+ * import assert from "node:assert/strict";
+ * const trusted = new Set(["127.0.0.1"]);
+ * assert.deepEqual(checkedReplica("127.0.0.1:7002", trusted), { host: "127.0.0.1", port: 7002 });
+ * assert.match(checkedReplica("127.0.0.1:x", trusted).skipped ?? "", /port/);
+ * assert.match(checkedReplica("127.0.0.1:70000", trusted).skipped ?? "", /port/);
+ * assert.match(checkedReplica("evil.example:6379", trusted).skipped ?? "", /IP address/);
+ * assert.match(checkedReplica("10.9.9.9:6379", trusted).skipped ?? "", /not a host of the target/);
+ * ```
+ */
+export function checkedReplica(
+  address: string,
+  trusted: ReadonlySet<string>,
+): { host: string; port: number; skipped?: undefined } | { skipped: string } {
+  const at = address.lastIndexOf(":");
+  const host = at < 0 ? address : address.slice(0, at);
+  const portText = at < 0 ? "" : address.slice(at + 1);
+  const port = /^\d{1,5}$/.test(portText) ? Number(portText) : NaN;
+  if (!(port >= 1 && port <= 65535)) return { skipped: "its port is not 1-65535" };
+  if (isIP(host) === 0) return { skipped: "its ip is not an IP address" };
+  if (!trusted.has(host)) {
+    return { skipped: "it is not a host of the target (no credentials are sent there)" };
+  }
+  return { host, port };
+}
+
+/** Server text in a warning: control characters as `?`, at most 80 characters. */
+function shown(text: string): string {
+  // deno-lint-ignore no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?").slice(0, 80);
+}
+
+/** The hosts that name the machine of `host` (a loopback name stands for every loopback). */
+function sameHosts(host: string): string[] {
+  const loopback = host === "localhost" || host === "::1" || /^127\./.test(host);
+  return loopback ? [host, "localhost", "127.0.0.1", "::1"] : [host];
+}
+
+/**
+ * The nodes of a topology: its masters (a cluster's slot map, else the target), then the
+ * replicas they list that pass {@link checkedReplica}; a warning for each one skipped.
+ */
+async function findNodes(
+  target: ServerTarget,
+): Promise<{ nodes: ServerTarget[]; warnings: string[] }> {
   const masters = target.cluster
     ? (await readSlotMap(target)).nodes.map((n) => nodeTarget(target, n))
     : [target];
+  const trusted = new Set([target.host, ...masters.map((m) => m.host)].flatMap(sameHosts));
   const out = [...masters];
+  const warnings: string[] = [];
   for (const m of masters) {
     const s = nodeSnapshot(`${m.host}:${m.port}`, await info(m, ["replication"]));
     for (const r of s.replicas) {
-      const at = r.lastIndexOf(":");
-      out.push(
-        nodeTarget(target, { host: r.slice(0, at), port: Number(r.slice(at + 1)), id: null }),
-      );
+      const c = checkedReplica(r, trusted);
+      if (c.skipped !== undefined) {
+        warnings.push(
+          `replica ${shown(r)} listed by ${m.host}:${m.port} was skipped: ${c.skipped}`,
+        );
+      } else out.push(nodeTarget(target, { host: c.host, port: c.port, id: null }));
     }
   }
-  return out;
+  return { nodes: out, warnings };
 }
 
 const SECTIONS = ["replication", "cpu", "commandstats", "keyspace"];
@@ -212,7 +318,9 @@ async function nodeWatching(o: NodeStatsWatchOptions): Promise<RunWatching> {
   });
   let nodes: ServerTarget[];
   try {
-    nodes = o.nodes ? [...o.nodes] : await findNodes(o.target);
+    const found = o.nodes ? { nodes: [...o.nodes], warnings: [] } : await findNodes(o.target);
+    nodes = found.nodes;
+    if (found.warnings.length) warning = found.warnings.join("; ");
   } catch (e) {
     warning = `the nodes of ${o.target.display} were not found: ${(e as Error).message}`;
     return { stop: () => Promise.resolve(empty()) };
@@ -242,10 +350,9 @@ async function nodeWatching(o: NodeStatsWatchOptions): Promise<RunWatching> {
       const after = await snapshots();
       const elapsed = Math.round(performance.now() - t0) / 1000;
       for (const c of clients.values()) c.disconnect();
-      return {
-        ...empty(),
-        tables: { node_stats: nodeStatsRows(runId, { before, after, elapsedS: elapsed }) },
-      };
+      const { rows, warnings } = nodeStatsRows(runId, { before, after, elapsedS: elapsed });
+      if (warnings.length) warning = [warning, ...warnings].filter(Boolean).join("; ");
+      return { ...empty(), tables: { node_stats: rows } };
     },
   };
 }

@@ -18,6 +18,12 @@ import { Dataset } from "../../../src/store/dataset.ts";
 import { nodesCommand } from "../../../src/cli/nodes.ts";
 import { loadCommand } from "../../../src/cli/load.ts";
 import { withTempDir } from "../../_support/temp.ts";
+import { hostileServer } from "../../hostile/_resp_server.ts";
+import {
+  nodeSnapshot,
+  nodeStatsRows,
+  nodeStatsWatch,
+} from "../../../src/collect/cluster/node_stats.ts";
 import { missingOutsideCi } from "../../_support/tools.ts";
 
 const ignore = missingOutsideCi("redis-server", "redis-cli", "redis-benchmark");
@@ -151,4 +157,99 @@ Deno.test({
         await t.stop();
       }
     }),
+});
+
+/** A listener on `hostname` that records every byte it receives (and answers each read with an error). */
+function recorder(hostname: string): { port: number; seen: () => string; close(): void } {
+  const listener = Deno.listen({ hostname, port: 0 });
+  const conns = new Set<Deno.Conn>();
+  let seen = "";
+  (async () => {
+    try {
+      for await (const conn of listener) {
+        conns.add(conn);
+        (async () => {
+          const buf = new Uint8Array(4096);
+          try {
+            while (true) {
+              const n = await conn.read(buf);
+              if (n === null) break;
+              seen += new TextDecoder().decode(buf.subarray(0, n));
+              await conn.write(new TextEncoder().encode("-ERR recorder\r\n"));
+            }
+          } catch { /* closed */ }
+          conns.delete(conn);
+        })();
+      }
+    } catch { /* closed */ }
+  })();
+  return {
+    port: (listener.addr as Deno.NetAddr).port,
+    seen: () => seen,
+    close() {
+      listener.close();
+      for (const c of conns) {
+        try {
+          c.close();
+        } catch { /* closed */ }
+      }
+    },
+  };
+}
+
+Deno.test("a hostile primary's replica lines: no credentials reach an address it names, bad ones are skipped, warnings name them", async () => {
+  // the crafted replica listens on 127.0.0.2: loopback, but not the target's host
+  const trap = recorder("127.0.0.2");
+  const info = "# Replication\r\nrole:master\r\nconnected_slaves:4\r\n" +
+    `slave0:ip=127.0.0.2,port=${trap.port},state=online,offset=1,lag=0\r\n` +
+    "slave1:ip=127.0.0.1,port=notaport,state=online,offset=1,lag=0\r\n" +
+    "slave2:ip=127.0.0.1,port=70000,state=online,offset=1,lag=0\r\n" +
+    "slave3:ip=evil.example,port=6379,state=online,offset=1,lag=0\r\n" +
+    "# CPU\r\nused_cpu_sys:1\r\nused_cpu_user:1\r\n";
+  const server = hostileServer({ info });
+  try {
+    const target = {
+      host: "127.0.0.1",
+      port: server.port,
+      display: `redis://127.0.0.1:${server.port}`,
+      tls: false,
+      db: 0,
+      password: "s3cret-pw",
+    };
+    const w = await (await nodeStatsWatch({ target }).start()).stop("r1", false);
+    assert.doesNotMatch(trap.seen(), /auth|s3cret-pw/i);
+    const rows = (w.tables.node_stats ?? []) as Rec[];
+    assert.deepEqual(rows.map((r) => r.node), [`127.0.0.1:${server.port}`]);
+    const warning = w.warning ?? "";
+    assert.match(warning, new RegExp(`127\\.0\\.0\\.2:${trap.port}`));
+    assert.match(warning, /127\.0\.0\.1:notaport/);
+    assert.match(warning, /127\.0\.0\.1:70000/);
+    assert.match(warning, /evil\.example:6379/);
+  } finally {
+    server.close();
+    trap.close();
+  }
+});
+
+Deno.test("a counter that went down over the run (CONFIG RESETSTAT, a restart): null, not a negative delta, and a warning", () => {
+  const snap = (cpu: number, calls: number) =>
+    nodeSnapshot(
+      "h:1",
+      `role:master\r\nused_cpu_sys:${cpu}\r\nused_cpu_user:${cpu}\r\n# Commandstats\r\n` +
+        `cmdstat_set:calls=${calls},usec=1\r\n`,
+    );
+  const out = nodeStatsRows("r1", { before: [snap(5, 1000)], after: [snap(0.5, 20)], elapsedS: 2 });
+  const [row] = out.rows;
+  assert.deepEqual([row.cpu_sys_s, row.cpu_user_s, row.commands], [null, null, null]);
+  assert.match(out.warnings.join("\n"), /h:1.*went down/);
+});
+
+Deno.test("commands leaves out what replication, cluster clients and tools send themselves; a benchmark's PING counts", () => {
+  const text = "role:master\r\n# Commandstats\r\n" +
+    "cmdstat_set:calls=100,usec=1\r\ncmdstat_ping:calls=7,usec=1\r\n" +
+    "cmdstat_replconf:calls=60,usec=1\r\ncmdstat_psync:calls=1,usec=1\r\n" +
+    "cmdstat_cluster:calls=12,usec=1\r\ncmdstat_asking:calls=5,usec=1\r\n" +
+    "cmdstat_config:calls=4,usec=1\r\ncmdstat_info:calls=3,usec=1\r\n" +
+    "cmdstat_select:calls=50,usec=1\r\ncmdstat_readonly:calls=2,usec=1\r\n";
+  assert.equal(nodeSnapshot("h:1", text).commands, 107);
 });

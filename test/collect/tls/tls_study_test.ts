@@ -34,6 +34,60 @@ import { ROOT } from "../../_support/testdata.ts";
 
 const ENGINES = ["redis", "valkey"] as const;
 
+/** `delta`'s default equivalence band (5 %). */
+const BAND = 0.05;
+
+/**
+ * Asserts that a `delta` row's throughput verdict is one of the calibrated outcomes and fits
+ * its interval: `better` only above 1 (low end > 1), `worse` only below (high end < 1), `no
+ * difference` only inside 1 ± the band, `inconclusive` only when the interval is not inside the
+ * band (the row has runs enough for a verdict; a throughput has no resolution tie).
+ */
+function verdictFitsInterval(row: Record<string, unknown>): void {
+  const lo = Number(row.throughput_factor_ci_low), hi = Number(row.throughput_factor_ci_high);
+  const eps = 1e-9;
+  const inBand = lo >= 1 - BAND - eps && hi <= 1 + BAND + eps;
+  const fits: Record<string, boolean> = {
+    better: lo > 1,
+    worse: hi < 1,
+    "no difference": inBand,
+    inconclusive: !inBand,
+  };
+  const verdict = String(row.throughput_verdict);
+  assert.ok(verdict in fits, `not a calibrated verdict: ${verdict}`);
+  assert.ok(fits[verdict], `verdict ${verdict} against the interval [${lo}, ${hi}]`);
+}
+
+Deno.test("the verdict check of the study: it refuses a verdict its interval does not allow", () => {
+  const row = (verdict: string, lo: number, hi: number) => ({
+    throughput_verdict: verdict,
+    throughput_factor_ci_low: lo,
+    throughput_factor_ci_high: hi,
+  });
+  for (
+    const ok of [
+      row("worse", 0.6, 0.8),
+      row("better", 1.2, 1.4),
+      row("inconclusive", 0.9, 1.2),
+      row("no difference", 0.97, 1.03),
+      row("worse", 0.96, 0.99),
+    ]
+  ) {
+    verdictFitsInterval(ok);
+  }
+  for (
+    const bad of [
+      row("worse", 0.9, 1.1),
+      row("better", 0.7, 0.9),
+      row("no difference", 0.8, 1.1),
+      row("inconclusive", 0.98, 1.01),
+      row("slower", 0.6, 0.8),
+    ]
+  ) {
+    assert.throws(() => verdictFitsInterval(bad), JSON.stringify(bad));
+  }
+});
+
 Deno.test("examples/tls-*.yaml: Redis and Valkey, plaintext and TLS, the topologies of the study", () => {
   for (const f of ["tls-plan.yaml", "tls-fixed-rate.yaml", "tls-handshake.yaml"]) {
     const plan = parsePlan(Deno.readTextFileSync(`${ROOT}examples/${f}`), `examples/${f}`);
@@ -159,12 +213,8 @@ Deno.test({
         Number(valkey[`throughput_factor${k}`])
       );
       assert.ok(lo > 0 && lo <= f && f <= hi && Number.isFinite(hi), JSON.stringify(valkey));
-      assert.ok(
-        ["better", "worse", "no difference", "inconclusive"].includes(
-          String(valkey.throughput_verdict),
-        ),
-        JSON.stringify(valkey),
-      );
+      // the verdict is the one the interval allows (4 runs per arm: enough for any of them)
+      verdictFitsInterval(valkey);
       // Redis, one run per arm: a factor, no interval, never a verdict
       assert.deepEqual([redis.from_n, redis.to_n], [1, 1], JSON.stringify(redis));
       assert.ok(Number(redis.throughput_factor) > 0, JSON.stringify(redis));
