@@ -182,6 +182,11 @@ const ms = (v: number | null) => (v === null ? "–" : `${Math.round(v)} ms`);
  *   action: "reshard", node: "node 1" }, { event: "took_over", action: "reshard", node: "node 2" }]));
  * assert.match(moved, /slots from +node 1\n/);
  * assert.match(moved, /slots to +node 2\n/);
+ * // a replica acted on: nobody took over, and the text says why
+ * const none = failoverReportText("r3", failoverReport(rows, [{ event: "action", elapsed_ms: 1000,
+ *   action: "kill", node: "node 4" }, { event: "took_over", action: "kill", node: null,
+ *   detail: "node 4 served no slots (a replica)" }]));
+ * assert.match(none, /took over +none \(node 4 served no slots \(a replica\)\)\n/);
  * ```
  */
 export function failoverReportText(runId: string, r: FailoverReport): string {
@@ -193,7 +198,12 @@ export function failoverReportText(runId: string, r: FailoverReport): string {
     ["verdict", r.verdict + (r.reason ? ` (${safe(r.reason)})` : "")],
     ["action", `${safe(r.action)} at ${ms(r.actionMs)}, done at ${ms(r.actionDoneMs)}`],
     [moving ? "slots from" : "failed node", safe(r.failedNode)],
-    [moving ? "slots to" : "took over", safe(r.tookOver)],
+    [
+      moving ? "slots to" : "took over",
+      r.tookOver === null && r.tookOverDetail
+        ? `none (${safe(r.tookOverDetail)})`
+        : safe(r.tookOver),
+    ],
     ["target", `${r.requestedOpsPerSec ?? "–"}/s in ${r.widthMs ?? "–"} ms intervals`],
     ["time to first error", ms(r.timeToFirstErrorMs)],
     [

@@ -65,6 +65,8 @@ export interface FailoverReport {
   /** The node acted on (`node 1 (127.0.0.1:7001)`), and the one that served its slots after. */
   failedNode: string | null;
   tookOver: string | null;
+  /** The stored words of the take-over (why none took over: a replica acted on, no failover). */
+  tookOverDetail: string | null;
   /** From the action to the start of the first interval with an error (0 if the action's own). */
   timeToFirstErrorMs: number | null;
   /** Whether any interval after the action (or the start) fell short. */
@@ -147,6 +149,7 @@ export function failoverReport(
     actionDoneMs: done?.elapsed_ms ?? null,
     failedNode: nodeText(action),
     tookOver: nodeText(took),
+    tookOverDetail: took?.detail ?? null,
     timeToFirstErrorMs: null,
     unavailable: false,
     windowStartMs: null,

@@ -43,14 +43,85 @@ export async function masterPort(r: Node): Promise<number | null> {
   }
 }
 
-/** Which node took over, read after the run. */
+/**
+ * The first slot a node serves in a slot map, or null when it serves none (a replica).
+ *
+ * @param map The slot map read before the action.
+ * @param port The node's port.
+ * @returns The slot, or null.
+ *
+ * @example
+ * ```ts
+ * import { servedSlot } from "./nodes.ts";
+ * import { emptySlotMap } from "../cluster/slots.ts";
+ * import assert from "node:assert/strict";
+ * const map = emptySlotMap();
+ * map.nodes.push({ host: "127.0.0.1", port: 7001, id: null }, { host: "127.0.0.1", port: 7002, id: null });
+ * map.slotNode.fill(0, 0, 8192);
+ * map.slotNode.fill(1, 8192);
+ * assert.equal(servedSlot(map, 7002), 8192);
+ * assert.equal(servedSlot(map, 7004), null); // a replica serves none
+ * ```
+ */
+export function servedSlot(map: SlotMap, port: number): number | null {
+  const i = map.nodes.findIndex((n) => n.port === port);
+  const slot = i < 0 ? -1 : map.slotNode.indexOf(i);
+  return slot < 0 ? null : slot;
+}
+
+/**
+ * Who took over a node's slot, from the owner read after the run: nobody when the node served
+ * no slots, or when the same node still serves it (no failover).
+ *
+ * @param node The node acted on.
+ * @param slot The first slot it served before (null: none).
+ * @param owner The node serving that slot after the run (undefined: unknown).
+ * @param from The node the slot map was read from.
+ * @returns The node that took over (undefined: none) and the words stored with it.
+ *
+ * @example
+ * ```ts
+ * import { takeOverOf } from "./nodes.ts";
+ * import assert from "node:assert/strict";
+ * const n = (i: number) => ({ name: `node ${i}`, port: 7000 + i });
+ * assert.deepEqual(takeOverOf(n(4), null, n(1), "node 2"),
+ *   { node: undefined, detail: "node 4 served no slots (a replica)" });
+ * assert.equal(takeOverOf(n(1), 0, n(1), "node 2").detail,
+ *   "no failover: still served by node 1 (slot 0, CLUSTER SHARDS from node 2 after the run)");
+ * assert.equal(takeOverOf(n(1), 0, n(4), "node 2").node?.name, "node 4");
+ * ```
+ */
+export function takeOverOf<N extends { name: string; port: number }>(
+  node: N,
+  slot: number | null,
+  owner: N | undefined,
+  from: string,
+): { node: N | undefined; detail: string } {
+  if (slot === null) return { node: undefined, detail: `${node.name} served no slots (a replica)` };
+  const read = `CLUSTER SHARDS from ${from} after the run`;
+  if (owner?.port === node.port) {
+    return {
+      node: undefined,
+      detail: `no failover: still served by ${node.name} (slot ${slot}, ${read})`,
+    };
+  }
+  return {
+    node: owner,
+    detail: owner
+      ? `serves slot ${slot}, which ${node.name} served before (${read})`
+      : `no node serves slot ${slot}, which ${node.name} served before (${read})`,
+  };
+}
+
+/** Which node took over, read after the run (none: the detail says why). */
 export async function tookOver(
   o: { topology: { cluster?: unknown }; action: FailoverAction },
   { topo, node, replica, slot }: {
     topo: RunningTopology;
     node: Node;
     replica?: Node;
-    slot: number;
+    /** The first slot the node served before (null: none, a replica). */
+    slot: number | null;
   },
 ): Promise<{ node: Node | undefined; detail: string }> {
   if (!o.topology.cluster) {
@@ -60,12 +131,13 @@ export async function tookOver(
     }
     const back = await replication(node);
     return {
-      node: back?.role === "master" ? node : undefined,
+      node: undefined,
       detail: back?.role === "master"
-        ? "the primary serves again (no promotion)"
+        ? `no failover: still served by ${node.name} (the primary serves again, no promotion)`
         : "no primary answers after the run",
     };
   }
+  if (slot === null) return takeOverOf(node, null, undefined, "");
   // the slots the acted-on node served before: who serves the first of them now
   for (const n of topo.nodes) {
     if (n === node && o.action.action !== "cluster-failover") continue;
@@ -73,11 +145,7 @@ export async function tookOver(
       const map = await readSlotMap(n.target);
       const owner = map.nodes[map.slotNode[slot]];
       const by = owner ? topo.nodes.find((x) => x.port === owner.port) : undefined;
-      return {
-        node: by,
-        detail: `serves slot ${slot}, which ${node.name} served before (CLUSTER SHARDS from ` +
-          `${n.name} after the run)`,
-      };
+      return takeOverOf(node, slot, by, n.name);
     } catch { /* the next node */ }
   }
   return { node: undefined, detail: "no node answered CLUSTER SHARDS after the run" };

@@ -43,6 +43,7 @@ import {
   mergeMap,
   type Node,
   resume,
+  servedSlot,
   tookOver,
 } from "./nodes.ts";
 
@@ -242,10 +243,8 @@ async function measure(
   const node = o.action.node
     ? topo.nodes.find((n) => n.name === o.action.node)
     : byPort(first.port);
-  const servedSlot = Math.max(
-    0,
-    map.slotNode.indexOf(map.nodes.findIndex((n) => n.port === node?.port)),
-  );
+  // the first slot it serves (null: none, a replica)
+  const slot = node ? servedSlot(map, node.port) : null;
   if (!node) {
     return {
       before,
@@ -418,7 +417,7 @@ async function measure(
   refreshing = false;
   await refresh;
   // which node serves the acted-on node's slots now (or the promoted replica)
-  const took = await tookOver(o, { topo, node, replica, slot: servedSlot });
+  const took = await tookOver(o, { topo, node, replica, slot });
   events.push(row("took_over", null, took.node, took.detail));
   say(
     `took over: ${took.node ? `${took.node.name} (${addr(took.node)})` : "none"}: ${took.detail}`,
