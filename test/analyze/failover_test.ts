@@ -113,3 +113,18 @@ Deno.test("the chart shades the report's window and marks the action", () => {
   assert.match(json, /"a":1\.2,"b":2\.5/);
   assert.match(JSON.stringify(failoverChart(rows.slice(0, 2), [])), /inconclusive/);
 });
+
+Deno.test("a partial last interval (a duration not a multiple of the width) is no shortfall", () => {
+  // --duration 3.95: the last interval is 50 ms wide and completes 50, its share of the rate
+  const rows = run((i) => (i >= 12 && i < 15 ? 0 : 100)).slice(0, 40);
+  rows[39] = { ...rows[39], width_ms: 50, sent: 50, completed: 50, errors: 0, refused: 0 };
+  const r = failoverReport(rows, kill(1250));
+  assert.equal(r.verdict, "measured", r.reason ?? "");
+  assert.equal(r.windowMs, 300);
+  // an A/A run of the same length: no window
+  const aa = failoverReport(rows.map((x) => ({ ...x, completed: x.sent, errors: 0 })), []);
+  assert.deepEqual([aa.verdict, aa.unavailable], ["measured", false]);
+  // a 5 ms sliver completing nothing: too thin to tell anything, left out
+  const sliver = [...rows.slice(0, 39), { ...rows[39], width_ms: 5, sent: 5, completed: 0 }];
+  assert.equal(failoverReport(sliver, kill(1250)).verdict, "measured");
+});

@@ -12,7 +12,9 @@
  * short interval at or after the action's interval and ends where the first `sustained`
  * consecutive intervals not short begin (its length is a multiple of the width); the *time back
  * to the target rate* is that end minus the action's time. A run without an action is read the
- * same way from its first sustained intervals on (an A/A run: no window expected).
+ * same way from its first sustained intervals on (an A/A run: no window expected). A partial
+ * last interval (a duration not a multiple of the width) is left out of the timeline (its
+ * errors still count).
  *
  * @module
  */
@@ -179,7 +181,9 @@ export function failoverReport(
   }
   // the schedule's intervals: those sending at the rate (the drain after it sends nothing)
   const lastSending = rows.findLastIndex((r) => r.sent > 0);
-  const timeline = rows.slice(0, lastSending + 1);
+  // a partial last interval (a duration not a multiple of the width) is left out: its target
+  // is a fraction of the others' (a 5 ms sliver is one request), so it is no shortfall
+  const timeline = rows.slice(0, lastSending + 1).filter((r) => r.width_ms >= width);
   const short = (r: FailoverInterval) => r.completed < threshold * target;
   // where the load is first at the target: `sustained` intervals not short in a row
   const runFrom = (from: number) => {
