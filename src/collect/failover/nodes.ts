@@ -75,8 +75,8 @@ export function servedSlot(map: SlotMap, port: number): number | null {
  *
  * @param node The node acted on.
  * @param slot The first slot it served before (null: none).
- * @param owner The node serving that slot after the run (undefined: unknown).
- * @param from The node the slot map was read from.
+ * @param after The node serving that slot after the run (`owner`, undefined: unknown) and the
+ *   node the slot map was read from (`from`).
  * @returns The node that took over (undefined: none) and the words stored with it.
  *
  * @example
@@ -84,18 +84,17 @@ export function servedSlot(map: SlotMap, port: number): number | null {
  * import { takeOverOf } from "./nodes.ts";
  * import assert from "node:assert/strict";
  * const n = (i: number) => ({ name: `node ${i}`, port: 7000 + i });
- * assert.deepEqual(takeOverOf(n(4), null, n(1), "node 2"),
+ * assert.deepEqual(takeOverOf(n(4), null, { owner: n(1), from: "node 2" }),
  *   { node: undefined, detail: "node 4 served no slots (a replica)" });
- * assert.equal(takeOverOf(n(1), 0, n(1), "node 2").detail,
+ * assert.equal(takeOverOf(n(1), 0, { owner: n(1), from: "node 2" }).detail,
  *   "no failover: still served by node 1 (slot 0, CLUSTER SHARDS from node 2 after the run)");
- * assert.equal(takeOverOf(n(1), 0, n(4), "node 2").node?.name, "node 4");
+ * assert.equal(takeOverOf(n(1), 0, { owner: n(4), from: "node 2" }).node?.name, "node 4");
  * ```
  */
 export function takeOverOf<N extends { name: string; port: number }>(
   node: N,
   slot: number | null,
-  owner: N | undefined,
-  from: string,
+  { owner, from }: { owner: N | undefined; from: string },
 ): { node: N | undefined; detail: string } {
   if (slot === null) return { node: undefined, detail: `${node.name} served no slots (a replica)` };
   const read = `CLUSTER SHARDS from ${from} after the run`;
@@ -137,7 +136,7 @@ export async function tookOver(
         : "no primary answers after the run",
     };
   }
-  if (slot === null) return takeOverOf(node, null, undefined, "");
+  if (slot === null) return takeOverOf(node, null, { owner: undefined, from: "" });
   // the slots the acted-on node served before: who serves the first of them now
   for (const n of topo.nodes) {
     if (n === node && o.action.action !== "cluster-failover") continue;
@@ -145,7 +144,7 @@ export async function tookOver(
       const map = await readSlotMap(n.target);
       const owner = map.nodes[map.slotNode[slot]];
       const by = owner ? topo.nodes.find((x) => x.port === owner.port) : undefined;
-      return takeOverOf(node, slot, by, n.name);
+      return takeOverOf(node, slot, { owner: by, from: n.name });
     } catch { /* the next node */ }
   }
   return { node: undefined, detail: "no node answered CLUSTER SHARDS after the run" };

@@ -22,16 +22,16 @@ Deno.test("a replica acted on serves no slot; its take-over names nobody", () =>
   assert.equal(servedSlot(map, 7001), 0);
   assert.equal(servedSlot(map, 7002), 5461);
   assert.equal(servedSlot(map, 7004), null);
-  const took = takeOverOf(node(4), servedSlot(map, 7004), node(1), "node 2");
+  const took = takeOverOf(node(4), servedSlot(map, 7004), { owner: node(1), from: "node 2" });
   assert.equal(took.node, undefined);
   assert.equal(took.detail, "node 4 served no slots (a replica)");
 });
 
 Deno.test("the same owner after the run: no failover, not a take-over by itself", () => {
-  const same = takeOverOf(node(1), 0, node(1), "node 2");
+  const same = takeOverOf(node(1), 0, { owner: node(1), from: "node 2" });
   assert.equal(same.node, undefined);
   assert.match(same.detail, /^no failover: still served by node 1/);
-  const moved = takeOverOf(node(1), 0, node(4), "node 2");
+  const moved = takeOverOf(node(1), 0, { owner: node(4), from: "node 2" });
   assert.equal(moved.node?.name, "node 4");
   assert.match(moved.detail, /serves slot 0, which node 1 served before/);
 });
