@@ -208,7 +208,21 @@ export function failoverReportText(runId: string, r: FailoverReport): string {
     ["time to first error", ms(r.timeToFirstErrorMs)],
     [
       "unavailable window",
-      r.unavailable ? `${ms(r.windowMs)} (from ${ms(r.windowStartMs)})` : "none",
+      r.unavailable
+        ? `${ms(r.windowMs)} (from ${ms(r.windowStartMs)})`
+        : r.withinNoise
+        ? `no outage (within noise: an error-free dip of ${ms(r.dipMs)}, the longest before ` +
+          `the action ${ms(r.noise?.longestDipMs ?? null)})`
+        : r.dipMs !== null
+        ? `– (an error-free dip of ${ms(r.dipMs)}: inconclusive)`
+        : "none",
+    ],
+    [
+      "noise before action",
+      r.noise === null
+        ? "–"
+        : `${r.noise.short} of ${r.noise.intervals} intervals short, longest dip ` +
+          `${ms(r.noise.longestDipMs)}; ${r.shortAfterAction ?? "–"} short from the action on`,
     ],
     ["back to target rate", `${ms(r.backToTargetMs)} after the action`],
     ["requests failed", String(r.failed)],
@@ -296,7 +310,12 @@ export function declareFailover(program: Command, out: Output): void {
     .option("--shards <n>", "a cluster of N shards (at least 3)")
     .option("--replicas <r>", "replicas per primary", "1")
     .option("--config <name=value...>", "server settings (cluster-node-timeout=1000)", [])
-    .option("--action <a>", "kill, stop, cluster-failover or reshard", "kill")
+    .option(
+      "--action <a>",
+      "kill, stop, cluster-failover, reshard, or none (the same run, no action: an A/A run " +
+        "that calibrates the report's noise)",
+      "kill",
+    )
     .option("--at <s>", "seconds after the load starts", "2")
     .option("--node <name>", "the node acted on (node N; default: the primary of slot 0)")
     .option("--stop-s <s>", "stop: seconds before SIGCONT (default 2)")

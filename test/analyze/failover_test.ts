@@ -128,3 +128,87 @@ Deno.test("a partial last interval (a duration not a multiple of the width) is n
   const sliver = [...rows.slice(0, 39), { ...rows[39], width_ms: 5, sent: 5, completed: 0 }];
   assert.equal(failoverReport(sliver, kill(1250)).verdict, "measured");
 });
+
+/** A seeded generator (mulberry32): the same runs every time. */
+function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * An A/A run: `n` intervals at 1,000/s, the same noise before and after the action at `at`:
+ * each interval completes 95–100, and with probability `p` a stall starts (1 interval, or 2 with
+ * probability 0.3) completing 20–80, its requests completed late in the next interval; no error.
+ */
+function aaRun(rand: () => number, n: number, p: number): FailoverInterval[] {
+  const completed: number[] = Array.from({ length: n }, () => 95 + Math.floor(rand() * 6));
+  for (let i = 3; i < n - 3; i++) {
+    if (rand() >= p) continue;
+    const len = rand() < 0.3 ? 2 : 1;
+    for (let k = 0; k < len; k++) {
+      const got = 20 + Math.floor(rand() * 60);
+      completed[i + len] += completed[i + k] - got;
+      completed[i + k] = got;
+    }
+    i += len;
+  }
+  return completed.map((c, i) => ({
+    interval: i,
+    start_ms: i * 100,
+    width_ms: 100,
+    requested_ops_per_sec: 1000,
+    sent: 100,
+    completed: c,
+    errors: 0,
+  }));
+}
+
+const none = (ms: number): FailoverEvent[] => [{ event: "action", elapsed_ms: ms, action: "none" }];
+
+Deno.test("a 100 ms error-free stall is no window: inconclusive without pre-action noise", () => {
+  // the review's case: completions 40 then 160 (a stall, nothing lost), no dip before it
+  const stall = (c: (i: number) => number) => run(c).map((x) => ({ ...x, errors: 0, refused: 0 }));
+  const r = failoverReport(stall((i) => (i === 20 ? 40 : i === 21 ? 160 : 100)), none(2000));
+  assert.equal(r.unavailable, false);
+  assert.equal(r.windowMs, null);
+  assert.equal(r.verdict, "inconclusive");
+  assert.match(r.reason!, /error-free dip of 100 ms, longer than any in the 20 settled intervals/);
+  assert.equal(r.dipMs, 100);
+  // the same stall with a 200 ms one before the action: within the noise
+  const noisy = failoverReport(
+    stall((i) => (i === 5 || i === 6 ? 40 : i === 20 ? 40 : 100)),
+    none(2000),
+  );
+  assert.deepEqual([noisy.verdict, noisy.unavailable, noisy.withinNoise], [
+    "measured",
+    false,
+    true,
+  ]);
+  assert.deepEqual(noisy.noise, { intervals: 20, short: 2, longestDipMs: 200 });
+  assert.equal(noisy.shortAfterAction, 1);
+  // with errors it is a window whatever the noise
+  const refused = failoverReport(run((i) => (i === 20 ? 40 : 100)), kill(2000));
+  assert.deepEqual([refused.unavailable, refused.windowMs], [true, 100]);
+});
+
+Deno.test("A/A runs with random stalls: at most 5 % called unavailable (200 seeded runs each)", () => {
+  const rand = random(33);
+  // a typical run (2 s before the action, 6 s after) and a calibrated one (40 s before, 2 s after)
+  for (const [n, at, p] of [[80, 20, 0.04], [420, 400, 0.02]] as const) {
+    const count = { unavailable: 0, withinNoise: 0, inconclusive: 0, clean: 0 };
+    for (let k = 0; k < 200; k++) {
+      const r = failoverReport(aaRun(rand, n, p), none(at * 100 + 20));
+      if (r.unavailable) count.unavailable++;
+      else if (r.withinNoise) count.withinNoise++;
+      else if (r.verdict === "inconclusive") count.inconclusive++;
+      else count.clean++;
+    }
+    assert.ok(count.unavailable <= 10, `${n} intervals: ${JSON.stringify(count)}`);
+    // the report still tells noise for what it is when it has seen enough of it
+    if (n === 420) assert.ok(count.withinNoise + count.clean >= 150, JSON.stringify(count));
+  }
+});

@@ -52,6 +52,23 @@ export interface FailoverReportOptions {
   threshold?: number;
   /** Consecutive intervals not short that make the rate sustained. @default {3} */
   sustained?: number;
+  /**
+   * An error-free window longer than every noise dip before the action is an outage only when
+   * the settled stretch before the action is at least this many times the rest of the run (under
+   * noise alone the longest dip then falls after the action in at most 1 / (1 + ratio) of runs:
+   * 5 % at 19). @default {19}
+   */
+  calibrationRatio?: number;
+}
+
+/** The short intervals of a stretch of the run where no outage is expected (noise). */
+export interface FailoverNoise {
+  /** Settled intervals before the action (a run without an action: from the settled start on). */
+  intervals: number;
+  /** Those short. */
+  short: number;
+  /** The longest run of short intervals among them, ms (0 when none). */
+  longestDipMs: number;
 }
 
 /** What a failover run came to (see the module's doc for each definition). */
@@ -71,8 +88,20 @@ export interface FailoverReport {
   tookOverDetail: string | null;
   /** From the action to the start of the first interval with an error (0 if the action's own). */
   timeToFirstErrorMs: number | null;
-  /** Whether any interval after the action (or the start) fell short. */
+  /**
+   * Whether the run had an outage: a window of short intervals after the action with an error
+   * in it, or an error-free one longer than every noise dip before the action (see
+   * {@link FailoverReportOptions.calibrationRatio}).
+   */
   unavailable: boolean;
+  /** An error-free window no longer than the longest noise dip before the action: no outage. */
+  withinNoise: boolean;
+  /** The short intervals before the action (noise; null when the load never settled). */
+  noise: FailoverNoise | null;
+  /** Short intervals from the action on (an `action: none` run's: noise too). */
+  shortAfterAction: number | null;
+  /** The length of the dip read as noise (or left inconclusive), ms. */
+  dipMs: number | null;
   /** The window's start and length, ms (null when none, or when it never ended). */
   windowStartMs: number | null;
   windowMs: number | null;
@@ -139,6 +168,7 @@ export function failoverReport(
 ): FailoverReport {
   const threshold = o.threshold ?? 0.9;
   const sustained = o.sustained ?? 3;
+  const calibrationRatio = o.calibrationRatio ?? 19;
   const rows = [...intervals].sort((a, b) => a.interval - b.interval);
   const action = events.find((e) => e.event === "action");
   const done = events.find((e) => e.event === "action_done");
@@ -154,6 +184,10 @@ export function failoverReport(
     tookOverDetail: took?.detail ?? null,
     timeToFirstErrorMs: null,
     unavailable: false,
+    withinNoise: false,
+    noise: null,
+    shortAfterAction: null,
+    dipMs: null,
     windowStartMs: null,
     windowMs: null,
     backToTargetMs: null,
@@ -221,20 +255,50 @@ export function failoverReport(
   if (firstError && actionMs !== null) {
     report.timeToFirstErrorMs = Math.max(0, firstError.start_ms - actionMs);
   }
+  // the noise: short intervals where no outage is expected (before the action; a run without
+  // one: all of it)
+  const calm = action ? timeline.slice(settled, actionAt) : timeline.slice(settled);
+  report.noise = { intervals: calm.length, short: calm.filter(short).length, longestDipMs: 0 };
+  for (let i = 0, n = 0; i < calm.length; i++) {
+    n = short(calm[i]) ? n + 1 : 0;
+    report.noise.longestDipMs = Math.max(report.noise.longestDipMs, n * width);
+  }
+  report.shortAfterAction = after.filter(short).length;
   const firstShort = after.findIndex(short);
   if (firstShort < 0) return { ...report, verdict: "measured" };
-  report.unavailable = true;
   const start = from + firstShort;
-  report.windowStartMs = timeline[start].start_ms;
   const back = runFrom(start + 1);
   if (back < 0) {
     return {
       ...report,
-      reason:
-        `not back to the target rate by the end of the load (short from ${report.windowStartMs} ms on): run it longer`,
+      unavailable: true,
+      windowStartMs: timeline[start].start_ms,
+      reason: `not back to the target rate by the end of the load (short from ${
+        timeline[start].start_ms
+      } ms on): run it longer`,
     };
   }
-  report.windowMs = timeline[back].start_ms - timeline[start].start_ms;
+  const dipMs = timeline[back].start_ms - timeline[start].start_ms;
+  if (timeline.slice(start, back).every((r) => r.errors === 0)) {
+    // no error: a stall the machine's noise may make; an outage only beyond every noise dip
+    const noise = report.noise;
+    if (!action || dipMs <= noise.longestDipMs) {
+      return { ...report, verdict: "measured", withinNoise: true, dipMs };
+    }
+    if (noise.intervals < calibrationRatio * after.length) {
+      return {
+        ...report,
+        dipMs,
+        reason: `an error-free dip of ${dipMs} ms, longer than any in the ${noise.intervals} ` +
+          `settled intervals before the action (longest ${noise.longestDipMs} ms): too little ` +
+          `pre-action data to tell it from noise (${calibrationRatio} × the ${after.length} ` +
+          "intervals after it; an action: none run calibrates)",
+      };
+    }
+  }
+  report.unavailable = true;
+  report.windowStartMs = timeline[start].start_ms;
+  report.windowMs = dipMs;
   report.backToTargetMs = actionMs === null ? null : timeline[back].start_ms - actionMs;
   report.shortOfTarget = timeline.slice(start, back).reduce(
     (n, r) => n + Math.max(0, target - r.completed),

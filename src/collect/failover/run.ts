@@ -3,7 +3,7 @@
  * standalone primary with a replica), drives it with its open-loop generator at a fixed rate
  * (the cluster engine in its failover mode: a lost socket opened again, a request timeout,
  * 100 ms intervals with errors by kind), takes one action at a set time (kill -9 or SIGSTOP of a
- * node by its PID, or `CLUSTER FAILOVER` on its replica), completes it (SIGCONT after a stop;
+ * node by its PID, `CLUSTER FAILOVER` on its replica, a reshard, or none: an A/A run), completes it (SIGCONT after a stop;
  * for a standalone primary killed, `REPLICAOF NO ONE` on its replica and the generator pointed
  * at it), keeps the generator's slot map current (`CLUSTER SHARDS` from a live node every
  * 100 ms, as a cluster client refreshing on errors would), reads which node took over, stores
@@ -323,6 +323,9 @@ async function measure(
         events.push(row("action_done", since(), node, `SIGCONT ${node.pid}`));
         say(`${since().toFixed(0)} ms: SIGCONT ${node.name}`);
       });
+    } else if (a.action === "none") {
+      events.push(row("action", since(), undefined, "no action (an A/A run, for calibration)"));
+      say(`${since().toFixed(0)} ms: no action (an A/A run)`);
     } else if (a.action === "reshard") {
       acting = reshard(a);
       await acting;
@@ -417,11 +420,13 @@ async function measure(
   refreshing = false;
   await refresh;
   // which node serves the acted-on node's slots now (or the promoted replica)
-  const took = await tookOver(o, { topo, node, replica, slot });
-  events.push(row("took_over", null, took.node, took.detail));
-  say(
-    `took over: ${took.node ? `${took.node.name} (${addr(took.node)})` : "none"}: ${took.detail}`,
-  );
+  if (o.action.action !== "none") {
+    const took = await tookOver(o, { topo, node, replica, slot });
+    events.push(row("took_over", null, took.node, took.detail));
+    say(
+      `took over: ${took.node ? `${took.node.name} (${addr(took.node)})` : "none"}: ${took.detail}`,
+    );
+  }
   const after = await snapshotAfter(topo.target).catch(() => undefined);
   const answered = (result.perInterval ?? []).reduce((n, b) => n + b.completed, 0);
   const nodes = masters ? await mastersAfter(topo.target, masters, answered) : undefined;

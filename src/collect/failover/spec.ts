@@ -8,7 +8,7 @@
 import type { TopologySpec } from "../topology/spec.ts";
 
 /** The actions a failover run can take. */
-export const FAILOVER_ACTIONS = ["kill", "stop", "cluster-failover", "reshard"] as const;
+export const FAILOVER_ACTIONS = ["kill", "stop", "cluster-failover", "reshard", "none"] as const;
 
 /** One of {@link FAILOVER_ACTIONS}. */
 export type FailoverActionName = typeof FAILOVER_ACTIONS[number];
@@ -19,7 +19,8 @@ export interface FailoverAction {
    * `kill`: kill -9 the node's process; `stop`: SIGSTOP it for `stopS`, then SIGCONT;
    * `cluster-failover`: `CLUSTER FAILOVER` on its replica (a cluster only); `reshard`: a slot
    * migration, `valkey-cli`/`redis-cli --cluster reshard` moving `slots` of its slots to the
-   * master `to` (a cluster only; no node fails).
+   * master `to` (a cluster only; no node fails); `none`: the same run with no action (an A/A
+   * run: what the report calls noise, for calibration; the action event is still stored).
    */
   action: FailoverActionName;
   /** When, seconds after the load started. */
@@ -73,6 +74,8 @@ export const DEFAULT_RESHARD_SLOTS = 1000;
  * assert.match(failoverProblem({ action: "reshard", atS: 1 }, { engine: "redis", replicas: 1 }, 4)!,
  *   /a cluster only/);
  * assert.match(failoverProblem({ action: "reshard", atS: 1, slots: 0 }, bare, 4)!, /slots: expected/);
+ * // an A/A run (no action) needs nothing of the topology
+ * assert.equal(failoverProblem({ action: "none", atS: 2 }, { engine: "redis" }, 8), null);
  * ```
  */
 export function failoverProblem(
@@ -98,7 +101,7 @@ export function failoverProblem(
     if (a.to !== undefined && !/^node \d+$/.test(a.to)) {
       return `to: expected "node N" (the processes in start order): ${a.to}`;
     }
-  } else if (replicas < 1) {
+  } else if (a.action !== "none" && replicas < 1) {
     return `action ${a.action} needs a replica to take over (start: { replicas: 1 } or ` +
       "cluster: { replicas: 1 })";
   }
