@@ -13,7 +13,7 @@ import type { Command, OptionValues } from "commander";
 import type { Dataset } from "../store/dataset.ts";
 import { DenoProcessRunner } from "../collect/process.ts";
 import { FAILOVER_ACTIONS, type FailoverActionName, runFailover } from "../collect/failover/mod.ts";
-import type { TopologySpec } from "../collect/topology/spec.ts";
+import { settingAllowed, type TopologySpec } from "../collect/topology/spec.ts";
 import {
   failoverChart,
   type FailoverReport,
@@ -84,6 +84,10 @@ function num(name: string, v: unknown, o: { min?: number; integer?: boolean } = 
  *   { engine: "valkey", replicas: 1 });
  * assert.throws(() => failoverOptions({ ...base, action: "explode" }), /invalid --action: explode/);
  * assert.throws(() => failoverOptions({ ...base, config: ["port=1"] }), /--config port: kvlab sets it/);
+ * // what a plan's config: refuses (settingAllowed), refused at once, the value not echoed
+ * assert.throws(() => failoverOptions({ ...base, config: ["requirepass=hunter2"] }),
+ *   (e: Error) => /^--config requirepass: kvlab sets it/.test(e.message) && !/hunter2/.test(e.message));
+ * assert.throws(() => failoverOptions({ ...base, config: ["masterauth=x"] }), /--config masterauth/);
  * ```
  */
 export function failoverOptions(raw: OptionValues): FailoverCommandOptions {
@@ -102,10 +106,12 @@ export function failoverOptions(raw: OptionValues): FailoverCommandOptions {
     if (at <= 0 || !/^[a-z][a-z0-9-]*$/.test(k) || /[\0\n\r]/.test(v)) {
       throw new UsageError(`invalid --config: ${kv} (expected name=value)`);
     }
-    if (
-      ["port", "bind", "dir", "replicaof", "cluster-enabled"].includes(k) || k.startsWith("tls-")
-    ) {
-      throw new UsageError(`--config ${k}: kvlab sets it on the servers it starts`);
+    // the check a plan's config: makes (ports, files, TLS, wiring, passwords are kvlab's)
+    if (!settingAllowed(k)) {
+      throw new UsageError(
+        `--config ${k}: kvlab sets it on the servers it starts (ports, files, TLS, cluster and ` +
+          "replication wiring, passwords)",
+      );
     }
     config[k] = v;
   }
