@@ -23,6 +23,7 @@ import {
 import { exitWith, type Output, readOptions, UsageError, withStopSignals } from "./_exit.ts";
 import { datasetOption, optionalString } from "./_options.ts";
 import { terminalText } from "../text/safe.ts";
+import { redactText } from "../text/redact.ts";
 
 /** What `kvlab failover` does. */
 export interface FailoverCommandOptions {
@@ -243,6 +244,27 @@ export function failoverReportText(runId: string, r: FailoverReport): string {
 }
 
 /**
+ * A line of a run's progress or outcome as printed: it carries a server's words (a CLUSTER
+ * FAILOVER reply, the reshard cli's output, an error), so redacted and made safe for a terminal.
+ *
+ * @param line The line.
+ * @returns It, printable.
+ *
+ * @example
+ * ```ts
+ * import { shownLine } from "./failover.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(shownLine("CLUSTER FAILOVER on node 4: OK\u001b]0;x\u0007"),
+ *   "CLUSTER FAILOVER on node 4: OK\\x1b]0;x\\x07");
+ * assert.equal(shownLine("the action failed: $ valkey-cli -a pw --cluster reshard"),
+ *   "the action failed: $ valkey-cli -a *** --cluster reshard");
+ * ```
+ */
+export function shownLine(line: string): string {
+  return terminalText(redactText(line));
+}
+
+/**
  * Runs a failover study (or reads a stored one with `--show`) and prints its report.
  *
  * @param o The options.
@@ -274,11 +296,13 @@ export async function failoverCommand(o: FailoverCommandOptions, out: Output): P
         runner: new DenoProcessRunner(),
         signal,
         label: o.label,
-        onMessage: (l) => out.printErr(`${l}\n`),
+        onMessage: (l) => out.printErr(`${shownLine(l)}\n`),
       })
     );
-    out.printErr(`${r.status}: run ${r.runId}${r.reason ? ` (${r.reason})` : ""}\n`);
-    for (const p of r.stopProblems) out.printErr(`stop: ${p}\n`);
+    out.printErr(
+      `${r.status}: run ${shownLine(r.runId)}${r.reason ? ` (${shownLine(r.reason)})` : ""}\n`,
+    );
+    for (const p of r.stopProblems) out.printErr(`stop: ${shownLine(p)}\n`);
     if (r.status === "failed") exitWith(1, "failover");
     runId = r.runId;
   } else if (o.show !== true) runId = o.show;

@@ -159,7 +159,11 @@ export async function runFailover(o: FailoverRunOptions): Promise<FailoverRun> {
             name: "failover.json",
             bytes: new TextEncoder().encode(
               JSON.stringify(
-                { action: o.action, events: m.events, errors: m.errorSamples },
+                {
+                  action: o.action,
+                  events: m.events,
+                  errors: m.errorSamples.map((e) => redactText(e)),
+                },
                 null,
                 2,
               ) +
@@ -335,8 +339,10 @@ async function measure(
         row("action", since(), node, `CLUSTER FAILOVER sent to its replica ${replica.name}`),
       );
       const reply = await call(replica, "CLUSTER", "FAILOVER");
-      events.push(row("action_done", since(), replica, `CLUSTER FAILOVER answered ${reply}`));
-      say(`${since().toFixed(0)} ms: CLUSTER FAILOVER on ${replica.name}: ${reply}`);
+      // the server's words: redacted where they are stored and said
+      const answer = redactText(String(reply));
+      events.push(row("action_done", since(), replica, `CLUSTER FAILOVER answered ${answer}`));
+      say(`${since().toFixed(0)} ms: CLUSTER FAILOVER on ${replica.name}: ${answer}`);
     }
   };
   // a slot migration: the cli runs while the load goes on; its end is `action_done`
@@ -349,11 +355,12 @@ async function measure(
       nodes: topo.nodes,
       node,
       action: a,
-      mark: (event, n, detail) => {
+      mark: (event, n, words) => {
+        const detail = redactText(words);
         events.push(row(event, since(), n, detail));
         say(`${since().toFixed(0)} ms: ${n.name}: ${detail}`);
       },
-      keep: (text) => (reshardOutput = text),
+      keep: (text) => (reshardOutput = redactText(text)),
     });
   // a node still stopped when the load ends (interrupted before stop_s) resumes then
   let stoppedNow = false;
@@ -443,7 +450,7 @@ async function measure(
     after,
     result,
     rows,
-    reason: actionError ? `the action failed: ${actionError}` : null,
+    reason: actionError ? redactText(`the action failed: ${actionError}`) : null,
     events,
     intervals: (result.perInterval ?? []).map((b) => intervalRow(b, o.requestedOpsPerSec)),
     errorSamples: result.errorSamples,
