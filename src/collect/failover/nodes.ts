@@ -12,7 +12,8 @@ import { parseReplicationInfo } from "../topology/replication.ts";
 import { readSlotMap } from "../cluster/nodes.ts";
 import { CLUSTER_SLOTS, moveSlot, type SlotMap } from "../cluster/slots.ts";
 import type { IntervalBucket } from "../loadgen/series.ts";
-import type { FailoverIntervalsRow } from "../../schema.ts";
+import type { FailoverEventsRow, FailoverIntervalsRow } from "../../schema.ts";
+import { redactText } from "../../text/redact.ts";
 import type { FailoverAction } from "./spec.ts";
 
 /** A node of a running topology. */
@@ -212,4 +213,35 @@ export function mergeMap(map: SlotMap, fresh: SlotMap): number {
     }
   }
   return moved;
+}
+
+/**
+ * A run's raw `failover.json`: its action, its events and the load's error samples (a
+ * server's words: redacted, as the manifest's copy is).
+ *
+ * @param run The action, the events, the error samples.
+ * @returns The raw file.
+ *
+ * @example
+ * ```ts
+ * import { failoverJson } from "./nodes.ts";
+ * import assert from "node:assert/strict";
+ * const f = failoverJson({ action: { action: "kill", atS: 2 }, events: [],
+ *   errors: ["127.0.0.1:6379> AUTH alice pw"] });
+ * assert.equal(f.name, "failover.json");
+ * const text = new TextDecoder().decode(f.bytes);
+ * assert.doesNotMatch(text, /alice pw/);
+ * assert.deepEqual(JSON.parse(text).action, { action: "kill", atS: 2 });
+ * ```
+ */
+export function failoverJson(
+  run: { action: FailoverAction; events: FailoverEventsRow[]; errors: string[] },
+): { name: string; bytes: Uint8Array } {
+  const errors = run.errors.map((e) => redactText(e));
+  return {
+    name: "failover.json",
+    bytes: new TextEncoder().encode(
+      JSON.stringify({ action: run.action, events: run.events, errors }, null, 2) + "\n",
+    ),
+  };
 }

@@ -38,6 +38,7 @@ import type { NodeCrossCheck } from "../cluster/nodes.ts";
 import {
   addr,
   call,
+  failoverJson,
   intervalRow,
   masterPort,
   mergeMap,
@@ -155,21 +156,7 @@ export async function runFailover(o: FailoverRunOptions): Promise<FailoverRun> {
           ...(m.reshard
             ? [{ name: "reshard.txt", bytes: new TextEncoder().encode(m.reshard) }]
             : []),
-          {
-            name: "failover.json",
-            bytes: new TextEncoder().encode(
-              JSON.stringify(
-                {
-                  action: o.action,
-                  events: m.events,
-                  errors: m.errorSamples.map((e) => redactText(e)),
-                },
-                null,
-                2,
-              ) +
-                "\n",
-            ),
-          },
+          failoverJson({ action: o.action, events: m.events, errors: m.errorSamples }),
         ],
         manifest: {
           failover: {
