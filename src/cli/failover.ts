@@ -12,7 +12,13 @@
 import type { Command, OptionValues } from "commander";
 import type { Dataset } from "../store/dataset.ts";
 import { DenoProcessRunner } from "../collect/process.ts";
-import { FAILOVER_ACTIONS, type FailoverActionName, runFailover } from "../collect/failover/mod.ts";
+import {
+  FAILOVER_ACTIONS,
+  type FailoverAction,
+  type FailoverActionName,
+  failoverProblem,
+  runFailover,
+} from "../collect/failover/mod.ts";
 import { settingAllowed, type TopologySpec } from "../collect/topology/spec.ts";
 import {
   failoverChart,
@@ -85,6 +91,12 @@ function num(name: string, v: unknown, o: { min?: number; integer?: boolean } = 
  *   { engine: "valkey", replicas: 1 });
  * assert.throws(() => failoverOptions({ ...base, action: "explode" }), /invalid --action: explode/);
  * assert.throws(() => failoverOptions({ ...base, config: ["port=1"] }), /--config port: kvlab sets it/);
+ * // the action checked against the topology here, in the options' names
+ * assert.throws(() => failoverOptions({ ...base, replicas: "0" }), /needs a replica .*\(--replicas 1\)/);
+ * assert.throws(() => failoverOptions({ ...base, shards: "3", node: "node 99" }),
+ *   /--node: expected "node N", 1 ≤ N ≤ 6/);
+ * assert.throws(() => failoverOptions({ ...base, at: "9" }), /--at: expected a time before/);
+ * assert.throws(() => failoverOptions({ ...base, action: "stop", stopS: "4000" }), /--stop-s: expected/);
  * // what a plan's config: refuses (settingAllowed), refused at once, the value not echoed
  * assert.throws(() => failoverOptions({ ...base, config: ["requirepass=hunter2"] }),
  *   (e: Error) => /^--config requirepass: kvlab sets it/.test(e.message) && !/hunter2/.test(e.message));
@@ -128,7 +140,7 @@ export function failoverOptions(raw: OptionValues): FailoverCommandOptions {
   if (format !== "text" && format !== "json") {
     throw new UsageError(`invalid --format: ${format} (expected text or json)`);
   }
-  return {
+  const o: FailoverCommandOptions = {
     data: datasetOption(raw.data),
     ...(raw.show !== undefined ? { show: raw.show === true ? true : String(raw.show) } : {}),
     topology,
@@ -151,6 +163,32 @@ export function failoverOptions(raw: OptionValues): FailoverCommandOptions {
     format,
     chart: optionalString(raw.chart),
     label: optionalString(raw.label),
+  };
+  // what runFailover would refuse, refused here in the options' own names (not --show's)
+  const why = o.show === undefined ? failoverProblem(actionOf(o), topology, o.durationS) : null;
+  if (why) {
+    throw new UsageError(
+      why.replace(/\(start: \{ replicas: 1 \} or cluster: \{ replicas: 1 \}\)/, "(--replicas 1)")
+        .replace(/\(start: \{ cluster: \{ … \} \}\)/, "(--shards N)")
+        .replace(
+          /^(at_s|stop_s|promote_after_s|node|to|slots)\b/,
+          (k) => k === "at_s" ? "--at" : `--${k.replaceAll("_", "-")}`,
+        ),
+    );
+  }
+  return o;
+}
+
+/** The action of a run, from the options. */
+function actionOf(o: FailoverCommandOptions): FailoverAction {
+  return {
+    action: o.action,
+    atS: o.atS,
+    ...(o.node ? { node: o.node } : {}),
+    ...(o.stopS !== undefined ? { stopS: o.stopS } : {}),
+    ...(o.promoteAfterS !== undefined ? { promoteAfterS: o.promoteAfterS } : {}),
+    ...(o.slots !== undefined ? { slots: o.slots } : {}),
+    ...(o.to !== undefined ? { to: o.to } : {}),
   };
 }
 
@@ -277,15 +315,7 @@ export async function failoverCommand(o: FailoverCommandOptions, out: Output): P
       runFailover({
         data: o.data,
         topology: o.topology,
-        action: {
-          action: o.action,
-          atS: o.atS,
-          ...(o.node ? { node: o.node } : {}),
-          ...(o.stopS !== undefined ? { stopS: o.stopS } : {}),
-          ...(o.promoteAfterS !== undefined ? { promoteAfterS: o.promoteAfterS } : {}),
-          ...(o.slots !== undefined ? { slots: o.slots } : {}),
-          ...(o.to !== undefined ? { to: o.to } : {}),
-        },
+        action: actionOf(o),
         ...(o.ratio ? { ratio: o.ratio } : {}),
         ...(o.keys ? { keys: o.keys } : {}),
         ...(o.keyPrefix ? { keyPrefix: o.keyPrefix } : {}),
@@ -313,6 +343,15 @@ export async function failoverCommand(o: FailoverCommandOptions, out: Output): P
   }
   const report = failoverReport(stored.intervals, stored.events);
   if (o.chart) {
+    // an existing file is replaced, and said so (a chart is derived: the run is the record)
+    const existed = (() => {
+      try {
+        return Deno.statSync(o.chart).isFile;
+      } catch {
+        return false;
+      }
+    })();
+    if (existed) out.printErr(`--chart: replaced ${shownLine(o.chart)}\n`);
     Deno.writeTextFileSync(
       o.chart,
       JSON.stringify(failoverChart(stored.intervals, stored.events), null, 2) + "\n",

@@ -96,7 +96,10 @@ failoverTest(
     // kvlab failover --show prints the same numbers (one function computes them)
     let printed = "";
     const out = { print: (t: string) => (printed += t), printErr: (t: string) => (printed += t) };
-    const show = { data, show: true, engine: "redis", action: "kill", at: "2", rate: "1" };
+    // --chart over an existing file: replaced, and said so
+    const chart = `${data}/chart.vl.json`;
+    Deno.writeTextFileSync(chart, "old\n");
+    const show = { data, show: true, engine: "redis", action: "kill", at: "2", rate: "1", chart };
     await failoverCommand(
       failoverOptions({
         ...show,
@@ -109,6 +112,8 @@ failoverTest(
     );
     assert.match(printed, new RegExp(`unavailable window +${rep.windowMs} ms`));
     assert.ok(printed.includes(`took over            ${rep.tookOver}`), printed);
+    assert.match(printed, /--chart: replaced .*chart\.vl\.json/);
+    assert.match(Deno.readTextFileSync(chart), /"\$schema"/);
   },
   missingOutsideCi("valkey-server", "valkey-cli"),
 );
