@@ -314,6 +314,14 @@ export function failoverReport(
  * @param data The dataset.
  * @param runId The run, or undefined for the newest.
  * @returns Its intervals and events, with its run id; null when the dataset holds none.
+ *
+ * @example
+ * ```ts
+ * import { readFailover } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * // a dataset with no failover run (a bundled study): null, not an error
+ * assert.equal(readFailover("data/studies/valkey-vs-redis"), null);
+ * ```
  */
 export function readFailover(
   data: DatasetRef,

@@ -151,7 +151,28 @@ export async function tookOver(
   return { node: undefined, detail: "no node answered CLUSTER SHARDS after the run" };
 }
 
-/** A stored interval. */
+/**
+ * A stored interval (its run id filled in when stored).
+ *
+ * @param b The generator's interval.
+ * @param rate The run's fixed rate, requests per second.
+ * @returns The `failover_intervals` row.
+ *
+ * @example
+ * ```ts
+ * import { intervalRow } from "./nodes.ts";
+ * import { countKind, countReply, countSent, emptyIntervalCounts, intervalSeries } from "../loadgen/series.ts";
+ * import assert from "node:assert/strict";
+ * const c = emptyIntervalCounts(100);
+ * for (let ms = 0; ms < 100; ms += 10) countSent(c, ms);
+ * for (let ms = 5; ms < 50; ms += 10) countReply(c, ms, 1);
+ * countKind(c, 60, "refused");
+ * const row = intervalRow(intervalSeries([c])[0], 100);
+ * assert.deepEqual([row.start_ms, row.width_ms, row.sent, row.completed, row.refused],
+ *   [0, 100, 10, 5, 1]);
+ * assert.equal(row.achieved_ops_per_sec, 50); // 5 in 100 ms
+ * ```
+ */
 export function intervalRow(b: IntervalBucket, rate: number): FailoverIntervalsRow {
   return {
     run_id: "",
@@ -201,7 +222,32 @@ export async function call(n: Pick<Node, "target">, ...args: string[]): Promise<
   }
 }
 
-/** Points every slot of `map` where `fresh` does (new nodes appended: indices stay). */
+/**
+ * Points every slot of `map` where `fresh` does (new nodes appended: indices stay).
+ *
+ * @param map The generator's slot map, updated in place.
+ * @param fresh A slot map just read.
+ * @returns How many slots moved.
+ *
+ * @example
+ * ```ts
+ * import { mergeMap } from "./nodes.ts";
+ * import { emptySlotMap } from "../cluster/slots.ts";
+ * import assert from "node:assert/strict";
+ * const a = { host: "127.0.0.1", port: 7001, id: null }, b = { ...a, port: 7004 };
+ * const map = emptySlotMap();
+ * map.nodes.push(a);
+ * map.slotNode.fill(0);
+ * // node 4 took over slots 0–99; a slot the fresh map does not cover keeps its node
+ * const fresh = emptySlotMap();
+ * fresh.nodes.push(a, b);
+ * fresh.slotNode.fill(0, 200);
+ * fresh.slotNode.fill(1, 0, 100);
+ * assert.equal(mergeMap(map, fresh), 100);
+ * assert.deepEqual(map.nodes.map((n) => n.port), [7001, 7004]); // appended: index 0 stays
+ * assert.deepEqual([map.slotNode[0], map.slotNode[150], map.slotNode[300]], [1, 0, 0]);
+ * ```
+ */
 export function mergeMap(map: SlotMap, fresh: SlotMap): number {
   let moved = 0;
   for (let s = 0; s < CLUSTER_SLOTS; s++) {
