@@ -127,6 +127,26 @@ Deno.test("a partial last interval (a duration not a multiple of the width) is n
   // a 5 ms sliver completing nothing: too thin to tell anything, left out
   const sliver = [...rows.slice(0, 39), { ...rows[39], width_ms: 5, sent: 5, completed: 0 }];
   assert.equal(failoverReport(sliver, kill(1250)).verdict, "measured");
+  // as the generator stores it: every interval 100 ms wide, the last one holding the schedule's
+  // end (--duration 4: one request at 4000 ms; --duration 3.95 over 40 intervals: 50 of 100)
+  const aaRows = aa.verdict === "measured" ? run(() => 100).map((x) => ({ ...x, errors: 0 })) : [];
+  for (const sent of [1, 50]) {
+    const tail = [...aaRows, {
+      ...aaRows[39],
+      interval: 40,
+      start_ms: 4000,
+      sent,
+      completed: sent,
+    }];
+    const r = failoverReport(tail, none(2000));
+    assert.deepEqual([r.verdict, r.unavailable, r.reason], ["measured", false, null], `${sent}`);
+    // the same tail failing: a window not back by the end when it held enough requests to tell
+    const failing = failoverReport(
+      [...tail.slice(0, 40), { ...tail[40], completed: 0 }],
+      none(2000),
+    );
+    assert.equal(failing.verdict, sent === 1 ? "measured" : "inconclusive", `${sent}`);
+  }
 });
 
 /** A seeded generator (mulberry32): the same runs every time. */

@@ -12,8 +12,9 @@
  * short interval at or after the action's interval and ends where the first `sustained`
  * consecutive intervals not short begin (its length is a multiple of the width); the *time back
  * to the target rate* is that end minus the action's time. A run without an action is read the
- * same way from its first sustained intervals on (an A/A run: no window expected). A partial
- * last interval (a duration not a multiple of the width) is left out of the timeline (its
+ * same way from its first sustained intervals on (an A/A run: no window expected). The
+ * schedule's last interval, when the duration ends within it, has its share of the target (by
+ * its stored width, or its sends), or is left out when that share is too thin to tell (its
  * errors still count).
  *
  * @module
@@ -215,10 +216,15 @@ export function failoverReport(
   }
   // the schedule's intervals: those sending at the rate (the drain after it sends nothing)
   const lastSending = rows.findLastIndex((r) => r.sent > 0);
-  // a partial last interval (a duration not a multiple of the width) is left out: its target
-  // is a fraction of the others' (a 5 ms sliver is one request), so it is no shortfall
-  const timeline = rows.slice(0, lastSending + 1).filter((r) => r.width_ms >= width);
-  const short = (r: FailoverInterval) => r.completed < threshold * target;
+  // the schedule ends within its last interval (a duration not a multiple of the width): that
+  // interval's target is its share, its width's when stored narrower, else what it sent (an
+  // open loop sends on schedule whatever the server does); too thin a share is left out
+  const timeline = rows.slice(0, lastSending + 1);
+  const last = timeline.at(-1);
+  const lastTarget = last ? Math.min((target * last.width_ms) / width, last.sent, target) : 0;
+  if (last && lastTarget * (1 - threshold) < 1) timeline.pop();
+  const targetOf = (r: FailoverInterval) => (r === last ? lastTarget : target);
+  const short = (r: FailoverInterval) => r.completed < threshold * targetOf(r);
   // where the load is first at the target: `sustained` intervals not short in a row
   const runFrom = (from: number) => {
     for (let i = Math.max(0, from); i + sustained <= timeline.length; i++) {
@@ -301,7 +307,7 @@ export function failoverReport(
   report.windowMs = dipMs;
   report.backToTargetMs = actionMs === null ? null : timeline[back].start_ms - actionMs;
   report.shortOfTarget = timeline.slice(start, back).reduce(
-    (n, r) => n + Math.max(0, target - r.completed),
+    (n, r) => n + Math.max(0, targetOf(r) - r.completed),
     0,
   );
   return { ...report, verdict: "measured" };
