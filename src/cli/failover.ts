@@ -12,8 +12,14 @@
 import type { Command, OptionValues } from "commander";
 import type { Dataset } from "../store/dataset.ts";
 import { DenoProcessRunner } from "../collect/process.ts";
-import { FAILOVER_ACTIONS, type FailoverActionName, runFailover } from "../collect/failover/mod.ts";
-import type { TopologySpec } from "../collect/topology/spec.ts";
+import {
+  FAILOVER_ACTIONS,
+  type FailoverAction,
+  type FailoverActionName,
+  failoverProblem,
+  runFailover,
+} from "../collect/failover/mod.ts";
+import { settingAllowed, type TopologySpec } from "../collect/topology/spec.ts";
 import {
   failoverChart,
   type FailoverReport,
@@ -23,6 +29,7 @@ import {
 import { exitWith, type Output, readOptions, UsageError, withStopSignals } from "./_exit.ts";
 import { datasetOption, optionalString } from "./_options.ts";
 import { terminalText } from "../text/safe.ts";
+import { redactText } from "../text/redact.ts";
 
 /** What `kvlab failover` does. */
 export interface FailoverCommandOptions {
@@ -84,6 +91,16 @@ function num(name: string, v: unknown, o: { min?: number; integer?: boolean } = 
  *   { engine: "valkey", replicas: 1 });
  * assert.throws(() => failoverOptions({ ...base, action: "explode" }), /invalid --action: explode/);
  * assert.throws(() => failoverOptions({ ...base, config: ["port=1"] }), /--config port: kvlab sets it/);
+ * // the action checked against the topology here, in the options' names
+ * assert.throws(() => failoverOptions({ ...base, replicas: "0" }), /needs a replica .*\(--replicas 1\)/);
+ * assert.throws(() => failoverOptions({ ...base, shards: "3", node: "node 99" }),
+ *   /--node: expected "node N", 1 ≤ N ≤ 6/);
+ * assert.throws(() => failoverOptions({ ...base, at: "9" }), /--at: expected a time before/);
+ * assert.throws(() => failoverOptions({ ...base, action: "stop", stopS: "4000" }), /--stop-s: expected/);
+ * // what a plan's config: refuses (settingAllowed), refused at once, the value not echoed
+ * assert.throws(() => failoverOptions({ ...base, config: ["requirepass=hunter2"] }),
+ *   (e: Error) => /^--config requirepass: kvlab sets it/.test(e.message) && !/hunter2/.test(e.message));
+ * assert.throws(() => failoverOptions({ ...base, config: ["masterauth=x"] }), /--config masterauth/);
  * ```
  */
 export function failoverOptions(raw: OptionValues): FailoverCommandOptions {
@@ -102,10 +119,12 @@ export function failoverOptions(raw: OptionValues): FailoverCommandOptions {
     if (at <= 0 || !/^[a-z][a-z0-9-]*$/.test(k) || /[\0\n\r]/.test(v)) {
       throw new UsageError(`invalid --config: ${kv} (expected name=value)`);
     }
-    if (
-      ["port", "bind", "dir", "replicaof", "cluster-enabled"].includes(k) || k.startsWith("tls-")
-    ) {
-      throw new UsageError(`--config ${k}: kvlab sets it on the servers it starts`);
+    // the check a plan's config: makes (ports, files, TLS, wiring, passwords are kvlab's)
+    if (!settingAllowed(k)) {
+      throw new UsageError(
+        `--config ${k}: kvlab sets it on the servers it starts (ports, files, TLS, cluster and ` +
+          "replication wiring, passwords)",
+      );
     }
     config[k] = v;
   }
@@ -121,7 +140,7 @@ export function failoverOptions(raw: OptionValues): FailoverCommandOptions {
   if (format !== "text" && format !== "json") {
     throw new UsageError(`invalid --format: ${format} (expected text or json)`);
   }
-  return {
+  const o: FailoverCommandOptions = {
     data: datasetOption(raw.data),
     ...(raw.show !== undefined ? { show: raw.show === true ? true : String(raw.show) } : {}),
     topology,
@@ -144,6 +163,32 @@ export function failoverOptions(raw: OptionValues): FailoverCommandOptions {
     format,
     chart: optionalString(raw.chart),
     label: optionalString(raw.label),
+  };
+  // what runFailover would refuse, refused here in the options' own names (not --show's)
+  const why = o.show === undefined ? failoverProblem(actionOf(o), topology, o.durationS) : null;
+  if (why) {
+    throw new UsageError(
+      why.replace(/\(start: \{ replicas: 1 \} or cluster: \{ replicas: 1 \}\)/, "(--replicas 1)")
+        .replace(/\(start: \{ cluster: \{ … \} \}\)/, "(--shards N)")
+        .replace(
+          /^(at_s|stop_s|promote_after_s|node|to|slots)\b/,
+          (k) => k === "at_s" ? "--at" : `--${k.replaceAll("_", "-")}`,
+        ),
+    );
+  }
+  return o;
+}
+
+/** The action of a run, from the options. */
+function actionOf(o: FailoverCommandOptions): FailoverAction {
+  return {
+    action: o.action,
+    atS: o.atS,
+    ...(o.node ? { node: o.node } : {}),
+    ...(o.stopS !== undefined ? { stopS: o.stopS } : {}),
+    ...(o.promoteAfterS !== undefined ? { promoteAfterS: o.promoteAfterS } : {}),
+    ...(o.slots !== undefined ? { slots: o.slots } : {}),
+    ...(o.to !== undefined ? { to: o.to } : {}),
   };
 }
 
@@ -182,6 +227,11 @@ const ms = (v: number | null) => (v === null ? "–" : `${Math.round(v)} ms`);
  *   action: "reshard", node: "node 1" }, { event: "took_over", action: "reshard", node: "node 2" }]));
  * assert.match(moved, /slots from +node 1\n/);
  * assert.match(moved, /slots to +node 2\n/);
+ * // a replica acted on: nobody took over, and the text says why
+ * const none = failoverReportText("r3", failoverReport(rows, [{ event: "action", elapsed_ms: 1000,
+ *   action: "kill", node: "node 4" }, { event: "took_over", action: "kill", node: null,
+ *   detail: "node 4 served no slots (a replica)" }]));
+ * assert.match(none, /took over +none \(node 4 served no slots \(a replica\)\)\n/);
  * ```
  */
 export function failoverReportText(runId: string, r: FailoverReport): string {
@@ -193,12 +243,31 @@ export function failoverReportText(runId: string, r: FailoverReport): string {
     ["verdict", r.verdict + (r.reason ? ` (${safe(r.reason)})` : "")],
     ["action", `${safe(r.action)} at ${ms(r.actionMs)}, done at ${ms(r.actionDoneMs)}`],
     [moving ? "slots from" : "failed node", safe(r.failedNode)],
-    [moving ? "slots to" : "took over", safe(r.tookOver)],
+    [
+      moving ? "slots to" : "took over",
+      r.tookOver === null && r.tookOverDetail
+        ? `none (${safe(r.tookOverDetail)})`
+        : safe(r.tookOver),
+    ],
     ["target", `${r.requestedOpsPerSec ?? "–"}/s in ${r.widthMs ?? "–"} ms intervals`],
     ["time to first error", ms(r.timeToFirstErrorMs)],
     [
       "unavailable window",
-      r.unavailable ? `${ms(r.windowMs)} (from ${ms(r.windowStartMs)})` : "none",
+      r.unavailable
+        ? `${ms(r.windowMs)} (from ${ms(r.windowStartMs)})`
+        : r.withinNoise
+        ? `no outage (within noise: an error-free dip of ${ms(r.dipMs)}, the longest before ` +
+          `the action ${ms(r.noise?.longestDipMs ?? null)})`
+        : r.dipMs !== null
+        ? `– (an error-free dip of ${ms(r.dipMs)}: inconclusive)`
+        : "none",
+    ],
+    [
+      "noise before action",
+      r.noise === null
+        ? "–"
+        : `${r.noise.short} of ${r.noise.intervals} intervals short, longest dip ` +
+          `${ms(r.noise.longestDipMs)}; ${r.shortAfterAction ?? "–"} short from the action on`,
     ],
     ["back to target rate", `${ms(r.backToTargetMs)} after the action`],
     ["requests failed", String(r.failed)],
@@ -210,6 +279,27 @@ export function failoverReportText(runId: string, r: FailoverReport): string {
   return lines.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join("\n") + "\n" +
     `(short: an interval under ${Math.round(r.threshold * 100)} % of its target; back at the ` +
     `rate: ${r.sustained} intervals in a row not short)\n`;
+}
+
+/**
+ * A line of a run's progress or outcome as printed: it carries a server's words (a CLUSTER
+ * FAILOVER reply, the reshard cli's output, an error), so redacted and made safe for a terminal.
+ *
+ * @param line The line.
+ * @returns It, printable.
+ *
+ * @example
+ * ```ts
+ * import { shownLine } from "./failover.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(shownLine("CLUSTER FAILOVER on node 4: OK\u001b]0;x\u0007"),
+ *   "CLUSTER FAILOVER on node 4: OK\\x1b]0;x\\x07");
+ * assert.equal(shownLine("the action failed: $ valkey-cli -a pw --cluster reshard"),
+ *   "the action failed: $ valkey-cli -a *** --cluster reshard");
+ * ```
+ */
+export function shownLine(line: string): string {
+  return terminalText(redactText(line));
 }
 
 /**
@@ -225,15 +315,7 @@ export async function failoverCommand(o: FailoverCommandOptions, out: Output): P
       runFailover({
         data: o.data,
         topology: o.topology,
-        action: {
-          action: o.action,
-          atS: o.atS,
-          ...(o.node ? { node: o.node } : {}),
-          ...(o.stopS !== undefined ? { stopS: o.stopS } : {}),
-          ...(o.promoteAfterS !== undefined ? { promoteAfterS: o.promoteAfterS } : {}),
-          ...(o.slots !== undefined ? { slots: o.slots } : {}),
-          ...(o.to !== undefined ? { to: o.to } : {}),
-        },
+        action: actionOf(o),
         ...(o.ratio ? { ratio: o.ratio } : {}),
         ...(o.keys ? { keys: o.keys } : {}),
         ...(o.keyPrefix ? { keyPrefix: o.keyPrefix } : {}),
@@ -244,11 +326,13 @@ export async function failoverCommand(o: FailoverCommandOptions, out: Output): P
         runner: new DenoProcessRunner(),
         signal,
         label: o.label,
-        onMessage: (l) => out.printErr(`${l}\n`),
+        onMessage: (l) => out.printErr(`${shownLine(l)}\n`),
       })
     );
-    out.printErr(`${r.status}: run ${r.runId}${r.reason ? ` (${r.reason})` : ""}\n`);
-    for (const p of r.stopProblems) out.printErr(`stop: ${p}\n`);
+    out.printErr(
+      `${r.status}: run ${shownLine(r.runId)}${r.reason ? ` (${shownLine(r.reason)})` : ""}\n`,
+    );
+    for (const p of r.stopProblems) out.printErr(`stop: ${shownLine(p)}\n`);
     if (r.status === "failed") exitWith(1, "failover");
     runId = r.runId;
   } else if (o.show !== true) runId = o.show;
@@ -259,6 +343,15 @@ export async function failoverCommand(o: FailoverCommandOptions, out: Output): P
   }
   const report = failoverReport(stored.intervals, stored.events);
   if (o.chart) {
+    // an existing file is replaced, and said so (a chart is derived: the run is the record)
+    const existed = (() => {
+      try {
+        return Deno.statSync(o.chart).isFile;
+      } catch {
+        return false;
+      }
+    })();
+    if (existed) out.printErr(`--chart: replaced ${shownLine(o.chart)}\n`);
     Deno.writeTextFileSync(
       o.chart,
       JSON.stringify(failoverChart(stored.intervals, stored.events), null, 2) + "\n",
@@ -286,7 +379,12 @@ export function declareFailover(program: Command, out: Output): void {
     .option("--shards <n>", "a cluster of N shards (at least 3)")
     .option("--replicas <r>", "replicas per primary", "1")
     .option("--config <name=value...>", "server settings (cluster-node-timeout=1000)", [])
-    .option("--action <a>", "kill, stop, cluster-failover or reshard", "kill")
+    .option(
+      "--action <a>",
+      "kill, stop, cluster-failover, reshard, or none (the same run, no action: an A/A run " +
+        "that calibrates the report's noise)",
+      "kill",
+    )
     .option("--at <s>", "seconds after the load starts", "2")
     .option("--node <name>", "the node acted on (node N; default: the primary of slot 0)")
     .option("--stop-s <s>", "stop: seconds before SIGCONT (default 2)")

@@ -121,8 +121,8 @@ export function failoverChart(
   const fmt = (ms: number | null) => (ms === null ? "–" : `${Math.round(ms)} ms`);
   const subtitle = r.verdict === "inconclusive"
     ? `inconclusive: ${r.reason}`
-    : `${r.failedNode ?? "no action"}${r.tookOver ? ` → ${r.tookOver}` : ""}; window ${
-      fmt(r.windowMs)
+    : `${r.failedNode ?? "no action"}${r.tookOver ? ` → ${r.tookOver}` : ""}; ${
+      r.withinNoise ? `no outage (a ${fmt(r.dipMs)} dip within noise)` : `window ${fmt(r.windowMs)}`
     }, back to the target rate ${fmt(r.backToTargetMs)} after the action; ${r.failed} errors`;
   return {
     $schema: VEGA_LITE_SCHEMA,

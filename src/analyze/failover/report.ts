@@ -12,7 +12,10 @@
  * short interval at or after the action's interval and ends where the first `sustained`
  * consecutive intervals not short begin (its length is a multiple of the width); the *time back
  * to the target rate* is that end minus the action's time. A run without an action is read the
- * same way from its first sustained intervals on (an A/A run: no window expected).
+ * same way from its first sustained intervals on (an A/A run: no window expected). The
+ * schedule's last interval, when the duration ends within it, has its share of the target (by
+ * its stored width, or its sends), or is left out when that share is too thin to tell (its
+ * errors still count).
  *
  * @module
  */
@@ -50,6 +53,23 @@ export interface FailoverReportOptions {
   threshold?: number;
   /** Consecutive intervals not short that make the rate sustained. @default {3} */
   sustained?: number;
+  /**
+   * An error-free window longer than every noise dip before the action is an outage only when
+   * the settled stretch before the action is at least this many times the rest of the run (under
+   * noise alone the longest dip then falls after the action in at most 1 / (1 + ratio) of runs:
+   * 5 % at 19). @default {19}
+   */
+  calibrationRatio?: number;
+}
+
+/** The short intervals of a stretch of the run where no outage is expected (noise). */
+export interface FailoverNoise {
+  /** Settled intervals before the action (a run without an action: from the settled start on). */
+  intervals: number;
+  /** Those short. */
+  short: number;
+  /** The longest run of short intervals among them, ms (0 when none). */
+  longestDipMs: number;
 }
 
 /** What a failover run came to (see the module's doc for each definition). */
@@ -65,10 +85,24 @@ export interface FailoverReport {
   /** The node acted on (`node 1 (127.0.0.1:7001)`), and the one that served its slots after. */
   failedNode: string | null;
   tookOver: string | null;
+  /** The stored words of the take-over (why none took over: a replica acted on, no failover). */
+  tookOverDetail: string | null;
   /** From the action to the start of the first interval with an error (0 if the action's own). */
   timeToFirstErrorMs: number | null;
-  /** Whether any interval after the action (or the start) fell short. */
+  /**
+   * Whether the run had an outage: a window of short intervals after the action with an error
+   * in it, or an error-free one longer than every noise dip before the action (see
+   * {@link FailoverReportOptions.calibrationRatio}).
+   */
   unavailable: boolean;
+  /** An error-free window no longer than the longest noise dip before the action: no outage. */
+  withinNoise: boolean;
+  /** The short intervals before the action (noise; null when the load never settled). */
+  noise: FailoverNoise | null;
+  /** Short intervals from the action on (an `action: none` run's: noise too). */
+  shortAfterAction: number | null;
+  /** The length of the dip read as noise (or left inconclusive), ms. */
+  dipMs: number | null;
   /** The window's start and length, ms (null when none, or when it never ended). */
   windowStartMs: number | null;
   windowMs: number | null;
@@ -135,6 +169,7 @@ export function failoverReport(
 ): FailoverReport {
   const threshold = o.threshold ?? 0.9;
   const sustained = o.sustained ?? 3;
+  const calibrationRatio = o.calibrationRatio ?? 19;
   const rows = [...intervals].sort((a, b) => a.interval - b.interval);
   const action = events.find((e) => e.event === "action");
   const done = events.find((e) => e.event === "action_done");
@@ -147,8 +182,13 @@ export function failoverReport(
     actionDoneMs: done?.elapsed_ms ?? null,
     failedNode: nodeText(action),
     tookOver: nodeText(took),
+    tookOverDetail: took?.detail ?? null,
     timeToFirstErrorMs: null,
     unavailable: false,
+    withinNoise: false,
+    noise: null,
+    shortAfterAction: null,
+    dipMs: null,
     windowStartMs: null,
     windowMs: null,
     backToTargetMs: null,
@@ -176,8 +216,15 @@ export function failoverReport(
   }
   // the schedule's intervals: those sending at the rate (the drain after it sends nothing)
   const lastSending = rows.findLastIndex((r) => r.sent > 0);
+  // the schedule ends within its last interval (a duration not a multiple of the width): that
+  // interval's target is its share, its width's when stored narrower, else what it sent (an
+  // open loop sends on schedule whatever the server does); too thin a share is left out
   const timeline = rows.slice(0, lastSending + 1);
-  const short = (r: FailoverInterval) => r.completed < threshold * target;
+  const last = timeline.at(-1);
+  const lastTarget = last ? Math.min((target * last.width_ms) / width, last.sent, target) : 0;
+  if (last && lastTarget * (1 - threshold) < 1) timeline.pop();
+  const targetOf = (r: FailoverInterval) => (r === last ? lastTarget : target);
+  const short = (r: FailoverInterval) => r.completed < threshold * targetOf(r);
   // where the load is first at the target: `sustained` intervals not short in a row
   const runFrom = (from: number) => {
     for (let i = Math.max(0, from); i + sustained <= timeline.length; i++) {
@@ -214,23 +261,53 @@ export function failoverReport(
   if (firstError && actionMs !== null) {
     report.timeToFirstErrorMs = Math.max(0, firstError.start_ms - actionMs);
   }
+  // the noise: short intervals where no outage is expected (before the action; a run without
+  // one: all of it)
+  const calm = action ? timeline.slice(settled, actionAt) : timeline.slice(settled);
+  report.noise = { intervals: calm.length, short: calm.filter(short).length, longestDipMs: 0 };
+  for (let i = 0, n = 0; i < calm.length; i++) {
+    n = short(calm[i]) ? n + 1 : 0;
+    report.noise.longestDipMs = Math.max(report.noise.longestDipMs, n * width);
+  }
+  report.shortAfterAction = after.filter(short).length;
   const firstShort = after.findIndex(short);
   if (firstShort < 0) return { ...report, verdict: "measured" };
-  report.unavailable = true;
   const start = from + firstShort;
-  report.windowStartMs = timeline[start].start_ms;
   const back = runFrom(start + 1);
   if (back < 0) {
     return {
       ...report,
-      reason:
-        `not back to the target rate by the end of the load (short from ${report.windowStartMs} ms on): run it longer`,
+      unavailable: true,
+      windowStartMs: timeline[start].start_ms,
+      reason: `not back to the target rate by the end of the load (short from ${
+        timeline[start].start_ms
+      } ms on): run it longer`,
     };
   }
-  report.windowMs = timeline[back].start_ms - timeline[start].start_ms;
+  const dipMs = timeline[back].start_ms - timeline[start].start_ms;
+  if (timeline.slice(start, back).every((r) => r.errors === 0)) {
+    // no error: a stall the machine's noise may make; an outage only beyond every noise dip
+    const noise = report.noise;
+    if (!action || dipMs <= noise.longestDipMs) {
+      return { ...report, verdict: "measured", withinNoise: true, dipMs };
+    }
+    if (noise.intervals < calibrationRatio * after.length) {
+      return {
+        ...report,
+        dipMs,
+        reason: `an error-free dip of ${dipMs} ms, longer than any in the ${noise.intervals} ` +
+          `settled intervals before the action (longest ${noise.longestDipMs} ms): too little ` +
+          `pre-action data to tell it from noise (${calibrationRatio} × the ${after.length} ` +
+          "intervals after it; an action: none run calibrates)",
+      };
+    }
+  }
+  report.unavailable = true;
+  report.windowStartMs = timeline[start].start_ms;
+  report.windowMs = dipMs;
   report.backToTargetMs = actionMs === null ? null : timeline[back].start_ms - actionMs;
   report.shortOfTarget = timeline.slice(start, back).reduce(
-    (n, r) => n + Math.max(0, target - r.completed),
+    (n, r) => n + Math.max(0, targetOf(r) - r.completed),
     0,
   );
   return { ...report, verdict: "measured" };
@@ -243,6 +320,14 @@ export function failoverReport(
  * @param data The dataset.
  * @param runId The run, or undefined for the newest.
  * @returns Its intervals and events, with its run id; null when the dataset holds none.
+ *
+ * @example
+ * ```ts
+ * import { readFailover } from "@kvlab/kvlab/analyze";
+ * import assert from "node:assert/strict";
+ * // a dataset with no failover run (a bundled study): null, not an error
+ * assert.equal(readFailover("data/studies/valkey-vs-redis"), null);
+ * ```
  */
 export function readFailover(
   data: DatasetRef,

@@ -3,7 +3,7 @@
  * standalone primary with a replica), drives it with its open-loop generator at a fixed rate
  * (the cluster engine in its failover mode: a lost socket opened again, a request timeout,
  * 100 ms intervals with errors by kind), takes one action at a set time (kill -9 or SIGSTOP of a
- * node by its PID, or `CLUSTER FAILOVER` on its replica), completes it (SIGCONT after a stop;
+ * node by its PID, `CLUSTER FAILOVER` on its replica, a reshard, or none: an A/A run), completes it (SIGCONT after a stop;
  * for a standalone primary killed, `REPLICAOF NO ONE` on its replica and the generator pointed
  * at it), keeps the generator's slot map current (`CLUSTER SHARDS` from a live node every
  * 100 ms, as a cluster client refreshing on errors would), reads which node took over, stores
@@ -38,11 +38,13 @@ import type { NodeCrossCheck } from "../cluster/nodes.ts";
 import {
   addr,
   call,
+  failoverJson,
   intervalRow,
   masterPort,
   mergeMap,
   type Node,
   resume,
+  servedSlot,
   tookOver,
 } from "./nodes.ts";
 
@@ -154,17 +156,7 @@ export async function runFailover(o: FailoverRunOptions): Promise<FailoverRun> {
           ...(m.reshard
             ? [{ name: "reshard.txt", bytes: new TextEncoder().encode(m.reshard) }]
             : []),
-          {
-            name: "failover.json",
-            bytes: new TextEncoder().encode(
-              JSON.stringify(
-                { action: o.action, events: m.events, errors: m.errorSamples },
-                null,
-                2,
-              ) +
-                "\n",
-            ),
-          },
+          failoverJson({ action: o.action, events: m.events, errors: m.errorSamples }),
         ],
         manifest: {
           failover: {
@@ -242,10 +234,8 @@ async function measure(
   const node = o.action.node
     ? topo.nodes.find((n) => n.name === o.action.node)
     : byPort(first.port);
-  const servedSlot = Math.max(
-    0,
-    map.slotNode.indexOf(map.nodes.findIndex((n) => n.port === node?.port)),
-  );
+  // the first slot it serves (null: none, a replica)
+  const slot = node ? servedSlot(map, node.port) : null;
   if (!node) {
     return {
       before,
@@ -324,6 +314,9 @@ async function measure(
         events.push(row("action_done", since(), node, `SIGCONT ${node.pid}`));
         say(`${since().toFixed(0)} ms: SIGCONT ${node.name}`);
       });
+    } else if (a.action === "none") {
+      events.push(row("action", since(), undefined, "no action (an A/A run, for calibration)"));
+      say(`${since().toFixed(0)} ms: no action (an A/A run)`);
     } else if (a.action === "reshard") {
       acting = reshard(a);
       await acting;
@@ -333,8 +326,10 @@ async function measure(
         row("action", since(), node, `CLUSTER FAILOVER sent to its replica ${replica.name}`),
       );
       const reply = await call(replica, "CLUSTER", "FAILOVER");
-      events.push(row("action_done", since(), replica, `CLUSTER FAILOVER answered ${reply}`));
-      say(`${since().toFixed(0)} ms: CLUSTER FAILOVER on ${replica.name}: ${reply}`);
+      // the server's words: redacted where they are stored and said
+      const answer = redactText(String(reply));
+      events.push(row("action_done", since(), replica, `CLUSTER FAILOVER answered ${answer}`));
+      say(`${since().toFixed(0)} ms: CLUSTER FAILOVER on ${replica.name}: ${answer}`);
     }
   };
   // a slot migration: the cli runs while the load goes on; its end is `action_done`
@@ -347,11 +342,12 @@ async function measure(
       nodes: topo.nodes,
       node,
       action: a,
-      mark: (event, n, detail) => {
+      mark: (event, n, words) => {
+        const detail = redactText(words);
         events.push(row(event, since(), n, detail));
         say(`${since().toFixed(0)} ms: ${n.name}: ${detail}`);
       },
-      keep: (text) => (reshardOutput = text),
+      keep: (text) => (reshardOutput = redactText(text)),
     });
   // a node still stopped when the load ends (interrupted before stop_s) resumes then
   let stoppedNow = false;
@@ -418,11 +414,13 @@ async function measure(
   refreshing = false;
   await refresh;
   // which node serves the acted-on node's slots now (or the promoted replica)
-  const took = await tookOver(o, { topo, node, replica, slot: servedSlot });
-  events.push(row("took_over", null, took.node, took.detail));
-  say(
-    `took over: ${took.node ? `${took.node.name} (${addr(took.node)})` : "none"}: ${took.detail}`,
-  );
+  if (o.action.action !== "none") {
+    const took = await tookOver(o, { topo, node, replica, slot });
+    events.push(row("took_over", null, took.node, took.detail));
+    say(
+      `took over: ${took.node ? `${took.node.name} (${addr(took.node)})` : "none"}: ${took.detail}`,
+    );
+  }
   const after = await snapshotAfter(topo.target).catch(() => undefined);
   const answered = (result.perInterval ?? []).reduce((n, b) => n + b.completed, 0);
   const nodes = masters ? await mastersAfter(topo.target, masters, answered) : undefined;
@@ -439,7 +437,7 @@ async function measure(
     after,
     result,
     rows,
-    reason: actionError ? `the action failed: ${actionError}` : null,
+    reason: actionError ? redactText(`the action failed: ${actionError}`) : null,
     events,
     intervals: (result.perInterval ?? []).map((b) => intervalRow(b, o.requestedOpsPerSec)),
     errorSamples: result.errorSamples,

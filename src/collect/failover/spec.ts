@@ -5,10 +5,10 @@
  * @module
  */
 
-import type { TopologySpec } from "../topology/spec.ts";
+import { nodeCount, type TopologySpec } from "../topology/spec.ts";
 
 /** The actions a failover run can take. */
-export const FAILOVER_ACTIONS = ["kill", "stop", "cluster-failover", "reshard"] as const;
+export const FAILOVER_ACTIONS = ["kill", "stop", "cluster-failover", "reshard", "none"] as const;
 
 /** One of {@link FAILOVER_ACTIONS}. */
 export type FailoverActionName = typeof FAILOVER_ACTIONS[number];
@@ -19,7 +19,8 @@ export interface FailoverAction {
    * `kill`: kill -9 the node's process; `stop`: SIGSTOP it for `stopS`, then SIGCONT;
    * `cluster-failover`: `CLUSTER FAILOVER` on its replica (a cluster only); `reshard`: a slot
    * migration, `valkey-cli`/`redis-cli --cluster reshard` moving `slots` of its slots to the
-   * master `to` (a cluster only; no node fails).
+   * master `to` (a cluster only; no node fails); `none`: the same run with no action (an A/A
+   * run: what the report calls noise, for calibration; the action event is still stored).
    */
   action: FailoverActionName;
   /** When, seconds after the load started. */
@@ -73,6 +74,15 @@ export const DEFAULT_RESHARD_SLOTS = 1000;
  * assert.match(failoverProblem({ action: "reshard", atS: 1 }, { engine: "redis", replicas: 1 }, 4)!,
  *   /a cluster only/);
  * assert.match(failoverProblem({ action: "reshard", atS: 1, slots: 0 }, bare, 4)!, /slots: expected/);
+ * // a node the topology does not start, a stop longer than the load
+ * assert.match(failoverProblem({ action: "kill", atS: 2, node: "node 99" }, cluster, 8)!,
+ *   /node: expected "node N", 1 ≤ N ≤ 6 .*: node 99/);
+ * assert.match(failoverProblem({ action: "reshard", atS: 1, to: "node 7" }, bare, 4)!,
+ *   /to: expected "node N", 1 ≤ N ≤ 3/);
+ * assert.match(failoverProblem({ action: "stop", atS: 2, stopS: 1e9 }, cluster, 8)!,
+ *   /stop_s: expected 0 ≤ stop_s ≤ 3600 seconds: 1000000000/);
+ * // an A/A run (no action) needs nothing of the topology
+ * assert.equal(failoverProblem({ action: "none", atS: 2 }, { engine: "redis" }, 8), null);
  * ```
  */
 export function failoverProblem(
@@ -95,10 +105,9 @@ export function failoverProblem(
     if (a.slots !== undefined && !(Number.isInteger(a.slots) && a.slots >= 1 && a.slots < 16384)) {
       return `slots: expected an integer from 1 to 16383: ${a.slots}`;
     }
-    if (a.to !== undefined && !/^node \d+$/.test(a.to)) {
-      return `to: expected "node N" (the processes in start order): ${a.to}`;
-    }
-  } else if (replicas < 1) {
+    const to = nodeProblem("to", a.to, t);
+    if (to) return to;
+  } else if (a.action !== "none" && replicas < 1) {
     return `action ${a.action} needs a replica to take over (start: { replicas: 1 } or ` +
       "cluster: { replicas: 1 })";
   }
@@ -106,10 +115,22 @@ export function failoverProblem(
     return `at_s: expected a time before the load ends (0 ≤ at_s < ${durationS}): ${a.atS}`;
   }
   for (const [k, v] of [["stop_s", a.stopS], ["promote_after_s", a.promoteAfterS]] as const) {
-    if (v !== undefined && !(v >= 0 && Number.isFinite(v))) return `${k}: expected ≥ 0: ${v}`;
+    // bounded as a plan's duration_s is (a stop past the load's end is resumed as it ends)
+    if (v !== undefined && !(v >= 0 && v <= 3600)) {
+      return `${k}: expected 0 ≤ ${k} ≤ 3600 seconds: ${v}`;
+    }
   }
-  if (a.node !== undefined && !/^node \d+$/.test(a.node)) {
-    return `node: expected "node N" (the processes in start order): ${a.node}`;
+  return nodeProblem("node", a.node, t);
+}
+
+/** A `node N` field that names no process of the topology, or null. */
+function nodeProblem(field: string, name: string | undefined, t: TopologySpec): string | null {
+  if (name === undefined) return null;
+  const n = /^node (\d+)$/.exec(name);
+  const count = nodeCount(t);
+  if (!n || Number(n[1]) < 1 || Number(n[1]) > count) {
+    return `${field}: expected "node N", 1 ≤ N ≤ ${count} (the topology's processes in start ` +
+      `order): ${name}`;
   }
   return null;
 }

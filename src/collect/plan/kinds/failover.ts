@@ -72,7 +72,11 @@ const FIELDS = [
  * assert.throws(() => parsePlan(text("{ engine: redis }", "{ action: kill, at_s: 2, rate: 10, " +
  *   "duration_s: 8 }"), "f.yaml"), /f\.yaml:4:\d+: servers\.0\.start: action kill needs a replica/);
  * assert.throws(() => parsePlan(text(cluster, "{ action: nap, at_s: 2, rate: 10, duration_s: 8 }"),
- *   "f.yaml"), /failover\.action: expected kill, stop, cluster-failover, reshard/);
+ *   "f.yaml"), /failover\.action: expected kill, stop, cluster-failover, reshard, none/);
+ * // an A/A run: the same run with no action, on any topology (calibrates the report's noise)
+ * const aa = parsePlan(text("{ engine: redis }", "{ action: none, at_s: 2, rate: 1000, " +
+ *   "duration_s: 8 }"), "f.yaml");
+ * assert.ok(aa.kind === "failover" && aa.failover.action === "none");
  * // a slot migration: 300 slots from the master of slot 0 to node 3, keys SET and read
  * const moving = parsePlan(text(cluster, "{ action: reshard, at_s: 1, slots: 300, to: node 3, " +
  *   "ratio: '1:1', keys: 2000, rate: 800, duration_s: 4 }"), "f.yaml");
