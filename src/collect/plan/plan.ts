@@ -93,7 +93,14 @@ export const MAX_TIMEOUT_S = 604_800;
  * import { parsePlan, planKind } from "@kvlab/kvlab/collect";
  * import assert from "node:assert/strict";
  * const plan = parsePlan("name: p\nservers: [{name: a, url: 'redis://h'}]\ntests: [set]\n", "p.yaml");
- * assert.deepEqual(planKind(plan).fields, ["tool", "tests", "requests", "matrix", "warmup_requests"]);
+ * assert.deepEqual(planKind(plan).fields, [
+ *   "tool",
+ *   "tests",
+ *   "requests",
+ *   "matrix",
+ *   "warmup_requests",
+ *   "keep_alive",
+ * ]);
  * ```
  */
 export function planKind<P extends StudyPlan>(plan: P): PlanKind<P, CellOf<P>> {
@@ -127,7 +134,7 @@ export function planKind<P extends StudyPlan>(plan: P): PlanKind<P, CellOf<P>> {
  * assert.equal(plan.requests, 100000);
  * assert.deepEqual(plan.matrix.clients, [1, 50]);
  * assert.throws(() => parsePlan("name: x\nservers: []\n", "p.yaml"), /p\.yaml:2:\d+: servers: expected at least one server/);
- * assert.throws(() => parsePlan("name: x\nkind: nope\n", "p.yaml"), /p\.yaml:2:\d+: kind: expected redis-benchmark, memory, memtier, pubsub or latency-sweep/);
+ * assert.throws(() => parsePlan("name: x\nkind: nope\n", "p.yaml"), /p\.yaml:2:\d+: kind: expected redis-benchmark, memory, memtier, pubsub, latency-sweep or failover/);
  * assert.throws(() => parsePlan("name: x\nservers: [\n", "p.yaml"), /p\.yaml:3:1: expected YAML or JSON/);
  * ```
  */
