@@ -49,7 +49,9 @@ Deno.test({
       );
       const r = await runPlan(plan, { data });
       assert.equal(r.complete, 1);
-      const { rows, runId } = nodeRows(data);
+      const { rows: read, runId } = nodeRows(data);
+      // (the table's order is not the test's: master first)
+      const rows = [...read].sort((a, b) => String(a.role).localeCompare(String(b.role)));
       assert.deepEqual(rows.map((x) => [x.run_id, x.role]), [
         [runId, "master"],
         [runId, "replica"],
@@ -63,8 +65,9 @@ Deno.test({
         String(m.commands),
       );
       // the replica executes what the primary sends it, asynchronously: as the run ends it may
-      // not have caught up, never more
-      assert.ok((rep.commands as number) <= (m.commands as number), JSON.stringify(rows));
+      // not have caught up, never more, but for the primary's PINGs (one each
+      // repl-ping-replica-period, 10 s: a PING counts, as a benchmark's own would)
+      assert.ok((rep.commands as number) <= (m.commands as number) + 2, JSON.stringify(rows));
       assert.ok((m.cpu_sys_s as number) + (m.cpu_user_s as number) > 0, JSON.stringify(m));
       for (const x of rows) {
         assert.ok((x.cpu_sys_s as number) >= 0 && (x.cpu_user_s as number) >= 0, JSON.stringify(x));
