@@ -390,7 +390,10 @@ export function shardScaling(
   const io = seen("io-threads");
   for (const x of seen("cluster")) if (x > 1 && io.has(x)) both.add(x);
   const wide = df.filter(pl.col("server_threads").isIn([...both]));
-  const grouping = topologyGrouping(df);
+  // (not the client's threads: redis-benchmark --cluster runs one per master, so they follow the
+  // layout, and as a key they would keep every cluster run from its standalone baseline)
+  const all = topologyGrouping(df);
+  const grouping = { ...all, keys: all.keys.filter((k) => k !== "threads") };
   const versus = both.size === 0 ? resultsFrame([]) : delta(wide, {
     dimension: "layout",
     from: "io-threads",
@@ -416,11 +419,13 @@ export function shardScaling(
   return {
     curve,
     versus,
-    speedup: speedup.length === 0
-      ? resultsFrame([])
-      : pl.concat(speedup, { how: "diagonalRelaxed" } as never).select(
-        "layout",
-        ...speedup[0].columns.filter((c) => c !== "layout"),
-      ),
+    speedup: withLayoutFirst(speedup.filter((f) => f.height > 0)),
   };
+}
+
+/** The layouts' deltas as one frame, `layout` first (a layout with no delta adds no column). */
+function withLayoutFirst(frames: pl.DataFrame[]): pl.DataFrame {
+  if (frames.length === 0) return resultsFrame([]);
+  const all = pl.concat(frames, { how: "diagonalRelaxed" } as never);
+  return all.select("layout", ...all.columns.filter((c) => c !== "layout"));
 }

@@ -41,8 +41,9 @@ failoverTest(
 
     const at = (ms: number) => Math.floor(ms / 100);
     const from = at(action.elapsed_ms!), to = at(done.elapsed_ms!);
-    const down = r.intervals.filter((i) => i.interval > from && i.interval < to);
-    assert.ok(down.length >= 8, `${down.length} intervals between the kill and the promotion`);
+    // (from the second interval after the kill: replies already in flight may land in the first)
+    const down = r.intervals.filter((i) => i.interval > from + 1 && i.interval < to);
+    assert.ok(down.length >= 7, `${down.length} intervals between the kill and the promotion`);
     // over the span, not each interval (a stalled generator leaves an interval with no send)
     for (const i of down) {
       assert.equal(i.completed, 0, `interval ${i.interval}: ${i.completed} completed`);
