@@ -31,20 +31,12 @@ import { datasetOption, optionalString } from "./_options.ts";
 import { terminalText } from "../text/safe.ts";
 import { redactText } from "../text/redact.ts";
 
-/** What `kvlab failover` does. */
-export interface FailoverCommandOptions {
+/** What `kvlab failover` does: the action's fields are the plan kind's (`FailoverAction`). */
+export interface FailoverCommandOptions extends FailoverAction {
   data: Dataset;
   /** Show a stored run (its id, or the newest) instead of running one. */
   show?: string | true;
   topology: TopologySpec;
-  action: FailoverActionName;
-  atS: number;
-  node?: string;
-  stopS?: number;
-  promoteAfterS?: number;
-  /** `reshard`: slots moved and the master they go to. */
-  slots?: number;
-  to?: string;
   /** SET:GET, key count and key prefix of the load. */
   ratio?: string;
   keys?: number;
