@@ -22,7 +22,7 @@ import { keyspaceKeys, parseInfo } from "../formats/info/info.ts";
 import { connect } from "../server.ts";
 import type { ServerTarget } from "../target.ts";
 import type { RunWatch, RunWatching, Watched } from "../watch.ts";
-import { nodeTarget, readSlotMap } from "./nodes.ts";
+import { commandStats, nodeTarget, readSlotMap } from "./nodes.ts";
 
 /**
  * Commands not counted as the run's: what the watch and any client send to set up a connection
@@ -98,9 +98,9 @@ export function nodeSnapshot(node: string, text: string): NodeSnapshot {
     if (kv.get("ip") && kv.get("port")) replicas.push(`${kv.get("ip")}:${kv.get("port")}`);
   }
   let commands: number | null = null;
-  for (const m of text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
-    if (WATCH_COMMANDS.includes(m[1].toLowerCase())) continue;
-    commands = (commands ?? 0) + Number(m[2]);
+  for (const [name, calls] of commandStats(text)) {
+    if (WATCH_COMMANDS.includes(name)) continue;
+    commands = (commands ?? 0) + calls;
   }
   if (commands === null && /^# Commandstats/m.test(text)) commands = 0;
   const master = field("master_host")?.value;

@@ -122,12 +122,27 @@ export async function nodeCalls(
  * ```
  */
 export function commandCalls(text: string, commands: readonly string[]): number {
-  let n = 0;
-  for (const c of commands) {
-    const m = new RegExp(`^cmdstat_${c}:calls=(\\d+)`, "m").exec(text);
-    if (m) n += Number(m[1]);
+  const calls = commandStats(text);
+  return commands.reduce((n, c) => n + (calls.get(c) ?? 0), 0);
+}
+
+/**
+ * Every command's calls in an INFO commandstats reply, by lower-case name.
+ *
+ * @example
+ * ```ts
+ * import { commandStats } from "./nodes.ts";
+ * import assert from "node:assert/strict";
+ * const calls = commandStats("# Commandstats\r\ncmdstat_GET:calls=10,usec=5\r\ncmdstat_set:calls=3\r\n");
+ * assert.deepEqual([...calls], [["get", 10], ["set", 3]]);
+ * ```
+ */
+export function commandStats(text: string): Map<string, number> {
+  const calls = new Map<string, number>();
+  for (const m of text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+    calls.set(m[1].toLowerCase(), (calls.get(m[1].toLowerCase()) ?? 0) + Number(m[2]));
   }
-  return n;
+  return calls;
 }
 
 /** Each node's calls over a run, the sum, and the cross-check against the tool's total. */
