@@ -100,3 +100,40 @@ Deno.test(".ci/summary counts a run that failed without a failed test, or never 
     });
   });
 });
+
+Deno.test(".ci/summary repeats each failed test and its error's first lines before its line", async () => {
+  const log = [
+    "kvlab-test-runs 1",
+    "running 2 tests from ./test/a_test.ts",
+    "",
+    " ERRORS ",
+    "",
+    "outer ... inner => ./test/a_test.ts:1:43",
+    "error: AssertionError: Expected values to be strictly equal:",
+    "",
+    "1 !== 2",
+    "    at file:///w/test/a_test.ts:1:71",
+    "    at innerWrapped (ext:cli/40_test.js:300:11)",
+    "",
+    " FAILURES ",
+    "",
+    "outer ... inner => ./test/a_test.ts:1:43",
+    "",
+    "\x1b[0m\x1b[31mFAILED\x1b[0m | 1 passed | 1 failed (1 step) (74ms)",
+    "",
+    "error: Test failed",
+    mark("test/", 1),
+  ].join("\n");
+  const r = await summary(log);
+  assert.equal(
+    r.stdout,
+    [
+      "failed: outer ... inner => ./test/a_test.ts:1:43",
+      "    error: AssertionError: Expected values to be strictly equal:",
+      "    1 !== 2",
+      "1 passed, 1 failed",
+      "",
+    ].join("\n"),
+  );
+  assert.equal(r.code, 1);
+});
