@@ -18,6 +18,7 @@ produced has arrived too. An output the kernel parents to the fence (it reads th
 when it sends) belongs to the cell before it. No sleeps, no timing assumptions.
 """
 
+import datetime
 import queue
 import secrets
 import time
@@ -28,6 +29,10 @@ from nbformat.v4 import output_from_msg
 from traitlets import Integer, Unicode
 
 OUTPUTS = ("stream", "display_data", "execute_result", "error")
+
+
+def _now():
+    return datetime.datetime.now(datetime.timezone.utc).isoformat().replace("+00:00", "Z")
 
 
 class CellTimeout(RuntimeError):
@@ -67,8 +72,12 @@ class FencedExecutePreprocessor(Preprocessor):
         if not cell.source.strip():
             return
         deadline = time.monotonic() + self.timeout
+        # when the cell was sent and answered, as nbclient records them (Jupyter shows them; the
+        # report's timing of its notebooks reads them)
+        sent = _now()
         cell_id = self._kc.execute(cell.source, stop_on_error=False, allow_stdin=False)
         reply = self._shell_reply(cell_id, deadline, index)
+        cell.metadata["execution"] = {"shell.execute_request": sent, "shell.execute_reply": _now()}
         cell.execution_count = reply["content"].get("execution_count")
         marker = "kvlab-fence-%s-%d" % (self._tag, index)
         fence_id = self._kc.execute(
