@@ -193,13 +193,19 @@ Deno.test("every notebook runs in Jupyter with the Deno kernel and shows the see
     ["load3", "ok"],
   ]);
   // the live pub/sub sweeps: rows by rate, one column per server; the last rate is beyond any
-  // server here, so each arm's last cell is NS with the rate it reached
+  // server here, so each arm's sweep ends NS with the rate it reached, at the last rate or at an
+  // earlier one (a loaded machine: a CI run's Valkey fan-out at 8,000/s), its later rates `-`
   for (const mode of ["ONE_TO_ONE", "FAN_OUT", "SHARDED"]) {
     const t = tables(`${out}/notebooks/fixed-rate-latency.ipynb`).get(
       `live pub/sub: PUBSUB_${mode}, 8 publishers`,
     )!;
     assert.equal(t.length, 2 + 3, mode); // header, separator, three rates
-    assert.ok(t.at(-1)!.slice(1).every((c) => /^NS \(/.test(c)), `${mode}: ${t.at(-1)}`);
+    for (let arm = 1; arm < t[0].length; arm++) {
+      const column = t.slice(2).map((r) => r[arm]);
+      const ns = column.findIndex((c) => /^NS \(/.test(c));
+      assert.ok(ns >= 0, `${mode} ${t[0][arm]}: no NS in ${column}`);
+      assert.ok(column.slice(ns + 1).every((c) => c === "-"), `${mode} ${t[0][arm]}: ${column}`);
+    }
   }
   // seed 001: the published table, ratios to 2 decimals
   const v = tables(`${out}/notebooks/valkey-vs-redis.ipynb`).get(

@@ -20,7 +20,7 @@ const plan = (url: string, extra: string) =>
 servers:
   - { name: redis, url: "${url}" }
 tests: [set]
-requests: 200000
+requests: 30000
 matrix:
   clients: [1]
 ${extra}`;
