@@ -117,7 +117,9 @@ Deno.test("a latency sweep interrupted and resumed: kvlab sweep counts each step
         plan,
         `name: sw\nkind: latency-sweep\nservers: [{ name: redis, url: "${server.url}" }]\n` +
           `repetitions: 2\ntimeout_s: 60\nsweep:\n  threads: 1\n  clients: 1\n` +
-          `  rates: [200, 400]\n  step_s: 3\n  warmup_s: 0\n  keys: 1000\n`,
+          `  rates: [200, 400]\n  step_s: 3\n  warmup_s: 0\n  keys: 1000\n` +
+          // every step runs, NS or not: this test counts attempts, not skipped steps
+          `  continue_after_ns: true\n`,
       );
       // Ctrl-C during the second step (400/s, repetition 1), once it has sent 200 GETs (the
       // first step sends 600): the server says how far the plan is, not a clock

@@ -143,7 +143,8 @@ for (const engine of ENGINES) {
         // setTimeout fires at or after 40 ms; a loaded box adds a few ms, never 40 more
         const shift = late.summary.p50Ms - plain.summary.p50Ms;
         assert.ok(shift >= 39 && shift < 60, `the injected 40 ms showed as ${shift} ms`);
-        assert.ok(late.summary.maxMs < 100, `max ${late.summary.maxMs} ms`);
+        // the slowest of 30 deliveries: 40 ms and a busy machine's stall, never 40 s
+        assert.ok(late.summary.maxMs < 1000, `max ${late.summary.maxMs} ms`);
       });
     },
   });
