@@ -7,6 +7,7 @@
 
 import { Redis } from "ioredis";
 import { type LocalServer, startLocalServer } from "../../src/collect/redis_server.ts";
+import { commandStats } from "../../src/collect/cluster/nodes.ts";
 import { withTempDir } from "./temp.ts";
 
 /** Runs `fn` with fresh redis-servers (one per entry of `args`), stopped afterwards by PID. */
@@ -114,5 +115,5 @@ export async function commandsProcessed(port: number): Promise<number> {
  */
 export async function commandCalls(port: number, command: string): Promise<number> {
   const info = await infoSection(port, "commandstats");
-  return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info ?? "")?.[1] ?? 0);
+  return commandStats(info ?? "").get(command.toLowerCase()) ?? 0;
 }
