@@ -13,7 +13,7 @@ import {
 } from "../../../src/collect/mod.ts";
 import { loadResults, loadTable } from "../../../src/analyze/mod.ts";
 import { Dataset } from "../../../src/store/dataset.ts";
-import { closedPort, fakeTool, walk, withServers } from "../../_support/servers.ts";
+import { closedPort, commandCalls, fakeTool, walk, withServers } from "../../_support/servers.ts";
 
 const ROOT = new URL("../../../", import.meta.url).pathname;
 const DATA = ROOT + "test/testdata/";
@@ -130,7 +130,7 @@ Deno.test("a plan killed in the middle keeps the partial run and completes on re
       )
         .replace("clients: [1, 10]", "clients: [10]").replace("repetitions: 2", "repetitions: 1"),
     );
-    const cli = (signalAfter?: RegExp) => {
+    const cli = (signalWhen?: () => Promise<boolean>) => {
       const child = new Deno.Command(Deno.execPath(), {
         args: ["run", "-A", ROOT + "src/cli.ts", "run", planPath, "--data", `${dir}/data`],
         stdout: "piped",
@@ -138,20 +138,29 @@ Deno.test("a plan killed in the middle keeps the partial run and completes on re
       }).spawn();
       let out = "";
       const reading = (async () => {
-        for await (const c of child.stdout.pipeThrough(new TextDecoderStream())) {
-          out += c;
-          if (signalAfter?.test(out)) {
-            signalAfter = undefined;
-            child.kill("SIGTERM");
-          }
+        for await (const c of child.stdout.pipeThrough(new TextDecoderStream())) out += c;
+      })();
+      // polls until `signalWhen` holds, then SIGTERM (bounded: 1,200 polls, and not after the end)
+      let ended = false;
+      const signalling = (async () => {
+        for (let i = 0; signalWhen && !ended && i < 1200; i++) {
+          if (await signalWhen()) return child.kill("SIGTERM");
+          await new Promise((r) => setTimeout(r, 100));
         }
       })();
-      return Promise.all([child.status, reading, new Response(child.stderr).text()]).then((
-        [s, , err],
-      ) => ({ code: s.code, out, err }));
+      return Promise.all([child.status, reading, new Response(child.stderr).text()]).then(
+        async ([s, , err]) => {
+          ended = true;
+          await signalling;
+          return { code: s.code, out, err };
+        },
+      );
     };
-    // SIGTERM while the second cell's tool runs
-    const first = await cli(/\[2\/2\][^\n]*\n[^\n]*\n\s+\w+: [\d,]+ ops\/s so far/);
+    // SIGTERM while the second cell's tool runs, once server b has answered 50,000 of its
+    // 150,000 SETs (the server's own count: a printed "ops/s so far" line comes only after 2 s,
+    // and a fast moment's SET ended before it, so a fresh-clone run never sent the signal)
+    const first = await cli(async () => await commandCalls(b.port, "set") >= 50_000);
+    assert.match(first.out, /\[2\/2\]/);
     assert.equal(first.code, 130, first.out + first.err);
     assert.match(first.out, /interrupted/);
     let runs = loadTable(`${dir}/data`, "runs").sort("started_at");
