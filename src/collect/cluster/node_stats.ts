@@ -111,7 +111,7 @@ export function nodeSnapshot(node: string, text: string): NodeSnapshot {
     cpuSysS: num("used_cpu_sys"),
     cpuUserS: num("used_cpu_user"),
     commands,
-    keys: keyspaceKeys(info),
+    keys: keyspaceKeys(info, text),
     replicas,
   };
 }

@@ -58,7 +58,7 @@ export const infoFormat: TextFormat = {
     const info = parseInfo(text);
     const identity = serverIdentity(info);
     const memory = infoNumber(info, "used_memory", "used_memory_human") !== null
-      ? [{ source_line: lastLine, keys: keyspaceKeys(info), ...memoryViews(info) }]
+      ? [{ source_line: lastLine, keys: keyspaceKeys(info, text), ...memoryViews(info) }]
       : [];
     return {
       tool: "redis-cli",

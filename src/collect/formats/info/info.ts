@@ -159,6 +159,8 @@ export function memoryViews(
  * The number of keys INFO's Keyspace section lists (the sum of `db*.keys`).
  *
  * @param info Parsed INFO fields.
+ * @param text The reply they were parsed from: an empty server's Keyspace section has no field
+ *   (`# Keyspace` alone), which is 0 keys, not unknown.
  * @returns The sum, or null when the reply has no Keyspace section.
  *
  * @example
@@ -167,10 +169,14 @@ export function memoryViews(
  * import assert from "node:assert/strict";
  * assert.equal(keyspaceKeys(parseInfo("# Keyspace\ndb0:keys=3,expires=0\ndb1:keys=2,expires=0\n")), 5);
  * assert.equal(keyspaceKeys(parseInfo("# Memory\nused_memory:1\n")), null);
+ * const empty = "# Memory\r\nused_memory:1\r\n\r\n# Keyspace\r\n";
+ * assert.equal(keyspaceKeys(parseInfo(empty), empty), 0);
  * ```
  */
-export function keyspaceKeys(info: readonly InfoField[]): number | null {
-  if (!info.some((f) => f.section.toLowerCase() === "keyspace")) return null;
+export function keyspaceKeys(info: readonly InfoField[], text?: string): number | null {
+  if (!info.some((f) => f.section.toLowerCase() === "keyspace")) {
+    return text !== undefined && /^# Keyspace\r?$/m.test(text) ? 0 : null;
+  }
   let keys = 0;
   for (const f of info) if (/^db\d+\.keys$/.test(f.key)) keys += f.valueNum ?? 0;
   return keys;
